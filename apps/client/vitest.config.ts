@@ -1,0 +1,7 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@tagtrack/source'] },
+  ssr: { resolve: { conditions: ['@tagtrack/source'] } },
+  test: { name: 'client', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+});

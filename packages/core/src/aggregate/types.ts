@@ -1,0 +1,114 @@
+import type { Contact } from '../contact.ts';
+import type { Dataset } from '../dataset/schema.ts';
+import type { EndpointId, PathParamName } from '../endpoints.ts';
+import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
+import type { AccountType, TeamMember } from '../member.ts';
+import type { QueryParams } from '../params.ts';
+import type { StatsSummary } from '../stats.ts';
+import type { Tag } from '../tag.ts';
+import type { CalendarDate } from '../values.ts';
+
+/** The member a credential belongs to, as far as scoping needs it (decisions §2). */
+export interface Caller {
+  readonly memberID: string;
+  readonly teamID: string;
+  readonly accountType: AccountType;
+}
+
+/** An inclusive window of whole UTC days; either bound may be absent (decisions §4). */
+export interface DayWindow {
+  readonly start?: CalendarDate | undefined;
+  readonly end?: CalendarDate | undefined;
+}
+
+/** The four tag filters of decisions §4, a conjunction; absent means `false`. */
+export interface TagFilters {
+  readonly isClicked?: boolean | undefined;
+  readonly isUnclicked?: boolean | undefined;
+  readonly isOpened?: boolean | undefined;
+  readonly isUnopened?: boolean | undefined;
+}
+
+/** What a tag list is asked for: one member's tags or all visible tags, windowed and filtered. */
+export interface TagQuery extends DayWindow, TagFilters {
+  /** Only this member's tags (endpoint 4); absent: every visible tag (endpoint 2). */
+  readonly memberID?: string | undefined;
+}
+
+/** Whose statistics: the visible team, one group (id or name), or one member. */
+export type StatsSubject =
+  | { readonly kind: 'team' }
+  | { readonly kind: 'group'; readonly group: string }
+  | { readonly kind: 'member'; readonly memberID: string };
+
+/** What a stats list is asked for (endpoints 6, 7, 8, 13; decisions §3). */
+export interface StatsQuery extends DayWindow {
+  readonly subject: StatsSubject;
+  readonly aggregateData?: boolean | undefined;
+  /** Only members of this account type (endpoints 6, 7). */
+  readonly type?: AccountType | undefined;
+}
+
+/** One request in domain terms: the endpoint, its decoded path parameters and parsed query. */
+export interface EndpointRequest {
+  readonly endpoint: EndpointId;
+  readonly pathParams: Partial<Record<PathParamName, string>>;
+  readonly query: QueryParams;
+}
+
+/**
+ * The answer to an {@link EndpointRequest} before paging and rendering: the whole stably
+ * ordered list, a single record, or not found (unknown or out of scope: decisions §2).
+ */
+export type Answer =
+  | { readonly kind: 'list'; readonly records: readonly unknown[] }
+  | { readonly kind: 'single'; readonly record: unknown }
+  | { readonly kind: 'not_found'; readonly message: string };
+
+/**
+ * Indexes over a {@link Dataset}, built once, that answer every endpoint for a caller in time
+ * about proportional to the size of the answer (decisions §2, §3, §9). Every method applies
+ * the caller's scope; `undefined` means the id is unknown or outside the scope (404).
+ * Lists come in the stable order of decisions §3.
+ */
+export interface ReportingIndex {
+  readonly dataset: Dataset;
+  /** The access key and member of an auth id, or `undefined` when unknown. */
+  credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined;
+  /** The caller for a member id, or `undefined` when no such member. */
+  callerOf(memberID: string): Caller | undefined;
+
+  /** Endpoint 1: visible members, optionally of one account type. */
+  members(caller: Caller, query?: { type?: AccountType | undefined }): TeamMember[];
+  /** Endpoint 3. */
+  member(caller: Caller, memberID: string): TeamMember | undefined;
+  /** Endpoint 5: visible members of a group given by exact id, else exact name. */
+  groupMembers(
+    caller: Caller,
+    group: string,
+    query?: { type?: AccountType | undefined },
+  ): TeamMember[] | undefined;
+  /** Endpoints 2 and 4: tags newest first, with counters (`undefined`: member not visible). */
+  tags(caller: Caller, query: TagQuery): Tag[] | undefined;
+  /** Endpoints 6, 7, 8, 13: per-day records oldest first, or one aggregated record. */
+  stats(caller: Caller, query: StatsQuery): StatsSummary[] | undefined;
+  /** Endpoint 9: clicks in the window grouped by tag (tag order; events oldest first). */
+  clickGroups(caller: Caller, window: DayWindow): ClickGroup[];
+  /** Endpoint 11: opens in the window grouped by tag. */
+  openGroups(caller: Caller, window: DayWindow): OpenGroup[];
+  /** Endpoint 10: clicks of one tag, oldest first. */
+  tagClicks(caller: Caller, tagID: string): Click[] | undefined;
+  /** Endpoint 12: opens of one tag, oldest first. */
+  tagOpens(caller: Caller, tagID: string): Open[] | undefined;
+  /** Endpoint 14: unique opens and clicks of a tag on one UTC day. */
+  daily(caller: Caller, tagID: string, date: CalendarDate): DailyCounts | undefined;
+  /** Endpoint 15: contacts of visible tags, by email, counters over visible tags. */
+  contacts(caller: Caller): Contact[];
+  /** Endpoint 16. */
+  contact(caller: Caller, contactID: string): Contact | undefined;
+  /** Endpoint 17: the contacts of one tag, by email. */
+  tagContacts(caller: Caller, tagID: string): Contact[] | undefined;
+
+  /** Dispatches an {@link EndpointRequest} to the methods above. */
+  answer(caller: Caller, request: EndpointRequest): Answer;
+}

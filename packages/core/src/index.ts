@@ -1,0 +1,107 @@
+export type {
+  Answer,
+  Caller,
+  DayWindow,
+  EndpointRequest,
+  ReportingIndex,
+  StatsQuery,
+  StatsSubject,
+  TagFilters,
+  TagQuery,
+} from './aggregate/types.ts';
+export { Contact, ContactStats } from './contact.ts';
+export {
+  Dataset,
+  DatasetCredential,
+  DatasetEvent,
+  DatasetMember,
+  DatasetTag,
+  DatasetTeam,
+  normaliseEmail,
+} from './dataset/schema.ts';
+export {
+  buildPath,
+  ENDPOINT_IDS,
+  ENDPOINTS,
+  type Endpoint,
+  type EndpointId,
+  type EndpointMatch,
+  endpointById,
+  matchEndpoint,
+  type PathParamName,
+  type Scoping,
+} from './endpoints.ts';
+export {
+  AuthError,
+  type AuthErrorCode,
+  ErrorBody,
+  errorBody,
+  QueryParamError,
+  type QueryParamErrorCode,
+  REASON_PHRASES,
+} from './errors.ts';
+export {
+  Click,
+  ClickDetails,
+  ClickGroup,
+  DailyCounts,
+  Device,
+  EventLocation,
+  EventRecipient,
+  Open,
+  OpenDetails,
+  OpenGroup,
+} from './events.ts';
+export { AccountType, Group, TeamMember } from './member.ts';
+export {
+  DEFAULT_PAGE_SIZE,
+  ListEnvelope,
+  type Page,
+  Paging,
+  pageOf,
+  pagingOf,
+  SingleEnvelope,
+} from './paging.ts';
+export {
+  BooleanParam,
+  COMMON_PARAMS,
+  CursorParam,
+  PARAM_NAMES,
+  PARAMS,
+  type ParamName,
+  type ParamSpec,
+  type ParseQueryOptions,
+  parseQuery,
+  type QueryParams,
+  Rtn,
+  TAG_FILTER_PARAMS,
+} from './params.ts';
+export {
+  authorizationHeader,
+  buildQueryString,
+  constantTimeEqual,
+  type ParsedAuthorization,
+  parseAuthorization,
+  signableForms,
+  signQuery,
+  verifySignature,
+} from './signing.ts';
+export {
+  emptyStats,
+  mergeAllStats,
+  mergeStats,
+  STATS_COUNTER_FIELDS,
+  StatsSummary,
+} from './stats.ts';
+export { Recipient, TAG_COUNTER_FIELDS, Tag, TagCounters } from './tag.ts';
+export {
+  CalendarDate,
+  Counter,
+  DAY_MS,
+  dayStartMs,
+  formatTimestamp,
+  Id,
+  ReferenceId,
+  Timestamp,
+  utcDay,
+} from './values.ts';

@@ -1,0 +1,139 @@
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha1 } from '@noble/hashes/legacy.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { AuthError } from './errors.ts';
+
+/**
+ * Request signing of decisions §1. Pure JavaScript (no Node-only imports), so it also runs
+ * in a browser bundle.
+ */
+
+/**
+ * Builds a query string from `[name, value]` pairs in the given order, percent-encoding
+ * names and values with `encodeURIComponent` (what the Node and Python clients sign).
+ * No leading `?`; `[]` gives `''`.
+ */
+export function buildQueryString(params: Iterable<readonly [string, string]>): string {
+  const parts: string[] = [];
+  for (const [k, v] of params) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  return parts.join('&');
+}
+
+/**
+ * The signature of a query string: lowercase hex of HMAC-SHA1 keyed with the access key
+ * (UTF-8) over the query string (UTF-8), 40 characters (decisions §1).
+ */
+export function signQuery(queryString: string, accessKey: string): string {
+  return bytesToHex(hmac(sha1, utf8ToBytes(accessKey), utf8ToBytes(queryString)));
+}
+
+/**
+ * The `Authorization` header value: `base64(authId + ":" + hexSignature)`, no scheme prefix
+ * (decisions §1). `queryString` has no leading `?`.
+ */
+export function authorizationHeader(
+  authId: string,
+  accessKey: string,
+  queryString: string,
+): string {
+  return base64Encode(`${authId}:${signQuery(queryString, accessKey)}`);
+}
+
+/** The two parts of a decoded `Authorization` header. */
+export interface ParsedAuthorization {
+  readonly authId: string;
+  readonly signature: string;
+}
+
+/**
+ * Decodes an `Authorization` header value. Throws {@link AuthError} `missing_header` for
+ * `undefined`/empty and `malformed_header` when it is not base64 of `authId:40-hex`.
+ */
+export function parseAuthorization(header: string | null | undefined): ParsedAuthorization {
+  if (header === undefined || header === null || header.trim() === '') {
+    throw new AuthError('missing_header', 'missing Authorization header');
+  }
+  const value = header.trim();
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) {
+    throw new AuthError(
+      'malformed_header',
+      'malformed Authorization header: expected base64(authId:hexSignature) without a scheme',
+    );
+  }
+  const decoded = base64Decode(value);
+  const colon = decoded === undefined ? -1 : decoded.lastIndexOf(':');
+  if (decoded === undefined || colon <= 0) {
+    throw new AuthError(
+      'malformed_header',
+      'malformed Authorization header: decoded value is not authId:hexSignature',
+    );
+  }
+  const signature = decoded.slice(colon + 1);
+  if (!/^[0-9a-fA-F]{40}$/.test(signature)) {
+    throw new AuthError(
+      'malformed_header',
+      'malformed Authorization header: the signature is not 40 hex characters (HMAC-SHA1)',
+    );
+  }
+  return { authId: decoded.slice(0, colon), signature: signature.toLowerCase() };
+}
+
+/** Compares two strings in time that depends only on their lengths (decisions §1). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = utf8ToBytes(a);
+  const y = utf8ToBytes(b);
+  let diff = x.length ^ y.length;
+  const n = Math.max(x.length, y.length);
+  for (let i = 0; i < n; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+/**
+ * The forms of a received query string that a valid signature may cover (decisions §1):
+ * the raw string as received, and its percent-decoded form (also with `+` read as a space,
+ * as PHP's `http_build_query` encodes spaces). Invalid percent-encoding yields only the raw form.
+ */
+export function signableForms(rawQuery: string): string[] {
+  const forms = new Set([rawQuery]);
+  try {
+    forms.add(decodeURIComponent(rawQuery));
+  } catch {
+    // raw form only
+  }
+  try {
+    forms.add(decodeURIComponent(rawQuery.replace(/\+/g, ' ')));
+  } catch {
+    // raw form only
+  }
+  return [...forms];
+}
+
+/**
+ * Checks `signature` (hex) against the raw query string of a request and its
+ * percent-decoded forms, each compared in constant time (decisions §1).
+ */
+export function verifySignature(rawQuery: string, accessKey: string, signature: string): boolean {
+  let ok = false;
+  for (const form of signableForms(rawQuery)) {
+    // no early exit: every form is compared
+    if (constantTimeEqual(signQuery(form, accessKey), signature.toLowerCase())) ok = true;
+  }
+  return ok;
+}
+
+function base64Encode(text: string): string {
+  const bytes = utf8ToBytes(text);
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
+
+function base64Decode(b64: string): string | undefined {
+  try {
+    const bin = atob(b64);
+    const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,71 @@
+import * as z from 'zod';
+import { CalendarDate, Counter, Timestamp } from './values.ts';
+
+/**
+ * A statistics summary (source: "Statistics summary"; decisions §3, §9).
+ * With `aggregateData=false` each record covers one UTC day and carries `date`
+ * (`YYYY-MM-DD`); the aggregated record has no `date`. `dateLastSent` is `null` only in
+ * the empty aggregated record.
+ */
+export const StatsSummary = z
+  .object({
+    totalSent: Counter,
+    totalOpens: Counter,
+    totalClicks: Counter,
+    uniqueOpens: Counter,
+    uniqueClicks: Counter,
+    dateLastSent: Timestamp.nullable(),
+    date: CalendarDate.optional(),
+  })
+  .meta({ id: 'StatsSummary' });
+export type StatsSummary = z.infer<typeof StatsSummary>;
+
+/** The counter fields of a {@link StatsSummary}. */
+export const STATS_COUNTER_FIELDS = [
+  'totalSent',
+  'totalOpens',
+  'totalClicks',
+  'uniqueOpens',
+  'uniqueClicks',
+] as const satisfies readonly (keyof StatsSummary)[];
+
+/** The identity of {@link mergeStats}: all counters zero, `dateLastSent: null` (decisions §9). */
+export function emptyStats(): StatsSummary {
+  return {
+    totalSent: 0,
+    totalOpens: 0,
+    totalClicks: 0,
+    uniqueOpens: 0,
+    uniqueClicks: 0,
+    dateLastSent: null,
+  };
+}
+
+function laterTimestamp(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+/**
+ * Merges two stats records (decisions §9, aggregateData): counters add, `dateLastSent`
+ * takes the later one, and the result carries no `date`. A commutative monoid with
+ * {@link emptyStats} as identity.
+ */
+export function mergeStats(a: StatsSummary, b: StatsSummary): StatsSummary {
+  return {
+    totalSent: a.totalSent + b.totalSent,
+    totalOpens: a.totalOpens + b.totalOpens,
+    totalClicks: a.totalClicks + b.totalClicks,
+    uniqueOpens: a.uniqueOpens + b.uniqueOpens,
+    uniqueClicks: a.uniqueClicks + b.uniqueClicks,
+    dateLastSent: laterTimestamp(a.dateLastSent, b.dateLastSent),
+  };
+}
+
+/** Folds {@link mergeStats} over `records`; `[]` gives {@link emptyStats} (decisions §9). */
+export function mergeAllStats(records: Iterable<StatsSummary>): StatsSummary {
+  let acc = emptyStats();
+  for (const r of records) acc = mergeStats(acc, r);
+  return acc;
+}

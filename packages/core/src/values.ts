@@ -1,0 +1,52 @@
+import * as z from 'zod';
+
+/**
+ * An RFC 3339 timestamp in UTC with a `Z` suffix, e.g. `2024-03-05T14:22:01Z`
+ * (decisions §8). Fractional seconds are accepted, offsets are not.
+ */
+export const Timestamp = z.iso
+  .datetime({ offset: false, local: false })
+  .meta({ id: 'Timestamp', description: 'RFC 3339 timestamp in UTC, e.g. 2024-03-05T14:22:01Z' });
+export type Timestamp = z.infer<typeof Timestamp>;
+
+/**
+ * An identifier hash as the conformance suite accepts it: any non-empty string of
+ * `[A-Za-z0-9_-]` (decisions §8).
+ */
+export const Id = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, 'an id is a non-empty string of [A-Za-z0-9_-]')
+  .meta({ id: 'Id', description: 'Identifier hash: non-empty string of [A-Za-z0-9_-]' });
+export type Id = z.infer<typeof Id>;
+
+/** An identifier as the reference profile mints it: 24 lowercase hex characters (decisions §8). */
+export const ReferenceId = z.string().regex(/^[0-9a-f]{24}$/, 'a reference id is 24 lowercase hex');
+export type ReferenceId = z.infer<typeof ReferenceId>;
+
+/** A calendar day `YYYY-MM-DD` (decisions §3 stats `date`, §4 `start`/`end`/`date`). */
+export const CalendarDate = z.iso.date().meta({ id: 'CalendarDate', description: 'YYYY-MM-DD' });
+export type CalendarDate = z.infer<typeof CalendarDate>;
+
+/** A non-negative integer counter. */
+export const Counter = z.int().nonnegative();
+
+/** Milliseconds in one UTC day. */
+export const DAY_MS = 86_400_000;
+
+/**
+ * Formats epoch milliseconds as the profile's timestamp, `YYYY-MM-DDTHH:MM:SSZ` (seconds
+ * precision, decisions §8).
+ */
+export function formatTimestamp(epochMs: number): Timestamp {
+  return `${new Date(epochMs).toISOString().slice(0, 19)}Z`;
+}
+
+/** The UTC calendar day (`YYYY-MM-DD`) containing epoch milliseconds `epochMs`. */
+export function utcDay(epochMs: number): CalendarDate {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/** Epoch milliseconds of midnight UTC starting the day `YYYY-MM-DD` (assumed valid). */
+export function dayStartMs(day: CalendarDate): number {
+  return Date.parse(`${day}T00:00:00Z`);
+}
