@@ -22,24 +22,27 @@ export const EventLocation = z.object({
 });
 export type EventLocation = z.infer<typeof EventLocation>;
 
-/** Click details: `clickDate` plus {@link EventLocation} fields. */
-export const ClickDetails = EventLocation.extend({ clickDate: Timestamp }).meta({
-  id: 'ClickDetails',
-});
+/**
+ * Click details: `clickDate` then the {@link EventLocation} fields (the source's field order,
+ * which the text/html column order follows).
+ */
+export const ClickDetails = z
+  .object({ clickDate: Timestamp, ...EventLocation.shape })
+  .meta({ id: 'ClickDetails' });
 export type ClickDetails = z.infer<typeof ClickDetails>;
 
-/** Open details: `openDate` plus {@link EventLocation} fields. */
-export const OpenDetails = EventLocation.extend({ openDate: Timestamp }).meta({
-  id: 'OpenDetails',
-});
+/** Open details: `openDate` then the {@link EventLocation} fields (the source's field order). */
+export const OpenDetails = z
+  .object({ openDate: Timestamp, ...EventLocation.shape })
+  .meta({ id: 'OpenDetails' });
 export type OpenDetails = z.infer<typeof OpenDetails>;
 
 /** A click as endpoint 10 returns it: the details plus `tagID`. */
-export const Click = ClickDetails.extend({ tagID: Id }).meta({ id: 'Click' });
+export const Click = z.object({ tagID: Id, ...ClickDetails.shape }).meta({ id: 'Click' });
 export type Click = z.infer<typeof Click>;
 
 /** An open as endpoint 12 returns it: the details plus `tagID`. */
-export const Open = OpenDetails.extend({ tagID: Id }).meta({ id: 'Open' });
+export const Open = z.object({ tagID: Id, ...OpenDetails.shape }).meta({ id: 'Open' });
 export type Open = z.infer<typeof Open>;
 
 /** The recipient of an event in endpoints 9 and 11; `recipientID` is the contact's id. */

@@ -52,6 +52,23 @@ export {
   OpenDetails,
   OpenGroup,
 } from './events.ts';
+export {
+  CONTENT_TYPES,
+  compareTables,
+  escapeTextCell,
+  FormatParseError,
+  htmlDocumentProblems,
+  parseHtml,
+  parseText,
+  renderBody,
+  renderHtml,
+  renderText,
+  type Table,
+  tableColumns,
+  tableToRecords,
+  toTable,
+  unescapeTextCell,
+} from './formats.ts';
 export { AccountType, Group, TeamMember } from './member.ts';
 export {
   DEFAULT_PAGE_SIZE,
