@@ -11,6 +11,29 @@ export type {
 } from './aggregate/types.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
+  CANONICAL_SCALE,
+  CANONICAL_SEED,
+  expectedEvents,
+  type GenerateOptions,
+  generateDataset,
+  MAX_CLICKS_PER_RECIPIENT,
+  MAX_EVENT_DELAY_DAYS,
+  MAX_OPENS_PER_RECIPIENT,
+  resolveScale,
+  SCALE_NAMES,
+  SCALES,
+  Scale,
+  type ScaleName,
+  scaleForEvents,
+} from './dataset/generate.ts';
+export {
+  AGENTS,
+  type Agent,
+  type GeoLocation,
+  LOCATIONS,
+  PROXY_LOCATION,
+} from './dataset/locations.ts';
+export {
   Dataset,
   DatasetCredential,
   DatasetEvent,

@@ -1,0 +1,92 @@
+/**
+ * Regenerates the committed artefacts of @tagtrack/core:
+ * - `src/dataset/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` (deterministic:
+ *   two runs write byte-identical files);
+ * - `openapi.json` from `openApiDocument()` (src/openapi.ts).
+ *
+ * Usage: `pnpm generate` writes both; `pnpm generate --check` writes nothing and exits 1 when
+ * a committed file differs from what would be generated (for CI).
+ */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CANONICAL_SCALE, CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
+import type { Dataset } from '../src/dataset/schema.ts';
+
+const CANONICAL_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
+const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
+const OPENAPI_MODULE = new URL('../src/openapi.ts', import.meta.url);
+
+/**
+ * Serialises a dataset diff-friendly: teams indented by one space, and every tag, event and
+ * credential as one compact JSON object per line. Ends with a newline.
+ */
+function datasetJson(dataset: Dataset): string {
+  const keys = ['teams', 'tags', 'opens', 'clicks', 'credentials'] as const;
+  const fields = keys.map((key) => {
+    const value = dataset[key];
+    let body: string;
+    if (key === 'teams') body = JSON.stringify(value, null, 1).replaceAll('\n', '\n ');
+    else if (value.length === 0) body = '[]';
+    else body = `[\n${value.map((v) => `  ${JSON.stringify(v)}`).join(',\n')}\n ]`;
+    return ` ${JSON.stringify(key)}: ${body}`;
+  });
+  return `{\n${fields.join(',\n')}\n}\n`;
+}
+
+/** The openapi.json text, or `undefined` (with a warning) while src/openapi.ts does not exist. */
+async function openApiJson(): Promise<string | undefined> {
+  if (!existsSync(fileURLToPath(OPENAPI_MODULE))) {
+    console.warn(
+      'warning: src/openapi.ts does not exist yet, so openapi.json was neither generated nor checked',
+    );
+    return undefined;
+  }
+  const module = (await import(OPENAPI_MODULE.href)) as { openApiDocument?: () => object };
+  if (typeof module.openApiDocument !== 'function') {
+    throw new Error('src/openapi.ts does not export a function openApiDocument()');
+  }
+  return `${JSON.stringify(module.openApiDocument(), null, 2)}\n`;
+}
+
+async function currentText(path: string): Promise<string | undefined> {
+  return existsSync(path) ? readFile(path, 'utf8') : undefined;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+  const outputs: [path: string, text: string | undefined][] = [
+    [
+      CANONICAL_PATH,
+      datasetJson(generateDataset({ seed: CANONICAL_SEED, scale: CANONICAL_SCALE })),
+    ],
+    [OPENAPI_PATH, await openApiJson()],
+  ];
+  let stale = 0;
+  for (const [path, text] of outputs) {
+    if (text === undefined) continue;
+    const same = (await currentText(path)) === text;
+    if (values.check) {
+      if (!same) {
+        stale++;
+        console.error(`${path} is out of date: run \`pnpm generate\``);
+      } else console.log(`${path} is up to date`);
+    } else if (same) console.log(`${path} unchanged`);
+    else {
+      await writeFile(path, text);
+      console.log(`${path} written (${text.length} characters)`);
+    }
+  }
+  return stale === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 2;
+  },
+);
