@@ -46,6 +46,12 @@ export const BooleanParam = z
   .regex(BOOLEAN_RE, 'must be true, false, 1 or 0')
   .transform((v) => v === '1' || v.toLowerCase() === 'true');
 
+/** The wire form of a boolean for the OpenAPI document: what {@link BooleanParam} accepts. */
+const BOOLEAN_WIRE = z
+  .string()
+  .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
+  .meta({ description: 'true, false, 1 or 0, case-insensitive (decisions §4)' });
+
 /** A cursor: a non-negative decimal integer offset (decisions §3). */
 export const CursorParam = z
   .string()
@@ -76,7 +82,7 @@ export const PARAMS: { readonly [K in ParamName]: ParamSpec } = {
   cursor: {
     name: 'cursor',
     schema: CursorParam,
-    wire: z.string().regex(/^\d+$/),
+    wire: z.string().regex(/^[0-9]+$/),
     default: 0,
     description:
       'Offset of the first record of the page (decisions §3); ignored where nothing pages',
@@ -105,35 +111,35 @@ export const PARAMS: { readonly [K in ParamName]: ParamSpec } = {
   isClicked: {
     name: 'isClicked',
     schema: BooleanParam,
-    wire: z.string(),
+    wire: BOOLEAN_WIRE,
     default: false,
     description: 'Only tags with uniqueClicks > 0',
   },
   isUnclicked: {
     name: 'isUnclicked',
     schema: BooleanParam,
-    wire: z.string(),
+    wire: BOOLEAN_WIRE,
     default: false,
     description: 'Only tags with totalClicks = 0',
   },
   isOpened: {
     name: 'isOpened',
     schema: BooleanParam,
-    wire: z.string(),
+    wire: BOOLEAN_WIRE,
     default: false,
     description: 'Only tags with uniqueOpens > 0',
   },
   isUnopened: {
     name: 'isUnopened',
     schema: BooleanParam,
-    wire: z.string(),
+    wire: BOOLEAN_WIRE,
     default: false,
     description: 'Only tags with totalOpens = 0',
   },
   aggregateData: {
     name: 'aggregateData',
     schema: BooleanParam,
-    wire: z.string(),
+    wire: BOOLEAN_WIRE,
     default: false,
     description: 'Combine all stats records into one (decisions §3)',
   },

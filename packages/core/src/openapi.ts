@@ -1,0 +1,257 @@
+import * as z from 'zod';
+import { ENDPOINTS, type Endpoint, type PathParamName } from './endpoints.ts';
+import { ErrorBody } from './errors.ts';
+import { tableColumns } from './formats.ts';
+import { ListEnvelope, SingleEnvelope } from './paging.ts';
+import { PARAMS, type ParamName } from './params.ts';
+
+/**
+ * The OpenAPI 3.1 document of the reference profile `tagtrack/v1`, generated from the zod
+ * schemas (`z.toJSONSchema`) and the endpoint catalogue: nothing here lists a field by hand.
+ */
+
+/** Options of {@link openApiDocument}. */
+export interface OpenApiOptions {
+  /** The `servers[0].url`; default `/` (relative to where the document is served). */
+  readonly serverUrl?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const SCHEMA_REF = '#/components/schemas/';
+const ref = (id: string): Json => ({ $ref: `${SCHEMA_REF}${id}` });
+
+function globalId(schema: z.ZodType): string | undefined {
+  return z.globalRegistry.get(schema)?.id;
+}
+
+function recordId(e: Endpoint): string {
+  const id = globalId(e.record);
+  if (id === undefined) throw new Error(`openapi: the record schema of ${e.id} has no meta id`);
+  return id;
+}
+
+/** Component name of the 200 JSON body of `e`: `<Record>List` or `<Record>Response`. */
+function envelopeId(e: Endpoint): string {
+  return `${recordId(e)}${e.response === 'list' ? 'List' : 'Response'}`;
+}
+
+/**
+ * Converts the envelopes, `ErrorBody` and the parameter schemas to JSON Schema components.
+ * Every schema with a `.meta({ id })` that they reach becomes its own component, referenced
+ * by `$ref` (zod would otherwise collect them under `__shared`).
+ */
+function componentSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  const add = (schema: z.ZodType, id: string) => {
+    if (!registry.has(schema)) registry.add(schema, { id });
+  };
+  const envelopes = new Map<string, z.ZodType>();
+  for (const e of ENDPOINTS) {
+    const id = envelopeId(e);
+    if (!envelopes.has(id)) {
+      envelopes.set(id, e.response === 'list' ? ListEnvelope(e.record) : SingleEnvelope(e.record));
+    }
+  }
+  for (const [id, schema] of envelopes) add(schema, id);
+  add(ErrorBody, 'ErrorBody');
+  for (const spec of Object.values(PARAMS)) {
+    const id = globalId(spec.wire);
+    if (id !== undefined) add(spec.wire, id);
+  }
+  for (;;) {
+    const out = z.toJSONSchema(registry, { uri: (id) => `${SCHEMA_REF}${id}` }) as {
+      schemas: Record<string, Json>;
+    };
+    const shared = out.schemas.__shared?.$defs as Record<string, unknown> | undefined;
+    if (shared === undefined) {
+      for (const schema of Object.values(out.schemas)) {
+        delete schema.$schema;
+        delete schema.$id;
+      }
+      return out.schemas;
+    }
+    for (const id of Object.keys(shared)) {
+      const schema = z.globalRegistry._idmap.get(id);
+      if (schema === undefined) throw new Error(`openapi: no schema with meta id '${id}'`);
+      add(schema as z.ZodType, id);
+    }
+  }
+}
+
+function parameterSchema(name: ParamName): Json {
+  const spec = PARAMS[name];
+  const id = globalId(spec.wire);
+  const schema: Json =
+    id === undefined
+      ? (() => {
+          const { $schema: _, ...rest } = z.toJSONSchema(spec.wire) as Json;
+          return rest;
+        })()
+      : ref(id);
+  if (spec.default !== undefined) schema.default = String(spec.default);
+  return schema;
+}
+
+const PATH_PARAMS: Readonly<Record<PathParamName, { schema: Json; description: string }>> = {
+  memberID: { schema: ref('Id'), description: 'A member id' },
+  tagID: { schema: ref('Id'), description: 'A tag id' },
+  contactID: { schema: ref('Id'), description: 'A contact id' },
+  group: {
+    schema: { type: 'string', minLength: 1 },
+    description: 'A group id (matched exactly first) or else an exact group name (decisions §4)',
+  },
+};
+
+const ERROR_RESPONSES = {
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '404': 'NotFound',
+  '405': 'MethodNotAllowed',
+  '429': 'TooManyRequests',
+} as const;
+
+function errorResponse(description: string, headers?: Json): Json {
+  return {
+    description,
+    ...(headers === undefined ? {} : { headers }),
+    content: { 'application/json': { schema: ref('ErrorBody') } },
+  };
+}
+
+const integerHeader = (description: string): Json => ({
+  description,
+  schema: { type: 'integer', minimum: 0 },
+});
+
+function operation(e: Endpoint): Json {
+  const parameters = [
+    ...e.pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      description: PATH_PARAMS[name].description,
+      schema: PATH_PARAMS[name].schema,
+    })),
+    ...e.query.map((name) => ({
+      name,
+      in: 'query',
+      required: e.requiredQuery.includes(name),
+      description: PARAMS[name].description,
+      schema: parameterSchema(name),
+    })),
+  ];
+  const listHeaders =
+    e.response === 'list'
+      ? {
+          headers: {
+            'X-Total-Count': integerHeader('Number of records in the whole list (decisions §3)'),
+            Link: {
+              description: 'RFC 8288 links with rel="next" and rel="prev" (decisions §3)',
+              schema: { type: 'string' },
+            },
+          },
+        }
+      : {};
+  const header = `${tableColumns(e).join('\t')}\n`;
+  return {
+    operationId: e.id,
+    summary: e.summary,
+    description:
+      `Endpoint ${e.numbers.join(' and ')} of the source document. ` +
+      `Scoped to what the caller may see (${e.scoping}; decisions §2): an id outside the ` +
+      'scope answers 404. HEAD answers like GET without a body.',
+    tags: [e.path.split('/')[1]!],
+    parameters,
+    responses: {
+      '200': {
+        description:
+          e.response === 'list'
+            ? 'One page of the stably ordered list (decisions §3)'
+            : 'The single record (decisions §3)',
+        ...listHeaders,
+        content: {
+          'application/json': { schema: ref(envelopeId(e)) },
+          'text/plain': {
+            schema: {
+              type: 'string',
+              description: 'Tab-separated: the header row (example), then one row per record (§7)',
+            },
+            example: header,
+          },
+          'text/html': {
+            schema: {
+              type: 'string',
+              description: 'A complete HTML5 document with one <table> of the same rows (§7)',
+            },
+          },
+        },
+      },
+      ...Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([status, name]) => [
+          status,
+          { $ref: `#/components/responses/${name}` },
+        ]),
+      ),
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1.0 document of the API (reference profile `tagtrack/v1`): one GET operation
+ * per catalogue endpoint (17 paths, `/stats` and its alias `/teams/stats` included), every path
+ * and query parameter with its schema and default, the JSON envelopes and records as component
+ * schemas generated from zod, the text and html alternatives, the error responses (400, 401,
+ * 404, 405, 429 with `ErrorBody`; decisions §5), and the signed `Authorization` header as an
+ * `apiKey` security scheme (decisions §1). Returns a fresh JSON-serialisable object.
+ */
+export function openApiDocument(options: OpenApiOptions = {}): Json {
+  const paths: Record<string, Json> = {};
+  for (const e of ENDPOINTS) paths[e.path] = { get: operation(e) };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tag Tracking Reporting API',
+      version: 'tagtrack/v1',
+      description:
+        'Read-only reporting on tracked emails (tags): members, tags, statistics, opens, ' +
+        'clicks, daily counts and contacts. This document describes the reference profile ' +
+        'tagtrack/v1; see docs/spec.md.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: options.serverUrl ?? '/' }],
+    security: [{ signature: [] }],
+    tags: [...new Set(ENDPOINTS.map((e) => e.path.split('/')[1]!))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        signature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description:
+            'base64(authId + ":" + signature), no scheme prefix. signature = lowercase hex ' +
+            'HMAC-SHA1 keyed with the access key over the query string in request order ' +
+            '(without "?"; the empty string when there is none). The server accepts a ' +
+            'signature over the raw query string or over its percent-decoded form ' +
+            '(decisions §1). Missing, malformed or wrong credentials: 401.',
+        },
+      },
+      responses: {
+        BadRequest: errorResponse('Bad input: the message names the parameter (decisions §4)'),
+        Unauthorized: errorResponse('Missing, malformed or wrong credentials (decisions §1)'),
+        NotFound: errorResponse('Unknown path, or an id unknown or outside the caller’s scope'),
+        MethodNotAllowed: errorResponse('Only GET and HEAD are allowed', {
+          Allow: { description: 'Always "GET, HEAD"', schema: { type: 'string' } },
+        }),
+        TooManyRequests: errorResponse('Rate limit exceeded (decisions §6, profile option)', {
+          'Retry-After': integerHeader('Seconds to wait before retrying'),
+          'X-Rate-Limit-Limit': integerHeader('Requests allowed per window'),
+          'X-Rate-Limit-Remaining': integerHeader('Requests left in the window'),
+          'X-Rate-Limit-Reset': integerHeader('Epoch seconds when the window resets'),
+        }),
+      },
+    },
+  };
+}
