@@ -93,6 +93,7 @@ export {
   unescapeTextCell,
 } from './formats.ts';
 export { AccountType, Group, TeamMember } from './member.ts';
+export { type OpenApiOptions, openApiDocument } from './openapi.ts';
 export {
   DEFAULT_PAGE_SIZE,
   ListEnvelope,
