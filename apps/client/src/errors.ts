@@ -1,0 +1,152 @@
+import type * as z from 'zod';
+
+/**
+ * Error classes of the client SDK, one per failure kind, each with a string-literal `code`
+ * and readonly context (no Node-only imports: this file runs in browsers too).
+ */
+
+/** The `code` of every error the SDK throws. */
+export type TagtrackErrorCode =
+  | 'api_error'
+  | 'timeout'
+  | 'aborted'
+  | 'network_error'
+  | 'response_validation'
+  | 'pagination_error'
+  | 'invalid_argument';
+
+/** Base class of the SDK's errors; `code` tells the kind apart without `instanceof`. */
+export abstract class TagtrackError extends Error {
+  abstract readonly code: TagtrackErrorCode;
+}
+
+/**
+ * The server answered with a non-2xx status. `statusCode`, `error` (HTTP reason phrase) and
+ * `message` come from the JSON error body of decisions §5; when the body is not that shape,
+ * `error` is the status text and `message` the start of the body as text.
+ */
+export class ApiError extends TagtrackError {
+  override readonly name = 'ApiError';
+  readonly code = 'api_error' as const;
+  constructor(
+    readonly statusCode: number,
+    readonly error: string,
+    message: string,
+    readonly url: string,
+    readonly method: string,
+    /** Response headers, e.g. `Retry-After` of a 429 (decisions §6). */
+    readonly headers?: Headers,
+  ) {
+    super(message);
+  }
+}
+
+/** No complete response within `timeoutMs` milliseconds (headers and body included). */
+export class TimeoutError extends TagtrackError {
+  override readonly name = 'TimeoutError';
+  readonly code = 'timeout' as const;
+  constructor(
+    readonly timeoutMs: number,
+    readonly url: string,
+    readonly method: string,
+  ) {
+    super(`${method} ${url} timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** The caller's `AbortSignal` aborted the call; `reason` is the signal's reason. */
+export class AbortError extends TagtrackError {
+  override readonly name = 'AbortError';
+  readonly code = 'aborted' as const;
+  constructor(
+    readonly url: string,
+    readonly method: string,
+    readonly reason?: unknown,
+  ) {
+    super(`${method} ${url} was aborted`);
+  }
+}
+
+/** The request did not get an HTTP response (connection refused, reset, DNS...). */
+export class NetworkError extends TagtrackError {
+  override readonly name = 'NetworkError';
+  readonly code = 'network_error' as const;
+  constructor(
+    readonly url: string,
+    readonly method: string,
+    /** How many attempts were made (network errors on GET are retried). */
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    const cause = options?.cause;
+    const detail = describeCause(cause);
+    super(`${method} ${url} failed after ${attempts} attempt(s): ${detail}`, options);
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const innerText = inner instanceof Error ? ` (${inner.message})` : '';
+    return `${cause.message}${innerText}`;
+  }
+  return String(cause);
+}
+
+/**
+ * The response did not match the schema of the endpoint (the envelope of decisions §3 over
+ * the record schema of `@tagtrack/core`). `path` is the field path of the first issue, e.g.
+ * `data[3].stats.uniqueOpens` (`''` for the whole body); `message` is `z.prettifyError`.
+ */
+export class ResponseValidationError extends TagtrackError {
+  override readonly name = 'ResponseValidationError';
+  readonly code = 'response_validation' as const;
+  constructor(
+    readonly path: string,
+    message: string,
+    readonly url: string,
+    readonly issues: readonly z.core.$ZodIssue[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Following `paging.cursors` would not give every record exactly once (decisions §3):
+ * `stalled` when `next` does not advance past the requested cursor while the server still
+ * reports more records (following it would loop forever); `inconsistent` when `next` is not
+ * `cursor + data.length` (pages would overlap or skip records).
+ */
+export class PaginationError extends TagtrackError {
+  override readonly name = 'PaginationError';
+  readonly code = 'pagination_error' as const;
+  constructor(
+    readonly reason: 'stalled' | 'inconsistent',
+    readonly cursor: number,
+    readonly received: number,
+    readonly next: number,
+    readonly total: number,
+  ) {
+    super(
+      reason === 'stalled'
+        ? `pagination does not advance: cursor ${cursor} answered next ${next} with total ${total}`
+        : `inconsistent paging: cursor ${cursor} answered ${received} record(s) but next ${next} (total ${total}); pages would overlap or skip records`,
+    );
+  }
+}
+
+/** A call was made with an argument the SDK cannot send (unknown parameter, missing id...). */
+export class InvalidArgumentError extends TagtrackError {
+  override readonly name = 'InvalidArgumentError';
+  readonly code = 'invalid_argument' as const;
+}
+
+/** Formats a zod issue path as `data[3].stats.uniqueOpens` (`''` for the root). */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
