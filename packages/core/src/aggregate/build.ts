@@ -1,0 +1,1180 @@
+import type { Contact } from '../contact.ts';
+import type { Dataset } from '../dataset/schema.ts';
+import { QueryParamError } from '../errors.ts';
+import type { Click, ClickGroup, DailyCounts, EventRecipient, Open, OpenGroup } from '../events.ts';
+import type { AccountType, TeamMember } from '../member.ts';
+import { emptyStats, type StatsSummary } from '../stats.ts';
+import type { Tag } from '../tag.ts';
+import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
+import { contactIdOf } from './contact-id.ts';
+import {
+  DEVICE_DESKTOP,
+  DEVICE_MOBILE,
+  type EventColumns,
+  type ResolvedDataset,
+  resolveDataset,
+} from './resolve.ts';
+import { compareMembers, compareStrings, type MemberWithoutGroup, renderMember } from './rules.ts';
+import { groupStable, partitionPoint, sortIndicesByKey } from './sort.ts';
+import { dayNumber, dayOf, dayString } from './time.ts';
+import type {
+  Answer,
+  Caller,
+  DayWindow,
+  EndpointRequest,
+  ReportingIndex,
+  StatsQuery,
+  TagQuery,
+} from './types.ts';
+import { DatasetError } from './validate.ts';
+
+/** Options of {@link buildIndex}. */
+export interface BuildIndexOptions {
+  /** Rendering of a member without a group (decisions §8 option); default `'omit'`. */
+  readonly memberWithoutGroup?: MemberWithoutGroup;
+}
+
+const ACCOUNT_CODES: Record<AccountType, number> = { admin: 0, manager: 1, user: 2 };
+
+/** A stamp array: marks indices as seen in the current generation without clearing. */
+class Stamps {
+  readonly mark: Int32Array;
+  readonly slot: Int32Array;
+  private gen = 0;
+  constructor(size: number) {
+    this.mark = new Int32Array(size);
+    this.slot = new Int32Array(size);
+  }
+  next(): number {
+    if (this.gen >= 0x7ffffff0) {
+      this.mark.fill(0);
+      this.gen = 0;
+    }
+    return ++this.gen;
+  }
+}
+
+/**
+ * Per-day stats of a set of tags (decisions §3, §9): ascending day numbers with prefix sums
+ * of the counters, so a window is two binary searches and an aggregate one subtraction.
+ * Entries `[from, to)` of shared arrays.
+ */
+class StatsSeries {
+  constructor(
+    readonly day: Int32Array,
+    /** Prefix sums (length entries + 1) of totalSent, totalOpens, totalClicks, uniqueOpens, uniqueClicks. */
+    readonly prefix: readonly [
+      Float64Array,
+      Float64Array,
+      Float64Array,
+      Float64Array,
+      Float64Array,
+    ],
+    /** The newest tag of each day. */
+    readonly lastTag: Int32Array,
+    readonly from: number,
+    readonly to: number,
+  ) {}
+}
+
+/** Builds day entries of tags given in tag order (newest first) into the arrays at `at`. */
+function fillSeries(
+  tagsNewestFirst: ArrayLike<number>,
+  from: number,
+  to: number,
+  tagMs: Float64Array,
+  counters: { to: Int32Array; tc: Int32Array; uo: Int32Array; uc: Int32Array },
+  out: {
+    day: Int32Array;
+    prefix: readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+    lastTag: Int32Array;
+  },
+  at: number,
+): number {
+  const [pSent, pOpens, pClicks, pUo, pUc] = out.prefix;
+  let k = at - 1;
+  let lastDay = Number.NaN;
+  for (let i = to - 1; i >= from; i--) {
+    const t = tagsNewestFirst[i]!;
+    const d = dayOf(tagMs[t]!);
+    if (d !== lastDay) {
+      k++;
+      lastDay = d;
+      out.day[k] = d;
+      pSent[k + 1] = pSent[k]!;
+      pOpens[k + 1] = pOpens[k]!;
+      pClicks[k + 1] = pClicks[k]!;
+      pUo[k + 1] = pUo[k]!;
+      pUc[k + 1] = pUc[k]!;
+    }
+    out.lastTag[k] = t;
+    pSent[k + 1]! += 1;
+    pOpens[k + 1]! += counters.to[t]!;
+    pClicks[k + 1]! += counters.tc[t]!;
+    pUo[k + 1]! += counters.uo[t]!;
+    pUc[k + 1]! += counters.uc[t]!;
+  }
+  return k + 1;
+}
+
+/** What a caller sees (decisions §2), with lazily built per-scope indexes. */
+interface Scope {
+  readonly key: string;
+  readonly team: number;
+  readonly admin: boolean;
+  /** Visible members in member order. */
+  readonly members: Int32Array;
+  /** The one visible member, or -1 when several (then `flag` marks them). */
+  readonly single: number;
+  readonly flag: Uint8Array | null;
+  tagRanks?: Int32Array;
+  openRanks?: Int32Array;
+  clickRanks?: Int32Array;
+  contacts?: ScopeContacts;
+  readonly series: Map<string, StatsSeries>;
+}
+
+/** Contacts of a scope in email order with counters over the scope's tags (decisions §9). */
+interface ScopeContacts {
+  readonly order: Int32Array;
+  readonly position: Map<number, number>;
+  /** 9 counters per contact position: sent, to, uo, tc, uc, do, mo, dc, mc. */
+  readonly counters: Int32Array;
+  readonly bestTag: Int32Array;
+  readonly records: (Contact | undefined)[];
+}
+
+const PAIR_FIELDS = 9;
+
+/** The events of one kind with their date order, per-tag and per-member lists. */
+interface EventIndex {
+  readonly cols: EventColumns;
+  /** Event indices in date order (stable: ties by input order). */
+  readonly byDate: Int32Array;
+  /** Epoch ms of `byDate[r]`. */
+  readonly msByRank: Float64Array;
+  /** Per tag, event indices in date order: `tagEvents[tagStart[t] .. tagStart[t+1])`. */
+  readonly tagStart: Int32Array;
+  readonly tagEvents: Int32Array;
+  /** Per member, date ranks ascending. */
+  readonly memberStart: Int32Array;
+  readonly memberRanks: Int32Array;
+}
+
+function indexEvents(
+  cols: EventColumns,
+  tagCount: number,
+  tagMember: Int32Array,
+  memberCount: number,
+): EventIndex {
+  const byDate = sortIndicesByKey(cols.ms);
+  const n = byDate.length;
+  const msByRank = new Float64Array(n);
+  for (let r = 0; r < n; r++) msByRank[r] = cols.ms[byDate[r]!]!;
+  const tagGroups = groupStable(byDate, tagCount, (e) => cols.tag[e]!);
+  const ranks = new Int32Array(n);
+  for (let r = 0; r < n; r++) ranks[r] = r;
+  const memberGroups = groupStable(ranks, memberCount, (r) => tagMember[cols.tag[byDate[r]!]!]!);
+  return {
+    cols,
+    byDate,
+    msByRank,
+    tagStart: tagGroups.start,
+    tagEvents: tagGroups.items,
+    memberStart: memberGroups.start,
+    memberRanks: memberGroups.items,
+  };
+}
+
+/**
+ * Builds the reporting indexes of a dataset once (decisions §2, §3, §8, §9) and returns a
+ * {@link ReportingIndex} answering every endpoint in time about proportional to the answer.
+ *
+ * Built eagerly: per-tag counters, tag order, per-member tag lists, per-tag and per-member
+ * event lists in date order, per-(member, contact) counters, per-member day stats.
+ * Built lazily on first use and cached: per-scope (team, group, member) merges of those.
+ * Throws {@link DatasetError} listing the problems when `validateDataset` finds any.
+ * Returned records are shared between calls and must not be mutated.
+ */
+export function buildIndex(dataset: Dataset, options: BuildIndexOptions = {}): ReportingIndex {
+  const res = resolveDataset(dataset);
+  if (res.problems.length > 0) throw new DatasetError(res.problems);
+  return new Index(res, options.memberWithoutGroup ?? 'omit');
+}
+
+class Index implements ReportingIndex {
+  readonly dataset: Dataset;
+  private readonly res: ResolvedDataset;
+  private readonly withoutGroup: MemberWithoutGroup;
+  private readonly memberCount: number;
+  private readonly tagCount: number;
+  private readonly contactCount: number;
+  private readonly memberType: Uint8Array;
+  /** Member indices in member order, and the rank of each member. */
+  private readonly memberOrder: Int32Array;
+  private readonly teamMembers: Int32Array[];
+  private readonly groupMembers_: Int32Array[];
+  /** Tag indices in tag order (newest first, then tagID), and the rank of each tag. */
+  private readonly tagOrder: Int32Array;
+  private readonly tagRank: Int32Array;
+  /** Per member, tag ranks ascending (newest first). */
+  private readonly memberTagStart: Int32Array;
+  private readonly memberTagRanks: Int32Array;
+  /** Per-tag counters. */
+  private readonly to: Int32Array;
+  private readonly uo: Int32Array;
+  private readonly tc: Int32Array;
+  private readonly uc: Int32Array;
+  private readonly dOpens: Int32Array;
+  private readonly mOpens: Int32Array;
+  private readonly dClicks: Int32Array;
+  private readonly mClicks: Int32Array;
+  private readonly opens: EventIndex;
+  private readonly clicks: EventIndex;
+  /** Per-(member, contact) pairs: member `m` owns `[pairStart[m], pairStart[m+1])`. */
+  private readonly pairStart: Int32Array;
+  private readonly pairContact: Int32Array;
+  private readonly pairBestTag: Int32Array;
+  private readonly pairCounters: Int32Array;
+  private readonly memberSeries: StatsSeries[];
+  private readonly credentials: Map<string, { accessKey: string; caller: Caller }>;
+
+  private readonly contactStamps: Stamps;
+  private readonly tagStamps: Stamps;
+  private readonly scopes = new Map<string, Scope>();
+  private readonly memberRecords: (TeamMember | undefined)[];
+  private readonly tagRecords: (Tag | undefined)[];
+  private readonly timestamps: (Timestamp | undefined)[];
+  private contactIds: (string | undefined)[];
+  private contactById: Map<string, number> | undefined;
+  private contactRank: Int32Array | undefined;
+  private contactByRank: Int32Array | undefined;
+
+  constructor(res: ResolvedDataset, withoutGroup: MemberWithoutGroup) {
+    this.dataset = res.dataset;
+    this.res = res;
+    this.withoutGroup = withoutGroup;
+    const M = res.members.length;
+    const T = res.dataset.tags.length;
+    const C = res.contactEmails.length;
+    this.memberCount = M;
+    this.tagCount = T;
+    this.contactCount = C;
+    this.memberRecords = new Array(M);
+    this.tagRecords = new Array(T);
+    this.timestamps = new Array(T);
+    this.contactIds = new Array(C);
+    this.contactStamps = new Stamps(C);
+    this.tagStamps = new Stamps(T);
+
+    // Members: account types, member order, team and group member lists.
+    this.memberType = new Uint8Array(M);
+    for (let m = 0; m < M; m++) this.memberType[m] = ACCOUNT_CODES[res.members[m]!.accountType];
+    const order = Array.from({ length: M }, (_, m) => m);
+    order.sort((a, b) => compareMembers(res.members[a]!, res.members[b]!));
+    this.memberOrder = Int32Array.from(order);
+    const teamLists: number[][] = res.dataset.teams.map(() => []);
+    const groupLists: number[][] = res.groups.map(() => []);
+    for (const m of order) {
+      teamLists[res.memberTeam[m]!]!.push(m);
+      const g = res.memberGroup[m]!;
+      if (g >= 0) groupLists[g]!.push(m);
+    }
+    this.teamMembers = teamLists.map((l) => Int32Array.from(l));
+    this.groupMembers_ = groupLists.map((l) => Int32Array.from(l));
+
+    // Tag order: newest dateSent first, ties by tagID.
+    let maxMs = -Infinity;
+    for (let t = 0; t < T; t++) if (res.tagMs[t]! > maxMs) maxMs = res.tagMs[t]!;
+    const desc = new Float64Array(T);
+    for (let t = 0; t < T; t++) desc[t] = maxMs - res.tagMs[t]!;
+    const tagOrder = sortIndicesByKey(desc);
+    const tags = res.dataset.tags;
+    for (let i = 0; i < T; ) {
+      let j = i + 1;
+      while (j < T && res.tagMs[tagOrder[j]!] === res.tagMs[tagOrder[i]!]) j++;
+      if (j - i > 1) {
+        const run = Array.from(tagOrder.subarray(i, j));
+        run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
+        tagOrder.set(run, i);
+      }
+      i = j;
+    }
+    this.tagOrder = tagOrder;
+    this.tagRank = new Int32Array(T);
+    for (let r = 0; r < T; r++) this.tagRank[tagOrder[r]!] = r;
+    const rankIdentity = new Int32Array(T);
+    for (let r = 0; r < T; r++) rankIdentity[r] = r;
+    const memberTags = groupStable(rankIdentity, M, (r) => res.tagMember[tagOrder[r]!]!);
+    this.memberTagStart = memberTags.start;
+    this.memberTagRanks = memberTags.items;
+
+    // Events: date order, per-tag lists, per-member lists.
+    this.opens = indexEvents(res.opens, T, res.tagMember, M);
+    this.clicks = indexEvents(res.clicks, T, res.tagMember, M);
+
+    // One pass over members' tags: per-tag counters and per-(member, contact) counters.
+    this.to = new Int32Array(T);
+    this.uo = new Int32Array(T);
+    this.tc = new Int32Array(T);
+    this.uc = new Int32Array(T);
+    this.dOpens = new Int32Array(T);
+    this.mOpens = new Int32Array(T);
+    this.dClicks = new Int32Array(T);
+    this.mClicks = new Int32Array(T);
+    const P = res.recipContact.length;
+    const pairContact = new Int32Array(P);
+    const pairBestTag = new Int32Array(P);
+    const pc = new Int32Array(P * PAIR_FIELDS);
+    this.pairStart = new Int32Array(M + 1);
+    const pairStamp = new Int32Array(C);
+    const pairSlot = new Int32Array(C);
+    const seenOpen = new Int32Array(C);
+    const seenClick = new Int32Array(C);
+    let p = 0;
+    for (let m = 0; m < M; m++) {
+      this.pairStart[m] = p;
+      const gen = m + 1;
+      for (let i = this.memberTagStart[m]!; i < this.memberTagStart[m + 1]!; i++) {
+        const t = tagOrder[this.memberTagRanks[i]!]!;
+        for (let k = res.recipStart[t]!; k < res.recipStart[t + 1]!; k++) {
+          const c = res.recipContact[k]!;
+          let slot: number;
+          if (pairStamp[c] !== gen) {
+            pairStamp[c] = gen;
+            slot = p++;
+            pairSlot[c] = slot;
+            pairContact[slot] = c;
+            pairBestTag[slot] = t;
+          } else slot = pairSlot[c]!;
+          pc[slot * PAIR_FIELDS]!++;
+        }
+        const tagMark = t + 1;
+        const o = this.opens;
+        for (let k = o.tagStart[t]!; k < o.tagStart[t + 1]!; k++) {
+          const e = o.tagEvents[k]!;
+          const c = o.cols.contact[e]!;
+          const base = pairSlot[c]! * PAIR_FIELDS;
+          this.to[t]!++;
+          pc[base + 1]!++;
+          if (seenOpen[c] !== tagMark) {
+            seenOpen[c] = tagMark;
+            this.uo[t]!++;
+            pc[base + 2]!++;
+          }
+          const dev = o.cols.device[e];
+          if (dev === DEVICE_DESKTOP) {
+            this.dOpens[t]!++;
+            pc[base + 5]!++;
+          } else if (dev === DEVICE_MOBILE) {
+            this.mOpens[t]!++;
+            pc[base + 6]!++;
+          }
+        }
+        const cl = this.clicks;
+        for (let k = cl.tagStart[t]!; k < cl.tagStart[t + 1]!; k++) {
+          const e = cl.tagEvents[k]!;
+          const c = cl.cols.contact[e]!;
+          const base = pairSlot[c]! * PAIR_FIELDS;
+          this.tc[t]!++;
+          pc[base + 3]!++;
+          if (seenClick[c] !== tagMark) {
+            seenClick[c] = tagMark;
+            this.uc[t]!++;
+            pc[base + 4]!++;
+          }
+          const dev = cl.cols.device[e];
+          if (dev === DEVICE_DESKTOP) {
+            this.dClicks[t]!++;
+            pc[base + 7]!++;
+          } else if (dev === DEVICE_MOBILE) {
+            this.mClicks[t]!++;
+            pc[base + 8]!++;
+          }
+        }
+      }
+    }
+    this.pairStart[M] = p;
+    this.pairContact = pairContact.subarray(0, p);
+    this.pairBestTag = pairBestTag.subarray(0, p);
+    this.pairCounters = pc.subarray(0, p * PAIR_FIELDS);
+
+    // Per-member day stats: one flat array, member m owning a contiguous range.
+    const out = {
+      day: new Int32Array(T),
+      prefix: [
+        new Float64Array(T + 1),
+        new Float64Array(T + 1),
+        new Float64Array(T + 1),
+        new Float64Array(T + 1),
+        new Float64Array(T + 1),
+      ] as const,
+      lastTag: new Int32Array(T),
+    };
+    const counters = { to: this.to, tc: this.tc, uo: this.uo, uc: this.uc };
+    const newestFirst = new Int32Array(T);
+    for (let i = 0; i < T; i++) newestFirst[i] = tagOrder[this.memberTagRanks[i]!]!;
+    this.memberSeries = new Array(M);
+    let at = 0;
+    for (let m = 0; m < M; m++) {
+      const end = fillSeries(
+        newestFirst,
+        this.memberTagStart[m]!,
+        this.memberTagStart[m + 1]!,
+        res.tagMs,
+        counters,
+        out,
+        at,
+      );
+      this.memberSeries[m] = new StatsSeries(out.day, out.prefix, out.lastTag, at, end);
+      at = end;
+    }
+
+    this.credentials = new Map();
+    for (const cred of res.dataset.credentials) {
+      const caller = this.callerOf(cred.memberID);
+      if (caller && !this.credentials.has(cred.authId)) {
+        this.credentials.set(cred.authId, { accessKey: cred.accessKey, caller });
+      }
+    }
+  }
+
+  // ---- identity -------------------------------------------------------------------------
+
+  credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined {
+    return this.credentials.get(authId);
+  }
+
+  callerOf(memberID: string): Caller | undefined {
+    const m = this.res.memberIndex.get(memberID);
+    if (m === undefined) return undefined;
+    const member = this.res.members[m]!;
+    return {
+      memberID,
+      teamID: this.dataset.teams[this.res.memberTeam[m]!]!.teamID,
+      accountType: member.accountType,
+    };
+  }
+
+  // ---- scoping (decisions §2) ------------------------------------------------------------
+
+  private scopeOf(caller: Caller): Scope {
+    const team = this.res.teamIndex.get(caller.teamID);
+    const self = this.res.memberIndex.get(caller.memberID);
+    let key: string;
+    if (team === undefined) key = 'none';
+    else if (caller.accountType === 'admin') key = `t${team}`;
+    else if (self === undefined || this.res.memberTeam[self] !== team) key = 'none';
+    else if (caller.accountType === 'manager' && this.res.memberGroup[self]! >= 0) {
+      key = `g${this.res.memberGroup[self]}`;
+    } else key = `m${self}`;
+    let scope = this.scopes.get(key);
+    if (scope) return scope;
+    let members: Int32Array;
+    if (key === 'none') members = new Int32Array(0);
+    else if (key[0] === 't') members = this.teamMembers[team!]!;
+    else if (key[0] === 'g') members = this.groupMembers_[this.res.memberGroup[self!]!]!;
+    else members = Int32Array.of(self!);
+    let flag: Uint8Array | null = null;
+    if (members.length !== 1) {
+      flag = new Uint8Array(this.memberCount);
+      for (const m of members) flag[m] = 1;
+    }
+    scope = {
+      key,
+      team: team ?? -1,
+      admin: key[0] === 't',
+      members,
+      single: members.length === 1 ? members[0]! : -1,
+      flag,
+      series: new Map(),
+    };
+    this.scopes.set(key, scope);
+    return scope;
+  }
+
+  private sees(scope: Scope, m: number): boolean {
+    return scope.flag === null ? m === scope.single : scope.flag[m] === 1;
+  }
+
+  private visibleMember(scope: Scope, memberID: string): number | undefined {
+    const m = this.res.memberIndex.get(memberID);
+    return m !== undefined && this.sees(scope, m) ? m : undefined;
+  }
+
+  private visibleTag(scope: Scope, tagID: string): number | undefined {
+    const t = this.res.tagIndex.get(tagID);
+    return t !== undefined && this.sees(scope, this.res.tagMember[t]!) ? t : undefined;
+  }
+
+  /** Tag ranks of a scope, ascending (tag order). */
+  private scopeTagRanks(scope: Scope): Int32Array {
+    if (scope.tagRanks) return scope.tagRanks;
+    scope.tagRanks = this.mergeRanks(scope.members, this.memberTagStart, this.memberTagRanks);
+    return scope.tagRanks;
+  }
+
+  private scopeEventRanks(scope: Scope, kind: 'opens' | 'clicks'): Int32Array {
+    const idx = this[kind];
+    if (kind === 'opens') {
+      scope.openRanks ??= this.mergeRanks(scope.members, idx.memberStart, idx.memberRanks);
+      return scope.openRanks;
+    }
+    scope.clickRanks ??= this.mergeRanks(scope.members, idx.memberStart, idx.memberRanks);
+    return scope.clickRanks;
+  }
+
+  private mergeRanks(members: Int32Array, start: Int32Array, ranks: Int32Array): Int32Array {
+    if (members.length === 1) {
+      const m = members[0]!;
+      return ranks.subarray(start[m]!, start[m + 1]!);
+    }
+    let n = 0;
+    for (const m of members) n += start[m + 1]! - start[m]!;
+    const out = new Int32Array(n);
+    let k = 0;
+    for (const m of members) {
+      out.set(ranks.subarray(start[m]!, start[m + 1]!), k);
+      k += start[m + 1]! - start[m]!;
+    }
+    return out.sort();
+  }
+
+  // ---- rendering -------------------------------------------------------------------------
+
+  private memberRecord(m: number): TeamMember {
+    let rec = this.memberRecords[m];
+    if (!rec) {
+      const team = this.dataset.teams[this.res.memberTeam[m]!]!;
+      rec = renderMember(this.res.members[m]!, team, this.withoutGroup);
+      this.memberRecords[m] = rec;
+    }
+    return rec;
+  }
+
+  private dateSentOf(t: number): Timestamp {
+    let ts = this.timestamps[t];
+    if (ts === undefined) {
+      const raw = this.dataset.tags[t]!.dateSent;
+      ts = raw.length === 20 ? raw : formatTimestamp(this.res.tagMs[t]!);
+      this.timestamps[t] = ts;
+    }
+    return ts;
+  }
+
+  private tagRecord(t: number): Tag {
+    let rec = this.tagRecords[t];
+    if (!rec) {
+      const tag = this.dataset.tags[t]!;
+      rec = {
+        tagID: tag.tagID,
+        subject: tag.subject,
+        dateSent: this.dateSentOf(t),
+        recipients: tag.recipients.map((r) => ({ name: r.name, email: r.email })),
+        stats: {
+          totalOpens: this.to[t]!,
+          uniqueOpens: this.uo[t]!,
+          totalClicks: this.tc[t]!,
+          uniqueClicks: this.uc[t]!,
+          desktopOpens: this.dOpens[t]!,
+          mobileOpens: this.mOpens[t]!,
+          desktopClicks: this.dClicks[t]!,
+          mobileClicks: this.mClicks[t]!,
+        },
+      };
+      this.tagRecords[t] = rec;
+    }
+    return rec;
+  }
+
+  private contactId(c: number): string {
+    let id = this.contactIds[c];
+    if (id === undefined) {
+      id = contactIdOf(this.res.contactEmails[c]!);
+      this.contactIds[c] = id;
+    }
+    return id;
+  }
+
+  private recipientName(t: number, c: number): string {
+    const { recipStart, recipContact, recipPos } = this.res;
+    for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
+      if (recipContact[k] === c) return this.dataset.tags[t]!.recipients[recipPos[k]!]!.name;
+    }
+    return '';
+  }
+
+  private eventTimestamp(idx: EventIndex, e: number): Timestamp {
+    const raw = idx.cols.source[e]!.date;
+    return raw.length === 20 ? raw : formatTimestamp(idx.cols.ms[e]!);
+  }
+
+  private openDetails(e: number): Omit<Open, 'tagID'> {
+    const s = this.opens.cols.source[e]!;
+    return {
+      openDate: this.eventTimestamp(this.opens, e),
+      counry: s.counry,
+      region: s.region,
+      city: s.city,
+      latitude: s.latitude,
+      longitude: s.longitude,
+      device: s.device,
+      os: s.os,
+      browser: s.browser,
+    };
+  }
+
+  private clickDetails(e: number): Omit<Click, 'tagID'> {
+    const s = this.clicks.cols.source[e]!;
+    return {
+      clickDate: this.eventTimestamp(this.clicks, e),
+      counry: s.counry,
+      region: s.region,
+      city: s.city,
+      latitude: s.latitude,
+      longitude: s.longitude,
+      device: s.device,
+      os: s.os,
+      browser: s.browser,
+    };
+  }
+
+  private eventRecipient(idx: EventIndex, e: number): EventRecipient {
+    const c = idx.cols.contact[e]!;
+    return {
+      recipientID: this.contactId(c),
+      name: this.recipientName(idx.cols.tag[e]!, c),
+      email: this.res.contactEmails[c]!,
+    };
+  }
+
+  // ---- members (endpoints 1, 3, 5) -------------------------------------------------------
+
+  members(caller: Caller, query: { type?: AccountType | undefined } = {}): TeamMember[] {
+    return this.renderMembers(this.scopeOf(caller).members, query.type);
+  }
+
+  private renderMembers(list: Int32Array, type: AccountType | undefined): TeamMember[] {
+    const out: TeamMember[] = [];
+    const code = type === undefined ? -1 : ACCOUNT_CODES[type];
+    for (const m of list)
+      if (code < 0 || this.memberType[m] === code) out.push(this.memberRecord(m));
+    return out;
+  }
+
+  member(caller: Caller, memberID: string): TeamMember | undefined {
+    const m = this.visibleMember(this.scopeOf(caller), memberID);
+    return m === undefined ? undefined : this.memberRecord(m);
+  }
+
+  /**
+   * The group a segment names in the caller's team (exact id first, else exact name) and
+   * its visible members, or `undefined` when unknown or not visible: an admin sees every
+   * group of the team, others a group only when they see at least one of its members.
+   */
+  private visibleGroup(
+    scope: Scope,
+    segment: string,
+  ): { group: number; members: Int32Array } | undefined {
+    if (scope.team < 0) return undefined;
+    const own = this.res.teamGroups[scope.team]!;
+    let g = own.find((i) => this.res.groups[i]!.group.groupID === segment);
+    g ??= own.find((i) => this.res.groups[i]!.group.groupName === segment);
+    if (g === undefined) return undefined;
+    const all = this.groupMembers_[g]!;
+    const members = scope.admin ? all : all.filter((m) => this.sees(scope, m));
+    if (!scope.admin && members.length === 0) return undefined;
+    return { group: g, members };
+  }
+
+  groupMembers(
+    caller: Caller,
+    group: string,
+    query: { type?: AccountType | undefined } = {},
+  ): TeamMember[] | undefined {
+    const found = this.visibleGroup(this.scopeOf(caller), group);
+    return found && this.renderMembers(found.members, query.type);
+  }
+
+  // ---- tags (endpoints 2, 4) -------------------------------------------------------------
+
+  tags(caller: Caller, query: TagQuery): Tag[] | undefined {
+    const scope = this.scopeOf(caller);
+    let ranks: Int32Array;
+    if (query.memberID !== undefined) {
+      const m = this.visibleMember(scope, query.memberID);
+      if (m === undefined) return undefined;
+      ranks = this.memberTagRanks.subarray(this.memberTagStart[m]!, this.memberTagStart[m + 1]!);
+    } else ranks = this.scopeTagRanks(scope);
+    const { tagOrder } = this;
+    const tagMs = this.res.tagMs;
+    const [startMs, endMs] = this.windowMs(query);
+    const from = partitionPoint(0, ranks.length, (i) => tagMs[tagOrder[ranks[i]!]!]! >= endMs);
+    const out: Tag[] = [];
+    for (let i = from; i < ranks.length; i++) {
+      const t = tagOrder[ranks[i]!]!;
+      if (tagMs[t]! < startMs) break;
+      if (query.isOpened && this.uo[t] === 0) continue;
+      if (query.isUnopened && this.to[t] !== 0) continue;
+      if (query.isClicked && this.uc[t] === 0) continue;
+      if (query.isUnclicked && this.tc[t] !== 0) continue;
+      out.push(this.tagRecord(t));
+    }
+    return out;
+  }
+
+  private windowMs(window: DayWindow): [number, number] {
+    return [
+      window.start === undefined ? -Infinity : dayNumber(window.start) * DAY_MS,
+      window.end === undefined ? Infinity : (dayNumber(window.end) + 1) * DAY_MS,
+    ];
+  }
+
+  // ---- stats (endpoints 6, 7, 8, 13) -----------------------------------------------------
+
+  stats(caller: Caller, query: StatsQuery): StatsSummary[] | undefined {
+    const scope = this.scopeOf(caller);
+    const typeCode = query.type === undefined ? -1 : ACCOUNT_CODES[query.type];
+    let series: StatsSeries;
+    const subject = query.subject;
+    if (subject.kind === 'member') {
+      const m = this.visibleMember(scope, subject.memberID);
+      if (m === undefined) return undefined;
+      if (typeCode >= 0 && this.memberType[m] !== typeCode) {
+        return query.aggregateData ? [emptyStats()] : [];
+      }
+      series = this.memberSeries[m]!;
+    } else if (subject.kind === 'group') {
+      const found = this.visibleGroup(scope, subject.group);
+      if (!found) return undefined;
+      const g = found.group;
+      series = this.scopeSeries(
+        scope,
+        `g${g}:${typeCode}`,
+        (m) => this.res.memberGroup[m] === g && (typeCode < 0 || this.memberType[m] === typeCode),
+      );
+    } else {
+      series =
+        scope.single >= 0 && typeCode < 0
+          ? this.memberSeries[scope.single]!
+          : this.scopeSeries(
+              scope,
+              `t:${typeCode}`,
+              (m) => typeCode < 0 || this.memberType[m] === typeCode,
+            );
+    }
+    return this.querySeries(series, query);
+  }
+
+  private scopeSeries(scope: Scope, key: string, keep: (member: number) => boolean): StatsSeries {
+    const cached = scope.series.get(key);
+    if (cached) return cached;
+    const ranks = this.scopeTagRanks(scope);
+    const newestFirst: number[] = [];
+    for (const r of ranks) {
+      const t = this.tagOrder[r]!;
+      if (keep(this.res.tagMember[t]!)) newestFirst.push(t);
+    }
+    const n = newestFirst.length;
+    const out = {
+      day: new Int32Array(n),
+      prefix: [
+        new Float64Array(n + 1),
+        new Float64Array(n + 1),
+        new Float64Array(n + 1),
+        new Float64Array(n + 1),
+        new Float64Array(n + 1),
+      ] as const,
+      lastTag: new Int32Array(n),
+    };
+    const counters = { to: this.to, tc: this.tc, uo: this.uo, uc: this.uc };
+    const end = fillSeries(newestFirst, 0, n, this.res.tagMs, counters, out, 0);
+    const series = new StatsSeries(out.day, out.prefix, out.lastTag, 0, end);
+    scope.series.set(key, series);
+    return series;
+  }
+
+  private querySeries(s: StatsSeries, query: StatsQuery): StatsSummary[] {
+    const startDay = query.start === undefined ? -Infinity : dayNumber(query.start);
+    const endDay = query.end === undefined ? Infinity : dayNumber(query.end);
+    const lo = partitionPoint(s.from, s.to, (i) => s.day[i]! < startDay);
+    const hi = partitionPoint(lo, s.to, (i) => s.day[i]! <= endDay);
+    const [pSent, pOpens, pClicks, pUo, pUc] = s.prefix;
+    const record = (a: number, b: number): StatsSummary => ({
+      totalSent: pSent[b]! - pSent[a]!,
+      totalOpens: pOpens[b]! - pOpens[a]!,
+      totalClicks: pClicks[b]! - pClicks[a]!,
+      uniqueOpens: pUo[b]! - pUo[a]!,
+      uniqueClicks: pUc[b]! - pUc[a]!,
+      dateLastSent: this.dateSentOf(s.lastTag[b - 1]!),
+    });
+    if (query.aggregateData) return [lo < hi ? record(lo, hi) : emptyStats()];
+    const out: StatsSummary[] = [];
+    for (let i = lo; i < hi; i++) out.push({ ...record(i, i + 1), date: dayString(s.day[i]!) });
+    return out;
+  }
+
+  // ---- events (endpoints 9, 10, 11, 12, 14) ----------------------------------------------
+
+  private eventGroups(caller: Caller, window: DayWindow, kind: 'opens' | 'clicks') {
+    const scope = this.scopeOf(caller);
+    const idx = this[kind];
+    const ranks = this.scopeEventRanks(scope, kind);
+    const [startMs, endMs] = this.windowMs(window);
+    const ms = idx.msByRank;
+    const lo = partitionPoint(0, ranks.length, (i) => ms[ranks[i]!]! < startMs);
+    const hi = partitionPoint(lo, ranks.length, (i) => ms[ranks[i]!]! < endMs);
+    const stamps = this.tagStamps;
+    const gen = stamps.next();
+    const groupRanks: number[] = [];
+    for (let i = lo; i < hi; i++) {
+      const t = idx.cols.tag[idx.byDate[ranks[i]!]!]!;
+      if (stamps.mark[t] !== gen) {
+        stamps.mark[t] = gen;
+        groupRanks.push(this.tagRank[t]!);
+      }
+    }
+    const sortedRanks = Int32Array.from(groupRanks).sort();
+    const lists: unknown[][] = [];
+    for (let g = 0; g < sortedRanks.length; g++) {
+      stamps.slot[this.tagOrder[sortedRanks[g]!]!] = g;
+      lists.push([]);
+    }
+    for (let i = lo; i < hi; i++) {
+      const e = idx.byDate[ranks[i]!]!;
+      const t = idx.cols.tag[e]!;
+      const details = kind === 'opens' ? this.openDetails(e) : this.clickDetails(e);
+      lists[stamps.slot[t]!]!.push({ recipient: this.eventRecipient(idx, e), details });
+    }
+    return { tagOrder: sortedRanks, lists };
+  }
+
+  clickGroups(caller: Caller, window: DayWindow): ClickGroup[] {
+    const { tagOrder, lists } = this.eventGroups(caller, window, 'clicks');
+    return lists.map((clicks, g) => ({
+      tagID: this.dataset.tags[this.tagOrder[tagOrder[g]!]!]!.tagID,
+      clicks: clicks as ClickGroup['clicks'],
+    }));
+  }
+
+  openGroups(caller: Caller, window: DayWindow): OpenGroup[] {
+    const { tagOrder, lists } = this.eventGroups(caller, window, 'opens');
+    return lists.map((opens, g) => ({
+      tagID: this.dataset.tags[this.tagOrder[tagOrder[g]!]!]!.tagID,
+      opens: opens as OpenGroup['opens'],
+    }));
+  }
+
+  tagClicks(caller: Caller, tagID: string): Click[] | undefined {
+    const t = this.visibleTag(this.scopeOf(caller), tagID);
+    if (t === undefined) return undefined;
+    const { tagStart, tagEvents } = this.clicks;
+    const out: Click[] = [];
+    for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
+      out.push({ ...this.clickDetails(tagEvents[k]!), tagID });
+    }
+    return out;
+  }
+
+  tagOpens(caller: Caller, tagID: string): Open[] | undefined {
+    const t = this.visibleTag(this.scopeOf(caller), tagID);
+    if (t === undefined) return undefined;
+    const { tagStart, tagEvents } = this.opens;
+    const out: Open[] = [];
+    for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
+      out.push({ ...this.openDetails(tagEvents[k]!), tagID });
+    }
+    return out;
+  }
+
+  daily(caller: Caller, tagID: string, date: string): DailyCounts | undefined {
+    const t = this.visibleTag(this.scopeOf(caller), tagID);
+    if (t === undefined) return undefined;
+    const dayStart = dayNumber(date) * DAY_MS;
+    const count = (idx: EventIndex): number => {
+      const { tagStart, tagEvents, cols } = idx;
+      const a = tagStart[t]!;
+      const b = tagStart[t + 1]!;
+      const lo = partitionPoint(a, b, (k) => cols.ms[tagEvents[k]!]! < dayStart);
+      const stamps = this.contactStamps;
+      const gen = stamps.next();
+      let n = 0;
+      for (let k = lo; k < b; k++) {
+        const e = tagEvents[k]!;
+        if (cols.ms[e]! >= dayStart + DAY_MS) break;
+        const c = cols.contact[e]!;
+        if (stamps.mark[c] !== gen) {
+          stamps.mark[c] = gen;
+          n++;
+        }
+      }
+      return n;
+    };
+    return { opens: count(this.opens), clicks: count(this.clicks) };
+  }
+
+  // ---- contacts (endpoints 15, 16, 17) ---------------------------------------------------
+
+  private ensureContactRank(): { rank: Int32Array; byRank: Int32Array } {
+    if (!this.contactRank || !this.contactByRank) {
+      const emails = this.res.contactEmails;
+      const order = Array.from({ length: this.contactCount }, (_, c) => c);
+      order.sort((a, b) => compareStrings(emails[a]!, emails[b]!));
+      this.contactByRank = Int32Array.from(order);
+      this.contactRank = new Int32Array(this.contactCount);
+      for (let r = 0; r < order.length; r++) this.contactRank[order[r]!] = r;
+    }
+    return { rank: this.contactRank, byRank: this.contactByRank };
+  }
+
+  private scopeContacts(scope: Scope): ScopeContacts {
+    if (scope.contacts) return scope.contacts;
+    const { rank, byRank } = this.ensureContactRank();
+    const stamps = this.contactStamps;
+    const gen = stamps.next();
+    let bound = 0;
+    for (const m of scope.members) bound += this.pairStart[m + 1]! - this.pairStart[m]!;
+    const acc = new Int32Array(bound * PAIR_FIELDS);
+    const best = new Int32Array(bound);
+    const slotContact: number[] = [];
+    for (const m of scope.members) {
+      for (let p = this.pairStart[m]!; p < this.pairStart[m + 1]!; p++) {
+        const c = this.pairContact[p]!;
+        let slot: number;
+        const bt = this.pairBestTag[p]!;
+        if (stamps.mark[c] !== gen) {
+          stamps.mark[c] = gen;
+          slot = slotContact.length;
+          stamps.slot[c] = slot;
+          slotContact.push(c);
+          best[slot] = bt;
+        } else {
+          slot = stamps.slot[c]!;
+          if (this.tagRank[bt]! < this.tagRank[best[slot]!]!) best[slot] = bt;
+        }
+        for (let f = 0; f < PAIR_FIELDS; f++) {
+          acc[slot * PAIR_FIELDS + f]! += this.pairCounters[p * PAIR_FIELDS + f]!;
+        }
+      }
+    }
+    const k = slotContact.length;
+    const ranks = new Int32Array(k);
+    for (let s = 0; s < k; s++) ranks[s] = rank[slotContact[s]!]!;
+    ranks.sort();
+    const order = new Int32Array(k);
+    const counters = new Int32Array(k * PAIR_FIELDS);
+    const bestTag = new Int32Array(k);
+    const position = new Map<number, number>();
+    for (let i = 0; i < k; i++) {
+      const c = byRank[ranks[i]!]!;
+      const slot = stamps.slot[c]!;
+      order[i] = c;
+      position.set(c, i);
+      counters.set(
+        acc.subarray(slot * PAIR_FIELDS, slot * PAIR_FIELDS + PAIR_FIELDS),
+        i * PAIR_FIELDS,
+      );
+      bestTag[i] = best[slot]!;
+    }
+    scope.contacts = { order, position, counters, bestTag, records: new Array(k) };
+    return scope.contacts;
+  }
+
+  private contactRecord(sc: ScopeContacts, i: number): Contact {
+    let rec = sc.records[i];
+    if (!rec) {
+      const c = sc.order[i]!;
+      const t = sc.bestTag[i]!;
+      const v = sc.counters.subarray(i * PAIR_FIELDS, i * PAIR_FIELDS + PAIR_FIELDS);
+      rec = {
+        contactID: this.contactId(c),
+        name: this.recipientName(t, c),
+        email: this.res.contactEmails[c]!,
+        dateLastSent: this.dateSentOf(t),
+        stats: {
+          totalOpens: v[1]!,
+          uniqueOpens: v[2]!,
+          totalClicks: v[3]!,
+          uniqueClicks: v[4]!,
+          desktopOpens: v[5]!,
+          mobileOpens: v[6]!,
+          desktopClicks: v[7]!,
+          mobileClicks: v[8]!,
+          totalSent: v[0]!,
+        },
+      };
+      sc.records[i] = rec;
+    }
+    return rec;
+  }
+
+  contacts(caller: Caller): Contact[] {
+    const sc = this.scopeContacts(this.scopeOf(caller));
+    const out: Contact[] = new Array(sc.order.length);
+    for (let i = 0; i < sc.order.length; i++) out[i] = this.contactRecord(sc, i);
+    return out;
+  }
+
+  contact(caller: Caller, contactID: string): Contact | undefined {
+    if (!this.contactById) {
+      this.contactById = new Map();
+      for (let c = 0; c < this.contactCount; c++) this.contactById.set(this.contactId(c), c);
+    }
+    const c = this.contactById.get(contactID);
+    if (c === undefined) return undefined;
+    const sc = this.scopeContacts(this.scopeOf(caller));
+    const i = sc.position.get(c);
+    return i === undefined ? undefined : this.contactRecord(sc, i);
+  }
+
+  tagContacts(caller: Caller, tagID: string): Contact[] | undefined {
+    const scope = this.scopeOf(caller);
+    const t = this.visibleTag(scope, tagID);
+    if (t === undefined) return undefined;
+    const sc = this.scopeContacts(scope);
+    const { recipStart, recipContact } = this.res;
+    const positions = new Int32Array(recipStart[t + 1]! - recipStart[t]!);
+    for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
+      positions[k - recipStart[t]!] = sc.position.get(recipContact[k]!)!;
+    }
+    positions.sort();
+    return Array.from(positions, (i) => this.contactRecord(sc, i));
+  }
+
+  // ---- dispatch --------------------------------------------------------------------------
+
+  answer(caller: Caller, request: EndpointRequest): Answer {
+    const { pathParams: p, query: q } = request;
+    const list = (records: readonly unknown[] | undefined, what: string): Answer =>
+      records === undefined ? notFound(what) : { kind: 'list', records };
+    const single = (record: unknown, what: string): Answer =>
+      record === undefined ? notFound(what) : { kind: 'single', record };
+    const need = (name: 'memberID' | 'group' | 'tagID' | 'contactID'): string | undefined =>
+      p[name];
+    const window: DayWindow = { start: q.start, end: q.end };
+    const filters = {
+      isOpened: q.isOpened,
+      isUnopened: q.isUnopened,
+      isClicked: q.isClicked,
+      isUnclicked: q.isUnclicked,
+    };
+    switch (request.endpoint) {
+      case 'teams.list':
+        return list(this.members(caller, { type: q.type }), 'members');
+      case 'teams.tags':
+        return list(this.tags(caller, { ...window, ...filters }), 'tags');
+      case 'teams.member': {
+        const id = need('memberID');
+        return single(
+          id === undefined ? undefined : this.member(caller, id),
+          describe('member', id),
+        );
+      }
+      case 'teams.memberTags': {
+        const id = need('memberID');
+        return list(
+          id === undefined ? undefined : this.tags(caller, { ...window, ...filters, memberID: id }),
+          describe('member', id),
+        );
+      }
+      case 'teams.group': {
+        const g = need('group');
+        return list(
+          g === undefined ? undefined : this.groupMembers(caller, g, { type: q.type }),
+          describe('group', g),
+        );
+      }
+      case 'stats.team':
+      case 'stats.teamAlias':
+        return list(
+          this.stats(caller, {
+            ...window,
+            subject: { kind: 'team' },
+            aggregateData: q.aggregateData,
+            type: q.type,
+          }),
+          'stats',
+        );
+      case 'stats.group': {
+        const g = need('group');
+        return list(
+          g === undefined
+            ? undefined
+            : this.stats(caller, {
+                ...window,
+                subject: { kind: 'group', group: g },
+                aggregateData: q.aggregateData,
+                type: q.type,
+              }),
+          describe('group', g),
+        );
+      }
+      case 'stats.member': {
+        const id = need('memberID');
+        return list(
+          id === undefined
+            ? undefined
+            : this.stats(caller, {
+                ...window,
+                subject: { kind: 'member', memberID: id },
+                aggregateData: q.aggregateData,
+              }),
+          describe('member', id),
+        );
+      }
+      case 'clicks.list':
+        return list(this.clickGroups(caller, window), 'clicks');
+      case 'opens.list':
+        return list(this.openGroups(caller, window), 'opens');
+      case 'clicks.tag': {
+        const id = need('tagID');
+        return list(id === undefined ? undefined : this.tagClicks(caller, id), describe('tag', id));
+      }
+      case 'opens.tag': {
+        const id = need('tagID');
+        return list(id === undefined ? undefined : this.tagOpens(caller, id), describe('tag', id));
+      }
+      case 'tags.daily': {
+        const id = need('tagID');
+        if (q.date === undefined) {
+          throw new QueryParamError(
+            'missing_parameter',
+            'date',
+            "query parameter 'date' is required (the UTC day, YYYY-MM-DD)",
+          );
+        }
+        return single(
+          id === undefined ? undefined : this.daily(caller, id, q.date),
+          describe('tag', id),
+        );
+      }
+      case 'contacts.list':
+        return list(this.contacts(caller), 'contacts');
+      case 'contacts.get': {
+        const id = need('contactID');
+        return single(
+          id === undefined ? undefined : this.contact(caller, id),
+          describe('contact', id),
+        );
+      }
+      case 'contacts.tag': {
+        const id = need('tagID');
+        return list(
+          id === undefined ? undefined : this.tagContacts(caller, id),
+          describe('tag', id),
+        );
+      }
+    }
+  }
+}
+
+/** Names what was not found; unknown and out-of-scope ids get the same words (decisions §2). */
+function describe(kind: string, id: string | undefined): string {
+  return id === undefined
+    ? `${kind} not found (no ${kind} id given)`
+    : `${kind} ${JSON.stringify(id)} not found`;
+}
+
+function notFound(message: string): Answer {
+  return { kind: 'not_found', message };
+}

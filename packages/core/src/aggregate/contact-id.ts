@@ -1,0 +1,36 @@
+import { normaliseEmail } from '../dataset/schema.ts';
+
+const HEX = '0123456789abcdef';
+
+function hex8(h: number): string {
+  let out = '';
+  for (let shift = 28; shift >= 0; shift -= 4) out += HEX[(h >>> shift) & 15];
+  return out;
+}
+
+function fmix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The contact id of an email (decisions §8, §9): 24 lowercase hex characters, a pure-JS
+ * deterministic hash of the normalised email (trimmed, lowercased). Three 32-bit FNV-1a
+ * lanes (different offset bases and primes) over the UTF-16 code units, each finished with
+ * the murmur3 avalanche; not a cryptographic hash. It is also the `recipientID` of events.
+ */
+export function contactIdOf(email: string): string {
+  const s = normaliseEmail(email);
+  let a = 0x811c9dc5;
+  let b = 0x3b9aca07;
+  let c = 0x6a09e667;
+  for (let i = 0; i < s.length; i++) {
+    const u = s.charCodeAt(i);
+    a = Math.imul(a ^ u, 0x01000193);
+    b = Math.imul(b ^ u, 0x0100019d);
+    c = Math.imul(c ^ u, 0x010001b3);
+  }
+  const n = s.length;
+  return hex8(fmix32(a ^ n)) + hex8(fmix32(b ^ Math.imul(a, 0x9e3779b1))) + hex8(fmix32(c ^ b));
+}

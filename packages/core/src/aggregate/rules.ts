@@ -1,0 +1,324 @@
+import type { Contact } from '../contact.ts';
+import type {
+  Dataset,
+  DatasetEvent,
+  DatasetMember,
+  DatasetTag,
+  DatasetTeam,
+} from '../dataset/schema.ts';
+import { normaliseEmail } from '../dataset/schema.ts';
+import type { DailyCounts } from '../events.ts';
+import type { Group, TeamMember } from '../member.ts';
+import { emptyStats, type StatsSummary } from '../stats.ts';
+import type { Tag, TagCounters } from '../tag.ts';
+import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
+import { contactIdOf } from './contact-id.ts';
+import { dayNumber, dayOf, dayString, parseTimestampMs } from './time.ts';
+import type { Caller, DayWindow, TagFilters } from './types.ts';
+
+/**
+ * The aggregation rules of decisions §2, §3, §8 and §9 as small pure functions over the
+ * dataset's shapes. They state each rule once, plainly; the indexes of `buildIndex` compute
+ * the same numbers fast, and the tests check that both agree.
+ */
+
+/** How a device counts (decisions §8): `desktop`; `mobile` and `tablet` are mobile; else neither. */
+export type DeviceClass = 'desktop' | 'mobile' | 'none';
+
+/** The counter class of a `device` value (decisions §8; `unknown` or any other value: `none`). */
+export function deviceClass(device: string): DeviceClass {
+  if (device === 'desktop') return 'desktop';
+  if (device === 'mobile' || device === 'tablet') return 'mobile';
+  return 'none';
+}
+
+/** The profile's rendering of a timestamp: `YYYY-MM-DDTHH:MM:SSZ` (decisions §8). */
+export function canonicalTimestamp(ts: Timestamp): Timestamp {
+  return ts.length === 20 ? ts : formatTimestamp(parseTimestampMs(ts));
+}
+
+/** The eight counters, all zero. */
+export function zeroCounters(): TagCounters {
+  return {
+    totalOpens: 0,
+    uniqueOpens: 0,
+    totalClicks: 0,
+    uniqueClicks: 0,
+    desktopOpens: 0,
+    mobileOpens: 0,
+    desktopClicks: 0,
+    mobileClicks: 0,
+  };
+}
+
+/**
+ * The counters of one tag (decisions §9): `totalOpens` = its open events, `uniqueOpens` =
+ * distinct normalised recipient emails with at least one open, likewise for clicks;
+ * desktop/mobile per {@link deviceClass}. Events of other tags in `opens`/`clicks` are ignored.
+ */
+export function tagCounters(
+  tag: Pick<DatasetTag, 'tagID'>,
+  opens: readonly DatasetEvent[],
+  clicks: readonly DatasetEvent[],
+): TagCounters {
+  const out = zeroCounters();
+  const opened = new Set<string>();
+  const clicked = new Set<string>();
+  for (const e of opens) {
+    if (e.tagID !== tag.tagID) continue;
+    out.totalOpens++;
+    opened.add(normaliseEmail(e.email));
+    const cls = deviceClass(e.device);
+    if (cls === 'desktop') out.desktopOpens++;
+    else if (cls === 'mobile') out.mobileOpens++;
+  }
+  for (const e of clicks) {
+    if (e.tagID !== tag.tagID) continue;
+    out.totalClicks++;
+    clicked.add(normaliseEmail(e.email));
+    const cls = deviceClass(e.device);
+    if (cls === 'desktop') out.desktopClicks++;
+    else if (cls === 'mobile') out.mobileClicks++;
+  }
+  out.uniqueOpens = opened.size;
+  out.uniqueClicks = clicked.size;
+  return out;
+}
+
+/**
+ * Daily counts of a tag on UTC day `date` (decisions §9, endpoint 14): distinct normalised
+ * recipient emails with an open (click) of the tag during that day.
+ */
+export function dailyCounts(
+  tag: Pick<DatasetTag, 'tagID'>,
+  opens: readonly DatasetEvent[],
+  clicks: readonly DatasetEvent[],
+  date: string,
+): DailyCounts {
+  const day = dayNumber(date);
+  const distinct = (events: readonly DatasetEvent[]): number => {
+    const seen = new Set<string>();
+    for (const e of events) {
+      if (e.tagID === tag.tagID && dayOf(parseTimestampMs(e.date)) === day) {
+        seen.add(normaliseEmail(e.email));
+      }
+    }
+    return seen.size;
+  };
+  return { opens: distinct(opens), clicks: distinct(clicks) };
+}
+
+/** The later of two timestamps (by instant), `null` being earlier than any. */
+function laterOf(a: Timestamp | null, b: Timestamp): Timestamp {
+  return a === null || parseTimestampMs(b) > parseTimestampMs(a) ? b : a;
+}
+
+/**
+ * The stats summary of a set of tags (decisions §9): `totalSent` = number of tags, the four
+ * counters are sums of the per-tag counters (unique per tag, summed), `dateLastSent` = the
+ * latest `dateSent` (`null` for no tags). No `date` field.
+ */
+export function statsOfTags(tags: readonly Pick<Tag, 'dateSent' | 'stats'>[]): StatsSummary {
+  const out = emptyStats();
+  for (const t of tags) {
+    out.totalSent++;
+    out.totalOpens += t.stats.totalOpens;
+    out.totalClicks += t.stats.totalClicks;
+    out.uniqueOpens += t.stats.uniqueOpens;
+    out.uniqueClicks += t.stats.uniqueClicks;
+    out.dateLastSent = laterOf(out.dateLastSent, canonicalTimestamp(t.dateSent));
+  }
+  return out;
+}
+
+/**
+ * The per-day stats records of a set of tags (decisions §3): one record per UTC day of
+ * `dateSent` that has at least one tag, oldest first, each {@link statsOfTags} of that day's
+ * tags plus `date` (`YYYY-MM-DD`).
+ */
+export function dailyStatsOfTags(tags: readonly Pick<Tag, 'dateSent' | 'stats'>[]): StatsSummary[] {
+  const byDay = new Map<number, Pick<Tag, 'dateSent' | 'stats'>[]>();
+  for (const t of tags) {
+    const day = dayOf(parseTimestampMs(t.dateSent));
+    const list = byDay.get(day);
+    if (list) list.push(t);
+    else byDay.set(day, [t]);
+  }
+  return [...byDay.keys()]
+    .sort((a, b) => a - b)
+    .map((day) => ({ ...statsOfTags(byDay.get(day)!), date: dayString(day) }));
+}
+
+/**
+ * The half-open epoch-millisecond interval `[startMs, endMs)` of a window of whole UTC days,
+ * both bounds inclusive (decisions §4): from `start`T00:00:00Z up to but excluding the
+ * midnight after `end`. An absent bound is unbounded (`±Infinity`).
+ */
+export function windowBounds(window: DayWindow): { startMs: number; endMs: number } {
+  return {
+    startMs: window.start === undefined ? -Infinity : dayNumber(window.start) * DAY_MS,
+    endMs: window.end === undefined ? Infinity : (dayNumber(window.end) + 1) * DAY_MS,
+  };
+}
+
+/** Whether timestamp `ts` lies in the day window (decisions §4). */
+export function inDayWindow(ts: Timestamp, window: DayWindow): boolean {
+  const ms = parseTimestampMs(ts);
+  const { startMs, endMs } = windowBounds(window);
+  return ms >= startMs && ms < endMs;
+}
+
+/**
+ * The tag filters of decisions §4, a conjunction: `isOpened` keeps uniqueOpens > 0,
+ * `isUnopened` totalOpens = 0, `isClicked` uniqueClicks > 0, `isUnclicked` totalClicks = 0.
+ */
+export function matchesTagFilters(stats: TagCounters, filters: TagFilters): boolean {
+  if (filters.isOpened && !(stats.uniqueOpens > 0)) return false;
+  if (filters.isUnopened && stats.totalOpens !== 0) return false;
+  if (filters.isClicked && !(stats.uniqueClicks > 0)) return false;
+  if (filters.isUnclicked && stats.totalClicks !== 0) return false;
+  return true;
+}
+
+/** Code-unit string order (locale-independent, so every implementation agrees). */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Member order of decisions §3: `lastname`, then `firstname`, then `memberID`. */
+export function compareMembers(
+  a: Pick<DatasetMember, 'lastname' | 'firstname' | 'memberID'>,
+  b: Pick<DatasetMember, 'lastname' | 'firstname' | 'memberID'>,
+): number {
+  return (
+    compareStrings(a.lastname, b.lastname) ||
+    compareStrings(a.firstname, b.firstname) ||
+    compareStrings(a.memberID, b.memberID)
+  );
+}
+
+/** Tag order of decisions §3: newest `dateSent` first (by instant), then `tagID`. */
+export function compareTags(
+  a: Pick<DatasetTag, 'dateSent' | 'tagID'>,
+  b: Pick<DatasetTag, 'dateSent' | 'tagID'>,
+): number {
+  return (
+    parseTimestampMs(b.dateSent) - parseTimestampMs(a.dateSent) || compareStrings(a.tagID, b.tagID)
+  );
+}
+
+/**
+ * The memberIDs a caller sees (decisions §2): nothing of another team; `admin` the whole
+ * team; `manager` the members of the manager's group and self (self only without a group);
+ * `user` self. A caller whose member is not in that team sees nothing (admins excepted,
+ * who see their team by `teamID`).
+ */
+export function visibleMemberIDs(dataset: Dataset, caller: Caller): Set<string> {
+  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
+  const out = new Set<string>();
+  if (!team) return out;
+  if (caller.accountType === 'admin') {
+    for (const m of team.members) out.add(m.memberID);
+    return out;
+  }
+  const self = team.members.find((m) => m.memberID === caller.memberID);
+  if (!self) return out;
+  out.add(self.memberID);
+  if (caller.accountType === 'manager' && self.groupID !== undefined) {
+    for (const m of team.members) if (m.groupID === self.groupID) out.add(m.memberID);
+  }
+  return out;
+}
+
+/** The group a path segment names in a team (decisions §4): exact id first, else exact name. */
+export function resolveGroup(team: DatasetTeam, segment: string): Group | undefined {
+  return (
+    team.groups.find((g) => g.groupID === segment) ??
+    team.groups.find((g) => g.groupName === segment)
+  );
+}
+
+/** How a member without a group is rendered (decisions §8; a profile option). */
+export type MemberWithoutGroup = 'omit' | 'empty';
+
+/**
+ * A dataset member as endpoints 1, 3 and 5 return it: `groupName` from the team's group;
+ * without a group `groupID`/`groupName` are omitted, or empty strings with option `'empty'`.
+ */
+export function renderMember(
+  member: DatasetMember,
+  team: DatasetTeam,
+  withoutGroup: MemberWithoutGroup = 'omit',
+): TeamMember {
+  const out: TeamMember = {
+    memberID: member.memberID,
+    firstname: member.firstname,
+    lastname: member.lastname,
+    email: member.email,
+    accountType: member.accountType,
+  };
+  const group =
+    member.groupID === undefined
+      ? undefined
+      : team.groups.find((g) => g.groupID === member.groupID);
+  if (group) {
+    out.groupID = group.groupID;
+    out.groupName = group.groupName;
+  } else if (withoutGroup === 'empty') {
+    out.groupID = '';
+    out.groupName = '';
+  }
+  return out;
+}
+
+/**
+ * The contact record of an email over a set of (visible) tags (decisions §9), or `undefined`
+ * when none of `tags` was sent to it. Over the tags sent to the contact: `totalSent` = those
+ * tags; total counters = the contact's events on them; unique counters = how many of them
+ * it opened (clicked) at least once; desktop/mobile = its events by device; `dateLastSent` =
+ * the latest of them; `name` = its recipient name on the first of them in tag order
+ * (newest, then smallest tagID). `email` is the normalised email.
+ */
+export function contactOf(
+  email: string,
+  tags: readonly DatasetTag[],
+  opens: readonly DatasetEvent[],
+  clicks: readonly DatasetEvent[],
+): Contact | undefined {
+  const key = normaliseEmail(email);
+  const sent = tags
+    .filter((t) => t.recipients.some((r) => normaliseEmail(r.email) === key))
+    .sort(compareTags);
+  const latest = sent[0];
+  if (!latest) return undefined;
+  const sentIds = new Set(sent.map((t) => t.tagID));
+  const stats = { ...zeroCounters(), totalSent: sent.length };
+  const openedTags = new Set<string>();
+  const clickedTags = new Set<string>();
+  for (const e of opens) {
+    if (!sentIds.has(e.tagID) || normaliseEmail(e.email) !== key) continue;
+    stats.totalOpens++;
+    openedTags.add(e.tagID);
+    const cls = deviceClass(e.device);
+    if (cls === 'desktop') stats.desktopOpens++;
+    else if (cls === 'mobile') stats.mobileOpens++;
+  }
+  for (const e of clicks) {
+    if (!sentIds.has(e.tagID) || normaliseEmail(e.email) !== key) continue;
+    stats.totalClicks++;
+    clickedTags.add(e.tagID);
+    const cls = deviceClass(e.device);
+    if (cls === 'desktop') stats.desktopClicks++;
+    else if (cls === 'mobile') stats.mobileClicks++;
+  }
+  stats.uniqueOpens = openedTags.size;
+  stats.uniqueClicks = clickedTags.size;
+  const name = latest.recipients.find((r) => normaliseEmail(r.email) === key)!.name;
+  return {
+    contactID: contactIdOf(key),
+    name,
+    email: key,
+    dateLastSent: canonicalTimestamp(latest.dateSent),
+    stats,
+  };
+}

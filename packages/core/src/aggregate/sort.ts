@@ -1,0 +1,87 @@
+/**
+ * Sorting helpers for the indexes: a stable LSD radix sort of indices by integer keys
+ * (epoch milliseconds), which orders a million events in a few passes without a comparator.
+ */
+
+const DIGIT_BITS = 16;
+const RADIX = 1 << DIGIT_BITS;
+
+/**
+ * The indices `0..keys.length-1` in ascending order of `keys`, ties in index order (stable).
+ * `keys` are finite integers whose range (max - min) is below 2^53. Already sorted input
+ * costs one pass.
+ */
+export function sortIndicesByKey(keys: Float64Array): Int32Array {
+  const n = keys.length;
+  let src = new Int32Array(n);
+  for (let i = 0; i < n; i++) src[i] = i;
+  let sorted = true;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]!;
+    if (i > 0 && k < keys[i - 1]!) sorted = false;
+    if (k < min) min = k;
+    if (k > max) max = k;
+  }
+  if (sorted) return src;
+  const range = max - min;
+  let dst = new Int32Array(n);
+  const digit = new Uint16Array(n);
+  const count = new Int32Array(RADIX);
+  for (let div = 1; div <= range; div *= RADIX) {
+    count.fill(0);
+    for (let i = 0; i < n; i++) {
+      const d = Math.floor((keys[src[i]!]! - min) / div) & (RADIX - 1);
+      digit[i] = d;
+      count[d]!++;
+    }
+    if (count[digit[0]!] === n) continue; // every key has the same digit: nothing moves
+    let sum = 0;
+    for (let d = 0; d < RADIX; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) dst[count[digit[i]!]!++] = src[i]!;
+    const tmp = src;
+    src = dst;
+    dst = tmp;
+  }
+  return src;
+}
+
+/**
+ * A stable counting sort: the items of `order` grouped by `groupOf(item)` in `0..groups-1`,
+ * keeping their relative order inside a group. Returns the grouped items and `start`
+ * (length `groups + 1`): group `g` is `items[start[g] .. start[g+1])`.
+ */
+export function groupStable(
+  order: Int32Array,
+  groups: number,
+  groupOf: (item: number) => number,
+): { items: Int32Array; start: Int32Array } {
+  const start = new Int32Array(groups + 1);
+  const n = order.length;
+  const g = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = groupOf(order[i]!);
+    g[i] = k;
+    start[k + 1]!++;
+  }
+  for (let k = 0; k < groups; k++) start[k + 1]! += start[k]!;
+  const pos = start.slice(0, groups);
+  const items = new Int32Array(n);
+  for (let i = 0; i < n; i++) items[pos[g[i]!]!++] = order[i]!;
+  return { items, start };
+}
+
+/** First index `i` in `[lo, hi)` with `!before(i)` (`before` true then false along the range). */
+export function partitionPoint(lo: number, hi: number, before: (i: number) => boolean): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,90 @@
+import { DAY_MS, type Timestamp } from '../values.ts';
+
+/**
+ * Time helpers of the aggregation indexes: timestamps are parsed to epoch milliseconds once,
+ * days are integers (days since 1970-01-01 UTC), so no hot loop builds a `Date`.
+ */
+
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Days since 1970-01-01 of the proleptic Gregorian date `y-m-d` (Hinnant's `days_from_civil`). */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+function digits(s: string, from: number, count: number): number {
+  let v = 0;
+  for (let i = from; i < from + count; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * Epoch milliseconds of an RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fff]Z`, decisions §8),
+ * or `NaN` when `ts` is not one or names no real instant (e.g. month 13, February 30).
+ * The common 20-character form is parsed without `Date`.
+ */
+export function parseTimestampMs(ts: Timestamp | string): number {
+  if (ts.length === 20 && ts.charCodeAt(19) === 90 && ts.charCodeAt(10) === 84) {
+    const y = digits(ts, 0, 4);
+    const mo = digits(ts, 5, 2);
+    const d = digits(ts, 8, 2);
+    const h = digits(ts, 11, 2);
+    const mi = digits(ts, 14, 2);
+    const s = digits(ts, 17, 2);
+    if (
+      ts.charCodeAt(4) === 45 &&
+      ts.charCodeAt(7) === 45 &&
+      ts.charCodeAt(13) === 58 &&
+      ts.charCodeAt(16) === 58 &&
+      y >= 0 &&
+      mo >= 1 &&
+      mo <= 12 &&
+      d >= 1 &&
+      d <= daysInMonth(y, mo) &&
+      h >= 0 &&
+      h <= 23 &&
+      mi >= 0 &&
+      mi <= 59 &&
+      s >= 0 &&
+      s <= 59
+    ) {
+      return daysFromCivil(y, mo, d) * DAY_MS + ((h * 60 + mi) * 60 + s) * 1000;
+    }
+    return Number.NaN;
+  }
+  if (!RFC3339_UTC.test(ts)) return Number.NaN;
+  const y = Number(ts.slice(0, 4));
+  const mo = Number(ts.slice(5, 7));
+  const d = Number(ts.slice(8, 10));
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return Number.NaN;
+  return Date.parse(ts);
+}
+
+/** The day number (days since 1970-01-01 UTC) containing epoch milliseconds `ms`. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
+
+/** The day number of a calendar day `YYYY-MM-DD` (assumed valid, as parsed by `parseQuery`). */
+export function dayNumber(day: string): number {
+  return daysFromCivil(Number(day.slice(0, 4)), Number(day.slice(5, 7)), Number(day.slice(8, 10)));
+}
+
+/** The calendar day `YYYY-MM-DD` of day number `day`. */
+export function dayString(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
