@@ -1,0 +1,80 @@
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
+import { CANONICAL_SCALE, CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
+import { Dataset } from '../src/dataset/schema.ts';
+import { generatorProblems } from './dataset-checks.ts';
+
+const JSON_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
+
+describe('canonical dataset', () => {
+  it('equals what the generator makes from CANONICAL_SEED (run `pnpm generate` after changing it)', () => {
+    expect(canonicalDataset).toEqual(
+      generateDataset({ seed: CANONICAL_SEED, scale: CANONICAL_SCALE }),
+    );
+  });
+
+  it('is schema-valid and referentially consistent', () => {
+    expect(Dataset.safeParse(canonicalDataset).success).toBe(true);
+    expect(generatorProblems(canonicalDataset)).toEqual([]);
+  });
+
+  it('has 2 teams of 6 members, 300 tags, a few thousand events, and stays under 2 MB', () => {
+    expect(canonicalDataset.teams).toHaveLength(2);
+    expect(canonicalDataset.teams.flatMap((t) => t.members)).toHaveLength(12);
+    expect(canonicalDataset.tags).toHaveLength(300);
+    const events = canonicalDataset.opens.length + canonicalDataset.clicks.length;
+    expect(events).toBeGreaterThan(1_500);
+    expect(events).toBeLessThan(5_000);
+    expect(statSync(JSON_PATH).size).toBeLessThan(2_000_000);
+  });
+
+  it('gives each team an admin, managers with and without a group, users with and without', () => {
+    for (const team of canonicalDataset.teams) {
+      const roles = team.members.map((m) => `${m.accountType}:${m.groupID !== undefined}`);
+      expect(roles).toContain('manager:true');
+      expect(roles).toContain('manager:false');
+      expect(roles).toContain('user:true');
+      expect(roles).toContain('user:false');
+      expect(roles.filter((r) => r.startsWith('admin:'))).toHaveLength(1);
+    }
+  });
+});
+
+describe('CANONICAL_CREDENTIALS', () => {
+  it('labels an admin, a manager and a user per team, team1 then team2', () => {
+    expect(CANONICAL_CREDENTIALS.map((c) => c.label)).toEqual([
+      'team1-admin',
+      'team1-manager',
+      'team1-user',
+      'team2-admin',
+      'team2-manager',
+      'team2-user',
+    ]);
+  });
+
+  it('resolve to dataset credentials of members of the right team and account type', () => {
+    for (const c of CANONICAL_CREDENTIALS) {
+      const credential = canonicalDataset.credentials.find((d) => d.authId === c.authId);
+      expect(credential, c.label).toEqual({
+        authId: c.authId,
+        accessKey: c.accessKey,
+        memberID: c.memberID,
+      });
+      const team = canonicalDataset.teams.find((t) => t.teamID === c.teamID);
+      const member = team?.members.find((m) => m.memberID === c.memberID);
+      expect(member?.accountType, c.label).toBe(c.accountType);
+      expect(c.label.startsWith(`team${canonicalDataset.teams.indexOf(team!) + 1}-`)).toBe(true);
+    }
+  });
+
+  it('pick managers that have a group, and users in a group', () => {
+    for (const c of CANONICAL_CREDENTIALS.filter((x) => x.accountType !== 'admin')) {
+      const member = canonicalDataset.teams
+        .flatMap((t) => t.members)
+        .find((m) => m.memberID === c.memberID);
+      expect(member?.groupID, c.label).toBeDefined();
+    }
+  });
+});
