@@ -1,3 +1,26 @@
+export { type BuildIndexOptions, buildIndex } from './aggregate/build.ts';
+export { contactIdOf } from './aggregate/contact-id.ts';
+export {
+  canonicalTimestamp,
+  compareMembers,
+  compareStrings,
+  compareTags,
+  contactOf,
+  type DeviceClass,
+  dailyCounts,
+  dailyStatsOfTags,
+  deviceClass,
+  inDayWindow,
+  type MemberWithoutGroup,
+  matchesTagFilters,
+  renderMember,
+  resolveGroup,
+  statsOfTags,
+  tagCounters,
+  visibleMemberIDs,
+  windowBounds,
+  zeroCounters,
+} from './aggregate/rules.ts';
 export type {
   Answer,
   Caller,
@@ -9,6 +32,7 @@ export type {
   TagFilters,
   TagQuery,
 } from './aggregate/types.ts';
+export { DatasetError, validateDataset } from './aggregate/validate.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,
