@@ -55,7 +55,9 @@ async function currentText(path: string): Promise<string | undefined> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
+  // `pnpm generate -- --check` forwards the `--` separator; drop it.
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  const { values } = parseArgs({ args, options: { check: { type: 'boolean', default: false } } });
   const outputs: [path: string, text: string | undefined][] = [
     [
       CANONICAL_PATH,

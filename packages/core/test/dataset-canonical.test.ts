@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { validateDataset } from '../src/aggregate/validate.ts';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
 import { CANONICAL_SCALE, CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
 import { Dataset } from '../src/dataset/schema.ts';
@@ -18,6 +19,7 @@ describe('canonical dataset', () => {
   it('is schema-valid and referentially consistent', () => {
     expect(Dataset.safeParse(canonicalDataset).success).toBe(true);
     expect(generatorProblems(canonicalDataset)).toEqual([]);
+    expect(validateDataset(canonicalDataset)).toEqual([]);
   });
 
   it('has 2 teams of 6 members, 300 tags, a few thousand events, and stays under 2 MB', () => {

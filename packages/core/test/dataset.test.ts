@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { validateDataset } from '../src/aggregate/validate.ts';
 import {
   CANONICAL_SEED,
   expectedEvents,
@@ -90,6 +91,7 @@ describe('generateDataset validity', () => {
       const parsed = Dataset.safeParse(dataset);
       expect(parsed.success, parsed.error?.message).toBe(true);
       expect(generatorProblems(dataset)).toEqual([]);
+      expect(validateDataset(dataset)).toEqual([]);
       expect(dataset.teams).toHaveLength(scale.teams);
       for (const team of dataset.teams) expect(team.members).toHaveLength(scale.membersPerTeam);
       expect(dataset.tags).toHaveLength(scale.teams * scale.membersPerTeam * scale.tagsPerMember);
@@ -154,6 +156,7 @@ describe('generateDataset validity', () => {
     const dataset = generateDataset({ seed: 11, scale });
     expect(Dataset.safeParse(dataset).success).toBe(true);
     expect(generatorProblems(dataset)).toEqual([]);
+    expect(validateDataset(dataset)).toEqual([]);
   });
 
   it('keeps built-in scales within 2023-2025 (tags and events)', () => {
