@@ -1,0 +1,218 @@
+import type { Exchange } from '../http.ts';
+import { type Check, type CheckContext, defineCheck } from './api.ts';
+import { addDays, type ContactRecord, dayOf, recipientEmails, type TagRecord } from './sample.ts';
+
+/** Counter records on live responses: every visible tag, contact, and stats record. */
+async function counterRecords(
+  ctx: CheckContext,
+): Promise<{ label: string; stats: Record<string, number>; exchange: Exchange | undefined }[]> {
+  const out: { label: string; stats: Record<string, number>; exchange: Exchange | undefined }[] =
+    [];
+  const tags = await ctx.walk('teams.tags');
+  for (const t of tags.records as TagRecord[]) {
+    out.push({ label: `tag ${t.tagID}`, stats: t.stats, exchange: tags.pages[0] });
+  }
+  const contacts = await ctx.walk('contacts.list');
+  for (const c of contacts.records as ContactRecord[]) {
+    out.push({ label: `contact ${c.contactID}`, stats: c.stats, exchange: contacts.pages[0] });
+  }
+  for (const aggregate of ['false', 'true']) {
+    const stats = await ctx.walk('stats.team', { query: [['aggregateData', aggregate]] });
+    for (const s of stats.records as Record<string, number>[]) {
+      out.push({
+        label: `team stats record${s.date === undefined ? ' (aggregated)' : ` of ${s.date}`}`,
+        stats: s,
+        exchange: stats.pages[0],
+      });
+    }
+  }
+  return out;
+}
+
+/** Reports at most this many violations per law. */
+const MAX_REPORTED = 5;
+
+function law(
+  id: string,
+  title: string,
+  test: (s: Record<string, number>, label: string) => string | undefined,
+): Check {
+  return defineCheck({
+    id,
+    area: 'laws',
+    title,
+    clause: 'decisions §9 (invariants)',
+    endpoints: ['teams.tags', 'contacts.list', 'stats.team'],
+    async run(ctx) {
+      for (const r of await counterRecords(ctx)) {
+        const problem = test(r.stats, r.label);
+        if (problem !== undefined && ctx.failures.length < MAX_REPORTED) {
+          ctx.fail(problem, { exchange: r.exchange });
+        }
+      }
+    },
+  });
+}
+
+/** The tags the daily laws look at: up to `numRuns` of the busiest visible tags. */
+async function dailySubjects(ctx: CheckContext): Promise<TagRecord[]> {
+  const tags = (await ctx.walk('teams.tags')).records as TagRecord[];
+  return [...tags]
+    .sort(
+      (a, b) =>
+        b.stats.totalOpens! + b.stats.totalClicks! - a.stats.totalOpens! - a.stats.totalClicks!,
+    )
+    .slice(0, Math.max(3, Math.min(ctx.numRuns, 12)));
+}
+
+/** Days with at least one open or click of a tag (from endpoints 10 and 12). */
+async function eventDays(ctx: CheckContext, tagID: string): Promise<string[]> {
+  const opens = await ctx.records<{ openDate: string }>('opens.tag', { pathParams: { tagID } });
+  const clicks = await ctx.records<{ clickDate: string }>('clicks.tag', { pathParams: { tagID } });
+  return [
+    ...new Set([...opens.map((o) => dayOf(o.openDate)), ...clicks.map((c) => dayOf(c.clickDate))]),
+  ].sort();
+}
+
+async function daily(ctx: CheckContext, tagID: string, date: string) {
+  const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', date]] });
+  const { data } = ctx.envelope('tags.daily', ex) as { data: { opens: number; clicks: number } };
+  return { ...data, exchange: ex };
+}
+
+/** Laws on live responses (decisions §9): counters that cannot contradict each other. */
+export const checks: readonly Check[] = [
+  law('AGG-UNIQUE-LE-TOTAL', 'unique opens/clicks never exceed total opens/clicks', (s, l) => {
+    if (s.uniqueOpens! > s.totalOpens!)
+      return `uniqueOpens ${s.uniqueOpens} > totalOpens ${s.totalOpens} for ${l}`;
+    if (s.uniqueClicks! > s.totalClicks!)
+      return `uniqueClicks ${s.uniqueClicks} > totalClicks ${s.totalClicks} for ${l}`;
+    return undefined;
+  }),
+  law(
+    'AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO',
+    'unique opens/clicks are 0 exactly when total opens/clicks are 0',
+    (s, l) => {
+      if ((s.uniqueOpens === 0) !== (s.totalOpens === 0))
+        return `uniqueOpens ${s.uniqueOpens} but totalOpens ${s.totalOpens} for ${l}`;
+      if ((s.uniqueClicks === 0) !== (s.totalClicks === 0))
+        return `uniqueClicks ${s.uniqueClicks} but totalClicks ${s.totalClicks} for ${l}`;
+      return undefined;
+    },
+  ),
+  law('AGG-DEVICE-LE-TOTAL', 'desktop + mobile opens/clicks never exceed the totals', (s, l) => {
+    if (s.desktopOpens === undefined) return undefined; // stats records carry no device counters
+    if (s.desktopOpens + s.mobileOpens! > s.totalOpens!)
+      return `desktopOpens ${s.desktopOpens} + mobileOpens ${s.mobileOpens} > totalOpens ${s.totalOpens} for ${l}`;
+    if (s.desktopClicks! + s.mobileClicks! > s.totalClicks!)
+      return `desktopClicks ${s.desktopClicks} + mobileClicks ${s.mobileClicks} > totalClicks ${s.totalClicks} for ${l}`;
+    return undefined;
+  }),
+  defineCheck({
+    id: 'AGG-UNIQUE-LE-RECIPIENTS',
+    area: 'laws',
+    title:
+      'unique opens/clicks of a tag never exceed its number of recipients; a contact’s never exceed its totalSent',
+    clause: 'decisions §9 (invariants)',
+    endpoints: ['teams.tags', 'contacts.list'],
+    async run(ctx) {
+      const tags = await ctx.walk('teams.tags');
+      for (const t of tags.records as TagRecord[]) {
+        const n = recipientEmails(t).length;
+        for (const k of ['uniqueOpens', 'uniqueClicks']) {
+          if (t.stats[k]! > n && ctx.failures.length < MAX_REPORTED)
+            ctx.fail(`${k} ${t.stats[k]} > ${n} recipients for tag ${t.tagID}`, {
+              exchange: tags.pages[0],
+            });
+        }
+      }
+      const contacts = await ctx.walk('contacts.list');
+      for (const c of contacts.records as ContactRecord[]) {
+        for (const k of ['uniqueOpens', 'uniqueClicks']) {
+          if (c.stats[k]! > c.stats.totalSent! && ctx.failures.length < MAX_REPORTED)
+            ctx.fail(
+              `${k} ${c.stats[k]} > totalSent ${c.stats.totalSent} for contact ${c.contactID}`,
+              { exchange: contacts.pages[0] },
+            );
+        }
+      }
+    },
+  }),
+  defineCheck({
+    id: 'AGG-DAILY-LE-UNIQUE',
+    area: 'laws',
+    title: 'daily opens/clicks of a tag never exceed its uniqueOpens/uniqueClicks',
+    clause: 'decisions §9 (daily counts)',
+    endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
+    async run(ctx) {
+      for (const t of await dailySubjects(ctx)) {
+        for (const day of await eventDays(ctx, t.tagID)) {
+          const d = await daily(ctx, t.tagID, day);
+          if (d.opens > t.stats.uniqueOpens!)
+            ctx.fail(
+              `daily opens ${d.opens} > uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID} on ${day}`,
+              { exchange: d.exchange },
+            );
+          if (d.clicks > t.stats.uniqueClicks!)
+            ctx.fail(
+              `daily clicks ${d.clicks} > uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID} on ${day}`,
+              { exchange: d.exchange },
+            );
+          if (ctx.failures.length >= MAX_REPORTED) return;
+        }
+      }
+    },
+  }),
+  defineCheck({
+    id: 'AGG-DAILY-SUM-GE-UNIQUE',
+    area: 'laws',
+    title:
+      'the daily opens/clicks of a tag summed over its event days are at least its unique counts',
+    clause: 'decisions §9 (daily counts)',
+    endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
+    async run(ctx) {
+      for (const t of await dailySubjects(ctx)) {
+        let opens = 0;
+        let clicks = 0;
+        let last: Exchange | undefined;
+        const days = await eventDays(ctx, t.tagID);
+        for (const day of days) {
+          const d = await daily(ctx, t.tagID, day);
+          opens += d.opens;
+          clicks += d.clicks;
+          last = d.exchange;
+        }
+        if (opens < t.stats.uniqueOpens!)
+          ctx.fail(
+            `daily opens summed over ${days.length} event days = ${opens} < uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID}`,
+            { exchange: last },
+          );
+        if (clicks < t.stats.uniqueClicks!)
+          ctx.fail(
+            `daily clicks summed over ${days.length} event days = ${clicks} < uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID}`,
+            { exchange: last },
+          );
+      }
+    },
+  }),
+  defineCheck({
+    id: 'AGG-DAILY-ZERO-BEFORE-SEND',
+    area: 'laws',
+    title: 'daily counts are 0 on the days before the tag was sent',
+    clause: 'decisions §9 (daily counts)',
+    endpoints: ['tags.daily', 'teams.tags'],
+    async run(ctx) {
+      for (const t of await dailySubjects(ctx)) {
+        for (const back of [1, 30]) {
+          const day = addDays(dayOf(t.dateSent), -back);
+          const d = await daily(ctx, t.tagID, day);
+          if (d.opens !== 0 || d.clicks !== 0)
+            ctx.fail(
+              `daily opens ${d.opens}, clicks ${d.clicks} on ${day}, before tag ${t.tagID} was sent (${t.dateSent})`,
+              { exchange: d.exchange },
+            );
+        }
+      }
+    },
+  }),
+];

@@ -1,0 +1,304 @@
+import { type EndpointId, normaliseEmail, type PathParamName, utcDay } from '@tagtrack/core';
+import fc from 'fast-check';
+import {
+  type Check,
+  type CheckContext,
+  type CheckEnv,
+  defineCheck,
+  describe,
+  ensure,
+  type SuiteCredential,
+  Violation,
+} from './api.ts';
+import { addDays, firstDifference, recordLabel } from './sample.ts';
+
+type Pairs = [string, string][];
+
+const fixtureOnly = (env: CheckEnv) =>
+  env.mode !== 'fixture' || env.oracle === undefined
+    ? 'fixture mode only (needs the canonical dataset loaded)'
+    : env.credentials.some((c) => env.oracle!.callerOf(c) !== undefined)
+      ? undefined
+      : 'none of the credentials belongs to the canonical dataset';
+
+/** Credentials the oracle knows. */
+function known(ctx: CheckContext): SuiteCredential[] {
+  return ctx.credentials.filter((c) => ctx.oracle!.callerOf(c) !== undefined);
+}
+
+/**
+ * Asserts the implementation's answer to one request equals the oracle's (core's
+ * `buildIndex` over the canonical dataset): the whole walked list, the single record, or 404.
+ */
+export async function matchesOracle(
+  ctx: CheckContext,
+  credential: SuiteCredential,
+  endpoint: EndpointId,
+  pathParams: Partial<Record<PathParamName, string>>,
+  query: Pairs,
+): Promise<void> {
+  const expected = ctx.expected(credential, endpoint, pathParams, query);
+  const call = { pathParams, query, credential };
+  if (expected.kind === 'not_found') {
+    const ex = await ctx.call(endpoint, call);
+    ensure(
+      ex.status === 404,
+      () => `${describe(ex)} answered ${ex.status}, expected 404 (${expected.message})`,
+      {
+        exchange: ex,
+      },
+    );
+    return;
+  }
+  if (expected.kind === 'single') {
+    const ex = await ctx.call(endpoint, call);
+    const { data } = ctx.envelope(endpoint, ex);
+    const want = JSON.parse(JSON.stringify(expected.record));
+    const diff = firstDifference(want, data);
+    ensure(diff === undefined, () => `${describe(ex)}: ${diff}`, { exchange: ex });
+    return;
+  }
+  const w = await ctx.walk(endpoint, call);
+  const want = JSON.parse(JSON.stringify(expected.records)) as unknown[];
+  const diff = firstDifference(want, w.records);
+  if (diff !== undefined) {
+    const i = Number(/^\[(\d+)\]/.exec(diff)?.[1] ?? Number.NaN);
+    const label = Number.isNaN(i) ? '' : ` (expected ${recordLabel(want[i])})`;
+    const page = Number.isNaN(i) ? 0 : Math.floor(i / ctx.profile.pageSize);
+    throw new Violation(`${describe(w.pages[0]!)}: record ${diff}${label}`, {
+      exchange: w.pages[Math.min(page, w.pages.length - 1)],
+    });
+  }
+}
+
+/** Days of the dataset worth using as bounds: send days, event days, and their neighbours. */
+function datasetDays(ctx: CheckContext): string[] {
+  const ds = ctx.oracle!.index.dataset;
+  const days = new Set<string>();
+  for (const t of ds.tags) days.add(utcDay(Date.parse(t.dateSent)));
+  const sorted = [...days].sort();
+  if (sorted.length === 0) return ['2024-01-01'];
+  return [addDays(sorted[0]!, -1), ...sorted, addDays(sorted[sorted.length - 1]!, 1)];
+}
+
+function arbWindow(days: readonly string[]) {
+  return fc
+    .tuple(fc.option(fc.constantFrom(...days)), fc.option(fc.constantFrom(...days)))
+    .map(([a, b]): Pairs => {
+      if (a !== null && b !== null && a > b) [a, b] = [b, a];
+      return [
+        ...(a === null ? [] : [['start', a] as [string, string]]),
+        ...(b === null ? [] : [['end', b] as [string, string]]),
+      ];
+    });
+}
+
+const arbBool = fc.constantFrom('true', 'false', '1', 'True');
+
+/** Exact answers in fixture mode: every endpoint against core's buildIndex (decisions §2, §3, §9). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'ORACLE-MEMBERS',
+    area: 'oracle',
+    title:
+      'member endpoints answer exactly the canonical dataset’s members, for every credential and type',
+    clause: 'decisions §2, §3 (order), §8 (group fields); source: endpoints 1, 3, 5',
+    endpoints: ['teams.list', 'teams.member', 'teams.group'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const ds = ctx.oracle!.index.dataset;
+      for (const c of known(ctx)) {
+        const requests: [EndpointId, Record<string, string>, Pairs][] = [];
+        for (const type of [undefined, 'admin', 'manager', 'user'])
+          requests.push(['teams.list', {}, type === undefined ? [] : [['type', type]]]);
+        for (const team of ds.teams) {
+          for (const m of team.members)
+            requests.push(['teams.member', { memberID: m.memberID }, []]);
+          for (const g of team.groups) {
+            requests.push(['teams.group', { group: g.groupID }, []]);
+            requests.push(['teams.group', { group: g.groupName }, [['type', 'user']]]);
+          }
+        }
+        for (const [endpoint, pathParams, query] of requests) {
+          try {
+            await matchesOracle(ctx, c, endpoint, pathParams, query);
+          } catch (e) {
+            if (!(e instanceof Violation)) throw e;
+            ctx.fail(e.message, e.details);
+            if (ctx.failures.length >= 5) return;
+          }
+        }
+      }
+    },
+  }),
+  defineCheck({
+    id: 'ORACLE-TAGS',
+    area: 'oracle',
+    title:
+      'tag endpoints answer exactly the oracle’s tags and counters for generated windows, filters and members',
+    clause: 'decisions §2, §3, §4, §9 (per tag counters)',
+    endpoints: ['teams.tags', 'teams.memberTags'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const ds = ctx.oracle!.index.dataset;
+      const members = ds.teams.flatMap((t) => t.members.map((m) => m.memberID));
+      const arb = fc.record({
+        credential: fc.constantFrom(...known(ctx)),
+        member: fc.option(fc.constantFrom(...members)),
+        window: arbWindow(datasetDays(ctx)),
+        filters: fc.subarray(['isOpened', 'isUnopened', 'isClicked', 'isUnclicked']),
+        value: arbBool,
+      });
+      await ctx.property(arb, async ({ credential, member, window, filters, value }) => {
+        const query: Pairs = [...window, ...filters.map((f): [string, string] => [f, value])];
+        if (member === null) await matchesOracle(ctx, credential, 'teams.tags', {}, query);
+        else await matchesOracle(ctx, credential, 'teams.memberTags', { memberID: member }, query);
+      });
+    },
+  }),
+  defineCheck({
+    id: 'ORACLE-STATS',
+    area: 'oracle',
+    title:
+      'stats endpoints (team, alias, group by id or name, member) answer exactly the oracle’s records',
+    clause: 'decisions §3 (stats lists), §4 (type), §9 (stats summary)',
+    endpoints: ['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const ds = ctx.oracle!.index.dataset;
+      const subjects: [EndpointId, Record<string, string>][] = [
+        ['stats.team', {}],
+        ['stats.teamAlias', {}],
+        ...ds.teams.flatMap((t) =>
+          t.groups.flatMap((g): [EndpointId, Record<string, string>][] => [
+            ['stats.group', { group: g.groupID }],
+            ['stats.group', { group: g.groupName }],
+          ]),
+        ),
+        ...ds.teams.flatMap((t) =>
+          t.members.map((m): [EndpointId, Record<string, string>] => [
+            'stats.member',
+            { memberID: m.memberID },
+          ]),
+        ),
+      ];
+      const arb = fc.record({
+        credential: fc.constantFrom(...known(ctx)),
+        subject: fc.constantFrom(...subjects),
+        window: arbWindow(datasetDays(ctx)),
+        aggregateData: fc.option(arbBool),
+        type: fc.option(fc.constantFrom('admin', 'manager', 'user')),
+      });
+      await ctx.property(
+        arb,
+        async ({ credential, subject: [endpoint, pathParams], window, aggregateData, type }) => {
+          const query: Pairs = [...window];
+          if (aggregateData !== null) query.push(['aggregateData', aggregateData]);
+          if (type !== null && endpoint !== 'stats.member') query.push(['type', type]);
+          await matchesOracle(ctx, credential, endpoint, pathParams, query);
+        },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'ORACLE-EVENTS',
+    area: 'oracle',
+    title:
+      'open and click endpoints answer exactly the oracle’s events (windows by event date, per tag)',
+    clause: 'decisions §3 (event order), §4 (windows on 9 and 11)',
+    endpoints: ['opens.list', 'clicks.list', 'opens.tag', 'clicks.tag'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const ds = ctx.oracle!.index.dataset;
+      const tagIds = ds.tags.map((t) => t.tagID);
+      const arb = fc.record({
+        credential: fc.constantFrom(...known(ctx)),
+        kind: fc.constantFrom('opens', 'clicks'),
+        tag: fc.option(fc.constantFrom(...tagIds), { freq: 2 }),
+        window: arbWindow(datasetDays(ctx)),
+      });
+      await ctx.property(arb, async ({ credential, kind, tag, window }) => {
+        if (tag === null)
+          await matchesOracle(
+            ctx,
+            credential,
+            kind === 'opens' ? 'opens.list' : 'clicks.list',
+            {},
+            window,
+          );
+        else
+          await matchesOracle(
+            ctx,
+            credential,
+            kind === 'opens' ? 'opens.tag' : 'clicks.tag',
+            { tagID: tag },
+            [],
+          );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'ORACLE-DAILY',
+    area: 'oracle',
+    title: '/tags/daily answers exactly the oracle’s unique opens and clicks per tag and UTC day',
+    clause: 'decisions §9 (daily counts)',
+    endpoints: ['tags.daily'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const ds = ctx.oracle!.index.dataset;
+      const pairs: [string, string][] = [];
+      for (const e of [...ds.opens, ...ds.clicks])
+        pairs.push([e.tagID, utcDay(Date.parse(e.date))]);
+      for (const t of ds.tags) pairs.push([t.tagID, utcDay(Date.parse(t.dateSent))]);
+      const arb = fc.record({
+        credential: fc.constantFrom(...known(ctx)),
+        pair: fc.constantFrom(...pairs),
+      });
+      await ctx.property(arb, async ({ credential, pair: [tagID, date] }) => {
+        await matchesOracle(ctx, credential, 'tags.daily', { tagID }, [['date', date]]);
+      });
+    },
+  }),
+  defineCheck({
+    id: 'ORACLE-CONTACTS',
+    area: 'oracle',
+    title:
+      'contact endpoints answer exactly the oracle’s contacts, counters over the caller’s visible tags',
+    clause: 'decisions §2 (contacts of visible tags only), §9 (contact counters)',
+    endpoints: ['contacts.list', 'contacts.get', 'contacts.tag'],
+    skipIf: fixtureOnly,
+    async run(ctx) {
+      const index = ctx.oracle!.index;
+      const creds = known(ctx);
+      for (const c of creds) {
+        try {
+          await matchesOracle(ctx, c, 'contacts.list', {}, []);
+        } catch (e) {
+          if (!(e instanceof Violation)) throw e;
+          ctx.fail(e.message, e.details);
+        }
+      }
+      const ids = new Set<string>();
+      for (const c of creds)
+        for (const x of index.contacts(ctx.oracle!.callerOf(c)!)) ids.add(x.contactID);
+      const emails = new Set(
+        index.dataset.tags.flatMap((t) => t.recipients.map((r) => normaliseEmail(r.email))),
+      );
+      if (ids.size === 0 && emails.size === 0) ctx.skip('the dataset has no contacts');
+      const arb = fc.record({
+        credential: fc.constantFrom(...creds),
+        target: fc.oneof(
+          fc
+            .constantFrom(...(ids.size ? [...ids] : ['none']))
+            .map((id) => ['contacts.get', { contactID: id }] as const),
+          fc
+            .constantFrom(...index.dataset.tags.map((t) => t.tagID))
+            .map((id) => ['contacts.tag', { tagID: id }] as const),
+        ),
+      });
+      await ctx.property(arb, async ({ credential, target }) => {
+        await matchesOracle(ctx, credential, target[0], target[1], []);
+      });
+    },
+  }),
+];

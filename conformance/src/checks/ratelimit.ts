@@ -1,0 +1,87 @@
+import { type Check, defineCheck, describe } from './api.ts';
+import { errorBodyProblem } from './input.ts';
+
+const declared = (env: { profile: { rateLimit: unknown } }) =>
+  env.profile.rateLimit === null ? 'the profile declares no rate limit' : undefined;
+
+/** The rate limit option (decisions §6): pacing honours it; exceeding it answers 429 with headers. */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'RATE-PACED-NO-429',
+    area: 'rate',
+    title: 'requests paced to the declared rate are never answered 429',
+    clause: 'decisions §6 (clients and the suite pace themselves to a configured rate)',
+    endpoints: [],
+    skipIf: declared,
+    async run(ctx) {
+      const limited = ctx.http.exchanges.filter((e) => e.status === 429);
+      if (limited.length > 0)
+        ctx.fail(
+          `${limited.length} paced requests were answered 429, first ${describe(limited[0]!)}`,
+          {
+            exchange: limited[0],
+          },
+        );
+    },
+  }),
+  defineCheck({
+    id: 'RATE-429-HEADERS',
+    area: 'rate',
+    title:
+      'a burst beyond the declared limit answers 429 with X-Rate-Limit-Limit, -Remaining, -Reset (epoch seconds), Retry-After and the error body',
+    clause: 'decisions §6',
+    endpoints: ['teams.list'],
+    skipIf: declared,
+    async run(ctx) {
+      const rl = ctx.profile.rateLimit!;
+      const burst = await Promise.all(
+        Array.from({ length: rl.limit + 3 }, () =>
+          ctx.raw({ path: '/teams', credential: ctx.primary, cache: false, unpaced: true }),
+        ),
+      );
+      // let the window pass so later checks are not limited
+      await new Promise((r) => setTimeout(r, rl.windowMs + 50));
+      const limited = burst.find((e) => e.status === 429);
+      if (limited === undefined) {
+        ctx.fail(
+          `${rl.limit + 3} requests at once got no 429 (declared limit ${rl.limit} per ${rl.windowMs} ms)`,
+          {
+            exchange: burst[burst.length - 1],
+          },
+        );
+        return;
+      }
+      const h = limited.responseHeaders;
+      const problems: string[] = [];
+      if (h['x-rate-limit-limit'] !== String(rl.limit))
+        problems.push(
+          `X-Rate-Limit-Limit ${JSON.stringify(h['x-rate-limit-limit'])}, expected ${rl.limit}`,
+        );
+      if (!/^\d+$/.test(h['x-rate-limit-remaining'] ?? ''))
+        problems.push(
+          `X-Rate-Limit-Remaining ${JSON.stringify(h['x-rate-limit-remaining'])} is not a count`,
+        );
+      const reset = Number(h['x-rate-limit-reset']);
+      const now = Date.now() / 1000;
+      if (
+        !/^\d+$/.test(h['x-rate-limit-reset'] ?? '') ||
+        reset < now - 5 - rl.windowMs / 1000 ||
+        reset > now + 5 + rl.windowMs / 1000
+      )
+        problems.push(
+          `X-Rate-Limit-Reset ${JSON.stringify(h['x-rate-limit-reset'])} is not epoch seconds within the window`,
+        );
+      if (rl.retryAfter && !/^\d+$/.test(h['retry-after'] ?? ''))
+        problems.push(`Retry-After ${JSON.stringify(h['retry-after'])} is not a number of seconds`);
+      if (problems.length > 0)
+        ctx.fail(`${describe(limited)} answered 429 but ${problems.join('; ')}`, {
+          exchange: limited,
+        });
+      try {
+        errorBodyProblem(limited);
+      } catch (e) {
+        ctx.fail((e as Error).message, { exchange: limited });
+      }
+    },
+  }),
+];

@@ -1,0 +1,211 @@
+import {
+  DAY_MS,
+  ENDPOINTS,
+  type EndpointId,
+  mergeAllStats,
+  normaliseEmail,
+  type StatsSummary,
+  utcDay,
+} from '@tagtrack/core';
+import type { CheckContext, Discovery, EndpointCall } from './api.ts';
+
+/** Loose shapes of the records the checks read (validated by the envelope schemas first). */
+export interface TagRecord {
+  tagID: string;
+  subject: string;
+  dateSent: string;
+  recipients: { name: string; email: string }[];
+  stats: Record<string, number>;
+}
+export interface MemberRecord {
+  memberID: string;
+  accountType: string;
+  groupID?: string;
+  groupName?: string;
+  lastname: string;
+  firstname: string;
+}
+export interface ContactRecord {
+  contactID: string;
+  email: string;
+  dateLastSent: string;
+  stats: Record<string, number>;
+}
+export interface EventRecord {
+  tagID: string;
+  device: string;
+  openDate?: string;
+  clickDate?: string;
+}
+export interface EventGroup {
+  tagID: string;
+  opens?: { recipient: { recipientID: string; email: string }; details: Record<string, string> }[];
+  clicks?: { recipient: { recipientID: string; email: string }; details: Record<string, string> }[];
+}
+
+/** The UTC day of an RFC 3339 timestamp. */
+export function dayOf(timestamp: string): string {
+  return utcDay(Date.parse(timestamp));
+}
+
+/** `day` plus `n` days (`YYYY-MM-DD`). */
+export function addDays(day: string, n: number): string {
+  return utcDay(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS);
+}
+
+/** The tag with the most events (a good subject for per-tag checks), or undefined. */
+export function busiestTag(tags: readonly TagRecord[]): TagRecord | undefined {
+  let best: TagRecord | undefined;
+  let score = -1;
+  for (const t of tags) {
+    const s = (t.stats.totalOpens ?? 0) + (t.stats.totalClicks ?? 0);
+    if (s > score) {
+      best = t;
+      score = s;
+    }
+  }
+  return best;
+}
+
+/** A member that has tags visible to the caller, else the first member. */
+export function busiestMember(d: Discovery): MemberRecord | undefined {
+  const members = d.members as unknown as MemberRecord[];
+  return members[0];
+}
+
+/**
+ * A representative call for each endpoint, built from discovered ids (the busiest tag, the
+ * first member, group and contact). Endpoints whose ids could not be discovered are left out.
+ */
+export async function sampleCalls(
+  ctx: CheckContext,
+): Promise<{ endpoint: EndpointId; call: EndpointCall }[]> {
+  const d = await ctx.discover();
+  const tag = busiestTag(d.tags as unknown as TagRecord[]);
+  const member = (d.members as unknown as MemberRecord[])[0];
+  const group = d.groups[0];
+  const contact = (d.contacts as unknown as ContactRecord[])[0];
+  const out: { endpoint: EndpointId; call: EndpointCall }[] = [];
+  for (const e of ENDPOINTS) {
+    const pathParams: Record<string, string> = {};
+    let ok = true;
+    for (const p of e.pathParams) {
+      const v =
+        p === 'memberID'
+          ? member?.memberID
+          : p === 'group'
+            ? group?.groupID
+            : p === 'tagID'
+              ? tag?.tagID
+              : contact?.contactID;
+      if (v === undefined) ok = false;
+      else pathParams[p] = v;
+    }
+    if (!ok) continue;
+    const query: [string, string][] = [];
+    if (e.requiredQuery.includes('date') && tag !== undefined)
+      query.push(['date', dayOf(tag.dateSent)]);
+    out.push({ endpoint: e.id, call: { pathParams, query } });
+  }
+  return out;
+}
+
+/** The distinct UTC send days of `tags`, oldest first. */
+export function sendDays(tags: readonly TagRecord[]): string[] {
+  return [...new Set(tags.map((t) => dayOf(t.dateSent)))].sort();
+}
+
+/** Whether `day` lies in the inclusive window (decisions §4). */
+export function inWindow(day: string, start?: string, end?: string): boolean {
+  return (start === undefined || day >= start) && (end === undefined || day <= end);
+}
+
+/** Window query pairs for optional bounds, in the order start, end. */
+export function windowQuery(start?: string, end?: string): [string, string][] {
+  const q: [string, string][] = [];
+  if (start !== undefined) q.push(['start', start]);
+  if (end !== undefined) q.push(['end', end]);
+  return q;
+}
+
+/** The stats summary of a set of tags (decisions §9): count, sums, latest dateSent. */
+export function statsOfTagRecords(tags: readonly TagRecord[]): StatsSummary {
+  return mergeAllStats(
+    tags.map((t) => ({
+      totalSent: 1,
+      totalOpens: t.stats.totalOpens ?? 0,
+      totalClicks: t.stats.totalClicks ?? 0,
+      uniqueOpens: t.stats.uniqueOpens ?? 0,
+      uniqueClicks: t.stats.uniqueClicks ?? 0,
+      dateLastSent: t.dateSent,
+    })),
+  );
+}
+
+/** Stats without the `date` field, with `dateLastSent` compared as an instant. */
+export function statsKey(s: StatsSummary | Record<string, unknown>): string {
+  const r = s as StatsSummary;
+  return JSON.stringify([
+    r.totalSent,
+    r.totalOpens,
+    r.totalClicks,
+    r.uniqueOpens,
+    r.uniqueClicks,
+    r.dateLastSent === null || r.dateLastSent === undefined ? null : Date.parse(r.dateLastSent),
+  ]);
+}
+
+/** `totalSent 3, totalOpens 5, …` for messages. */
+export function showStats(s: StatsSummary | Record<string, unknown>): string {
+  const r = s as StatsSummary;
+  return `{totalSent ${r.totalSent}, totalOpens ${r.totalOpens}, uniqueOpens ${r.uniqueOpens}, totalClicks ${r.totalClicks}, uniqueClicks ${r.uniqueClicks}, dateLastSent ${r.dateLastSent}}`;
+}
+
+/** Normalised recipient emails of a tag, deduplicated and sorted. */
+export function recipientEmails(tag: TagRecord): string[] {
+  return [...new Set(tag.recipients.map((r) => normaliseEmail(r.email)))].sort();
+}
+
+/** The first place two JSON values differ, as `path: expected X, got Y`, or undefined. */
+export function firstDifference(expected: unknown, actual: unknown, path = ''): string | undefined {
+  if (Object.is(expected, actual)) return undefined;
+  if (
+    typeof expected !== 'object' ||
+    typeof actual !== 'object' ||
+    expected === null ||
+    actual === null ||
+    Array.isArray(expected) !== Array.isArray(actual)
+  ) {
+    return `${path || '(value)'}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+  }
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    const n = Math.min(expected.length, actual.length);
+    for (let i = 0; i < n; i++) {
+      const d = firstDifference(expected[i], actual[i], `${path}[${i}]`);
+      if (d !== undefined) return d;
+    }
+    if (expected.length !== actual.length) {
+      return `${path || '(list)'}: expected ${expected.length} records, got ${actual.length}`;
+    }
+    return undefined;
+  }
+  const e = expected as Record<string, unknown>;
+  const a = actual as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(e), ...Object.keys(a)])) {
+    const p = path === '' ? k : `${path}.${k}`;
+    if (!(k in a)) return `${p}: missing (expected ${JSON.stringify(e[k])})`;
+    if (!(k in e)) return `${p}: unexpected field (got ${JSON.stringify(a[k])})`;
+    const d = firstDifference(e[k], a[k], p);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+/** A human label of a record: its id field when it has one. */
+export function recordLabel(record: unknown): string {
+  const r = record as Record<string, unknown>;
+  for (const k of ['tagID', 'memberID', 'contactID', 'date']) {
+    if (typeof r?.[k] === 'string') return `${k} ${r[k]}`;
+  }
+  return 'record';
+}

@@ -1,0 +1,209 @@
+import { authorizationHeader, buildQueryString } from '@tagtrack/core';
+import type { Profile } from './profile.ts';
+
+/** A credential the suite signs requests with (decisions §1). */
+export interface Credential {
+  readonly label: string;
+  readonly authId: string;
+  readonly accessKey: string;
+}
+
+/** A function with the shape of WHATWG `fetch` taking a `Request` (global fetch or `server.fetch`). */
+export type FetchLike = (request: Request) => Promise<Response>;
+
+/** One recorded HTTP exchange: what was sent and what came back (body as text). */
+export interface Exchange {
+  readonly id: number;
+  readonly method: string;
+  /** The full URL as sent. */
+  readonly url: string;
+  /** Path and query relative to the base URL, e.g. `/teams/tags?isOpened=true`. */
+  readonly target: string;
+  readonly credential: string | null;
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly status: number;
+  readonly responseHeaders: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** Wall time of the request in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
+export interface RequestSpec {
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  readonly path: string;
+  readonly query?: readonly (readonly [string, string])[];
+  /** Signs with this credential; `null` sends no Authorization header. */
+  readonly credential: Credential | null;
+  /** Extra headers; an `authorization` here replaces the signed one. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Reuse an identical earlier request's exchange (default true for GET/HEAD). */
+  readonly cache?: boolean;
+  /** Bypass the pacing of the configured rate (rate-limit probe only). */
+  readonly unpaced?: boolean;
+}
+
+/** The base URL could not be reached at all (DNS, refused, reset, timeout). */
+export class ConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+  readonly code = 'connection_failed' as const;
+  constructor(
+    readonly url: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  readonly baseUrl: string;
+  readonly auth: Profile['auth'];
+  readonly fetch?: FetchLike | undefined;
+  /** Per-request timeout in milliseconds. */
+  readonly timeoutMs: number;
+  /** Requests per second to pace to; `undefined` for no pacing. */
+  readonly ratePerSecond?: number | undefined;
+  /** Called after every exchange sent over the wire (not cache hits). */
+  readonly onExchange?: ((exchange: Exchange) => void) | undefined;
+}
+
+/**
+ * The suite's only way to talk to an implementation: signs requests (decisions §1), paces
+ * them to a rate, applies a timeout, caches identical GET/HEAD requests within a run (the
+ * relation checks reuse responses), and records every exchange for the report.
+ */
+export class HttpClient {
+  readonly baseUrl: string;
+  readonly exchanges: Exchange[] = [];
+  requestCount = 0;
+  cacheHits = 0;
+  private readonly cache = new Map<string, Promise<Exchange>>();
+  private readonly fetchFn: FetchLike;
+  private nextSlot = 0;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchFn = options.fetch ?? ((r) => fetch(r));
+  }
+
+  /** The Authorization header value for `credential` over `queryString` (no leading `?`). */
+  authorization(credential: Credential, queryString: string): string {
+    return this.options.auth === 'bearer'
+      ? `Bearer ${credential.accessKey}`
+      : authorizationHeader(credential.authId, credential.accessKey, queryString);
+  }
+
+  /** Sends (or reuses) a request; resolves its {@link Exchange}. Throws {@link ConnectionError}. */
+  request(spec: RequestSpec): Promise<Exchange> {
+    const method = spec.method ?? 'GET';
+    // Sign exactly the query string the URL serializer will send (it percent-encodes a few
+    // characters encodeURIComponent leaves alone, such as an apostrophe).
+    const built = buildQueryString(spec.query ?? []);
+    const parsed = new URL(`${this.baseUrl}${spec.path}${built === '' ? '' : `?${built}`}`);
+    const qs = parsed.search.slice(1);
+    const target = `${spec.path}${qs === '' ? '' : `?${qs}`}`;
+    const headers: Record<string, string> = {};
+    if (spec.credential !== null) headers.authorization = this.authorization(spec.credential, qs);
+    for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+    const cacheable = (spec.cache ?? true) && (method === 'GET' || method === 'HEAD');
+    const key = `${method} ${target} ${headers.authorization ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
+    if (cacheable) {
+      const hit = this.cache.get(key);
+      if (hit !== undefined) {
+        this.cacheHits++;
+        return hit;
+      }
+    }
+    const promise = this.send(
+      method,
+      target,
+      headers,
+      spec.credential?.label ?? null,
+      spec.unpaced,
+    );
+    if (cacheable) {
+      this.cache.set(key, promise);
+      promise.catch(() => this.cache.delete(key));
+    }
+    return promise;
+  }
+
+  /** A `curl` command reproducing `exchange`, with its signed header (or a redaction). */
+  curl(exchange: Exchange, redact = false): string {
+    const parts = ['curl', '-sS', '-i'];
+    if (exchange.method === 'HEAD') parts.push('-I');
+    else if (exchange.method !== 'GET') parts.push('-X', exchange.method);
+    for (const [k, v] of Object.entries(exchange.requestHeaders)) {
+      const value = redact && k === 'authorization' ? '<redacted>' : v;
+      parts.push('-H', shellQuote(`${k}: ${value}`));
+    }
+    parts.push(shellQuote(exchange.url));
+    return parts.join(' ');
+  }
+
+  private async pace(unpaced: boolean | undefined): Promise<void> {
+    const rate = this.options.ratePerSecond;
+    if (rate === undefined || rate <= 0 || unpaced) return;
+    const interval = 1000 / rate;
+    const now = performance.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + interval;
+    if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
+  }
+
+  private async send(
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    credential: string | null,
+    unpaced: boolean | undefined,
+  ): Promise<Exchange> {
+    await this.pace(unpaced);
+    const url = `${this.baseUrl}${target}`;
+    const started = performance.now();
+    this.requestCount++;
+    let response: Response;
+    let body: string;
+    try {
+      response = await this.fetchFn(
+        new Request(url, { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs) }),
+      );
+      body = await response.text();
+    } catch (e) {
+      throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`);
+    }
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((v, k) => {
+      responseHeaders[k.toLowerCase()] = v;
+    });
+    const exchange: Exchange = {
+      id: this.exchanges.length + 1,
+      method,
+      url,
+      target,
+      credential,
+      requestHeaders: headers,
+      status: response.status,
+      responseHeaders,
+      body,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    };
+    this.exchanges.push(exchange);
+    this.options.onExchange?.(exchange);
+    return exchange;
+  }
+}
+
+function describeFetchError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if (e.name === 'TimeoutError') return 'request timed out';
+  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code !== undefined)
+    return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  return e.message;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

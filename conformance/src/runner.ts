@@ -1,0 +1,378 @@
+import { buildIndex, type Dataset, type EndpointId } from '@tagtrack/core';
+import { canonicalDataset } from '@tagtrack/core/canonical';
+import {
+  type Check,
+  CheckContext,
+  type CheckEnv,
+  type Discovery,
+  type Failure,
+  type Oracle,
+  type RunServices,
+  SkipCheck,
+  type SuiteCredential,
+  Violation,
+  type Walk,
+} from './checks/api.ts';
+import { ALL_CHECKS } from './checks/index.ts';
+import type { ExpectedFailure } from './expected-failures.ts';
+import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
+import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
+
+/** Check outcome, ordered skip < pass < fail < error (OCI distribution-spec scale). */
+export type CheckStatus = 'skip' | 'pass' | 'fail' | 'error';
+export const STATUS_ORDER: readonly CheckStatus[] = ['skip', 'pass', 'fail', 'error'];
+
+/** Options of {@link runConformance}. Only `baseUrl` is required. */
+export interface RunOptions {
+  /** Base URL of the implementation, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  readonly baseUrl: string;
+  /** One working credential (blind mode needs it unless the profile lists credentials). */
+  readonly authId?: string | undefined;
+  readonly accessKey?: string | undefined;
+  /** The implementation's profile (validated); default: the reference profile `tagtrack/v1`. */
+  readonly profile?: Profile | ProfileInput | undefined;
+  /** `blind` (any data) or `fixture` (the canonical dataset is loaded). Default `blind`. */
+  readonly mode?: 'blind' | 'fixture' | undefined;
+  /** fast-check runs per property check. Default {@link DEFAULT_NUM_RUNS}. */
+  readonly numRuns?: number | undefined;
+  /** Base seed; each check's seed derives from it. Default: random (reported). */
+  readonly seed?: number | undefined;
+  /** Only checks whose requirement id or area matches: substring, or glob with `*`/`?`; comma-separated. */
+  readonly only?: string | undefined;
+  /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
+  readonly rateLimit?: number | undefined;
+  /** Per-request timeout in ms. Default 10,000. */
+  readonly timeoutMs?: number | undefined;
+  readonly expectedFailures?: readonly ExpectedFailure[] | undefined;
+  /** Stop after the first failing check (the rest are skipped). */
+  readonly bail?: boolean | undefined;
+  /** Opt in to the 405 probe, which sends POST/PUT/DELETE/PATCH. */
+  readonly probeMethods?: boolean | undefined;
+  /** A fetch to use instead of the global one, e.g. `server.fetch` for an in-memory run. */
+  readonly fetch?: FetchLike | undefined;
+  /** The fixture-mode dataset; default the canonical dataset. */
+  readonly dataset?: Dataset | undefined;
+  /** Progress events (start, each check, end). */
+  readonly onEvent?: ((event: RunEvent) => void) | undefined;
+}
+
+/** Default fast-check runs per property check. */
+export const DEFAULT_NUM_RUNS = 25;
+
+/** Progress of a run. */
+export type RunEvent =
+  | { readonly type: 'start'; readonly checks: readonly Check[] }
+  | { readonly type: 'check'; readonly result: CheckResult }
+  | { readonly type: 'end'; readonly result: RunResult };
+
+/** The result of one check. */
+export interface CheckResult {
+  readonly id: string;
+  readonly area: string;
+  readonly title: string;
+  readonly clause: string;
+  readonly endpoints: readonly EndpointId[];
+  readonly required: boolean;
+  readonly status: CheckStatus;
+  /** Why it was skipped, or the error message. */
+  readonly reason?: string | undefined;
+  readonly failures: readonly Failure[];
+  /** Set when the expected-failures file lists the check (its reason, or ''). */
+  readonly expectedFailure?: string | undefined;
+  readonly seed: number;
+  readonly requests: number;
+  readonly durationMs: number;
+}
+
+/** The structured result of a run (what results.json holds, plus the exchanges). */
+export interface RunResult {
+  readonly suite: 'tagtrack-conformance';
+  readonly profile: Profile;
+  readonly mode: 'blind' | 'fixture';
+  readonly baseUrl: string;
+  readonly seed: number;
+  readonly numRuns: number;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly requests: { readonly sent: number; readonly cacheHits: number };
+  readonly checks: readonly CheckResult[];
+  readonly summary: Readonly<Record<CheckStatus, number>> & { readonly expectedFailures: number };
+  /** Expected-failure entries whose check passed: they make the run fail. */
+  readonly staleExpectedFailures: readonly string[];
+  /** True when every required check passed (or failed as expected) and no entry is stale. */
+  readonly ok: boolean;
+  readonly exchanges: readonly Exchange[];
+}
+
+/** The options are unusable (no credential, unknown expected-failure id, rejected credential). */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'invalid_configuration' as const;
+}
+
+/** Whether a requirement id or area matches an `--only` pattern (see {@link RunOptions.only}). */
+export function matchesOnly(check: Pick<Check, 'id' | 'area'>, only: string | undefined): boolean {
+  if (only === undefined || only.trim() === '') return true;
+  return only
+    .split(',')
+    .map((p) => p.trim().toUpperCase())
+    .filter((p) => p !== '')
+    .some((p) => {
+      const subjects = [check.id.toUpperCase(), check.area.toUpperCase()];
+      if (/[*?]/.test(p)) {
+        const re = new RegExp(
+          `^${p
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+        );
+        return subjects.some((s) => re.test(s));
+      }
+      return subjects.some((s) => s.includes(p));
+    });
+}
+
+function credentialsOf(
+  options: RunOptions,
+  profile: Profile,
+): {
+  primary: SuiteCredential;
+  all: SuiteCredential[];
+} {
+  const declared: SuiteCredential[] = profile.credentials.map((c) => ({ ...c }));
+  let primary: SuiteCredential | undefined;
+  if (options.authId !== undefined || options.accessKey !== undefined) {
+    if (!options.authId || !options.accessKey)
+      throw new ConfigError('give both --auth-id and --access-key (or neither)');
+    primary = declared.find(
+      (c) => c.authId === options.authId && c.accessKey === options.accessKey,
+    ) ?? { label: 'given', authId: options.authId, accessKey: options.accessKey };
+  }
+  primary ??= declared.find((c) => c.accountType === 'admin') ?? declared[0];
+  if (primary === undefined)
+    throw new ConfigError(
+      'no credential: pass --auth-id and --access-key (or TAGTRACK_AUTH_ID/TAGTRACK_ACCESS_KEY), or list credentials in the profile',
+    );
+  const all = [primary, ...declared.filter((c) => c.authId !== primary.authId)];
+  return { primary, all };
+}
+
+function makeOracle(dataset: Dataset, profile: Profile): Oracle {
+  const index = buildIndex(dataset, { memberWithoutGroup: profile.memberWithoutGroup });
+  return {
+    index,
+    callerOf(credential) {
+      const c = index.credential(credential.authId);
+      return c !== undefined && c.accessKey === credential.accessKey ? c.caller : undefined;
+    },
+  };
+}
+
+/**
+ * Runs the conformance suite against `options.baseUrl` and returns structured results.
+ * Read-only unless `probeMethods`. Throws {@link ConnectionError} when the base URL cannot be
+ * reached, {@link ConfigError} for unusable options, `ProfileError` for an invalid profile.
+ */
+export async function runConformance(options: RunOptions): Promise<RunResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const profile = parseProfile(options.profile ?? {});
+  const mode = options.mode ?? 'blind';
+  const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS;
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const { primary, all } = credentialsOf(options, profile);
+  const selected = ALL_CHECKS.filter((c) => matchesOnly(c, options.only));
+  const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
+  const knownIds = new Set(ALL_CHECKS.map((c) => c.id));
+  const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));
+  if (unknown.length > 0)
+    throw new ConfigError(`expected-failures lists unknown requirement ids: ${unknown.join(', ')}`);
+
+  const rate =
+    options.rateLimit ??
+    (profile.rateLimit === null
+      ? undefined
+      : (profile.rateLimit.limit / profile.rateLimit.windowMs) * 1000 * 0.9);
+  const http = new HttpClient({
+    baseUrl: options.baseUrl,
+    auth: profile.auth,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    ratePerSecond: rate,
+  });
+
+  const oracle =
+    mode === 'fixture' ? makeOracle(options.dataset ?? canonicalDataset, profile) : undefined;
+  const env: CheckEnv = {
+    profile,
+    mode,
+    probeMethods: options.probeMethods ?? false,
+    credentials: all,
+    oracle,
+  };
+
+  // Preflight: the base URL answers and the primary credential is accepted.
+  const pre = await http.request({ path: '/teams', credential: primary });
+  if (pre.status === 401 || pre.status === 403)
+    throw new ConfigError(
+      `the credential ${primary.label} (authId ${primary.authId}) was rejected: GET /teams answered ${pre.status}`,
+    );
+
+  const walkCache = new Map<string, Promise<Walk>>();
+  const discoveries = new Map<string, Promise<Discovery>>();
+  const services: RunServices = {
+    http,
+    env,
+    primary,
+    numRuns,
+    baseSeed: seed,
+    walkCache,
+    discover: (credential) => {
+      let p = discoveries.get(credential.authId);
+      if (p === undefined) {
+        p = discover(services, credential);
+        discoveries.set(credential.authId, p);
+      }
+      return p;
+    },
+  };
+
+  options.onEvent?.({ type: 'start', checks: selected });
+  const results: CheckResult[] = [];
+  let bailed = false;
+  for (const check of selected) {
+    const result = bailed
+      ? skipped(check, 'not run: an earlier check failed and --bail is set', seed)
+      : await runCheck(check, services, env);
+    const withExpected: CheckResult = expected.has(check.id)
+      ? { ...result, expectedFailure: expected.get(check.id) }
+      : result;
+    results.push(withExpected);
+    options.onEvent?.({ type: 'check', result: withExpected });
+    if (options.bail && isBad(withExpected)) bailed = true;
+  }
+
+  const summary = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
+  for (const r of results) {
+    summary[r.status]++;
+    if (r.expectedFailure !== undefined && (r.status === 'fail' || r.status === 'error'))
+      summary.expectedFailures++;
+  }
+  const stale = results.filter((r) => r.expectedFailure !== undefined && r.status === 'pass');
+  const result: RunResult = {
+    suite: 'tagtrack-conformance',
+    profile,
+    mode,
+    baseUrl: http.baseUrl,
+    seed,
+    numRuns,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    requests: { sent: http.requestCount, cacheHits: http.cacheHits },
+    checks: results,
+    summary,
+    staleExpectedFailures: stale.map((r) => r.id),
+    ok: !results.some(isBad) && stale.length === 0,
+    exchanges: http.exchanges,
+  };
+  options.onEvent?.({ type: 'end', result });
+  return result;
+}
+
+/** A failed or errored required check not covered by the expected-failures file. */
+function isBad(r: CheckResult): boolean {
+  return (
+    (r.status === 'fail' || r.status === 'error') && r.required && r.expectedFailure === undefined
+  );
+}
+
+function skipped(check: Check, reason: string, seed: number): CheckResult {
+  return {
+    id: check.id,
+    area: check.area,
+    title: check.title,
+    clause: check.clause,
+    endpoints: check.endpoints,
+    required: check.required ?? true,
+    status: 'skip',
+    reason,
+    failures: [],
+    seed,
+    requests: 0,
+    durationMs: 0,
+  };
+}
+
+async function runCheck(check: Check, services: RunServices, env: CheckEnv): Promise<CheckResult> {
+  const reason = check.skipIf?.(env);
+  const ctx = new CheckContext(check, services);
+  if (reason !== undefined) return skipped(check, reason, ctx.seed);
+  const t0 = performance.now();
+  let status: CheckStatus = 'pass';
+  let why: string | undefined;
+  try {
+    await check.run(ctx);
+  } catch (e) {
+    if (e instanceof SkipCheck) {
+      status = 'skip';
+      why = e.message;
+    } else if (e instanceof Violation) {
+      ctx.failures.push(ctx.failureOf(e.message, e.details));
+    } else {
+      status = 'error';
+      why =
+        e instanceof ConnectionError
+          ? e.message
+          : `${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}${(e as Error)?.stack ? ` (${(e as Error).stack!.split('\n')[1]?.trim()})` : ''}`;
+    }
+  }
+  if (status === 'pass' && ctx.failures.length > 0) status = 'fail';
+  return {
+    id: check.id,
+    area: check.area,
+    title: check.title,
+    clause: check.clause,
+    endpoints: check.endpoints,
+    required: check.required ?? true,
+    status,
+    reason: why,
+    failures: ctx.failures,
+    seed: ctx.seed,
+    requests: ctx.requests,
+    durationMs: Math.round(performance.now() - t0),
+  };
+}
+
+/** Walks the list endpoints for a credential; a broken list gives an empty part (checks report it). */
+async function discover(services: RunServices, credential: SuiteCredential): Promise<Discovery> {
+  const ctx = new CheckContext(
+    {
+      id: 'DISCOVERY',
+      area: 'schema',
+      title: 'discovery',
+      clause: '',
+      endpoints: [],
+      run: async () => {},
+    },
+    services,
+  );
+  const list = async (endpoint: EndpointId) => {
+    try {
+      return (await ctx.walk(endpoint, { credential })).records as Record<string, unknown>[];
+    } catch (e) {
+      if (e instanceof Violation) return [];
+      throw e;
+    }
+  };
+  const members = await list('teams.list');
+  const tags = await list('teams.tags');
+  const contacts = await list('contacts.list');
+  const groups = new Map<string, { groupID: string; groupName: string }>();
+  for (const m of members) {
+    const id = m.groupID;
+    const name = m.groupName;
+    if (typeof id === 'string' && id !== '' && typeof name === 'string')
+      groups.set(id, { groupID: id, groupName: name });
+  }
+  return { members, tags, contacts, groups: [...groups.values()] };
+}
