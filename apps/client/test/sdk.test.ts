@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { ENDPOINTS, type Endpoint, parseAuthorization, verifySignature } from '@tagtrack/core';
+import {
+  ENDPOINTS,
+  type Endpoint,
+  parseAuthorization,
+  SIGNING_VECTORS,
+  verifySignature,
+} from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import { createClient, retryDelayMs } from '../src/client.ts';
 import {
@@ -180,6 +186,39 @@ describe('signing (decisions §1)', () => {
     }
     // no query string signs the empty string
     expect(f.requests[1]!.url.search).toBe('');
+  });
+});
+
+describe('signing interop with core SIGNING_VECTORS (computed with openssl)', () => {
+  // The client signs what it sends (Node/Python style): the vectors whose signed string is the
+  // query as sent and whose encoding is encodeURIComponent's.
+  const asSent = SIGNING_VECTORS.filter((v) => v.signed === v.query && !v.query.includes('+'));
+
+  test('there are vectors the client style covers', () => {
+    expect(asSent.length).toBeGreaterThanOrEqual(4);
+  });
+
+  test.each(asSent.map((v) => [v.name, v] as const))('%s', async (_, v) => {
+    const pairs =
+      v.query === ''
+        ? []
+        : v.query.split('&').map((kv) => {
+            const i = kv.indexOf('=');
+            return [
+              decodeURIComponent(kv.slice(0, i)),
+              decodeURIComponent(kv.slice(i + 1)),
+            ] as const;
+          });
+    const f = fakeFetch(() => json({}));
+    const client = createClient({
+      baseUrl: BASE,
+      authId: v.authId,
+      accessKey: v.accessKey,
+      fetch: f,
+    });
+    await client.raw('/stats', pairs);
+    expect(f.requests[0]!.url.search.replace(/^\?/, '')).toBe(v.query);
+    expect(f.requests[0]!.authorization).toBe(v.authorization);
   });
 });
 
