@@ -1,0 +1,201 @@
+import { type Dataset, generateDataset } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DatasetFileError, loadDatasetFile } from './dataset-file.ts';
+import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults.ts';
+import { parseRate, type RateLimit } from './rate-limit.ts';
+import { createServer, type TagtrackServer } from './server.ts';
+
+/** Exit code for bad usage, an unusable dataset, or a port that cannot be bound. */
+const EXIT_USAGE = 2;
+
+interface CliOptions {
+  port: number;
+  host: string;
+  dataset?: string;
+  seed?: number;
+  scale?: 'tiny' | 'small' | 'medium' | 'large';
+  pageSize?: number;
+  rateLimit?: RateLimit;
+  fault: FaultName[];
+  memberWithoutGroup: 'omit' | 'empty';
+  quiet: boolean;
+  listFaults: boolean;
+}
+
+function integer(min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    }
+    return Number(value);
+  };
+}
+
+function program(): Command {
+  return new Command('tagtrack-server')
+    .description(
+      'Reference server of the Tag Tracking Reporting API (profile tagtrack/v1), answering from an in-memory dataset',
+    )
+    .addOption(
+      new Option('--port <n>', 'TCP port, 0 for any free port')
+        .default(8080)
+        .argParser(integer(0, 65535)),
+    )
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--dataset <file>', "JSON file of core's Dataset schema (default: canonical dataset)")
+    .addOption(
+      new Option('--seed <n>', 'generate a dataset from this seed instead')
+        .argParser(integer(0, 2 ** 31 - 1))
+        .conflicts('dataset'),
+    )
+    .addOption(
+      new Option('--scale <name>', 'size of the generated dataset (with --seed; default small)')
+        .choices(['tiny', 'small', 'medium', 'large'])
+        .conflicts('dataset'),
+    )
+    .addOption(
+      new Option('--page-size <n>', 'records per page (default 250)').argParser(
+        integer(1, 1_000_000),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <rate>',
+        'requests per credential, N/s or N/m (e.g. 1/s); off by default',
+      ).argParser((v: string) => {
+        try {
+          return parseRate(v);
+        } catch (e) {
+          throw new InvalidArgumentError((e as Error).message);
+        }
+      }),
+    )
+    .addOption(
+      new Option('--fault <name>', 'inject a fault (repeatable; see --list-faults)')
+        .argParser((v: string, prev: FaultName[] = []) => {
+          if (!isFaultName(v)) {
+            throw new InvalidArgumentError(`unknown fault; known: ${FAULT_NAMES.join(', ')}`);
+          }
+          return [...prev, v];
+        })
+        .default([]),
+    )
+    .addOption(
+      new Option('--member-without-group <mode>', 'groupID/groupName of members without a group')
+        .choices(['omit', 'empty'])
+        .default('omit'),
+    )
+    .option('--quiet', 'no request logs', false)
+    .option('--list-faults', 'list the injectable faults and exit', false)
+    .showHelpAfterError('(run tagtrack-server --help for usage)')
+    .exitOverride();
+}
+
+async function datasetOf(opts: CliOptions): Promise<{ dataset?: Dataset; origin: string }> {
+  if (opts.dataset !== undefined) {
+    return { dataset: await loadDatasetFile(opts.dataset), origin: `file ${opts.dataset}` };
+  }
+  if (opts.seed !== undefined || opts.scale !== undefined) {
+    const seed = opts.seed ?? 1;
+    const scale = opts.scale ?? 'small';
+    return {
+      dataset: generateDataset({ seed, scale }),
+      origin: `generated (seed ${seed}, scale ${scale})`,
+    };
+  }
+  return { origin: 'canonical dataset (@tagtrack/core/canonical)' };
+}
+
+function fail(message: string): never {
+  process.stderr.write(`tagtrack-server: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+/** Runs the CLI: parses flags, loads or generates the dataset, listens, prints the URL. */
+async function main(argv: readonly string[]): Promise<void> {
+  const cmd = program();
+  try {
+    cmd.parse(argv as string[], { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exit(e.exitCode === 0 ? 0 : EXIT_USAGE);
+    }
+    throw e;
+  }
+  const opts = cmd.opts<CliOptions>();
+  if (opts.listFaults) {
+    for (const f of FAULTS) process.stdout.write(`${f.name}\t${f.area}\t${f.description}\n`);
+    return;
+  }
+
+  let server: TagtrackServer;
+  let origin: string;
+  try {
+    const loaded = await datasetOf(opts);
+    origin = loaded.origin;
+    server = createServer({
+      ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
+      ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+      rateLimit: opts.rateLimit,
+      faults: opts.fault,
+      logger: !opts.quiet,
+      memberWithoutGroup: opts.memberWithoutGroup,
+    });
+  } catch (e) {
+    if (e instanceof DatasetFileError) fail(e.message);
+    if ((e as { code?: unknown }).code === 'invalid_dataset') fail((e as Error).message);
+    throw e;
+  }
+
+  let url: string;
+  try {
+    url = await server.listen(opts.port, opts.host);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'EADDRINUSE') fail(`port ${opts.port} on ${opts.host} is already in use`);
+    if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') {
+      fail(`cannot listen on host ${opts.host}: ${err.code}`);
+    }
+    if (err.code === 'EACCES') fail(`no permission to listen on port ${opts.port}`);
+    throw e;
+  }
+
+  const lines = [`tagtrack-server listening on ${url}`, `dataset: ${origin}`];
+  if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
+  if (opts.rateLimit) {
+    lines.push(
+      `rate limit: ${opts.rateLimit.limit} per ${opts.rateLimit.windowMs / 1000} s per credential`,
+    );
+  }
+  if (origin.startsWith('canonical')) {
+    lines.push(
+      'demo credentials (CANONICAL_CREDENTIALS in @tagtrack/core/canonical, packages/core/src/dataset/canonical.ts):',
+    );
+    for (const c of CANONICAL_CREDENTIALS) {
+      lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
+    }
+  }
+  lines.push(`OpenAPI document: ${url}/openapi.json`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  process.stderr.write(`tagtrack-server: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});

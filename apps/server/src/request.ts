@@ -1,0 +1,98 @@
+import {
+  CalendarDate,
+  DAY_MS,
+  dayStartMs,
+  type Endpoint,
+  type EndpointId,
+  type PathParamName,
+  parseQuery,
+  type QueryParams,
+  utcDay,
+} from '@tagtrack/core';
+import type { FaultSet } from './faults.ts';
+
+/**
+ * The parts of an HTTP request target as received: the path (still percent-encoded) and
+ * the raw query string after `?` (no `?`; `''` when absent). Decisions §1 signs exactly
+ * this raw query string.
+ */
+export interface RequestTarget {
+  readonly path: string;
+  readonly rawQuery: string;
+}
+
+/**
+ * Splits a request target (`/path?query`, or an absolute URL) into path and raw query.
+ * A fragment, if a client sent one, is dropped.
+ */
+export function splitTarget(target: string): RequestTarget {
+  let t = target;
+  const hash = t.indexOf('#');
+  if (hash >= 0) t = t.slice(0, hash);
+  const abs = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?]*/.exec(t);
+  if (abs) t = t.slice(abs[0].length);
+  const q = t.indexOf('?');
+  const path = q >= 0 ? t.slice(0, q) : t;
+  return { path: path === '' ? '/' : path, rawQuery: q >= 0 ? t.slice(q + 1) : '' };
+}
+
+/**
+ * The decoded `[name, value]` pairs of a raw query string in request order (`+` is a space,
+ * as in HTML forms and PHP; invalid percent-encoding is kept literally).
+ */
+export function queryEntries(rawQuery: string): [string, string][] {
+  return [...new URLSearchParams(rawQuery)];
+}
+
+const DATE_PARAMS = new Set(['start', 'end', 'date']);
+const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Parses the query of a request to `endpoint` per decisions §4 (through core's
+ * {@link parseQuery}; throws its `QueryParamError`), with the parameter-layer faults
+ * applied: `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
+ * `end-day-exclusive`, `alias-ignores-type`.
+ */
+export function parseRequestQuery(
+  endpoint: Endpoint,
+  entries: readonly (readonly [string, string])[],
+  faults: FaultSet,
+): QueryParams {
+  let input = entries;
+  if (faults.has('unknown-param-ignored')) {
+    // bug: the parser only looks at the names it knows instead of rejecting the others
+    const known = new Set<string>(endpoint.query);
+    input = input.filter(([name]) => known.has(name));
+  }
+  if (faults.has('bad-date-200')) {
+    // bug: a shape check only; a YYYY-MM-DD that is not a calendar day is dropped silently
+    input = input.filter(
+      ([name, value]) =>
+        !(
+          DATE_PARAMS.has(name) &&
+          DATE_SHAPE.test(value) &&
+          !CalendarDate.safeParse(value).success
+        ),
+    );
+  }
+  const query = parseQuery(input, {
+    allowed: endpoint.query,
+    required: endpoint.requiredQuery,
+  });
+  if (faults.has('ignore-is-opened')) query.isOpened = false;
+  if (faults.has('end-day-exclusive') && query.end !== undefined) {
+    // bug: `end` used as an exclusive bound, i.e. the window stops at the end day's midnight
+    // (with start = end the window becomes empty: start after end selects no day)
+    query.end = utcDay(dayStartMs(query.end) - DAY_MS);
+  }
+  if (
+    faults.has('alias-ignores-type') &&
+    endpoint.id === ('stats.teamAlias' satisfies EndpointId)
+  ) {
+    delete query.type;
+  }
+  return query;
+}
+
+/** Path parameters as {@link matchEndpoint} decoded them. */
+export type PathParams = Partial<Record<PathParamName, string>>;

@@ -1,0 +1,299 @@
+import {
+  type Answer,
+  type Caller,
+  type ClickGroup,
+  type Contact,
+  contactIdOf,
+  type DailyCounts,
+  type Dataset,
+  type EndpointRequest,
+  mergeAllStats,
+  type ReportingIndex,
+  type StatsSummary,
+  type Tag,
+  type TeamMember,
+  utcDay,
+} from '@tagtrack/core';
+import type { FaultSet } from './faults.ts';
+
+/**
+ * What the store answers: core's {@link Answer}, or (only under the fault
+ * `out-of-scope-403`) `forbidden` for an id that exists outside the caller's scope.
+ */
+export type StoreAnswer = Answer | { readonly kind: 'forbidden'; readonly message: string };
+
+/** Counts of events per key, split by kind. */
+interface EventCounts {
+  opens: number;
+  clicks: number;
+}
+
+/**
+ * Facts about the dataset that only the store-layer faults need (tablet events per tag,
+ * events per tag and day, send dates, every id). Built once, only when such a fault is on.
+ */
+interface FaultFacts {
+  readonly tabletsByTag: Map<string, EventCounts>;
+  readonly eventsByTagDay: Map<string, EventCounts>;
+  readonly daySentByTag: Map<string, string>;
+  readonly teamOfMember: Map<string, string>;
+  readonly ids: {
+    readonly members: Set<string>;
+    readonly tags: Set<string>;
+    readonly groups: Set<string>;
+    readonly contacts: Set<string>;
+  };
+}
+
+function count(map: Map<string, EventCounts>, key: string, kind: keyof EventCounts): void {
+  let c = map.get(key);
+  if (!c) {
+    c = { opens: 0, clicks: 0 };
+    map.set(key, c);
+  }
+  c[kind]++;
+}
+
+function factsOf(dataset: Dataset): FaultFacts {
+  const tabletsByTag = new Map<string, EventCounts>();
+  const eventsByTagDay = new Map<string, EventCounts>();
+  for (const [kind, events] of [
+    ['opens', dataset.opens],
+    ['clicks', dataset.clicks],
+  ] as const) {
+    for (const e of events) {
+      if (e.device === 'tablet') count(tabletsByTag, e.tagID, kind);
+      count(eventsByTagDay, `${e.tagID}|${e.date.slice(0, 10)}`, kind);
+    }
+  }
+  const teamOfMember = new Map<string, string>();
+  const groups = new Set<string>();
+  for (const team of dataset.teams) {
+    for (const m of team.members) teamOfMember.set(m.memberID, team.teamID);
+    for (const g of team.groups) {
+      groups.add(g.groupID);
+      groups.add(g.groupName);
+    }
+  }
+  const contacts = new Set<string>();
+  for (const t of dataset.tags) for (const r of t.recipients) contacts.add(contactIdOf(r.email));
+  return {
+    tabletsByTag,
+    eventsByTagDay,
+    daySentByTag: new Map(dataset.tags.map((t) => [t.tagID, utcDay(Date.parse(t.dateSent))])),
+    teamOfMember,
+    ids: {
+      members: new Set(teamOfMember.keys()),
+      tags: new Set(dataset.tags.map((t) => t.tagID)),
+      groups,
+      contacts,
+    },
+  };
+}
+
+/** Bounded least-recently-used map. */
+class Lru<V> {
+  readonly #map = new Map<string, V>();
+  constructor(readonly capacity: number) {}
+  get(key: string): V | undefined {
+    const v = this.#map.get(key);
+    if (v !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.capacity) {
+      const oldest = this.#map.keys().next();
+      if (!oldest.done) this.#map.delete(oldest.value);
+    }
+  }
+}
+
+/**
+ * The server's read side: core's {@link ReportingIndex} (built once at start-up) plus the
+ * store-layer faults, with a bounded cache of answers per (caller, request without
+ * `cursor` and `rtn`), so walking the pages of a large list does not recompute it.
+ * The index is immutable, so a cached answer never goes stale.
+ */
+export class Store {
+  readonly #cache = new Lru<StoreAnswer>(2048);
+  readonly #facts: FaultFacts | undefined;
+
+  constructor(
+    readonly index: ReportingIndex,
+    readonly faults: FaultSet,
+  ) {
+    const storeFaults = [
+      'tablet-not-mobile',
+      'daily-counts-total',
+      'clicks-window-by-send-date',
+      'out-of-scope-403',
+      'scope-leak-team',
+      'contacts-all-team-tags',
+    ] as const;
+    this.#facts = storeFaults.some((f) => faults.has(f)) ? factsOf(index.dataset) : undefined;
+  }
+
+  /** The access key and caller of an auth id (decisions §1), `undefined` when unknown. */
+  credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined {
+    return this.index.credential(authId);
+  }
+
+  /**
+   * Answers `request` for `caller` (decisions §2, §3, §9): the whole ordered list, the
+   * single record, not found, or (fault `out-of-scope-403`) forbidden.
+   */
+  answer(caller: Caller, request: EndpointRequest): StoreAnswer {
+    const { cursor: _cursor, rtn: _rtn, ...rest } = request.query;
+    const key = `${caller.memberID}\u0000${request.endpoint}\u0000${JSON.stringify(request.pathParams)}\u0000${JSON.stringify(rest)}`;
+    const cached = this.#cache.get(key);
+    if (cached) return cached;
+    const answer = this.#compute(caller, request);
+    this.#cache.set(key, answer);
+    return answer;
+  }
+
+  #compute(caller: Caller, request: EndpointRequest): StoreAnswer {
+    const f = this.faults;
+    const facts = this.#facts;
+    const q = request.query;
+    let answer: StoreAnswer = this.index.answer(caller, request);
+
+    if (
+      f.has('aggregate-drops-record') &&
+      q.aggregateData &&
+      request.endpoint.startsWith('stats.')
+    ) {
+      // bug: the merge loop starts at index 1
+      const daily = this.index.answer(caller, {
+        ...request,
+        query: { ...q, aggregateData: false },
+      });
+      if (daily.kind === 'list') {
+        answer = {
+          kind: 'list',
+          records: [mergeAllStats((daily.records as StatsSummary[]).slice(1))],
+        };
+      }
+    }
+    if (facts && f.has('contacts-all-team-tags') && request.endpoint.startsWith('contacts.')) {
+      answer = this.#contactsOverTeam(caller, request, answer);
+    }
+    if (facts && f.has('scope-leak-team') && request.endpoint === 'teams.list') {
+      answer = this.#leakTeams(caller, request, answer, facts);
+    }
+    if (
+      facts &&
+      f.has('clicks-window-by-send-date') &&
+      request.endpoint === 'clicks.list' &&
+      (q.start !== undefined || q.end !== undefined)
+    ) {
+      // bug: the window is applied to the tag's send day, not to each click's date
+      const all = this.index.clickGroups(caller, {}) as ClickGroup[];
+      const inWindow = (day: string | undefined) =>
+        day !== undefined &&
+        (q.start === undefined || day >= q.start) &&
+        (q.end === undefined || day <= q.end);
+      answer = {
+        kind: 'list',
+        records: all.filter((g) => inWindow(facts.daySentByTag.get(g.tagID))),
+      };
+    }
+    if (f.has('unique-opens-as-total') && answer.kind === 'list' && isTagEndpoint(request)) {
+      answer = mapList(answer, (t: Tag) => ({
+        ...t,
+        stats: { ...t.stats, uniqueOpens: t.stats.totalOpens },
+      }));
+    }
+    if (facts && f.has('tablet-not-mobile') && answer.kind === 'list' && isTagEndpoint(request)) {
+      answer = mapList(answer, (t: Tag) => {
+        const tablets = facts.tabletsByTag.get(t.tagID);
+        if (!tablets) return t;
+        return {
+          ...t,
+          stats: {
+            ...t.stats,
+            mobileOpens: t.stats.mobileOpens - tablets.opens,
+            mobileClicks: t.stats.mobileClicks - tablets.clicks,
+          },
+        };
+      });
+    }
+    if (
+      facts &&
+      f.has('daily-counts-total') &&
+      request.endpoint === 'tags.daily' &&
+      answer.kind === 'single' &&
+      q.date !== undefined
+    ) {
+      // bug: counts events of the day instead of distinct recipients
+      const c = facts.eventsByTagDay.get(`${request.pathParams.tagID}|${q.date}`);
+      const record: DailyCounts = { opens: c?.opens ?? 0, clicks: c?.clicks ?? 0 };
+      answer = { kind: 'single', record };
+    }
+    if (facts && f.has('out-of-scope-403') && answer.kind === 'not_found') {
+      if (this.#exists(request, facts)) {
+        return { kind: 'forbidden', message: 'you are not allowed to see this resource' };
+      }
+    }
+    return answer;
+  }
+
+  #exists(request: EndpointRequest, facts: FaultFacts): boolean {
+    const p = request.pathParams;
+    if (p.memberID !== undefined) return facts.ids.members.has(p.memberID);
+    if (p.tagID !== undefined) return facts.ids.tags.has(p.tagID);
+    if (p.group !== undefined) return facts.ids.groups.has(p.group);
+    if (p.contactID !== undefined) return facts.ids.contacts.has(p.contactID);
+    return false;
+  }
+
+  #leakTeams(
+    caller: Caller,
+    request: EndpointRequest,
+    answer: StoreAnswer,
+    facts: FaultFacts,
+  ): StoreAnswer {
+    if (caller.accountType !== 'admin' || answer.kind !== 'list') return answer;
+    // bug: the admin's member list is not restricted to the admin's team
+    const others: TeamMember[] = [];
+    for (const team of this.index.dataset.teams) {
+      if (team.teamID === caller.teamID) continue;
+      const someone = team.members[0];
+      if (!someone || facts.teamOfMember.get(someone.memberID) !== team.teamID) continue;
+      const admin: Caller = {
+        memberID: someone.memberID,
+        teamID: team.teamID,
+        accountType: 'admin',
+      };
+      const type = request.query.type;
+      others.push(...this.index.members(admin, type === undefined ? {} : { type }));
+    }
+    return { kind: 'list', records: [...answer.records, ...others] };
+  }
+
+  #contactsOverTeam(caller: Caller, request: EndpointRequest, answer: StoreAnswer): StoreAnswer {
+    if (caller.accountType === 'admin' || answer.kind === 'not_found') return answer;
+    // bug: the contact's counters are looked up with the team's view, not the caller's
+    const team: Caller = { ...caller, accountType: 'admin' };
+    const overTeam = this.index.answer(team, request);
+    if (answer.kind === 'single') {
+      return overTeam.kind === 'single' ? overTeam : answer;
+    }
+    if (answer.kind !== 'list' || overTeam.kind !== 'list') return answer;
+    const byId = new Map((overTeam.records as Contact[]).map((c) => [c.contactID, c]));
+    return mapList(answer, (c: Contact) => byId.get(c.contactID) ?? c);
+  }
+}
+
+function isTagEndpoint(request: EndpointRequest): boolean {
+  return request.endpoint === 'teams.tags' || request.endpoint === 'teams.memberTags';
+}
+
+function mapList<T>(answer: Answer & { kind: 'list' }, fn: (record: T) => T): Answer {
+  return { kind: 'list', records: (answer.records as T[]).map(fn) };
+}

@@ -1,0 +1,145 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { authorizationHeader } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../bin/tagtrack-server.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts the CLI and resolves once it printed its URL; the caller must kill it. */
+function start(args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (m) resolve({ child, url: m[1]!, out: () => stdout });
+    });
+    child.on('close', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('close', (code) => resolve(code)));
+}
+
+describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tagtrack-server-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  test('--help describes the flags and exits 0', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const flag of [
+      '--port',
+      '--host',
+      '--dataset',
+      '--seed',
+      '--scale',
+      '--fault',
+      '--page-size',
+      '--rate-limit',
+    ]) {
+      expect(r.stdout).toContain(flag);
+    }
+  });
+
+  test.each([
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--port', 'eighty'], /--port/],
+    [['--scale', 'huge'], /--scale/],
+    [['--rate-limit', '3/h'], /N\/s or N\/m/],
+    [['--fault', 'nope'], /unknown fault/],
+    [['--dataset', 'x.json', '--seed', '1'], /cannot be used with/],
+  ])('bad flags %j exit 2 with a message', async (args, message) => {
+    const r = await run(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  test('a missing dataset file exits 2 naming the file', async () => {
+    const r = await run(['--dataset', join(dir, 'missing.json'), '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read dataset file .*missing\.json: no such file/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('an invalid dataset file exits 2 naming the bad field', async () => {
+    const bad = structuredClone(canonicalDataset) as unknown as {
+      teams: { members: { accountType: string }[] }[];
+    };
+    bad.teams[0]!.members[1]!.accountType = 'superuser';
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify(bad));
+    const r = await run(['--dataset', file, '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('teams[0].members[1].accountType');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('a file that is not JSON exits 2', async () => {
+    const file = join(dir, 'notjson.json');
+    await writeFile(file, '{ nope');
+    const r = await run(['--dataset', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not JSON/);
+  });
+
+  test('starts on port 0, prints the URL and the demo credentials, answers, stops on SIGTERM', async () => {
+    const { child, url, out } = await start(['--port', '0', '--quiet']);
+    try {
+      const cred = CANONICAL_CREDENTIALS[0]!;
+      const res = await fetch(`${url}/teams`, {
+        headers: { Authorization: authorizationHeader(cred.authId, cred.accessKey, '') },
+      });
+      expect(res.status).toBe(200);
+      for (const c of CANONICAL_CREDENTIALS) {
+        expect(out()).toContain(c.label);
+        expect(out()).toContain(c.accessKey);
+      }
+      expect(out()).toContain('@tagtrack/core/canonical');
+      // a second server on the same port: clear error, exit 2
+      const port = new URL(url).port;
+      const second = await run(['--port', port, '--quiet']);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(new RegExp(`port ${port} .*in use`));
+    } finally {
+      const done = exited(child);
+      child.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
+  });
+});
