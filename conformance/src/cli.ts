@@ -1,0 +1,239 @@
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
+import { ConnectionError } from './http.ts';
+import { loadProfile, ProfileError } from './profile.ts';
+import { formatSummary, isFancy, progressReporter, writeReports } from './reporters/index.ts';
+import { ConfigError, DEFAULT_NUM_RUNS, runConformance } from './runner.ts';
+
+/** Exit codes: 0 every required check passed, 1 a check failed, 2 usage/configuration/connection. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** The canonical profile shipped with the package (fixture mode's default). */
+export const CANONICAL_PROFILE_FILE = fileURLToPath(
+  new URL('../fixtures/canonical-profile.json', import.meta.url),
+);
+
+function positiveInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(v);
+  };
+}
+
+function integer(v: string): number {
+  if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError('seed must be an integer');
+  return Number(v);
+}
+
+function rate(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(v.trim());
+  if (m === null || Number(m[1]) <= 0)
+    throw new InvalidArgumentError('rate limit must look like 5/s (requests per second)');
+  return Number(m[1]);
+}
+
+const HELP_AFTER = `
+Every option can also be set by an environment variable (shown in brackets); the command line wins.
+
+Modes:
+  blind    any implementation with any data; needs one working credential. Ids are
+           discovered from the list endpoints.
+  fixture  the implementation loaded the canonical dataset; adds exact expected answers
+           (core's buildIndex as the oracle) and scoping checks with the admin/manager/user
+           credentials of both teams. Without --profile it uses the shipped
+           fixtures/canonical-profile.json.
+
+Profile (JSON, validated): { name, auth: "hmac-sha1"|"bearer", pageSize, memberWithoutGroup:
+"omit"|"empty", rateLimit: {limit, windowMs, retryAfter}|null, rtn: ["json","text","html"],
+credentials: [{label, authId, accessKey, teamID?, accountType?, memberID?}] }. Checks of
+options the profile does not support are reported as skip.
+
+Expected failures (JSON): ["REQ-ID", {"id": "REQ-ID", "reason": "…"}]. Listed failures do not
+fail the run; a listed check that passes does (remove the entry).
+
+The run is read-only (GET and HEAD) unless --probe-methods.
+
+Exit codes: 0 every required check passed, 1 a check failed (or a stale expected-failure
+entry), 2 usage, configuration or connection error.
+
+Example:
+  tagtrack-conformance run --base-url http://127.0.0.1:8080 --mode fixture --report-dir reports
+`;
+
+/** Builds the commander program; `run` resolves the exit code through `done`. */
+export function buildProgram(done: (code: number) => void): Command {
+  const program = new Command('tagtrack-conformance')
+    .description(
+      'Conformance suite for implementations of the Tag Tracking Reporting API (profile tagtrack/v1)',
+    )
+    .exitOverride()
+    .configureOutput({ outputError: (s, write) => write(s.split('\n')[0]!.concat('\n')) });
+  program
+    .command('run')
+    .description('run the conformance checks against an implementation')
+    .addOption(
+      new Option('--base-url <url>', 'base URL of the implementation').env('TAGTRACK_BASE_URL'),
+    )
+    .addOption(
+      new Option('--auth-id <id>', 'authentication id of a working credential').env(
+        'TAGTRACK_AUTH_ID',
+      ),
+    )
+    .addOption(
+      new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
+    )
+    .addOption(
+      new Option('--profile <file>', 'JSON profile: options the implementation chose').env(
+        'TAGTRACK_PROFILE',
+      ),
+    )
+    .addOption(
+      new Option('--mode <mode>', 'blind or fixture')
+        .choices(['blind', 'fixture'])
+        .default('blind')
+        .env('TAGTRACK_MODE'),
+    )
+    .addOption(
+      new Option('--num-runs <n>', 'fast-check runs per property check')
+        .argParser(positiveInt('num-runs'))
+        .default(DEFAULT_NUM_RUNS)
+        .env('TAGTRACK_NUM_RUNS'),
+    )
+    .addOption(
+      new Option('--seed <n>', 'base seed of the generated parameters (default: random, reported)')
+        .argParser(integer)
+        .env('TAGTRACK_SEED'),
+    )
+    .addOption(
+      new Option(
+        '--only <pattern>',
+        'only requirement ids or areas matching (substring or glob, comma-separated)',
+      ).env('TAGTRACK_ONLY'),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <n/s>',
+        'pace requests to this rate (default: the profile’s rate limit)',
+      )
+        .argParser(rate)
+        .env('TAGTRACK_RATE_LIMIT'),
+    )
+    .addOption(
+      new Option('--timeout <ms>', 'per-request timeout in milliseconds')
+        .argParser(positiveInt('timeout'))
+        .default(10_000)
+        .env('TAGTRACK_TIMEOUT'),
+    )
+    .addOption(
+      new Option('--expected-failures <file>', 'JSON list of requirement ids expected to fail').env(
+        'TAGTRACK_EXPECTED_FAILURES',
+      ),
+    )
+    .addOption(
+      new Option('--report-dir <dir>', 'write results.json, junit.xml and report.html here').env(
+        'TAGTRACK_REPORT_DIR',
+      ),
+    )
+    .addOption(new Option('--bail', 'stop after the first failing check').env('TAGTRACK_BAIL'))
+    .addOption(
+      new Option('--probe-methods', 'also send POST/PUT/DELETE/PATCH to check the 405 answers').env(
+        'TAGTRACK_PROBE_METHODS',
+      ),
+    )
+    .addHelpText('after', HELP_AFTER)
+    .action(async (opts: Record<string, unknown>) => {
+      done(await runCommand(opts));
+    });
+  return program;
+}
+
+async function runCommand(opts: Record<string, unknown>): Promise<number> {
+  const baseUrl = opts.baseUrl as string | undefined;
+  if (baseUrl === undefined) return usage('missing --base-url (or TAGTRACK_BASE_URL)');
+  try {
+    new URL(baseUrl);
+  } catch {
+    return usage(`--base-url ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  const mode = opts.mode as 'blind' | 'fixture';
+  try {
+    const profileFile =
+      (opts.profile as string | undefined) ??
+      (mode === 'fixture' ? CANONICAL_PROFILE_FILE : undefined);
+    const profile = profileFile === undefined ? undefined : await loadProfile(profileFile);
+    const expectedFailures =
+      opts.expectedFailures === undefined
+        ? undefined
+        : await loadExpectedFailures(opts.expectedFailures as string);
+    const stderr = process.stderr;
+    const result = await runConformance({
+      baseUrl,
+      authId: opts.authId as string | undefined,
+      accessKey: opts.accessKey as string | undefined,
+      profile,
+      mode,
+      numRuns: opts.numRuns as number,
+      seed: opts.seed as number | undefined,
+      only: opts.only as string | undefined,
+      rateLimit: opts.rateLimit as number | undefined,
+      timeoutMs: opts.timeout as number,
+      expectedFailures,
+      bail: Boolean(opts.bail),
+      probeMethods: Boolean(opts.probeMethods),
+      onEvent: progressReporter(stderr),
+    });
+    process.stdout.write(`${formatSummary(result, isFancy(process.stdout))}\n`);
+    if (opts.reportDir !== undefined) {
+      const paths = await writeReports(result, opts.reportDir as string);
+      process.stdout.write(`reports: ${paths.join(', ')}\n`);
+    }
+    return result.ok ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    if (
+      e instanceof ConnectionError ||
+      e instanceof ConfigError ||
+      e instanceof ProfileError ||
+      e instanceof ExpectedFailuresError
+    ) {
+      return usage(e.message);
+    }
+    throw e;
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(`tagtrack-conformance: ${message}\n`);
+  return EXIT.usage;
+}
+
+/** Runs the CLI with `argv` (as process.argv); resolves the exit code. */
+export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv]);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+      return EXIT.usage;
+    }
+    throw e;
+  }
+  return code;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`tagtrack-conformance: ${(e as Error)?.stack ?? String(e)}\n`);
+      process.exitCode = EXIT.usage;
+    },
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * `pnpm demo`: starts the reference server in-process on the canonical dataset (a real
+ * socket on 127.0.0.1), runs the suite in fixture mode, prints the summary, writes
+ * results.json, junit.xml and report.html to `reports/`, and exits 0 when everything passed.
+ */
+import { resolve } from 'node:path';
+import { createServer } from '@tagtrack/server';
+import { canonicalProfile } from './fixtures.ts';
+import { formatSummary, isFancy, progressReporter, writeReports } from './reporters/index.ts';
+import { runConformance } from './runner.ts';
+
+const server = createServer();
+const baseUrl = await server.listen(0, '127.0.0.1');
+process.stdout.write(`reference server on ${baseUrl} (canonical dataset)\n`);
+try {
+  const result = await runConformance({
+    baseUrl,
+    profile: canonicalProfile(),
+    mode: 'fixture',
+    onEvent: progressReporter(process.stderr),
+  });
+  process.stdout.write(`${formatSummary(result, isFancy(process.stdout))}\n`);
+  const dir = resolve(process.env.INIT_CWD ?? process.cwd(), 'reports');
+  const paths = await writeReports(result, dir);
+  process.stdout.write(`reports: ${paths.join(', ')}\n`);
+  process.exitCode = result.ok ? 0 : 1;
+} finally {
+  await server.close();
+}

@@ -1,0 +1,29 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunResult } from '../runner.ts';
+import { toHtml } from './html.ts';
+import { toResultsJson } from './json.ts';
+import { toJUnit } from './junit.ts';
+
+export { formatSummary, isFancy, progressReporter } from './console.ts';
+export { toHtml } from './html.ts';
+export { ResultsJson, toResultsJson } from './json.ts';
+export { toJUnit } from './junit.ts';
+export { failureText, redactCurl } from './text.ts';
+
+/** Writes results.json, junit.xml and report.html into `dir` (created); returns their paths. */
+export async function writeReports(result: RunResult, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files: [string, string][] = [
+    ['results.json', `${JSON.stringify(toResultsJson(result), null, 2)}\n`],
+    ['junit.xml', toJUnit(result)],
+    ['report.html', toHtml(result)],
+  ];
+  const paths: string[] = [];
+  for (const [name, text] of files) {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    paths.push(path);
+  }
+  return paths;
+}

@@ -1,0 +1,73 @@
+import * as z from 'zod';
+import type { RunResult } from '../runner.ts';
+
+const Status = z.enum(['skip', 'pass', 'fail', 'error']);
+
+/** Schema of results.json: the run without the exchanges (those are in report.html). */
+export const ResultsJson = z.object({
+  suite: z.literal('tagtrack-conformance'),
+  profile: z.object({ name: z.string() }).loose(),
+  mode: z.enum(['blind', 'fixture']),
+  baseUrl: z.string(),
+  seed: z.int(),
+  numRuns: z.int().positive(),
+  startedAt: z.iso.datetime(),
+  durationMs: z.number().nonnegative(),
+  requests: z.object({ sent: z.int().nonnegative(), cacheHits: z.int().nonnegative() }),
+  ok: z.boolean(),
+  summary: z.object({
+    skip: z.int(),
+    pass: z.int(),
+    fail: z.int(),
+    error: z.int(),
+    expectedFailures: z.int(),
+  }),
+  staleExpectedFailures: z.array(z.string()),
+  checks: z.array(
+    z.object({
+      id: z.string().regex(/^[A-Z0-9]+(-[A-Z0-9]+)+$/),
+      area: z.string(),
+      title: z.string(),
+      clause: z.string(),
+      endpoints: z.array(z.string()),
+      required: z.boolean(),
+      status: Status,
+      reason: z.string().optional(),
+      expectedFailure: z.string().optional(),
+      seed: z.int(),
+      requests: z.int(),
+      durationMs: z.number(),
+      failures: z.array(
+        z.object({
+          message: z.string(),
+          expected: z.string().optional(),
+          actual: z.string().optional(),
+          seed: z.int().optional(),
+          path: z.string().optional(),
+          counterexample: z.string().optional(),
+          numShrinks: z.int().optional(),
+          exchangeId: z.int().optional(),
+          request: z.string().optional(),
+          curl: z.string().optional(),
+        }),
+      ),
+    }),
+  ),
+  exchangeCount: z.int().nonnegative(),
+});
+export type ResultsJson = z.infer<typeof ResultsJson>;
+
+/** The results.json document of a run (credentials appear only inside failure curl lines). */
+export function toResultsJson(result: RunResult): ResultsJson {
+  const { exchanges, profile, ...rest } = result;
+  return JSON.parse(
+    JSON.stringify({
+      ...rest,
+      profile: {
+        ...profile,
+        credentials: profile.credentials.map((c) => ({ ...c, accessKey: '<redacted>' })),
+      },
+      exchangeCount: exchanges.length,
+    }),
+  ) as ResultsJson;
+}
