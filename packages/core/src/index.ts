@@ -21,6 +21,7 @@ export {
   windowBounds,
   zeroCounters,
 } from './aggregate/rules.ts';
+export { dayNumber, dayString, daysFromCivil, parseTimestampMs } from './aggregate/time.ts';
 export type {
   Answer,
   Caller,

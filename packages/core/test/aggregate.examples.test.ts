@@ -6,6 +6,7 @@ import { DatasetError, validateDataset } from '../src/aggregate/validate.ts';
 import type { Dataset, DatasetEvent } from '../src/dataset/schema.ts';
 import type { EndpointId } from '../src/endpoints.ts';
 import { QueryParamError } from '../src/errors.ts';
+import type { Device } from '../src/events.ts';
 import type { QueryParams } from '../src/params.ts';
 
 /*
@@ -20,7 +21,7 @@ import type { QueryParams } from '../src/params.ts';
  *   t3 by U2 2024-03-03T00:00:00Z (exactly midnight) to dave
  *   x1 by X (team T2) 2024-03-01T12:00:00Z to alice
  */
-function ev(tagID: string, email: string, date: string, device: string): DatasetEvent {
+function ev(tagID: string, email: string, date: string, device: Device): DatasetEvent {
   return {
     tagID,
     email,

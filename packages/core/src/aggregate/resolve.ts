@@ -155,13 +155,16 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     tagMs[t] = ms;
     recipStart[t] = r;
     const first = r;
-    tag.recipients.forEach((recipient, pos) => {
-      const c = contactOf(recipient.email);
-      for (let i = first; i < r; i++) if (recipContact[i] === c) return;
+    const recipients = tag.recipients;
+    for (let pos = 0; pos < recipients.length; pos++) {
+      const c = contactOf(recipients[pos]!.email);
+      let dup = false;
+      for (let i = first; i < r && !dup; i++) dup = recipContact[i] === c;
+      if (dup) continue;
       recipContact[r] = c;
       recipPos[r] = pos;
       r++;
-    });
+    }
   }
   recipStart[tags.length] = r;
   recipContact = recipContact.slice(0, r);
@@ -183,19 +186,41 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     return set.has(c);
   };
 
+  /**
+   * The contact of an event's email on tag `t`: first compared with the tag's recipients'
+   * raw emails (no hashing: events usually spell the email as the recipient list does),
+   * else through the contact maps. -1 when the email is not a recipient of the tag.
+   */
+  const recipientContact = (t: number, email: string): number => {
+    const recipients = tags[t]!.recipients;
+    const from = recipStart[t]!;
+    const to = recipStart[t + 1]!;
+    for (let k = from; k < to; k++) {
+      if (recipients[recipPos[k]!]!.email === email) return recipContact[k]!;
+    }
+    const c = contactOf(email);
+    return isRecipient(t, c) ? c : -1;
+  };
+
   const columns = (source: readonly DatasetEvent[], kind: 'open' | 'click'): EventColumns => {
     const n = source.length;
     const tag = new Int32Array(n);
     const contact = new Int32Array(n);
     const ms = new Float64Array(n);
     const device = new Uint8Array(n);
+    let prevTagID = '';
+    let prevTag: number | undefined;
     for (let i = 0; i < n; i++) {
       const e = source[i]!;
-      const t = tagIndex.get(e.tagID);
-      const c = contactOf(e.email);
+      const tagID = e.tagID;
+      let t: number | undefined;
+      if (tagID === prevTagID) t = prevTag;
+      else {
+        t = tagIndex.get(tagID);
+        prevTagID = tagID;
+        prevTag = t;
+      }
       const when = parseTimestampMs(e.date);
-      tag[i] = t ?? -1;
-      contact[i] = c;
       ms[i] = when;
       const d = e.device;
       device[i] =
@@ -205,16 +230,21 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
             ? DEVICE_MOBILE
             : DEVICE_NONE;
       if (t === undefined) {
-        problems.add(`${kind} #${i} refers to unknown tagID '${e.tagID}'`);
+        tag[i] = -1;
+        contact[i] = contactOf(e.email);
+        problems.add(`${kind} #${i} refers to unknown tagID '${tagID}'`);
         continue;
       }
-      if (!isRecipient(t, c)) {
-        problems.add(`${kind} #${i} of tag '${e.tagID}': email '${e.email}' is not a recipient`);
-      }
+      tag[i] = t;
+      const c = recipientContact(t, e.email);
+      if (c < 0) {
+        contact[i] = contactOf(e.email);
+        problems.add(`${kind} #${i} of tag '${tagID}': email '${e.email}' is not a recipient`);
+      } else contact[i] = c;
       if (Number.isNaN(when)) {
-        problems.add(`${kind} #${i} of tag '${e.tagID}' has invalid date '${e.date}'`);
+        problems.add(`${kind} #${i} of tag '${tagID}' has invalid date '${e.date}'`);
       } else if (when < tagMs[t]!) {
-        problems.add(`${kind} #${i} of tag '${e.tagID}' is dated before the tag was sent`);
+        problems.add(`${kind} #${i} of tag '${tagID}' is dated before the tag was sent`);
       }
     }
     return { source, tag, contact, ms, device };
