@@ -1,0 +1,50 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
+import { canonicalProfile } from '../src/fixtures.ts';
+import type { ProfileInput } from '../src/profile.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+
+/** Base URL used for in-memory runs through `server.fetch` (never resolved). */
+export const MEMORY_BASE_URL = 'http://tagtrack.memory';
+
+/** The canonical profile, optionally with a page size and rate limit matching a server. */
+export function profileFor(options: ServerOptions = {}): ProfileInput {
+  return {
+    ...canonicalProfile(),
+    pageSize: options.pageSize ?? 250,
+    rateLimit: options.rateLimit ? { ...options.rateLimit, retryAfter: true } : null,
+  };
+}
+
+/**
+ * Runs the suite in memory (through `server.fetch`, no socket) against a reference server
+ * built with `server` options, in fixture mode with the canonical profile unless overridden.
+ */
+export async function runInMemory(
+  server: ServerOptions,
+  options: Partial<RunOptions> = {},
+): Promise<RunResult> {
+  const s = createServer(server);
+  try {
+    return await runConformance({
+      baseUrl: MEMORY_BASE_URL,
+      fetch: (r) => s.fetch(r),
+      profile: profileFor(server),
+      mode: 'fixture',
+      seed: 7,
+      numRuns: 10,
+      ...options,
+    });
+  } finally {
+    await s.close();
+  }
+}
+
+/** Ids of the checks that failed or errored. */
+export function failing(result: RunResult): string[] {
+  return result.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.id);
+}
+
+export const team1Admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
+export const team1User = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-user')!;
+export type { FaultName };
