@@ -3,8 +3,7 @@
  * (epoch milliseconds), which orders a million events in a few passes without a comparator.
  */
 
-const DIGIT_BITS = 16;
-const RADIX = 1 << DIGIT_BITS;
+const MAX_DIGIT_BITS = 20;
 
 /**
  * The indices `0..keys.length-1` in ascending order of `keys`, ties in index order (stable).
@@ -26,19 +25,26 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
   }
   if (sorted) return src;
   const range = max - min;
+  // As few passes as possible, with digits of at most 20 bits (a 4 MB count table) and not
+  // much wider than log2(n), so the count table never dwarfs the input.
+  const bits = Math.max(1, Math.ceil(Math.log2(range + 1)));
+  const widest = Math.min(MAX_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1))));
+  const passes = Math.ceil(bits / widest);
+  const digitBits = Math.ceil(bits / passes);
+  const radix = 2 ** digitBits;
   let dst = new Int32Array(n);
-  const digit = new Uint16Array(n);
-  const count = new Int32Array(RADIX);
-  for (let div = 1; div <= range; div *= RADIX) {
+  const digit = new Int32Array(n);
+  const count = new Int32Array(radix);
+  for (let p = 0, div = 1; p < passes; p++, div *= radix) {
     count.fill(0);
     for (let i = 0; i < n; i++) {
-      const d = Math.floor((keys[src[i]!]! - min) / div) & (RADIX - 1);
+      const d = Math.floor((keys[src[i]!]! - min) / div) & (radix - 1);
       digit[i] = d;
       count[d]!++;
     }
     if (count[digit[0]!] === n) continue; // every key has the same digit: nothing moves
     let sum = 0;
-    for (let d = 0; d < RADIX; d++) {
+    for (let d = 0; d < radix; d++) {
       const c = count[d]!;
       count[d] = sum;
       sum += c;

@@ -1,0 +1,165 @@
+/**
+ * Benchmark of the aggregation indexes (`pnpm bench` in packages/core).
+ *
+ * For generated datasets of about 10k, 100k and 1M events (opens + clicks), it times
+ * `buildIndex` (median of several runs), then answers every endpoint of the catalogue once
+ * for an admin (first call, which also builds the lazy per-scope caches, and a second,
+ * warm call), and prints events/s and memory. The dataset goes through a JSON round trip
+ * first, as a dataset loaded from a file would.
+ *
+ * Environment: `BENCH_SIZES=10000,100000` picks the sizes; `BENCH_RUNS=5` the build runs.
+ */
+import { performance } from 'node:perf_hooks';
+import { buildIndex } from '../src/aggregate/build.ts';
+import { contactIdOf } from '../src/aggregate/contact-id.ts';
+import type { EndpointRequest, ReportingIndex } from '../src/aggregate/types.ts';
+import { generateDataset, scaleForEvents } from '../src/dataset/generate.ts';
+import type { Dataset } from '../src/dataset/schema.ts';
+import { ENDPOINTS, type PathParamName } from '../src/endpoints.ts';
+import type { QueryParams } from '../src/params.ts';
+
+const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000')
+  .split(',')
+  .map((s) => Number(s.trim()));
+const runsOverride =
+  process.env.BENCH_RUNS === undefined ? undefined : Number(process.env.BENCH_RUNS);
+
+let peakRss = 0;
+function sampleMemory(): NodeJS.MemoryUsage {
+  const m = process.memoryUsage();
+  if (m.rss > peakRss) peakRss = m.rss;
+  return m;
+}
+
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function baseQuery(): QueryParams {
+  return {
+    rtn: 'json',
+    cursor: 0,
+    isClicked: false,
+    isUnclicked: false,
+    isOpened: false,
+    isUnopened: false,
+    aggregateData: false,
+  };
+}
+
+/** One request per endpoint, with path parameters naming existing records of team 0. */
+function requests(dataset: Dataset): EndpointRequest[] {
+  const team = dataset.teams[0]!;
+  const member = team.members[0]!;
+  const memberIDs = new Set(team.members.map((m) => m.memberID));
+  const tag = dataset.tags.find((t) => memberIDs.has(t.memberID))!;
+  const params: Record<PathParamName, string> = {
+    memberID: member.memberID,
+    group: team.groups[0]?.groupName ?? 'none',
+    tagID: tag.tagID,
+    contactID: contactIdOf(tag.recipients[0]!.email),
+  };
+  return ENDPOINTS.map((e) => {
+    const pathParams: Partial<Record<PathParamName, string>> = {};
+    for (const p of e.pathParams) pathParams[p] = params[p];
+    const query = baseQuery();
+    if (e.id === 'tags.daily') query.date = tag.dateSent.slice(0, 10);
+    return { endpoint: e.id, pathParams, query };
+  });
+}
+
+function size(answer: ReturnType<ReportingIndex['answer']>): string {
+  if (answer.kind === 'list') return `${answer.records.length} records`;
+  return answer.kind;
+}
+
+const summary: { events: number; buildMs: number; perEventNs: number; rate: number }[] = [];
+
+console.log(
+  `tagtrack core benchmark — Node ${process.version}, ${process.platform}/${process.arch}`,
+);
+{
+  // Warm-up: let the JIT compile the build before anything is timed.
+  const warm = generateDataset({ seed: 2, scale: scaleForEvents(20_000) });
+  for (let i = 0; i < 5; i++) buildIndex(warm);
+}
+for (const target of sizes) {
+  const generated = generateDataset({ seed: 1, scale: scaleForEvents(target) });
+  const dataset = JSON.parse(JSON.stringify(generated)) as Dataset;
+  const events = dataset.opens.length + dataset.clicks.length;
+  const before = sampleMemory();
+  console.log(
+    `\n== ${events.toLocaleString('en')} events (${dataset.tags.length.toLocaleString('en')} tags, ` +
+      `${dataset.teams.reduce((n, t) => n + t.members.length, 0)} members, ${dataset.teams.length} teams); ` +
+      `dataset heap ${mb(before.heapUsed)}`,
+  );
+
+  const runs = runsOverride ?? (events > 500_000 ? 3 : 5);
+  const times: number[] = [];
+  const cpu: number[] = [];
+  let index: ReportingIndex | undefined;
+  for (let r = 0; r < runs; r++) {
+    index = undefined;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    index = buildIndex(dataset);
+    times.push(performance.now() - t0);
+    cpu.push(process.cpuUsage(c0).user / 1000);
+    sampleMemory();
+  }
+  const buildMs = median(times);
+  const after = sampleMemory();
+  console.log(
+    `buildIndex: median ${ms(buildMs)} of ${runs} (runs ${times.map((t) => t.toFixed(0)).join(', ')} ms; ` +
+      `cpu median ${ms(median(cpu))}) → ${Math.round(events / (buildMs / 1000)).toLocaleString('en')} events/s`,
+  );
+  console.log(
+    `memory after build: rss ${mb(after.rss)}, heapUsed ${mb(after.heapUsed)}, ` +
+      `arrayBuffers ${mb(after.arrayBuffers)} (index arrays live outside the heap)`,
+  );
+  summary.push({
+    events,
+    buildMs,
+    perEventNs: (buildMs * 1e6) / events,
+    rate: events / (buildMs / 1000),
+  });
+
+  const idx = index!;
+  const admin = idx.callerOf(
+    dataset.teams[0]!.members.find((m) => m.accountType === 'admin')!.memberID,
+  )!;
+  let cold = 0;
+  let warm = 0;
+  const rows: string[] = [];
+  for (const request of requests(dataset)) {
+    const t0 = performance.now();
+    const first = idx.answer(admin, request);
+    const t1 = performance.now();
+    idx.answer(admin, request);
+    const t2 = performance.now();
+    cold += t1 - t0;
+    warm += t2 - t1;
+    rows.push(
+      `  ${request.endpoint.padEnd(18)} first ${ms(t1 - t0).padStart(10)}  again ${ms(t2 - t1).padStart(10)}  ${size(first)}`,
+    );
+  }
+  sampleMemory();
+  console.log(`answer every endpoint once as admin: first ${ms(cold)}, again ${ms(warm)}`);
+  for (const row of rows) console.log(row);
+}
+
+console.log(`\npeak rss ${mb(peakRss)}`);
+if (summary.length > 1) {
+  console.log('growth (build time per event; linear growth keeps it flat):');
+  for (const s of summary) {
+    console.log(
+      `  ${s.events.toLocaleString('en').padStart(10)} events: ${s.perEventNs.toFixed(0).padStart(6)} ns/event, ` +
+        `${Math.round(s.rate).toLocaleString('en')} events/s`,
+    );
+  }
+}
