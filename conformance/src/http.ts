@@ -201,6 +201,7 @@ function describeFetchError(e: unknown): string {
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code !== undefined)
     return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  if (cause?.message !== undefined) return `${e.message} (${cause.message})`;
   return e.message;
 }
 

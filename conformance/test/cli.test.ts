@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer, type TagtrackServer } from '@tagtrack/server';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { team1Admin } from './helpers.ts';
+
+const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI launcher as a child process with a clean TAGTRACK_* environment. */
+function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...clean, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A port nothing listens on: bound once on 127.0.0.1, then released. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let server: TagtrackServer;
+let faulty: TagtrackServer;
+let baseUrl: string;
+let faultyUrl: string;
+let dir: string;
+
+beforeAll(async () => {
+  server = createServer();
+  baseUrl = await server.listen(0, '127.0.0.1');
+  faulty = createServer({ faults: ['bad-date-200'] });
+  faultyUrl = await faulty.listen(0, '127.0.0.1');
+  dir = await mkdtemp(join(tmpdir(), 'tagtrack-cli-'));
+});
+
+afterAll(async () => {
+  await server.close();
+  await faulty.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('tagtrack-conformance CLI (spawned)', () => {
+  test('exit 0 on the reference server in fixture mode, with reports written', async () => {
+    const out = await cli([
+      'run',
+      '--base-url',
+      baseUrl,
+      '--mode',
+      'fixture',
+      '--num-runs',
+      '5',
+      '--seed',
+      '11',
+      '--report-dir',
+      join(dir, 'reports'),
+    ]);
+    expect(out.stderr).not.toMatch(/Error/);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/\d+ checks, \d+ passed, 0 failed, 0 errors/);
+    expect(out.stdout.trim().split('\n').at(-2)).toBe('PASS');
+    expect((await readdir(join(dir, 'reports'))).sort()).toEqual([
+      'junit.xml',
+      'report.html',
+      'results.json',
+    ]);
+  }, 90_000);
+
+  test('exit 1 when a check fails; options come from TAGTRACK_* variables, the command line wins', async () => {
+    const out = await cli(['run', '--only', 'INPUT-400-BAD-DATE', '--seed', '5'], {
+      TAGTRACK_BASE_URL: faultyUrl,
+      TAGTRACK_AUTH_ID: team1Admin.authId,
+      TAGTRACK_ACCESS_KEY: team1Admin.accessKey,
+      TAGTRACK_ONLY: 'AUTH',
+    });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain('FAIL INPUT-400-BAD-DATE');
+    expect(out.stdout).not.toContain('AUTH-401');
+    expect(out.stdout).toMatch(/reproduce: curl -sS -i -H 'authorization: /);
+  }, 60_000);
+
+  test('exit 2 with one clear line when the base URL is unreachable', async () => {
+    const closed = await freePort();
+    const out = await cli([
+      'run',
+      '--base-url',
+      `http://127.0.0.1:${closed}`,
+      '--auth-id',
+      'a',
+      '--access-key',
+      'b',
+    ]);
+    expect(out.code).toBe(2);
+    const lines = out.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(
+      `tagtrack-conformance: cannot reach http://127.0.0.1:${closed}/teams: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:${closed})`,
+    );
+  }, 30_000);
+
+  test('exit 2 for a bad flag, a bad value and an invalid profile (naming the field)', async () => {
+    const flag = await cli(['run', '--base-url', baseUrl, '--no-such-flag']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/unknown option '--no-such-flag'/);
+    const value = await cli(['run', '--base-url', baseUrl, '--num-runs', 'many']);
+    expect(value.code).toBe(2);
+    expect(value.stderr).toMatch(/num-runs must be a positive integer/);
+    const profile = join(dir, 'bad-profile.json');
+    await writeFile(profile, JSON.stringify({ pageSize: -1 }));
+    const bad = await cli(['run', '--base-url', baseUrl, '--profile', profile]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/pageSize/);
+    const missing = await cli(['run']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/missing --base-url/);
+  }, 60_000);
+
+  test('--help documents every option with its environment variable', async () => {
+    const out = await cli(['run', '--help']);
+    expect(out.code).toBe(0);
+    out.stdout = out.stdout.replace(/\s+/g, ' ');
+    for (const [flag, env] of [
+      ['--base-url', 'TAGTRACK_BASE_URL'],
+      ['--auth-id', 'TAGTRACK_AUTH_ID'],
+      ['--access-key', 'TAGTRACK_ACCESS_KEY'],
+      ['--profile', 'TAGTRACK_PROFILE'],
+      ['--mode', 'TAGTRACK_MODE'],
+      ['--num-runs', 'TAGTRACK_NUM_RUNS'],
+      ['--seed', 'TAGTRACK_SEED'],
+      ['--only', 'TAGTRACK_ONLY'],
+      ['--rate-limit', 'TAGTRACK_RATE_LIMIT'],
+      ['--timeout', 'TAGTRACK_TIMEOUT'],
+      ['--expected-failures', 'TAGTRACK_EXPECTED_FAILURES'],
+      ['--report-dir', 'TAGTRACK_REPORT_DIR'],
+      ['--bail', 'TAGTRACK_BAIL'],
+      ['--probe-methods', 'TAGTRACK_PROBE_METHODS'],
+    ]) {
+      expect(out.stdout).toContain(flag);
+      expect(out.stdout).toContain(`env: ${env}`);
+    }
+    expect(out.stdout).toMatch(/Exit codes: 0/);
+  }, 30_000);
+});
