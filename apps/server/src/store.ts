@@ -14,6 +14,7 @@ import {
   type TeamMember,
   utcDay,
 } from '@tagtrack/core';
+import { LruCache } from './cache.ts';
 import type { FaultSet } from './faults.ts';
 
 /**
@@ -91,28 +92,6 @@ function factsOf(dataset: Dataset): FaultFacts {
   };
 }
 
-/** Bounded least-recently-used map. */
-class Lru<V> {
-  readonly #map = new Map<string, V>();
-  constructor(readonly capacity: number) {}
-  get(key: string): V | undefined {
-    const v = this.#map.get(key);
-    if (v !== undefined) {
-      this.#map.delete(key);
-      this.#map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: V): void {
-    this.#map.delete(key);
-    this.#map.set(key, value);
-    if (this.#map.size > this.capacity) {
-      const oldest = this.#map.keys().next();
-      if (!oldest.done) this.#map.delete(oldest.value);
-    }
-  }
-}
-
 /**
  * The server's read side: core's {@link ReportingIndex} (built once at start-up) plus the
  * store-layer faults, with a bounded cache of answers per (caller, request without
@@ -120,7 +99,7 @@ class Lru<V> {
  * The index is immutable, so a cached answer never goes stale.
  */
 export class Store {
-  readonly #cache = new Lru<StoreAnswer>(2048);
+  readonly #cache = new LruCache<StoreAnswer>(2048);
   readonly #facts: FaultFacts | undefined;
 
   constructor(
