@@ -83,6 +83,15 @@ describe('runConformance against the reference server', () => {
   });
 });
 
+test('--bail stops after the first failing check; the rest are skipped with the reason', async () => {
+  const result = await runInMemory(
+    { faults: ['json-content-type-text'] },
+    { only: 'schema', bail: true, numRuns: 3 },
+  );
+  expect(result.checks.map((c) => c.status)).toEqual(['pass', 'fail', 'skip', 'skip', 'skip']);
+  expect(result.checks[2]!.reason).toMatch(/--bail/);
+});
+
 describe('--only', () => {
   test('matches requirement ids by substring or glob and areas by name, case-insensitively', () => {
     const ids = (only: string) => ALL_CHECKS.filter((c) => matchesOnly(c, only)).map((c) => c.id);
