@@ -128,6 +128,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       expect(res.status).toBe(200);
       for (const c of CANONICAL_CREDENTIALS) {
         expect(out()).toContain(c.label);
+        expect(out()).toContain(c.authId);
         expect(out()).toContain(c.accessKey);
       }
       expect(out()).toContain('@tagtrack/core/canonical');
@@ -139,6 +140,56 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     } finally {
       const done = exited(child);
       child.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
+  });
+
+  test('--seed/--scale, repeated --fault and --page-size take effect; request logs carry the request id', async () => {
+    const { child, url, out } = await start([
+      '--port',
+      '0',
+      '--seed',
+      '7',
+      '--scale',
+      'tiny',
+      '--fault',
+      'page-overlap',
+      '--fault',
+      'json-content-type-text',
+      '--page-size',
+      '2',
+    ]);
+    try {
+      expect(out()).toContain('generated (seed 7, scale tiny)');
+      expect(out()).toContain('FAULTS INJECTED: page-overlap, json-content-type-text');
+      expect(out()).not.toContain('demo credentials');
+      const { generateDataset } = await import('@tagtrack/core');
+      const cred = generateDataset({ seed: 7, scale: 'tiny' }).credentials[0]!;
+      const res = await fetch(`${url}/teams`, {
+        headers: {
+          Authorization: authorizationHeader(cred.authId, cred.accessKey, ''),
+          'X-Request-Id': 'cli-test-1',
+        },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      const body = (await res.json()) as {
+        data: unknown[];
+        paging: { cursors: { next: number; total: number } };
+      };
+      expect(body.data.length).toBeLessThanOrEqual(2);
+      if (body.paging.cursors.total > 2) expect(body.paging.cursors.next).toBe(1);
+      for (let i = 0; i < 40 && !out().includes('cli-test-1'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const line = out()
+        .split('\n')
+        .find((l) => l.includes('"reqId":"cli-test-1"'));
+      expect(line).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({ method: 'GET', url: '/teams', status: 200 });
+    } finally {
+      const done = exited(child);
+      child.kill('SIGINT');
       expect(await done).toBe(0);
     }
   });

@@ -69,6 +69,14 @@ describe('authentication (decisions §1): 401', () => {
     });
     await expectError(res, 401);
   });
+  test('a header that was valid for one query string is refused for another', async () => {
+    const header = authorizationHeader(admin.authId, admin.accessKey, 'type=user');
+    const send = (query: string) =>
+      server.fetch(new Request(`${BASE}/teams?${query}`, { headers: { Authorization: header } }));
+    expect((await send('type=user')).status).toBe(200);
+    expect((await send('type=user')).status).toBe(200);
+    await expectError(await send('type=admin'), 401);
+  });
   test('header name is case-insensitive', async () => {
     const res = await server.fetch(
       new Request(`${BASE}/teams`, {
