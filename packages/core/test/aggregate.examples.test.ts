@@ -647,3 +647,35 @@ describe('validateDataset and buildIndex on bad datasets', () => {
     expect(() => buildIndex(bad)).toThrow(DatasetError);
   });
 });
+
+describe('a tag with a long recipient list repeating an email', () => {
+  const recipients = Array.from({ length: 39 }, (_, i) => ({ name: `n${i}`, email: `r${i}@x.test` }));
+  recipients.push({ name: 'second spelling', email: ' R0@X.test' });
+  const big: Dataset = {
+    ...dataset,
+    tags: [
+      ...dataset.tags,
+      { tagID: 'big', memberID: 'A', subject: 'Many', dateSent: '2024-04-01T00:00:00Z', recipients },
+    ],
+    opens: [
+      ...dataset.opens,
+      ev('big', 'r0@x.test', '2024-04-01T01:00:00Z', 'desktop'),
+      ev('big', 'R0@x.test ', '2024-04-02T01:00:00Z', 'tablet'),
+    ],
+  };
+  const idx = buildIndex(big);
+  it('counts the repeated email as one recipient and one contact (named by its first entry)', () => {
+    expect(idx.tags(admin, { memberID: 'A' })![0]!.stats).toMatchObject({
+      totalOpens: 2,
+      uniqueOpens: 1,
+      desktopOpens: 1,
+      mobileOpens: 1,
+    });
+    const contacts = idx.tagContacts(admin, 'big')!;
+    expect(contacts).toHaveLength(39);
+    expect(contacts.find((c) => c.email === 'r0@x.test')).toMatchObject({
+      name: 'n0',
+      stats: { totalSent: 1, totalOpens: 2, uniqueOpens: 1 },
+    });
+  });
+});

@@ -146,6 +146,51 @@ interface ScopeContacts {
 
 const PAIR_FIELDS = 9;
 
+/**
+ * The contacts of the dataset (distinct normalised emails over all tags) and, per member,
+ * the counters of each contact over that member's tags (decisions §9).
+ */
+interface ContactTables {
+  /** Normalised email of each contact. */
+  readonly emails: string[];
+  /** The contact of each recipient entry. */
+  readonly entryContact: Int32Array;
+  /** Member `m` owns pairs `[pairStart[m], pairStart[m+1])`, one per contact it sent to. */
+  readonly pairStart: Int32Array;
+  readonly pairContact: Int32Array;
+  /** The member's first tag in tag order sent to the contact. */
+  readonly pairBestTag: Int32Array;
+  /** PAIR_FIELDS counters per pair: sent, to, uo, tc, uc, do, mo, dc, mc. */
+  readonly pairCounters: Int32Array;
+  readonly stamps: Stamps;
+  rank?: Int32Array;
+  byRank?: Int32Array;
+}
+
+/** Adds the events of one kind to per-tag total, unique and device counters. */
+function countEvents(
+  cols: EventColumns,
+  total: Int32Array,
+  unique: Int32Array,
+  desktop: Int32Array,
+  mobile: Int32Array,
+  seen: Uint8Array,
+): void {
+  const { tag, entry, device } = cols;
+  for (let e = 0; e < tag.length; e++) {
+    const t = tag[e]!;
+    const k = entry[e]!;
+    total[t]!++;
+    if (seen[k] === 0) {
+      seen[k] = 1;
+      unique[t]!++;
+    }
+    const d = device[e];
+    if (d === DEVICE_DESKTOP) desktop[t]!++;
+    else if (d === DEVICE_MOBILE) mobile[t]!++;
+  }
+}
+
 /** The events of one kind with their date order, per-tag and per-member lists. */
 interface EventIndex {
   readonly cols: EventColumns;
@@ -191,8 +236,9 @@ function indexEvents(
  * {@link ReportingIndex} answering every endpoint in time about proportional to the answer.
  *
  * Built eagerly: per-tag counters, tag order, per-member tag lists, per-tag and per-member
- * event lists in date order, per-(member, contact) counters, per-member day stats.
- * Built lazily on first use and cached: per-scope (team, group, member) merges of those.
+ * event lists in date order, per-member day stats. Built once on first use and cached: the
+ * contact tables with per-(member, contact) counters (first contacts request), and the
+ * per-scope (team, group, member) merges of all of these.
  * Throws {@link DatasetError} listing the problems when `validateDataset` finds any.
  * Returned records are shared between calls and must not be mutated.
  */
@@ -208,7 +254,6 @@ class Index implements ReportingIndex {
   private readonly withoutGroup: MemberWithoutGroup;
   private readonly memberCount: number;
   private readonly tagCount: number;
-  private readonly contactCount: number;
   private readonly memberType: Uint8Array;
   /** Member indices in member order, and the rank of each member. */
   private readonly memberOrder: Int32Array;
@@ -231,24 +276,22 @@ class Index implements ReportingIndex {
   private readonly mClicks: Int32Array;
   private readonly opens: EventIndex;
   private readonly clicks: EventIndex;
-  /** Per-(member, contact) pairs: member `m` owns `[pairStart[m], pairStart[m+1])`. */
-  private readonly pairStart: Int32Array;
-  private readonly pairContact: Int32Array;
-  private readonly pairBestTag: Int32Array;
-  private readonly pairCounters: Int32Array;
+  /** Whether recipient entry `k` opened (clicked) its tag at least once. */
+  private readonly openedEntry: Uint8Array;
+  private readonly clickedEntry: Uint8Array;
+  /** Contacts and per-(member, contact) counters, built on the first contacts request. */
+  private contactTables: ContactTables | undefined;
   private readonly memberSeries: StatsSeries[];
   private readonly credentials: Map<string, { accessKey: string; caller: Caller }>;
 
-  private readonly contactStamps: Stamps;
+  private readonly entryStamps: Stamps;
   private readonly tagStamps: Stamps;
   private readonly scopes = new Map<string, Scope>();
   private readonly memberRecords: (TeamMember | undefined)[];
   private readonly tagRecords: (Tag | undefined)[];
   private readonly timestamps: (Timestamp | undefined)[];
-  private contactIds: (string | undefined)[];
+  private readonly entryIds: (string | undefined)[];
   private contactById: Map<string, number> | undefined;
-  private contactRank: Int32Array | undefined;
-  private contactByRank: Int32Array | undefined;
 
   constructor(res: ResolvedDataset, withoutGroup: MemberWithoutGroup) {
     this.dataset = res.dataset;
@@ -256,15 +299,14 @@ class Index implements ReportingIndex {
     this.withoutGroup = withoutGroup;
     const M = res.members.length;
     const T = res.dataset.tags.length;
-    const C = res.contactEmails.length;
+    const P = res.recipPos.length;
     this.memberCount = M;
     this.tagCount = T;
-    this.contactCount = C;
     this.memberRecords = new Array(M);
     this.tagRecords = new Array(T);
     this.timestamps = new Array(T);
-    this.contactIds = new Array(C);
-    this.contactStamps = new Stamps(C);
+    this.entryIds = new Array(P);
+    this.entryStamps = new Stamps(P);
     this.tagStamps = new Stamps(T);
 
     // Members: account types, member order, team and group member lists.
@@ -313,7 +355,8 @@ class Index implements ReportingIndex {
     this.opens = indexEvents(res.opens, T, res.tagMember, M);
     this.clicks = indexEvents(res.clicks, T, res.tagMember, M);
 
-    // One pass over members' tags: per-tag counters and per-(member, contact) counters.
+    // One pass over the events: per-tag counters (decisions §8, §9). Recipient entries are
+    // the distinct normalised emails of one tag, so "distinct recipients" = distinct entries.
     this.to = new Int32Array(T);
     this.uo = new Int32Array(T);
     this.tc = new Int32Array(T);
@@ -322,82 +365,10 @@ class Index implements ReportingIndex {
     this.mOpens = new Int32Array(T);
     this.dClicks = new Int32Array(T);
     this.mClicks = new Int32Array(T);
-    const P = res.recipContact.length;
-    const pairContact = new Int32Array(P);
-    const pairBestTag = new Int32Array(P);
-    const pc = new Int32Array(P * PAIR_FIELDS);
-    this.pairStart = new Int32Array(M + 1);
-    const pairStamp = new Int32Array(C);
-    const pairSlot = new Int32Array(C);
-    const seenOpen = new Int32Array(C);
-    const seenClick = new Int32Array(C);
-    let p = 0;
-    for (let m = 0; m < M; m++) {
-      this.pairStart[m] = p;
-      const gen = m + 1;
-      for (let i = this.memberTagStart[m]!; i < this.memberTagStart[m + 1]!; i++) {
-        const t = tagOrder[this.memberTagRanks[i]!]!;
-        for (let k = res.recipStart[t]!; k < res.recipStart[t + 1]!; k++) {
-          const c = res.recipContact[k]!;
-          let slot: number;
-          if (pairStamp[c] !== gen) {
-            pairStamp[c] = gen;
-            slot = p++;
-            pairSlot[c] = slot;
-            pairContact[slot] = c;
-            pairBestTag[slot] = t;
-          } else slot = pairSlot[c]!;
-          pc[slot * PAIR_FIELDS]!++;
-        }
-        const tagMark = t + 1;
-        const o = this.opens;
-        for (let k = o.tagStart[t]!; k < o.tagStart[t + 1]!; k++) {
-          const e = o.tagEvents[k]!;
-          const c = o.cols.contact[e]!;
-          const base = pairSlot[c]! * PAIR_FIELDS;
-          this.to[t]!++;
-          pc[base + 1]!++;
-          if (seenOpen[c] !== tagMark) {
-            seenOpen[c] = tagMark;
-            this.uo[t]!++;
-            pc[base + 2]!++;
-          }
-          const dev = o.cols.device[e];
-          if (dev === DEVICE_DESKTOP) {
-            this.dOpens[t]!++;
-            pc[base + 5]!++;
-          } else if (dev === DEVICE_MOBILE) {
-            this.mOpens[t]!++;
-            pc[base + 6]!++;
-          }
-        }
-        const cl = this.clicks;
-        for (let k = cl.tagStart[t]!; k < cl.tagStart[t + 1]!; k++) {
-          const e = cl.tagEvents[k]!;
-          const c = cl.cols.contact[e]!;
-          const base = pairSlot[c]! * PAIR_FIELDS;
-          this.tc[t]!++;
-          pc[base + 3]!++;
-          if (seenClick[c] !== tagMark) {
-            seenClick[c] = tagMark;
-            this.uc[t]!++;
-            pc[base + 4]!++;
-          }
-          const dev = cl.cols.device[e];
-          if (dev === DEVICE_DESKTOP) {
-            this.dClicks[t]!++;
-            pc[base + 7]!++;
-          } else if (dev === DEVICE_MOBILE) {
-            this.mClicks[t]!++;
-            pc[base + 8]!++;
-          }
-        }
-      }
-    }
-    this.pairStart[M] = p;
-    this.pairContact = pairContact.subarray(0, p);
-    this.pairBestTag = pairBestTag.subarray(0, p);
-    this.pairCounters = pc.subarray(0, p * PAIR_FIELDS);
+    this.openedEntry = new Uint8Array(P);
+    this.clickedEntry = new Uint8Array(P);
+    countEvents(res.opens, this.to, this.uo, this.dOpens, this.mOpens, this.openedEntry);
+    countEvents(res.clicks, this.tc, this.uc, this.dClicks, this.mClicks, this.clickedEntry);
 
     // Per-member day stats: one flat array, member m owning a contiguous range.
     const out = {
@@ -587,19 +558,21 @@ class Index implements ReportingIndex {
     return rec;
   }
 
-  private contactId(c: number): string {
-    let id = this.contactIds[c];
+  /** The contact id of recipient entry `k` (decisions §8), memoised. */
+  private entryId(k: number): string {
+    let id = this.entryIds[k];
     if (id === undefined) {
-      id = contactIdOf(this.res.contactEmails[c]!);
-      this.contactIds[c] = id;
+      id = contactIdOf(this.res.recipEmail[k]!);
+      this.entryIds[k] = id;
     }
     return id;
   }
 
-  private recipientName(t: number, c: number): string {
-    const { recipStart, recipContact, recipPos } = this.res;
+  /** The recipient name of contact `c` on tag `t` (its first entry with that email). */
+  private recipientName(tables: ContactTables, t: number, c: number): string {
+    const { recipStart, recipPos } = this.res;
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      if (recipContact[k] === c) return this.dataset.tags[t]!.recipients[recipPos[k]!]!.name;
+      if (tables.entryContact[k] === c) return this.dataset.tags[t]!.recipients[recipPos[k]!]!.name;
     }
     return '';
   }
@@ -640,11 +613,12 @@ class Index implements ReportingIndex {
   }
 
   private eventRecipient(idx: EventIndex, e: number): EventRecipient {
-    const c = idx.cols.contact[e]!;
+    const k = idx.cols.entry[e]!;
+    const t = idx.cols.tag[e]!;
     return {
-      recipientID: this.contactId(c),
-      name: this.recipientName(idx.cols.tag[e]!, c),
-      email: this.res.contactEmails[c]!,
+      recipientID: this.entryId(k),
+      name: this.dataset.tags[t]!.recipients[this.res.recipPos[k]!]!.name,
+      email: this.res.recipEmail[k]!,
     };
   }
 
@@ -896,15 +870,15 @@ class Index implements ReportingIndex {
       const a = tagStart[t]!;
       const b = tagStart[t + 1]!;
       const lo = partitionPoint(a, b, (k) => cols.ms[tagEvents[k]!]! < dayStart);
-      const stamps = this.contactStamps;
+      const stamps = this.entryStamps;
       const gen = stamps.next();
       let n = 0;
       for (let k = lo; k < b; k++) {
         const e = tagEvents[k]!;
         if (cols.ms[e]! >= dayStart + DAY_MS) break;
-        const c = cols.contact[e]!;
-        if (stamps.mark[c] !== gen) {
-          stamps.mark[c] = gen;
+        const entry = cols.entry[e]!;
+        if (stamps.mark[entry] !== gen) {
+          stamps.mark[entry] = gen;
           n++;
         }
       }
@@ -915,33 +889,119 @@ class Index implements ReportingIndex {
 
   // ---- contacts (endpoints 15, 16, 17) ---------------------------------------------------
 
-  private ensureContactRank(): { rank: Int32Array; byRank: Int32Array } {
-    if (!this.contactRank || !this.contactByRank) {
-      const emails = this.res.contactEmails;
-      const order = Array.from({ length: this.contactCount }, (_, c) => c);
-      order.sort((a, b) => compareStrings(emails[a]!, emails[b]!));
-      this.contactByRank = Int32Array.from(order);
-      this.contactRank = new Int32Array(this.contactCount);
-      for (let r = 0; r < order.length; r++) this.contactRank[order[r]!] = r;
+  /**
+   * Builds the contact tables on the first contacts request: contacts by normalised email,
+   * then per member one pair per contact with its counters over the member's tags.
+   */
+  private contacts_(): ContactTables {
+    if (this.contactTables) return this.contactTables;
+    const res = this.res;
+    const P = res.recipPos.length;
+    const emails: string[] = [];
+    const byEmail = new Map<string, number>();
+    const entryContact = new Int32Array(P);
+    for (let k = 0; k < P; k++) {
+      const email = res.recipEmail[k]!;
+      let c = byEmail.get(email);
+      if (c === undefined) {
+        c = emails.length;
+        emails.push(email);
+        byEmail.set(email, c);
+      }
+      entryContact[k] = c;
     }
-    return { rank: this.contactRank, byRank: this.contactByRank };
+    // Per-entry event counters: to, tc, do, mo, dc, mc.
+    const entryCounters = new Int32Array(P * 6);
+    const add = (cols: EventColumns, total: number, desktop: number) => {
+      for (let e = 0; e < cols.entry.length; e++) {
+        const base = cols.entry[e]! * 6;
+        entryCounters[base + total]!++;
+        const d = cols.device[e];
+        if (d === DEVICE_DESKTOP) entryCounters[base + desktop]!++;
+        else if (d === DEVICE_MOBILE) entryCounters[base + desktop + 1]!++;
+      }
+    };
+    add(res.opens, 0, 2);
+    add(res.clicks, 1, 4);
+    const C = emails.length;
+    const M = this.memberCount;
+    const pairStart = new Int32Array(M + 1);
+    const pairContact = new Int32Array(P);
+    const pairBestTag = new Int32Array(P);
+    const pc = new Int32Array(P * PAIR_FIELDS);
+    const stamps = new Stamps(C);
+    let p = 0;
+    for (let m = 0; m < M; m++) {
+      pairStart[m] = p;
+      const gen = stamps.next();
+      for (let i = this.memberTagStart[m]!; i < this.memberTagStart[m + 1]!; i++) {
+        const t = this.tagOrder[this.memberTagRanks[i]!]!;
+        for (let k = res.recipStart[t]!; k < res.recipStart[t + 1]!; k++) {
+          const c = entryContact[k]!;
+          let slot: number;
+          if (stamps.mark[c] !== gen) {
+            stamps.mark[c] = gen;
+            slot = p++;
+            stamps.slot[c] = slot;
+            pairContact[slot] = c;
+            pairBestTag[slot] = t; // tags come newest first: the first is the latest
+          } else slot = stamps.slot[c]!;
+          const base = slot * PAIR_FIELDS;
+          const ec = k * 6;
+          pc[base]!++;
+          pc[base + 1]! += entryCounters[ec]!;
+          pc[base + 2]! += this.openedEntry[k]!;
+          pc[base + 3]! += entryCounters[ec + 1]!;
+          pc[base + 4]! += this.clickedEntry[k]!;
+          pc[base + 5]! += entryCounters[ec + 2]!;
+          pc[base + 6]! += entryCounters[ec + 3]!;
+          pc[base + 7]! += entryCounters[ec + 4]!;
+          pc[base + 8]! += entryCounters[ec + 5]!;
+        }
+      }
+    }
+    pairStart[M] = p;
+    this.contactTables = {
+      emails,
+      entryContact,
+      pairStart,
+      pairContact: pairContact.slice(0, p),
+      pairBestTag: pairBestTag.slice(0, p),
+      pairCounters: pc.slice(0, p * PAIR_FIELDS),
+      stamps,
+    };
+    return this.contactTables;
+  }
+
+  private contactRanks(tables: ContactTables): { rank: Int32Array; byRank: Int32Array } {
+    if (!tables.rank || !tables.byRank) {
+      const emails = tables.emails;
+      const order = Array.from({ length: emails.length }, (_, c) => c);
+      order.sort((a, b) => compareStrings(emails[a]!, emails[b]!));
+      tables.byRank = Int32Array.from(order);
+      tables.rank = new Int32Array(emails.length);
+      for (let r = 0; r < order.length; r++) tables.rank[order[r]!] = r;
+    }
+    return { rank: tables.rank, byRank: tables.byRank };
   }
 
   private scopeContacts(scope: Scope): ScopeContacts {
     if (scope.contacts) return scope.contacts;
-    const { rank, byRank } = this.ensureContactRank();
-    const stamps = this.contactStamps;
+    const tables = this.contacts_();
+    const { pairStart, pairContact, pairBestTag, pairCounters } = tables;
+    const { rank, byRank } = this.contactRanks(tables);
+    const stamps = tables.stamps;
     const gen = stamps.next();
     let bound = 0;
-    for (const m of scope.members) bound += this.pairStart[m + 1]! - this.pairStart[m]!;
+    for (const m of scope.members) bound += pairStart[m + 1]! - pairStart[m]!;
     const acc = new Int32Array(bound * PAIR_FIELDS);
     const best = new Int32Array(bound);
     const slotContact: number[] = [];
     for (const m of scope.members) {
-      for (let p = this.pairStart[m]!; p < this.pairStart[m + 1]!; p++) {
-        const c = this.pairContact[p]!;
+      for (let p = pairStart[m]!; p < pairStart[m + 1]!; p++) {
+        const c = pairContact[p]!;
         let slot: number;
-        const bt = this.pairBestTag[p]!;
+        const bt = pairBestTag[p]!;
         if (stamps.mark[c] !== gen) {
           stamps.mark[c] = gen;
           slot = slotContact.length;
@@ -953,7 +1013,7 @@ class Index implements ReportingIndex {
           if (this.tagRank[bt]! < this.tagRank[best[slot]!]!) best[slot] = bt;
         }
         for (let f = 0; f < PAIR_FIELDS; f++) {
-          acc[slot * PAIR_FIELDS + f]! += this.pairCounters[p * PAIR_FIELDS + f]!;
+          acc[slot * PAIR_FIELDS + f]! += pairCounters[p * PAIR_FIELDS + f]!;
         }
       }
     }
@@ -983,13 +1043,15 @@ class Index implements ReportingIndex {
   private contactRecord(sc: ScopeContacts, i: number): Contact {
     let rec = sc.records[i];
     if (!rec) {
+      const tables = this.contacts_();
       const c = sc.order[i]!;
       const t = sc.bestTag[i]!;
       const v = sc.counters.subarray(i * PAIR_FIELDS, i * PAIR_FIELDS + PAIR_FIELDS);
+      const email = tables.emails[c]!;
       rec = {
-        contactID: this.contactId(c),
-        name: this.recipientName(t, c),
-        email: this.res.contactEmails[c]!,
+        contactID: contactIdOf(email),
+        name: this.recipientName(tables, t, c),
+        email,
         dateLastSent: this.dateSentOf(t),
         stats: {
           totalOpens: v[1]!,
@@ -1017,8 +1079,9 @@ class Index implements ReportingIndex {
 
   contact(caller: Caller, contactID: string): Contact | undefined {
     if (!this.contactById) {
+      const emails = this.contacts_().emails;
       this.contactById = new Map();
-      for (let c = 0; c < this.contactCount; c++) this.contactById.set(this.contactId(c), c);
+      for (let c = 0; c < emails.length; c++) this.contactById.set(contactIdOf(emails[c]!), c);
     }
     const c = this.contactById.get(contactID);
     if (c === undefined) return undefined;
@@ -1032,10 +1095,11 @@ class Index implements ReportingIndex {
     const t = this.visibleTag(scope, tagID);
     if (t === undefined) return undefined;
     const sc = this.scopeContacts(scope);
-    const { recipStart, recipContact } = this.res;
+    const { entryContact } = this.contacts_();
+    const { recipStart } = this.res;
     const positions = new Int32Array(recipStart[t + 1]! - recipStart[t]!);
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      positions[k - recipStart[t]!] = sc.position.get(recipContact[k]!)!;
+      positions[k - recipStart[t]!] = sc.position.get(entryContact[k]!)!;
     }
     positions.sort();
     return Array.from(positions, (i) => this.contactRecord(sc, i));

@@ -11,11 +11,12 @@ export const DEVICE_DESKTOP = 0;
 export const DEVICE_MOBILE = 1;
 export const DEVICE_NONE = 2;
 
-/** Events in columns: tag index, contact index, epoch ms and device code per event. */
+/** Events in columns: tag index, recipient entry, epoch ms and device code per event. */
 export interface EventColumns {
   readonly source: readonly DatasetEvent[];
   readonly tag: Int32Array;
-  readonly contact: Int32Array;
+  /** The recipient entry (see `ResolvedDataset.recipStart`) the event's email matches. */
+  readonly entry: Int32Array;
   readonly ms: Float64Array;
   readonly device: Uint8Array;
 }
@@ -39,15 +40,32 @@ export interface ResolvedDataset {
   readonly tagIndex: Map<string, number>;
   readonly tagMember: Int32Array;
   readonly tagMs: Float64Array;
-  /** Distinct recipient contacts of tag `t`: `recipContact[recipStart[t] .. recipStart[t+1])`. */
+  /**
+   * Recipient entries: the distinct normalised emails of each tag. Tag `t` owns entries
+   * `recipStart[t] .. recipStart[t+1]`; an entry belongs to exactly one tag.
+   */
   readonly recipStart: Int32Array;
-  readonly recipContact: Int32Array;
-  /** Position in `tag.recipients` of the first recipient with that contact's email. */
+  /** Position in `tag.recipients` of the first recipient with the entry's email. */
   readonly recipPos: Int32Array;
-  /** Normalised email of each contact. */
-  readonly contactEmails: string[];
+  /** Normalised email of each entry (the contact key, decisions §9). */
+  readonly recipEmail: string[];
   readonly opens: EventColumns;
   readonly clicks: EventColumns;
+}
+
+/**
+ * `normaliseEmail(email)`, returning `email` itself when it is already normalised (plain
+ * lowercase ASCII without surrounding spaces), so no string is allocated in the usual case.
+ */
+function normalised(email: string): string {
+  const n = email.length;
+  if (n === 0) return email;
+  if (email.charCodeAt(0) <= 32 || email.charCodeAt(n - 1) <= 32) return normaliseEmail(email);
+  for (let i = 0; i < n; i++) {
+    const c = email.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || c > 127) return normaliseEmail(email);
+  }
+  return email;
 }
 
 class Problems {
@@ -116,23 +134,6 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     }
   });
 
-  const contactEmails: string[] = [];
-  const rawToContact = new Map<string, number>();
-  const normToContact = new Map<string, number>();
-  const contactOf = (raw: string): number => {
-    let c = rawToContact.get(raw);
-    if (c !== undefined) return c;
-    const norm = normaliseEmail(raw);
-    c = normToContact.get(norm);
-    if (c === undefined) {
-      c = contactEmails.length;
-      contactEmails.push(norm);
-      normToContact.set(norm, c);
-    }
-    rawToContact.set(raw, c);
-    return c;
-  };
-
   const tags = dataset.tags;
   const tagIndex = new Map<string, number>();
   const tagMember = new Int32Array(tags.length);
@@ -140,8 +141,8 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
   const recipStart = new Int32Array(tags.length + 1);
   let totalRecipients = 0;
   for (const t of tags) totalRecipients += t.recipients.length;
-  let recipContact = new Int32Array(totalRecipients);
   let recipPos = new Int32Array(totalRecipients);
+  const recipEmail: string[] = [];
   let r = 0;
   for (let t = 0; t < tags.length; t++) {
     const tag = tags[t]!;
@@ -156,56 +157,45 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     recipStart[t] = r;
     const first = r;
     const recipients = tag.recipients;
+    // Distinct normalised emails: a linear scan for the usual short lists, a set for long ones.
+    const seen = recipients.length > 32 ? new Set<string>() : undefined;
     for (let pos = 0; pos < recipients.length; pos++) {
-      const c = contactOf(recipients[pos]!.email);
+      const email = normalised(recipients[pos]!.email);
       let dup = false;
-      for (let i = first; i < r && !dup; i++) dup = recipContact[i] === c;
+      if (seen) {
+        dup = seen.has(email);
+        seen.add(email);
+      } else for (let i = first; i < r && !dup; i++) dup = recipEmail[i] === email;
       if (dup) continue;
-      recipContact[r] = c;
+      recipEmail.push(email);
       recipPos[r] = pos;
       r++;
     }
   }
   recipStart[tags.length] = r;
-  recipContact = recipContact.slice(0, r);
   recipPos = recipPos.slice(0, r);
 
-  const bigRecipientSets = new Map<number, Set<number>>();
-  const isRecipient = (t: number, c: number): boolean => {
-    const from = recipStart[t]!;
-    const to = recipStart[t + 1]!;
-    if (to - from <= 32) {
-      for (let i = from; i < to; i++) if (recipContact[i] === c) return true;
-      return false;
-    }
-    let set = bigRecipientSets.get(t);
-    if (!set) {
-      set = new Set(recipContact.subarray(from, to));
-      bigRecipientSets.set(t, set);
-    }
-    return set.has(c);
-  };
-
   /**
-   * The contact of an event's email on tag `t`: first compared with the tag's recipients'
-   * raw emails (no hashing: events usually spell the email as the recipient list does),
-   * else through the contact maps. -1 when the email is not a recipient of the tag.
+   * The recipient entry of an event's email on tag `t`: first compared with the recipients'
+   * emails as written (events usually spell them the same way), else normalised; -1 when the
+   * email is not a recipient of the tag.
    */
-  const recipientContact = (t: number, email: string): number => {
+  const entryOf = (t: number, email: string): number => {
     const recipients = tags[t]!.recipients;
     const from = recipStart[t]!;
     const to = recipStart[t + 1]!;
     for (let k = from; k < to; k++) {
-      if (recipients[recipPos[k]!]!.email === email) return recipContact[k]!;
+      if (recipients[recipPos[k]!]!.email === email) return k;
     }
-    const c = contactOf(email);
-    return isRecipient(t, c) ? c : -1;
+    const norm = normalised(email);
+    for (let k = from; k < to; k++) if (recipEmail[k] === norm) return k;
+    return -1;
   };
 
   const columns = (source: readonly DatasetEvent[], kind: 'open' | 'click'): EventColumns => {
     const n = source.length;
     const tag = new Int32Array(n);
-    const contact = new Int32Array(n);
+    const entry = new Int32Array(n);
     const ms = new Float64Array(n);
     const device = new Uint8Array(n);
     let prevTagID = '';
@@ -231,23 +221,23 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
             : DEVICE_NONE;
       if (t === undefined) {
         tag[i] = -1;
-        contact[i] = contactOf(e.email);
+        entry[i] = -1;
         problems.add(`${kind} #${i} refers to unknown tagID '${tagID}'`);
         continue;
       }
       tag[i] = t;
-      const c = recipientContact(t, e.email);
-      if (c < 0) {
-        contact[i] = contactOf(e.email);
+      const k = entryOf(t, e.email);
+      entry[i] = k;
+      if (k < 0) {
         problems.add(`${kind} #${i} of tag '${tagID}': email '${e.email}' is not a recipient`);
-      } else contact[i] = c;
+      }
       if (Number.isNaN(when)) {
         problems.add(`${kind} #${i} of tag '${tagID}' has invalid date '${e.date}'`);
       } else if (when < tagMs[t]!) {
         problems.add(`${kind} #${i} of tag '${tagID}' is dated before the tag was sent`);
       }
     }
-    return { source, tag, contact, ms, device };
+    return { source, tag, entry, ms, device };
   };
   const opens = columns(dataset.opens, 'open');
   const clicks = columns(dataset.clicks, 'click');
@@ -275,9 +265,8 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     tagMember,
     tagMs,
     recipStart,
-    recipContact,
     recipPos,
-    contactEmails,
+    recipEmail,
     opens,
     clicks,
   };

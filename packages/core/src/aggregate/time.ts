@@ -22,15 +22,16 @@ function daysInMonth(y: number, m: number): number {
   return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
 }
 
-function digits(s: string, from: number, count: number): number {
-  let v = 0;
-  for (let i = from; i < from + count; i++) {
-    const c = s.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
+/** Two decimal digits of `s` at `i`, or -1. */
+function d2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >>> 0 < 10 && b >>> 0 < 10 ? a * 10 + b : -1;
 }
+
+/** The last calendar date parsed (as `yyyymmdd`) and its day number: events cluster by day. */
+let lastDateKey = -1;
+let lastDays = 0;
 
 /**
  * Epoch milliseconds of an RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fff]Z`, decisions §8),
@@ -39,32 +40,37 @@ function digits(s: string, from: number, count: number): number {
  */
 export function parseTimestampMs(ts: Timestamp | string): number {
   if (ts.length === 20 && ts.charCodeAt(19) === 90 && ts.charCodeAt(10) === 84) {
-    const y = digits(ts, 0, 4);
-    const mo = digits(ts, 5, 2);
-    const d = digits(ts, 8, 2);
-    const h = digits(ts, 11, 2);
-    const mi = digits(ts, 14, 2);
-    const s = digits(ts, 17, 2);
+    const y1 = d2(ts, 0);
+    const y2 = d2(ts, 2);
+    const mo = d2(ts, 5);
+    const d = d2(ts, 8);
+    const h = d2(ts, 11);
+    const mi = d2(ts, 14);
+    const sec = d2(ts, 17);
     if (
-      ts.charCodeAt(4) === 45 &&
-      ts.charCodeAt(7) === 45 &&
-      ts.charCodeAt(13) === 58 &&
-      ts.charCodeAt(16) === 58 &&
-      y >= 0 &&
-      mo >= 1 &&
-      mo <= 12 &&
-      d >= 1 &&
-      d <= daysInMonth(y, mo) &&
-      h >= 0 &&
-      h <= 23 &&
-      mi >= 0 &&
-      mi <= 59 &&
-      s >= 0 &&
-      s <= 59
+      y1 < 0 ||
+      y2 < 0 ||
+      ts.charCodeAt(4) !== 45 ||
+      ts.charCodeAt(7) !== 45 ||
+      ts.charCodeAt(13) !== 58 ||
+      ts.charCodeAt(16) !== 58 ||
+      h < 0 ||
+      h > 23 ||
+      mi < 0 ||
+      mi > 59 ||
+      sec < 0 ||
+      sec > 59
     ) {
-      return daysFromCivil(y, mo, d) * DAY_MS + ((h * 60 + mi) * 60 + s) * 1000;
+      return Number.NaN;
     }
-    return Number.NaN;
+    const y = y1 * 100 + y2;
+    const key = (y * 100 + mo) * 100 + d;
+    if (key !== lastDateKey) {
+      if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return Number.NaN;
+      lastDays = daysFromCivil(y, mo, d);
+      lastDateKey = key;
+    }
+    return lastDays * DAY_MS + ((h * 60 + mi) * 60 + sec) * 1000;
   }
   if (!RFC3339_UTC.test(ts)) return Number.NaN;
   const y = Number(ts.slice(0, 4));
