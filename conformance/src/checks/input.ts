@@ -1,4 +1,5 @@
 import { ENDPOINTS, type EndpointId, ErrorBody, REASON_PHRASES } from '@tagtrack/core';
+import { arbHostileString } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import type { Exchange } from '../http.ts';
 import { type Check, type CheckContext, defineCheck, describe, Violation } from './api.ts';
@@ -351,6 +352,7 @@ export const checks: readonly Check[] = [
       ];
       const value = fc.oneof(
         fc.string({ maxLength: 12 }),
+        arbHostileString,
         fc.constantFrom(
           '2024-02-29',
           '9999-12-31',

@@ -1,4 +1,5 @@
 import { type EndpointId, normaliseEmail, type PathParamName, utcDay } from '@tagtrack/core';
+import { arbDayFor, arbDayWindowFor } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import {
   type Check,
@@ -10,7 +11,7 @@ import {
   type SuiteCredential,
   Violation,
 } from './api.ts';
-import { addDays, firstDifference, recordLabel } from './sample.ts';
+import { firstDifference, recordLabel } from './sample.ts';
 
 type Pairs = [string, string][];
 
@@ -71,26 +72,17 @@ export async function matchesOracle(
   }
 }
 
-/** Days of the dataset worth using as bounds: send days, event days, and their neighbours. */
-function datasetDays(ctx: CheckContext): string[] {
-  const ds = ctx.oracle!.index.dataset;
-  const days = new Set<string>();
-  for (const t of ds.tags) days.add(utcDay(Date.parse(t.dateSent)));
-  const sorted = [...days].sort();
-  if (sorted.length === 0) return ['2024-01-01'];
-  return [addDays(sorted[0]!, -1), ...sorted, addDays(sorted[sorted.length - 1]!, 1)];
-}
-
-function arbWindow(days: readonly string[]) {
-  return fc
-    .tuple(fc.option(fc.constantFrom(...days)), fc.option(fc.constantFrom(...days)))
-    .map(([a, b]): Pairs => {
-      if (a !== null && b !== null && a > b) [a, b] = [b, a];
-      return [
-        ...(a === null ? [] : [['start', a] as [string, string]]),
-        ...(b === null ? [] : [['end', b] as [string, string]]),
-      ];
-    });
+/**
+ * Window query pairs drawn with core's `arbDayWindowFor` (bounds on tag and event days of
+ * the dataset and their neighbours, start <= end, either absent).
+ */
+function arbWindow(ctx: CheckContext): fc.Arbitrary<Pairs> {
+  return arbDayWindowFor(ctx.oracle!.index.dataset).map(
+    (w): Pairs => [
+      ...(w.start === undefined ? [] : [['start', w.start] as [string, string]]),
+      ...(w.end === undefined ? [] : [['end', w.end] as [string, string]]),
+    ],
+  );
 }
 
 const arbBool = fc.constantFrom('true', 'false', '1', 'True');
@@ -145,7 +137,7 @@ export const checks: readonly Check[] = [
       const arb = fc.record({
         credential: fc.constantFrom(...known(ctx)),
         member: fc.option(fc.constantFrom(...members)),
-        window: arbWindow(datasetDays(ctx)),
+        window: arbWindow(ctx),
         filters: fc.subarray(['isOpened', 'isUnopened', 'isClicked', 'isUnclicked']),
         value: arbBool,
       });
@@ -185,7 +177,7 @@ export const checks: readonly Check[] = [
       const arb = fc.record({
         credential: fc.constantFrom(...known(ctx)),
         subject: fc.constantFrom(...subjects),
-        window: arbWindow(datasetDays(ctx)),
+        window: arbWindow(ctx),
         aggregateData: fc.option(arbBool),
         type: fc.option(fc.constantFrom('admin', 'manager', 'user')),
       });
@@ -215,7 +207,7 @@ export const checks: readonly Check[] = [
         credential: fc.constantFrom(...known(ctx)),
         kind: fc.constantFrom('opens', 'clicks'),
         tag: fc.option(fc.constantFrom(...tagIds), { freq: 2 }),
-        window: arbWindow(datasetDays(ctx)),
+        window: arbWindow(ctx),
       });
       await ctx.property(arb, async ({ credential, kind, tag, window }) => {
         if (tag === null)
@@ -252,7 +244,11 @@ export const checks: readonly Check[] = [
       for (const t of ds.tags) pairs.push([t.tagID, utcDay(Date.parse(t.dateSent))]);
       const arb = fc.record({
         credential: fc.constantFrom(...known(ctx)),
-        pair: fc.constantFrom(...pairs),
+        // a day with events of the tag, or any day of the dataset (core's arbDayFor)
+        pair: fc.oneof(
+          fc.constantFrom(...pairs),
+          fc.tuple(fc.constantFrom(...ds.tags.map((t) => t.tagID)), arbDayFor(ds)),
+        ),
       });
       await ctx.property(arb, async ({ credential, pair: [tagID, date] }) => {
         await matchesOracle(ctx, credential, 'tags.daily', { tagID }, [['date', date]]);
