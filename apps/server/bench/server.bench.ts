@@ -4,9 +4,15 @@
  * connections, 10 s per endpoint, signed as the first team's admin.
  * Target (issue "Reference server"): p99 latency < 20 ms.
  *
+ * Columns: autocannon's req/s and latency against the server; the "ceiling" of the same
+ * autocannon setup against a bare node:http server replaying the identical response bytes
+ * (what the load generator itself can absorb); and the server's in-memory service time.
+ *
  *   pnpm --filter @tagtrack/server bench
  *   (BENCH_DURATION=3 for a quick run; BENCH_ONLY=/stats for the endpoints with that path prefix)
  */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { authorizationHeader, type Caller, generateDataset } from '@tagtrack/core';
 import autocannon from 'autocannon';
@@ -74,11 +80,46 @@ async function serviceTime(path: string, query: string): Promise<{ p50: number; 
   return { p50: at(0.5), p99: at(0.99) };
 }
 
+/**
+ * The load generator's own ceiling for a response: a bare `node:http` server replaying the
+ * exact bytes and headers the reference server sent, under the same autocannon settings.
+ * autocannon's worker decodes every body, so large non-ASCII JSON bodies (subjects and
+ * names in many scripts) cap the request rate whatever the server does.
+ */
+async function ceiling(path: string, query: string): Promise<autocannon.Result> {
+  const headers = { authorization: authorizationHeader(cred.authId, cred.accessKey, query) };
+  const res = await server.fetch(
+    new Request(`http://bench.test${path}${query ? `?${query}` : ''}`, { headers }),
+  );
+  const body = new Uint8Array(await res.arrayBuffer());
+  const sent: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    sent[name] = value;
+  });
+  const replay = createHttpServer((_req, out) => {
+    out.writeHead(200, sent);
+    out.end(body);
+  });
+  await new Promise<void>((resolve) => replay.listen(0, '127.0.0.1', resolve));
+  const { port } = replay.address() as AddressInfo;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${path}`,
+    connections: CONNECTIONS,
+    duration: Math.max(2, Math.round(DURATION_S / 2)),
+    workers: 1,
+  });
+  replay.closeAllConnections();
+  replay.close();
+  return result;
+}
+
 interface Row {
   endpoint: string;
   'req/s': number;
   'p50 ms': number;
   'p99 ms': number;
+  'ceiling req/s': number;
+  'ceiling p99 ms': number;
   'service p50 ms': number;
   'service p99 ms': number;
   errors: number;
@@ -96,11 +137,14 @@ for (const [path, query] of targets) {
     headers: { authorization: authorizationHeader(cred.authId, cred.accessKey, query) },
   });
   const service = await serviceTime(path, query);
+  const bare = await ceiling(path, query);
   rows.push({
     endpoint: `${path}${query ? `?${query}` : ''}`.replace(busiest.tagID, '{tagID}'),
     'req/s': Math.round(result.requests.average),
     'p50 ms': result.latency.p50,
     'p99 ms': result.latency.p99,
+    'ceiling req/s': Math.round(bare.requests.average),
+    'ceiling p99 ms': bare.latency.p99,
     'service p50 ms': service.p50,
     'service p99 ms': service.p99,
     errors: result.errors + result.timeouts,
