@@ -1,5 +1,6 @@
 import {
   compareTables,
+  ENDPOINT_IDS,
   type EndpointId,
   endpointById,
   mergeAllStats,
@@ -863,7 +864,7 @@ export const checks: readonly Check[] = [
     area: 'relations',
     title: 'rtn=json, text and html carry the same records',
     clause: 'decisions §7 (the three formats carry the same records)',
-    endpoints: [...endpointIds()],
+    endpoints: [...ENDPOINT_IDS],
     skipIf: (env) =>
       env.profile.rtn.length < 2 ? 'the profile supports only one response format' : undefined,
     async run(ctx) {
@@ -901,7 +902,7 @@ export const checks: readonly Check[] = [
     area: 'relations',
     title: 'HEAD answers like GET without a body: same status, Content-Type and X-Total-Count',
     clause: 'decisions §4 (HEAD works like GET without a body), §3 (X-Total-Count)',
-    endpoints: [...endpointIds()],
+    endpoints: [...ENDPOINT_IDS],
     async run(ctx) {
       for (const { endpoint, call } of await sampleCalls(ctx)) {
         for (const rtn of ctx.profile.rtn) {
@@ -971,25 +972,3 @@ export const checks: readonly Check[] = [
     },
   }),
 ];
-
-function endpointIds(): EndpointId[] {
-  return [
-    'teams.list',
-    'teams.tags',
-    'teams.member',
-    'teams.memberTags',
-    'teams.group',
-    'stats.team',
-    'stats.teamAlias',
-    'stats.group',
-    'stats.member',
-    'clicks.list',
-    'clicks.tag',
-    'opens.list',
-    'opens.tag',
-    'tags.daily',
-    'contacts.list',
-    'contacts.get',
-    'contacts.tag',
-  ];
-}

@@ -1,5 +1,7 @@
 import {
   CONTENT_TYPES,
+  ENDPOINT_IDS,
+  type EndpointId,
   endpointById,
   htmlDocumentProblems,
   parseHtml,
@@ -11,25 +13,7 @@ import type { Exchange } from '../http.ts';
 import { type Check, type CheckContext, defineCheck, describe, ensure, Violation } from './api.ts';
 import { type MemberRecord, sampleCalls } from './sample.ts';
 
-const ALL_ENDPOINTS = [
-  'teams.list',
-  'teams.tags',
-  'teams.member',
-  'teams.memberTags',
-  'teams.group',
-  'stats.team',
-  'stats.teamAlias',
-  'stats.group',
-  'stats.member',
-  'clicks.list',
-  'clicks.tag',
-  'opens.list',
-  'opens.tag',
-  'tags.daily',
-  'contacts.list',
-  'contacts.get',
-  'contacts.tag',
-] as const;
+const ALL_ENDPOINTS = ENDPOINT_IDS;
 
 /** Whether a Content-Type header value equals `expected` (media type and charset, case-insensitive). */
 export function contentTypeMatches(actual: string | undefined, expected: string): boolean {
@@ -49,7 +33,7 @@ export function contentTypeMatches(actual: string | undefined, expected: string)
 async function forEachSample(
   ctx: CheckContext,
   rtn: Rtn | undefined,
-  each: (endpoint: (typeof ALL_ENDPOINTS)[number], ex: Exchange) => void,
+  each: (endpoint: EndpointId, ex: Exchange) => void,
 ): Promise<void> {
   for (const { endpoint, call } of await sampleCalls(ctx)) {
     const query = [...(call.query ?? []), ...(rtn === undefined ? [] : [['rtn', rtn] as const])];
