@@ -649,13 +649,22 @@ describe('validateDataset and buildIndex on bad datasets', () => {
 });
 
 describe('a tag with a long recipient list repeating an email', () => {
-  const recipients = Array.from({ length: 39 }, (_, i) => ({ name: `n${i}`, email: `r${i}@x.test` }));
+  const recipients = Array.from({ length: 39 }, (_, i) => ({
+    name: `n${i}`,
+    email: `r${i}@x.test`,
+  }));
   recipients.push({ name: 'second spelling', email: ' R0@X.test' });
   const big: Dataset = {
     ...dataset,
     tags: [
       ...dataset.tags,
-      { tagID: 'big', memberID: 'A', subject: 'Many', dateSent: '2024-04-01T00:00:00Z', recipients },
+      {
+        tagID: 'big',
+        memberID: 'A',
+        subject: 'Many',
+        dateSent: '2024-04-01T00:00:00Z',
+        recipients,
+      },
     ],
     opens: [
       ...dataset.opens,

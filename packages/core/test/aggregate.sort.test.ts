@@ -27,3 +27,14 @@ test.prop([fc.array(fc.nat({ max: 6 }), { maxLength: 100 })], { numRuns: 200 })(
     }
   },
 );
+
+test.prop([fc.array(fc.nat({ max: 4 }), { maxLength: 60 })], { numRuns: 100 })(
+  'groupStable over a count groups 0..n-1 in ascending order inside a group',
+  (groups) => {
+    const { items, start } = groupStable(groups.length, 5, (i) => groups[i]!);
+    for (let g = 0; g < 5; g++) {
+      const expected = groups.map((_, i) => i).filter((i) => groups[i] === g);
+      expect(Array.from(items.subarray(start[g]!, start[g + 1]!))).toEqual(expected);
+    }
+  },
+);

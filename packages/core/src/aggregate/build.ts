@@ -196,8 +196,6 @@ interface EventIndex {
   readonly cols: EventColumns;
   /** Event indices in date order (stable: ties by input order). */
   readonly byDate: Int32Array;
-  /** Epoch ms of `byDate[r]`. */
-  readonly msByRank: Float64Array;
   /** Per tag, event indices in date order: `tagEvents[tagStart[t] .. tagStart[t+1])`. */
   readonly tagStart: Int32Array;
   readonly tagEvents: Int32Array;
@@ -213,17 +211,15 @@ function indexEvents(
   memberCount: number,
 ): EventIndex {
   const byDate = sortIndicesByKey(cols.ms);
-  const n = byDate.length;
-  const msByRank = new Float64Array(n);
-  for (let r = 0; r < n; r++) msByRank[r] = cols.ms[byDate[r]!]!;
   const tagGroups = groupStable(byDate, tagCount, (e) => cols.tag[e]!);
-  const ranks = new Int32Array(n);
-  for (let r = 0; r < n; r++) ranks[r] = r;
-  const memberGroups = groupStable(ranks, memberCount, (r) => tagMember[cols.tag[byDate[r]!]!]!);
+  const memberGroups = groupStable(
+    byDate.length,
+    memberCount,
+    (r) => tagMember[cols.tag[byDate[r]!]!]!,
+  );
   return {
     cols,
     byDate,
-    msByRank,
     tagStart: tagGroups.start,
     tagEvents: tagGroups.items,
     memberStart: memberGroups.start,
@@ -345,9 +341,7 @@ class Index implements ReportingIndex {
     this.tagOrder = tagOrder;
     this.tagRank = new Int32Array(T);
     for (let r = 0; r < T; r++) this.tagRank[tagOrder[r]!] = r;
-    const rankIdentity = new Int32Array(T);
-    for (let r = 0; r < T; r++) rankIdentity[r] = r;
-    const memberTags = groupStable(rankIdentity, M, (r) => res.tagMember[tagOrder[r]!]!);
+    const memberTags = groupStable(T, M, (r) => res.tagMember[tagOrder[r]!]!);
     this.memberTagStart = memberTags.start;
     this.memberTagRanks = memberTags.items;
 
@@ -795,9 +789,10 @@ class Index implements ReportingIndex {
     const idx = this[kind];
     const ranks = this.scopeEventRanks(scope, kind);
     const [startMs, endMs] = this.windowMs(window);
-    const ms = idx.msByRank;
-    const lo = partitionPoint(0, ranks.length, (i) => ms[ranks[i]!]! < startMs);
-    const hi = partitionPoint(lo, ranks.length, (i) => ms[ranks[i]!]! < endMs);
+    const { byDate } = idx;
+    const ms = idx.cols.ms;
+    const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
+    const hi = partitionPoint(lo, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < endMs);
     const stamps = this.tagStamps;
     const gen = stamps.next();
     const groupRanks: number[] = [];

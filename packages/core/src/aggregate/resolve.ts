@@ -54,18 +54,12 @@ export interface ResolvedDataset {
 }
 
 /**
- * `normaliseEmail(email)`, returning `email` itself when it is already normalised (plain
- * lowercase ASCII without surrounding spaces), so no string is allocated in the usual case.
+ * `normaliseEmail(email)`, returning `email` itself when it is already normalised, so the
+ * index keeps no second copy of the usual (already lowercase, trimmed) email strings.
  */
 function normalised(email: string): string {
-  const n = email.length;
-  if (n === 0) return email;
-  if (email.charCodeAt(0) <= 32 || email.charCodeAt(n - 1) <= 32) return normaliseEmail(email);
-  for (let i = 0; i < n; i++) {
-    const c = email.charCodeAt(i);
-    if ((c >= 65 && c <= 90) || c > 127) return normaliseEmail(email);
-  }
-  return email;
+  const norm = normaliseEmail(email);
+  return norm === email ? email : norm;
 }
 
 class Problems {
@@ -146,8 +140,9 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
   let r = 0;
   for (let t = 0; t < tags.length; t++) {
     const tag = tags[t]!;
-    if (tagIndex.has(tag.tagID)) problems.add(`duplicate tagID '${tag.tagID}'`);
-    else tagIndex.set(tag.tagID, t);
+    const known = tagIndex.size;
+    tagIndex.set(tag.tagID, t);
+    if (tagIndex.size === known) problems.add(`duplicate tagID '${tag.tagID}'`);
     const m = memberIndex.get(tag.memberID);
     if (m === undefined) problems.add(`tag '${tag.tagID}' has unknown memberID '${tag.memberID}'`);
     tagMember[t] = m ?? -1;

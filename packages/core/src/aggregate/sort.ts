@@ -33,23 +33,22 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
   const digitBits = Math.ceil(bits / passes);
   const radix = 2 ** digitBits;
   let dst = new Int32Array(n);
-  const digit = new Int32Array(n);
   const count = new Int32Array(radix);
+  const mask = radix - 1;
   for (let p = 0, div = 1; p < passes; p++, div *= radix) {
     count.fill(0);
-    for (let i = 0; i < n; i++) {
-      const d = Math.floor((keys[src[i]!]! - min) / div) & (radix - 1);
-      digit[i] = d;
-      count[d]!++;
-    }
-    if (count[digit[0]!] === n) continue; // every key has the same digit: nothing moves
+    for (let i = 0; i < n; i++) count[Math.floor((keys[src[i]!]! - min) / div) & mask]!++;
+    if (count[Math.floor((keys[src[0]!]! - min) / div) & mask] === n) continue; // nothing moves
     let sum = 0;
     for (let d = 0; d < radix; d++) {
       const c = count[d]!;
       count[d] = sum;
       sum += c;
     }
-    for (let i = 0; i < n; i++) dst[count[digit[i]!]!++] = src[i]!;
+    for (let i = 0; i < n; i++) {
+      const k = src[i]!;
+      dst[count[Math.floor((keys[k]! - min) / div) & mask]!++] = k;
+    }
     const tmp = src;
     src = dst;
     dst = tmp;
@@ -58,27 +57,27 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
 }
 
 /**
- * A stable counting sort: the items of `order` grouped by `groupOf(item)` in `0..groups-1`,
- * keeping their relative order inside a group. Returns the grouped items and `start`
- * (length `groups + 1`): group `g` is `items[start[g] .. start[g+1])`.
+ * A stable counting sort: the items of `order` (or `0..order-1` when a count is given)
+ * grouped by `groupOf(item)` in `0..groups-1`, keeping their relative order inside a group.
+ * Returns the grouped items and `start` (length `groups + 1`): group `g` is
+ * `items[start[g] .. start[g+1])`. `groupOf` is called twice per item and must be pure.
  */
 export function groupStable(
-  order: Int32Array,
+  order: Int32Array | number,
   groups: number,
   groupOf: (item: number) => number,
 ): { items: Int32Array; start: Int32Array } {
   const start = new Int32Array(groups + 1);
-  const n = order.length;
-  const g = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const k = groupOf(order[i]!);
-    g[i] = k;
-    start[k + 1]!++;
-  }
+  const n = typeof order === 'number' ? order : order.length;
+  const at = typeof order === 'number' ? (i: number) => i : (i: number) => order[i]!;
+  for (let i = 0; i < n; i++) start[groupOf(at(i)) + 1]!++;
   for (let k = 0; k < groups; k++) start[k + 1]! += start[k]!;
   const pos = start.slice(0, groups);
   const items = new Int32Array(n);
-  for (let i = 0; i < n; i++) items[pos[g[i]!]!++] = order[i]!;
+  for (let i = 0; i < n; i++) {
+    const item = at(i);
+    items[pos[groupOf(item)]!++] = item;
+  }
   return { items, start };
 }
 
