@@ -107,6 +107,32 @@ async function datasetOf(opts: CliOptions): Promise<{ dataset?: Dataset; origin:
   return { origin: 'canonical dataset (@tagtrack/core/canonical)' };
 }
 
+/**
+ * One credential per team and account type of `dataset` (the first member in dataset order
+ * that has one), labelled `<teamID>-<accountType>`, for the start-up banner.
+ */
+export function sampleCredentials(
+  dataset: Dataset,
+): { label: string; authId: string; accessKey: string }[] {
+  const byMember = new Map(dataset.credentials.map((c) => [c.memberID, c]));
+  const out: { label: string; authId: string; accessKey: string }[] = [];
+  for (const team of dataset.teams) {
+    for (const type of ['admin', 'manager', 'user'] as const) {
+      const cred = team.members
+        .filter((m) => m.accountType === type)
+        .map((m) => byMember.get(m.memberID))
+        .find((c) => c !== undefined);
+      if (cred)
+        out.push({
+          label: `${team.teamID}-${type}`,
+          authId: cred.authId,
+          accessKey: cred.accessKey,
+        });
+    }
+  }
+  return out;
+}
+
 function fail(message: string): never {
   process.stderr.write(`tagtrack-server: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(EXIT_USAGE);
@@ -173,6 +199,11 @@ async function main(argv: readonly string[]): Promise<void> {
       'demo credentials (CANONICAL_CREDENTIALS in @tagtrack/core/canonical, packages/core/src/dataset/canonical.ts):',
     );
     for (const c of CANONICAL_CREDENTIALS) {
+      lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
+    }
+  } else {
+    lines.push('sample credentials (one per team and account type; all are in the dataset):');
+    for (const c of sampleCredentials(server.index.dataset)) {
       lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
     }
   }

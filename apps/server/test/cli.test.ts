@@ -164,7 +164,16 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       expect(out()).toContain('FAULTS INJECTED: page-overlap, json-content-type-text');
       expect(out()).not.toContain('demo credentials');
       const { generateDataset } = await import('@tagtrack/core');
-      const cred = generateDataset({ seed: 7, scale: 'tiny' }).credentials[0]!;
+      const generated = generateDataset({ seed: 7, scale: 'tiny' });
+      const cred = generated.credentials[0]!;
+      // the banner names one credential per team and account type of the generated dataset
+      const team = generated.teams[0]!;
+      const admin = team.members.find((m) => m.accountType === 'admin')!;
+      const adminCred = generated.credentials.find((c) => c.memberID === admin.memberID)!;
+      expect(out()).toContain('sample credentials');
+      expect(out()).toContain(
+        `${team.teamID}-admin\tauthId=${adminCred.authId}\taccessKey=${adminCred.accessKey}`,
+      );
       const res = await fetch(`${url}/teams`, {
         headers: {
           Authorization: authorizationHeader(cred.authId, cred.accessKey, ''),
