@@ -34,7 +34,7 @@ export const ProfileRateLimit = z
 export type ProfileRateLimit = z.infer<typeof ProfileRateLimit>;
 
 /**
- * Which options of decisions.md an implementation chose (the "profile"). Every field has the
+ * Which options of the reference profile (docs/spec.md) an implementation chose (the "profile"). Every field has the
  * reference profile `tagtrack/v1` as its default, so `{}` is the reference profile.
  *
  * - `auth`: `hmac-sha1` (decisions §1) or `bearer` (`Authorization: Bearer <accessKey>`).

@@ -37,7 +37,7 @@ import { type ListPage, paginatePages } from './paginate.ts';
 
 /**
  * The typed SDK of the Tag Tracking Reporting API, reference profile `tagtrack/v1`
- * (decisions.md). Pure web-platform code (global `fetch`, `AbortController`, `URL`): no
+ * (docs/spec.md). Pure web-platform code (global `fetch`, `AbortController`, `URL`): no
  * Node-only imports, so it runs in Node 20+, Deno, Bun and browsers.
  */
 
