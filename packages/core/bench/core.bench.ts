@@ -115,6 +115,7 @@ console.log(
 for (const target of sizes) {
   const dataset = load(target);
   const events = dataset.opens.length + dataset.clicks.length;
+  collectGarbage();
   const before = sampleMemory();
   console.log(
     `\n== ${events.toLocaleString('en')} events (${dataset.tags.length.toLocaleString('en')} tags, ` +

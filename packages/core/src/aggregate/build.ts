@@ -6,7 +6,7 @@ import type { AccountType, TeamMember } from '../member.ts';
 import { emptyStats, type StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
-import { contactIdOf } from './contact-id.ts';
+import { contactIdOfNormalised } from './contact-id.ts';
 import {
   DEVICE_DESKTOP,
   DEVICE_MOBILE,
@@ -556,7 +556,7 @@ class Index implements ReportingIndex {
   private entryId(k: number): string {
     let id = this.entryIds[k];
     if (id === undefined) {
-      id = contactIdOf(this.res.recipEmail[k]!);
+      id = contactIdOfNormalised(this.res.recipEmail[k]!);
       this.entryIds[k] = id;
     }
     return id;
@@ -1044,7 +1044,7 @@ class Index implements ReportingIndex {
       const v = sc.counters.subarray(i * PAIR_FIELDS, i * PAIR_FIELDS + PAIR_FIELDS);
       const email = tables.emails[c]!;
       rec = {
-        contactID: contactIdOf(email),
+        contactID: contactIdOfNormalised(email),
         name: this.recipientName(tables, t, c),
         email,
         dateLastSent: this.dateSentOf(t),
@@ -1076,7 +1076,8 @@ class Index implements ReportingIndex {
     if (!this.contactById) {
       const emails = this.contacts_().emails;
       this.contactById = new Map();
-      for (let c = 0; c < emails.length; c++) this.contactById.set(contactIdOf(emails[c]!), c);
+      for (let c = 0; c < emails.length; c++)
+        this.contactById.set(contactIdOfNormalised(emails[c]!), c);
     }
     const c = this.contactById.get(contactID);
     if (c === undefined) return undefined;

@@ -1,11 +1,10 @@
 import { normaliseEmail } from '../dataset/schema.ts';
 
-const HEX = '0123456789abcdef';
+/** The two lowercase hex digits of each byte value. */
+const HEX2 = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 function hex8(h: number): string {
-  let out = '';
-  for (let shift = 28; shift >= 0; shift -= 4) out += HEX[(h >>> shift) & 15];
-  return out;
+  return HEX2[h >>> 24]! + HEX2[(h >>> 16) & 255]! + HEX2[(h >>> 8) & 255]! + HEX2[h & 255]!;
 }
 
 function fmix32(h: number): number {
@@ -21,7 +20,11 @@ function fmix32(h: number): number {
  * the murmur3 avalanche; not a cryptographic hash. It is also the `recipientID` of events.
  */
 export function contactIdOf(email: string): string {
-  const s = normaliseEmail(email);
+  return contactIdOfNormalised(normaliseEmail(email));
+}
+
+/** {@link contactIdOf} of an email that is already normalised (trimmed, lowercased). */
+export function contactIdOfNormalised(s: string): string {
   let a = 0x811c9dc5;
   let b = 0x3b9aca07;
   let c = 0x6a09e667;
