@@ -1,6 +1,11 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canonicalDataset } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ALL_CHECKS } from './checks/index.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
+import { canonicalProfile } from './fixtures.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
 import { formatSummary, isFancy, progressReporter, writeReports } from './reporters/index.ts';
@@ -146,7 +151,62 @@ export function buildProgram(done: (code: number) => void): Command {
     .action(async (opts: Record<string, unknown>) => {
       done(await runCommand(opts));
     });
+  program
+    .command('fixture')
+    .description(
+      "write the canonical dataset (canonical-dataset.json, core's Dataset schema) and its profile (canonical-profile.json) for fixture mode",
+    )
+    .requiredOption('--out <dir>', 'directory to write the two files to (created if missing)')
+    .action(async (opts: { out: string }) => {
+      done(await fixtureCommand(opts.out));
+    });
+  program
+    .command('requirements')
+    .description('list every requirement id with its area, clause and endpoints')
+    .option('--json', 'print JSON instead of tab-separated lines')
+    .action((opts: { json?: boolean }) => {
+      done(requirementsCommand(Boolean(opts.json)));
+    });
   return program;
+}
+
+/**
+ * Writes the fixture an implementation loads for `--mode fixture`: the canonical dataset and
+ * the profile carrying its credentials. Exit 0, or 2 when the directory cannot be written.
+ */
+async function fixtureCommand(out: string): Promise<number> {
+  try {
+    await mkdir(out, { recursive: true });
+    const dataset = join(out, 'canonical-dataset.json');
+    const profile = join(out, 'canonical-profile.json');
+    await writeFile(dataset, `${JSON.stringify(canonicalDataset)}\n`);
+    await writeFile(profile, `${JSON.stringify(canonicalProfile(), null, 2)}\n`);
+    process.stdout.write(`wrote ${dataset}\nwrote ${profile}\n`);
+    return EXIT.ok;
+  } catch (e) {
+    return usage(`cannot write the fixture to ${out}: ${(e as Error).message}`);
+  }
+}
+
+/** Prints the requirement catalogue (id, area, required, clause, endpoints, title). */
+function requirementsCommand(json: boolean): number {
+  const rows = ALL_CHECKS.map((c) => ({
+    id: c.id,
+    area: c.area,
+    required: c.required ?? true,
+    clause: c.clause,
+    endpoints: [...c.endpoints],
+    title: c.title,
+  }));
+  if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else {
+    for (const r of rows) {
+      process.stdout.write(
+        `${r.id}\t${r.area}\t${r.clause}\t${r.endpoints.join(',')}\t${r.title}\n`,
+      );
+    }
+  }
+  return EXIT.ok;
 }
 
 async function runCommand(opts: Record<string, unknown>): Promise<number> {
@@ -210,6 +270,11 @@ function usage(message: string): number {
 
 /** Runs the CLI with `argv` (as process.argv); resolves the exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
+  // a closed pipe (`tagtrack-conformance requirements | head`) ends output quietly
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw e;
+  });
   let code: number = EXIT.ok;
   const program = buildProgram((c) => {
     code = c;

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Dataset } from '@tagtrack/core';
+import { canonicalDataset } from '@tagtrack/core/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ALL_CHECKS } from '../src/checks/index.ts';
+import { Profile } from '../src/profile.ts';
 import { team1Admin } from './helpers.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));
@@ -170,5 +174,31 @@ describe('tagtrack-conformance CLI (spawned)', () => {
       expect(out.stdout).toContain(`env: ${env}`);
     }
     expect(out.stdout).toMatch(/Exit codes: 0/);
+  }, 30_000);
+  test('fixture --out writes the canonical dataset and a valid profile a fixture run accepts', async () => {
+    const out = join(dir, 'fixture');
+    const res = await cli(['fixture', '--out', out]);
+    expect(res.code).toBe(0);
+    const dataset = Dataset.parse(
+      JSON.parse(await readFile(join(out, 'canonical-dataset.json'), 'utf8')),
+    );
+    expect(dataset).toEqual(canonicalDataset);
+    const profile = Profile.parse(
+      JSON.parse(await readFile(join(out, 'canonical-profile.json'), 'utf8')),
+    );
+    const authIds = new Set(dataset.credentials.map((c) => c.authId));
+    expect(profile.credentials.length).toBeGreaterThanOrEqual(6);
+    for (const c of profile.credentials) expect(authIds.has(c.authId)).toBe(true);
+    const missing = await cli(['fixture']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--out');
+  }, 30_000);
+
+  test('requirements lists every check id once, with its clause', async () => {
+    const res = await cli(['requirements', '--json']);
+    expect(res.code).toBe(0);
+    const rows = JSON.parse(res.stdout) as { id: string; clause: string }[];
+    expect(rows.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
+    for (const r of rows) expect(r.clause).toMatch(/decisions §\d|source:/);
   }, 30_000);
 });
