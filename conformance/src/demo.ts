@@ -2,6 +2,8 @@
  * `pnpm demo`: starts the reference server in-process on the canonical dataset (a real
  * socket on 127.0.0.1), runs the suite in fixture mode, prints the summary, writes
  * results.json, junit.xml and report.html to `reports/`, and exits 0 when everything passed.
+ * A repository script, not part of the published package (it needs the private reference
+ * server, a devDependency).
  */
 import { resolve } from 'node:path';
 import { createServer } from '@tagtrack/server';
