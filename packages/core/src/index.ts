@@ -132,6 +132,7 @@ export {
   BooleanParam,
   COMMON_PARAMS,
   CursorParam,
+  defaultQueryParams,
   PARAM_NAMES,
   PARAMS,
   type ParamName,

@@ -177,6 +177,23 @@ export interface QueryParams {
   date?: CalendarDate;
 }
 
+/**
+ * The parsed query of a request that sends no parameters: `rtn` json, `cursor` 0, every
+ * boolean false (decisions §3, §4), with `overrides` applied on top.
+ */
+export function defaultQueryParams(overrides: Partial<QueryParams> = {}): QueryParams {
+  return {
+    rtn: 'json',
+    cursor: 0,
+    isClicked: false,
+    isUnclicked: false,
+    isOpened: false,
+    isUnopened: false,
+    aggregateData: false,
+    ...overrides,
+  };
+}
+
 /** Options of {@link parseQuery}: which parameters are allowed and which are required. */
 export interface ParseQueryOptions {
   readonly allowed: readonly ParamName[];
@@ -202,15 +219,7 @@ export function parseQuery(
 ): QueryParams {
   const allowed = new Set<string>(options.allowed);
   const seen = new Set<string>();
-  const out: QueryParams = {
-    rtn: 'json',
-    cursor: 0,
-    isClicked: false,
-    isUnclicked: false,
-    isOpened: false,
-    isUnopened: false,
-    aggregateData: false,
-  };
+  const out = defaultQueryParams();
   const values = out as unknown as Record<string, unknown>;
   for (const [name, raw] of entries) {
     if (!allowed.has(name)) {

@@ -7,7 +7,7 @@ import type { Dataset, DatasetEvent } from '../src/dataset/schema.ts';
 import type { EndpointId } from '../src/endpoints.ts';
 import { QueryParamError } from '../src/errors.ts';
 import type { Device } from '../src/events.ts';
-import type { QueryParams } from '../src/params.ts';
+import { defaultQueryParams, type QueryParams } from '../src/params.ts';
 
 /*
  * A tiny dataset whose every expected number below was computed by hand from the rules of
@@ -534,16 +534,7 @@ describe('tiny dataset: contacts (decisions §2, §9)', () => {
 });
 
 describe('tiny dataset: answer() dispatch', () => {
-  const query = (q: Partial<QueryParams> = {}): QueryParams => ({
-    rtn: 'json',
-    cursor: 0,
-    isClicked: false,
-    isUnclicked: false,
-    isOpened: false,
-    isUnopened: false,
-    aggregateData: false,
-    ...q,
-  });
+  const query = (q: Partial<QueryParams> = {}): QueryParams => defaultQueryParams(q);
   const req = (
     endpoint: EndpointId,
     pathParams: EndpointRequest['pathParams'] = {},
