@@ -278,7 +278,13 @@ export class CheckContext {
     const credential = call.credential === undefined ? this.primary : call.credential;
     const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
     const hit = this.services.walkCache.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      // a walk another check made still counts as requests this check relied on
+      return hit.then((w) => {
+        this.requests += w.pages.length;
+        return w;
+      });
+    }
     const p = this.doWalk(endpoint, { ...call, credential });
     this.services.walkCache.set(key, p);
     p.catch(() => this.services.walkCache.delete(key));
