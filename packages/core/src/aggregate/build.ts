@@ -54,6 +54,9 @@ class Stamps {
   }
 }
 
+/** Prefix sums (length entries + 1) of totalSent, totalOpens, totalClicks, uniqueOpens, uniqueClicks. */
+type Prefix = readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+
 /**
  * Per-day stats of a set of tags (decisions §3, §9): ascending day numbers with prefix sums
  * of the counters, so a window is two binary searches and an aggregate one subtraction.
@@ -62,19 +65,26 @@ class Stamps {
 class StatsSeries {
   constructor(
     readonly day: Int32Array,
-    /** Prefix sums (length entries + 1) of totalSent, totalOpens, totalClicks, uniqueOpens, uniqueClicks. */
-    readonly prefix: readonly [
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-      Float64Array,
-    ],
+    readonly prefix: Prefix,
     /** The newest tag of each day. */
     readonly lastTag: Int32Array,
     readonly from: number,
     readonly to: number,
   ) {}
+}
+
+/** Per-tag counters of the index (decisions §8, §9). */
+interface TagCounterColumns {
+  readonly to: Int32Array;
+  readonly tc: Int32Array;
+  readonly uo: Int32Array;
+  readonly uc: Int32Array;
+}
+
+/** The arrays of `n` series entries (days) and their prefix sums. */
+function seriesArrays(n: number): { day: Int32Array; prefix: Prefix; lastTag: Int32Array } {
+  const p = () => new Float64Array(n + 1);
+  return { day: new Int32Array(n), prefix: [p(), p(), p(), p(), p()], lastTag: new Int32Array(n) };
 }
 
 /** Builds day entries of tags given in tag order (newest first) into the arrays at `at`. */
@@ -83,12 +93,8 @@ function fillSeries(
   from: number,
   to: number,
   tagMs: Float64Array,
-  counters: { to: Int32Array; tc: Int32Array; uo: Int32Array; uc: Int32Array },
-  out: {
-    day: Int32Array;
-    prefix: readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-    lastTag: Int32Array;
-  },
+  counters: TagCounterColumns,
+  out: ReturnType<typeof seriesArrays>,
   at: number,
 ): number {
   const [pSent, pOpens, pClicks, pUo, pUc] = out.prefix;
@@ -136,64 +142,72 @@ interface Scope {
 
 /** Contacts of a scope in email order with counters over the scope's tags (decisions §9). */
 interface ScopeContacts {
+  /** The contacts in email order. */
   readonly order: Int32Array;
+  /** Position in `order` of each contact of the scope. */
   readonly position: Map<number, number>;
-  /** 9 counters per contact position: sent, to, uo, tc, uc, do, mo, dc, mc. */
+  /** CONTACT_FIELDS counters per position: sent, to, uo, tc, uc, do, mo, dc, mc. */
   readonly counters: Int32Array;
+  /** The first tag in tag order (the latest) sent to the contact. */
   readonly bestTag: Int32Array;
   readonly records: (Contact | undefined)[];
+  /** Position of each contact id (decisions §8), built on the scope's first endpoint 16 request. */
+  byId?: Map<string, number>;
 }
 
-const PAIR_FIELDS = 9;
+const CONTACT_FIELDS = 9;
 
 /**
- * The contacts of the dataset (distinct normalised emails over all tags) and, per member,
- * the counters of each contact over that member's tags (decisions §9).
+ * The contacts (distinct normalised emails, decisions §9), interned as the scopes' contacts
+ * requests first reach their recipient entries, so no request pays for other scopes.
  */
-interface ContactTables {
-  /** Normalised email of each contact. */
-  readonly emails: string[];
-  /** The contact of each recipient entry. */
-  readonly entryContact: Int32Array;
-  /** Member `m` owns pairs `[pairStart[m], pairStart[m+1])`, one per contact it sent to. */
-  readonly pairStart: Int32Array;
-  readonly pairContact: Int32Array;
-  /** The member's first tag in tag order sent to the contact. */
-  readonly pairBestTag: Int32Array;
-  /** PAIR_FIELDS counters per pair: sent, to, uo, tc, uc, do, mo, dc, mc. */
-  readonly pairCounters: Int32Array;
+class ContactTable {
+  readonly index = new Map<string, number>();
+  readonly email: string[] = [];
+  /** The contact id of each contact, memoised. */
+  readonly ids: (string | undefined)[] = [];
+  /** The contact of each recipient entry, -1 until interned. */
+  private readonly ofEntry: Int32Array;
+  /** Stamps over contacts (at most one per entry). */
   readonly stamps: Stamps;
-  rank?: Int32Array;
-  byRank?: Int32Array;
-}
-
-/** Adds the events of one kind to per-tag total, unique and device counters. */
-function countEvents(
-  cols: EventColumns,
-  total: Int32Array,
-  unique: Int32Array,
-  desktop: Int32Array,
-  mobile: Int32Array,
-  seen: Uint8Array,
-): void {
-  const { tag, entry, device } = cols;
-  for (let e = 0; e < tag.length; e++) {
-    const t = tag[e]!;
-    const k = entry[e]!;
-    total[t]!++;
-    if (seen[k] === 0) {
-      seen[k] = 1;
-      unique[t]!++;
+  constructor(private readonly recipEmail: readonly string[]) {
+    this.ofEntry = new Int32Array(recipEmail.length).fill(-1);
+    this.stamps = new Stamps(recipEmail.length);
+  }
+  /** The contact of recipient entry `k`. */
+  of(k: number): number {
+    let c = this.ofEntry[k]!;
+    if (c < 0) {
+      const email = this.recipEmail[k]!;
+      c = this.index.get(email) ?? -1;
+      if (c < 0) {
+        c = this.email.length;
+        this.email.push(email);
+        this.index.set(email, c);
+      }
+      this.ofEntry[k] = c;
     }
-    const d = device[e];
-    if (d === DEVICE_DESKTOP) desktop[t]!++;
-    else if (d === DEVICE_MOBILE) mobile[t]!++;
+    return c;
+  }
+  /** The contact id of contact `c` (decisions §8). */
+  id(c: number): string {
+    let id = this.ids[c];
+    if (id === undefined) {
+      id = contactIdOfNormalised(this.email[c]!);
+      this.ids[c] = id;
+    }
+    return id;
   }
 }
+
+/** Kind of events: its columns and the name of its date field in API records. */
+type EventKind = 'opens' | 'clicks';
 
 /** The events of one kind with their date order, per-tag and per-member lists. */
 interface EventIndex {
   readonly cols: EventColumns;
+  /** `openDate` or `clickDate`. */
+  readonly dateField: 'openDate' | 'clickDate';
   /** Event indices in date order (stable: ties by input order). */
   readonly byDate: Int32Array;
   /** Per tag, event indices in date order: `tagEvents[tagStart[t] .. tagStart[t+1])`. */
@@ -202,28 +216,86 @@ interface EventIndex {
   /** Per member, date ranks ascending. */
   readonly memberStart: Int32Array;
   readonly memberRanks: Int32Array;
+  /** Per tag: total events, distinct entries (unique), desktop and mobile events. */
+  readonly total: Int32Array;
+  readonly unique: Int32Array;
+  readonly desktop: Int32Array;
+  readonly mobile: Int32Array;
+  /** Whether recipient entry `k` has at least one event of this kind. */
+  readonly seen: Uint8Array;
 }
 
+/** Exclusive prefix sums of `counts` in place (`counts[g]` becomes the start of group `g`). */
+function startsOf(counts: Int32Array): void {
+  let sum = 0;
+  for (let g = 0; g < counts.length; g++) {
+    const c = counts[g]!;
+    counts[g] = sum;
+    sum += c;
+  }
+}
+
+/**
+ * Indexes the events of one kind: sorts them by date, lists them per tag and per member
+ * (both in date order, by one counting pass and one scatter pass) and counts them per tag
+ * and per recipient entry.
+ */
 function indexEvents(
   cols: EventColumns,
+  dateField: EventIndex['dateField'],
   tagCount: number,
   tagMember: Int32Array,
   memberCount: number,
+  entryCount: number,
 ): EventIndex {
+  const { tag, entry, device } = cols;
+  const n = tag.length;
   const byDate = sortIndicesByKey(cols.ms);
-  const tagGroups = groupStable(byDate, tagCount, (e) => cols.tag[e]!);
-  const memberGroups = groupStable(
-    byDate.length,
-    memberCount,
-    (r) => tagMember[cols.tag[byDate[r]!]!]!,
-  );
+  const tagStart = new Int32Array(tagCount + 1);
+  const memberStart = new Int32Array(memberCount + 1);
+  const desktop = new Int32Array(tagCount);
+  const mobile = new Int32Array(tagCount);
+  const unique = new Int32Array(tagCount);
+  const seen = new Uint8Array(entryCount);
+  for (let e = 0; e < n; e++) {
+    const t = tag[e]!;
+    tagStart[t]!++;
+    memberStart[tagMember[t]!]!++;
+    const k = entry[e]!;
+    if (seen[k] === 0) {
+      seen[k] = 1;
+      unique[t]!++;
+    }
+    const d = device[e];
+    if (d === DEVICE_DESKTOP) desktop[t]!++;
+    else if (d === DEVICE_MOBILE) mobile[t]!++;
+  }
+  const total = tagStart.slice(0, tagCount);
+  startsOf(tagStart);
+  startsOf(memberStart);
+  const tagPos = tagStart.slice(0, tagCount);
+  const memberPos = memberStart.slice(0, memberCount);
+  const tagEvents = new Int32Array(n);
+  const memberRanks = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    const e = byDate[r]!;
+    const t = tag[e]!;
+    tagEvents[tagPos[t]!++] = e;
+    memberRanks[memberPos[tagMember[t]!]!++] = r;
+  }
   return {
     cols,
+    dateField,
     byDate,
-    tagStart: tagGroups.start,
-    tagEvents: tagGroups.items,
-    memberStart: memberGroups.start,
-    memberRanks: memberGroups.items,
+    tagStart,
+    tagEvents,
+    memberStart,
+    memberRanks,
+    total,
+    unique,
+    desktop,
+    mobile,
+    seen,
   };
 }
 
@@ -231,10 +303,11 @@ function indexEvents(
  * Builds the reporting indexes of a dataset once (decisions §2, §3, §8, §9) and returns a
  * {@link ReportingIndex} answering every endpoint in time about proportional to the answer.
  *
- * Built eagerly: per-tag counters, tag order, per-member tag lists, per-tag and per-member
- * event lists in date order, per-member day stats. Built once on first use and cached: the
- * contact tables with per-(member, contact) counters (first contacts request), and the
- * per-scope (team, group, member) merges of all of these.
+ * Built eagerly: each tag's recipient entries (its distinct normalised emails), per-tag
+ * counters, tag order, per-member tag lists, per-tag and per-member event
+ * lists in date order, per-member day stats. Built on first use and cached, each in time
+ * about proportional to what it covers: the per-scope (team, group, member) merges of
+ * these, including a scope's contacts with their counters (decisions §9) and their ids.
  * Throws {@link DatasetError} listing the problems when `validateDataset` finds any.
  * Returned records are shared between calls and must not be mutated.
  */
@@ -249,10 +322,7 @@ class Index implements ReportingIndex {
   private readonly res: ResolvedDataset;
   private readonly withoutGroup: MemberWithoutGroup;
   private readonly memberCount: number;
-  private readonly tagCount: number;
   private readonly memberType: Uint8Array;
-  /** Member indices in member order, and the rank of each member. */
-  private readonly memberOrder: Int32Array;
   private readonly teamMembers: Int32Array[];
   private readonly groupMembers_: Int32Array[];
   /** Tag indices in tag order (newest first, then tagID), and the rank of each tag. */
@@ -261,22 +331,8 @@ class Index implements ReportingIndex {
   /** Per member, tag ranks ascending (newest first). */
   private readonly memberTagStart: Int32Array;
   private readonly memberTagRanks: Int32Array;
-  /** Per-tag counters. */
-  private readonly to: Int32Array;
-  private readonly uo: Int32Array;
-  private readonly tc: Int32Array;
-  private readonly uc: Int32Array;
-  private readonly dOpens: Int32Array;
-  private readonly mOpens: Int32Array;
-  private readonly dClicks: Int32Array;
-  private readonly mClicks: Int32Array;
   private readonly opens: EventIndex;
   private readonly clicks: EventIndex;
-  /** Whether recipient entry `k` opened (clicked) its tag at least once. */
-  private readonly openedEntry: Uint8Array;
-  private readonly clickedEntry: Uint8Array;
-  /** Contacts and per-(member, contact) counters, built on the first contacts request. */
-  private contactTables: ContactTables | undefined;
   private readonly memberSeries: StatsSeries[];
   private readonly credentials: Map<string, { accessKey: string; caller: Caller }>;
 
@@ -286,8 +342,9 @@ class Index implements ReportingIndex {
   private readonly memberRecords: (TeamMember | undefined)[];
   private readonly tagRecords: (Tag | undefined)[];
   private readonly timestamps: (Timestamp | undefined)[];
+  /** The contact id of each recipient entry, memoised. */
   private readonly entryIds: (string | undefined)[];
-  private contactById: Map<string, number> | undefined;
+  private contactTable: ContactTable | undefined;
 
   constructor(res: ResolvedDataset, withoutGroup: MemberWithoutGroup) {
     this.dataset = res.dataset;
@@ -297,7 +354,6 @@ class Index implements ReportingIndex {
     const T = res.dataset.tags.length;
     const P = res.recipPos.length;
     this.memberCount = M;
-    this.tagCount = T;
     this.memberRecords = new Array(M);
     this.tagRecords = new Array(T);
     this.timestamps = new Array(T);
@@ -310,7 +366,6 @@ class Index implements ReportingIndex {
     for (let m = 0; m < M; m++) this.memberType[m] = ACCOUNT_CODES[res.members[m]!.accountType];
     const order = Array.from({ length: M }, (_, m) => m);
     order.sort((a, b) => compareMembers(res.members[a]!, res.members[b]!));
-    this.memberOrder = Int32Array.from(order);
     const teamLists: number[][] = res.dataset.teams.map(() => []);
     const groupLists: number[][] = res.groups.map(() => []);
     for (const m of order) {
@@ -345,38 +400,15 @@ class Index implements ReportingIndex {
     this.memberTagStart = memberTags.start;
     this.memberTagRanks = memberTags.items;
 
-    // Events: date order, per-tag lists, per-member lists.
-    this.opens = indexEvents(res.opens, T, res.tagMember, M);
-    this.clicks = indexEvents(res.clicks, T, res.tagMember, M);
-
-    // One pass over the events: per-tag counters (decisions §8, §9). Recipient entries are
-    // the distinct normalised emails of one tag, so "distinct recipients" = distinct entries.
-    this.to = new Int32Array(T);
-    this.uo = new Int32Array(T);
-    this.tc = new Int32Array(T);
-    this.uc = new Int32Array(T);
-    this.dOpens = new Int32Array(T);
-    this.mOpens = new Int32Array(T);
-    this.dClicks = new Int32Array(T);
-    this.mClicks = new Int32Array(T);
-    this.openedEntry = new Uint8Array(P);
-    this.clickedEntry = new Uint8Array(P);
-    countEvents(res.opens, this.to, this.uo, this.dOpens, this.mOpens, this.openedEntry);
-    countEvents(res.clicks, this.tc, this.uc, this.dClicks, this.mClicks, this.clickedEntry);
+    // Events: date order, per-tag and per-member lists, per-tag counters (decisions §8, §9).
+    // Recipient entries are the distinct normalised emails of one tag, so "distinct
+    // recipients" = distinct entries.
+    this.opens = indexEvents(res.opens, 'openDate', T, res.tagMember, M, P);
+    this.clicks = indexEvents(res.clicks, 'clickDate', T, res.tagMember, M, P);
 
     // Per-member day stats: one flat array, member m owning a contiguous range.
-    const out = {
-      day: new Int32Array(T),
-      prefix: [
-        new Float64Array(T + 1),
-        new Float64Array(T + 1),
-        new Float64Array(T + 1),
-        new Float64Array(T + 1),
-        new Float64Array(T + 1),
-      ] as const,
-      lastTag: new Int32Array(T),
-    };
-    const counters = { to: this.to, tc: this.tc, uo: this.uo, uc: this.uc };
+    const out = seriesArrays(T);
+    const counters = this.counters();
     const newestFirst = new Int32Array(T);
     for (let i = 0; i < T; i++) newestFirst[i] = tagOrder[this.memberTagRanks[i]!]!;
     this.memberSeries = new Array(M);
@@ -402,6 +434,15 @@ class Index implements ReportingIndex {
         this.credentials.set(cred.authId, { accessKey: cred.accessKey, caller });
       }
     }
+  }
+
+  private counters(): TagCounterColumns {
+    return {
+      to: this.opens.total,
+      tc: this.clicks.total,
+      uo: this.opens.unique,
+      uc: this.clicks.unique,
+    };
   }
 
   // ---- identity -------------------------------------------------------------------------
@@ -537,14 +578,14 @@ class Index implements ReportingIndex {
         dateSent: this.dateSentOf(t),
         recipients: tag.recipients.map((r) => ({ name: r.name, email: r.email })),
         stats: {
-          totalOpens: this.to[t]!,
-          uniqueOpens: this.uo[t]!,
-          totalClicks: this.tc[t]!,
-          uniqueClicks: this.uc[t]!,
-          desktopOpens: this.dOpens[t]!,
-          mobileOpens: this.mOpens[t]!,
-          desktopClicks: this.dClicks[t]!,
-          mobileClicks: this.mClicks[t]!,
+          totalOpens: this.opens.total[t]!,
+          uniqueOpens: this.opens.unique[t]!,
+          totalClicks: this.clicks.total[t]!,
+          uniqueClicks: this.clicks.unique[t]!,
+          desktopOpens: this.opens.desktop[t]!,
+          mobileOpens: this.opens.mobile[t]!,
+          desktopClicks: this.clicks.desktop[t]!,
+          mobileClicks: this.clicks.mobile[t]!,
         },
       };
       this.tagRecords[t] = rec;
@@ -562,48 +603,37 @@ class Index implements ReportingIndex {
     return id;
   }
 
+  private contacts_(): ContactTable {
+    this.contactTable ??= new ContactTable(this.res.recipEmail);
+    return this.contactTable;
+  }
+
   /** The recipient name of contact `c` on tag `t` (its first entry with that email). */
-  private recipientName(tables: ContactTables, t: number, c: number): string {
+  private recipientName(t: number, c: number): string {
     const { recipStart, recipPos } = this.res;
+    const table = this.contacts_();
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      if (tables.entryContact[k] === c) return this.dataset.tags[t]!.recipients[recipPos[k]!]!.name;
+      if (table.of(k) === c) return this.dataset.tags[t]!.recipients[recipPos[k]!]!.name;
     }
     return '';
   }
 
-  private eventTimestamp(idx: EventIndex, e: number): Timestamp {
-    const raw = idx.cols.source[e]!.date;
-    return raw.length === 20 ? raw : formatTimestamp(idx.cols.ms[e]!);
-  }
-
-  private openDetails(e: number): Omit<Open, 'tagID'> {
-    const s = this.opens.cols.source[e]!;
-    return {
-      openDate: this.eventTimestamp(this.opens, e),
-      counry: s.counry,
-      region: s.region,
-      city: s.city,
-      latitude: s.latitude,
-      longitude: s.longitude,
-      device: s.device,
-      os: s.os,
-      browser: s.browser,
-    };
-  }
-
-  private clickDetails(e: number): Omit<Click, 'tagID'> {
-    const s = this.clicks.cols.source[e]!;
-    return {
-      clickDate: this.eventTimestamp(this.clicks, e),
-      counry: s.counry,
-      region: s.region,
-      city: s.city,
-      latitude: s.latitude,
-      longitude: s.longitude,
-      device: s.device,
-      os: s.os,
-      browser: s.browser,
-    };
+  /** The details of event `e` (`openDate` or `clickDate` first, then the location fields). */
+  private eventDetails(idx: EventIndex, e: number): Record<string, string> {
+    const s = idx.cols.source[e]!;
+    const date = s.date.length === 20 ? s.date : formatTimestamp(idx.cols.ms[e]!);
+    // One literal per kind, then the same fields in the same order: two stable shapes.
+    const out: Record<string, string> =
+      idx.dateField === 'openDate' ? { openDate: date } : { clickDate: date };
+    out.counry = s.counry;
+    out.region = s.region;
+    out.city = s.city;
+    out.latitude = s.latitude;
+    out.longitude = s.longitude;
+    out.device = s.device;
+    out.os = s.os;
+    out.browser = s.browser;
+    return out;
   }
 
   private eventRecipient(idx: EventIndex, e: number): EventRecipient {
@@ -682,10 +712,10 @@ class Index implements ReportingIndex {
     for (let i = from; i < ranks.length; i++) {
       const t = tagOrder[ranks[i]!]!;
       if (tagMs[t]! < startMs) break;
-      if (query.isOpened && this.uo[t] === 0) continue;
-      if (query.isUnopened && this.to[t] !== 0) continue;
-      if (query.isClicked && this.uc[t] === 0) continue;
-      if (query.isUnclicked && this.tc[t] !== 0) continue;
+      if (query.isOpened && this.opens.unique[t] === 0) continue;
+      if (query.isUnopened && this.opens.total[t] !== 0) continue;
+      if (query.isClicked && this.clicks.unique[t] === 0) continue;
+      if (query.isUnclicked && this.clicks.total[t] !== 0) continue;
       out.push(this.tagRecord(t));
     }
     return out;
@@ -744,19 +774,8 @@ class Index implements ReportingIndex {
       if (keep(this.res.tagMember[t]!)) newestFirst.push(t);
     }
     const n = newestFirst.length;
-    const out = {
-      day: new Int32Array(n),
-      prefix: [
-        new Float64Array(n + 1),
-        new Float64Array(n + 1),
-        new Float64Array(n + 1),
-        new Float64Array(n + 1),
-        new Float64Array(n + 1),
-      ] as const,
-      lastTag: new Int32Array(n),
-    };
-    const counters = { to: this.to, tc: this.tc, uo: this.uo, uc: this.uc };
-    const end = fillSeries(newestFirst, 0, n, this.res.tagMs, counters, out, 0);
+    const out = seriesArrays(n);
+    const end = fillSeries(newestFirst, 0, n, this.res.tagMs, this.counters(), out, 0);
     const series = new StatsSeries(out.day, out.prefix, out.lastTag, 0, end);
     scope.series.set(key, series);
     return series;
@@ -784,76 +803,79 @@ class Index implements ReportingIndex {
 
   // ---- events (endpoints 9, 10, 11, 12, 14) ----------------------------------------------
 
-  private eventGroups(caller: Caller, window: DayWindow, kind: 'opens' | 'clicks') {
+  private eventGroups(
+    caller: Caller,
+    window: DayWindow,
+    kind: EventKind,
+  ): { tagID: string; events: unknown[] }[] {
     const scope = this.scopeOf(caller);
     const idx = this[kind];
     const ranks = this.scopeEventRanks(scope, kind);
     const [startMs, endMs] = this.windowMs(window);
     const { byDate } = idx;
-    const ms = idx.cols.ms;
+    const { ms, tag } = idx.cols;
     const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
     const hi = partitionPoint(lo, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < endMs);
     const stamps = this.tagStamps;
     const gen = stamps.next();
     const groupRanks: number[] = [];
     for (let i = lo; i < hi; i++) {
-      const t = idx.cols.tag[idx.byDate[ranks[i]!]!]!;
+      const t = tag[byDate[ranks[i]!]!]!;
       if (stamps.mark[t] !== gen) {
         stamps.mark[t] = gen;
         groupRanks.push(this.tagRank[t]!);
       }
     }
     const sortedRanks = Int32Array.from(groupRanks).sort();
-    const lists: unknown[][] = [];
+    const groups: { tagID: string; events: unknown[] }[] = [];
     for (let g = 0; g < sortedRanks.length; g++) {
-      stamps.slot[this.tagOrder[sortedRanks[g]!]!] = g;
-      lists.push([]);
+      const t = this.tagOrder[sortedRanks[g]!]!;
+      stamps.slot[t] = g;
+      groups.push({ tagID: this.dataset.tags[t]!.tagID, events: [] });
     }
     for (let i = lo; i < hi; i++) {
-      const e = idx.byDate[ranks[i]!]!;
-      const t = idx.cols.tag[e]!;
-      const details = kind === 'opens' ? this.openDetails(e) : this.clickDetails(e);
-      lists[stamps.slot[t]!]!.push({ recipient: this.eventRecipient(idx, e), details });
+      const e = byDate[ranks[i]!]!;
+      groups[stamps.slot[tag[e]!]!]!.events.push({
+        recipient: this.eventRecipient(idx, e),
+        details: this.eventDetails(idx, e),
+      });
     }
-    return { tagOrder: sortedRanks, lists };
+    return groups;
   }
 
   clickGroups(caller: Caller, window: DayWindow): ClickGroup[] {
-    const { tagOrder, lists } = this.eventGroups(caller, window, 'clicks');
-    return lists.map((clicks, g) => ({
-      tagID: this.dataset.tags[this.tagOrder[tagOrder[g]!]!]!.tagID,
-      clicks: clicks as ClickGroup['clicks'],
+    return this.eventGroups(caller, window, 'clicks').map((g) => ({
+      tagID: g.tagID,
+      clicks: g.events as ClickGroup['clicks'],
     }));
   }
 
   openGroups(caller: Caller, window: DayWindow): OpenGroup[] {
-    const { tagOrder, lists } = this.eventGroups(caller, window, 'opens');
-    return lists.map((opens, g) => ({
-      tagID: this.dataset.tags[this.tagOrder[tagOrder[g]!]!]!.tagID,
-      opens: opens as OpenGroup['opens'],
+    return this.eventGroups(caller, window, 'opens').map((g) => ({
+      tagID: g.tagID,
+      opens: g.events as OpenGroup['opens'],
     }));
   }
 
-  tagClicks(caller: Caller, tagID: string): Click[] | undefined {
+  /** The events of one visible tag, oldest first, as records: the details, then `tagID`. */
+  private tagEventList(caller: Caller, tagID: string, kind: EventKind): unknown[] | undefined {
     const t = this.visibleTag(this.scopeOf(caller), tagID);
     if (t === undefined) return undefined;
-    const { tagStart, tagEvents } = this.clicks;
-    const out: Click[] = [];
+    const idx = this[kind];
+    const { tagStart, tagEvents } = idx;
+    const out: unknown[] = [];
     for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
-      out.push({ ...this.clickDetails(tagEvents[k]!), tagID });
+      out.push({ ...this.eventDetails(idx, tagEvents[k]!), tagID });
     }
     return out;
   }
 
+  tagClicks(caller: Caller, tagID: string): Click[] | undefined {
+    return this.tagEventList(caller, tagID, 'clicks') as Click[] | undefined;
+  }
+
   tagOpens(caller: Caller, tagID: string): Open[] | undefined {
-    const t = this.visibleTag(this.scopeOf(caller), tagID);
-    if (t === undefined) return undefined;
-    const { tagStart, tagEvents } = this.opens;
-    const out: Open[] = [];
-    for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
-      out.push({ ...this.openDetails(tagEvents[k]!), tagID });
-    }
-    return out;
+    return this.tagEventList(caller, tagID, 'opens') as Open[] | undefined;
   }
 
   daily(caller: Caller, tagID: string, date: string): DailyCounts | undefined {
@@ -885,168 +907,89 @@ class Index implements ReportingIndex {
   // ---- contacts (endpoints 15, 16, 17) ---------------------------------------------------
 
   /**
-   * Builds the contact tables on the first contacts request: contacts by normalised email,
-   * then per member one pair per contact with its counters over the member's tags.
+   * The contacts of a scope (decisions §9), built on its first contacts request from the
+   * scope's tags (in tag order, so a contact's first tag is its latest) with their
+   * recipient entries and events, then ordered by email: time about proportional to the
+   * scope's recipients and events.
    */
-  private contacts_(): ContactTables {
-    if (this.contactTables) return this.contactTables;
-    const res = this.res;
-    const P = res.recipPos.length;
-    const emails: string[] = [];
-    const byEmail = new Map<string, number>();
-    const entryContact = new Int32Array(P);
-    for (let k = 0; k < P; k++) {
-      const email = res.recipEmail[k]!;
-      let c = byEmail.get(email);
-      if (c === undefined) {
-        c = emails.length;
-        emails.push(email);
-        byEmail.set(email, c);
-      }
-      entryContact[k] = c;
-    }
-    // Per-entry event counters: to, tc, do, mo, dc, mc.
-    const entryCounters = new Int32Array(P * 6);
-    const add = (cols: EventColumns, total: number, desktop: number) => {
-      for (let e = 0; e < cols.entry.length; e++) {
-        const base = cols.entry[e]! * 6;
-        entryCounters[base + total]!++;
-        const d = cols.device[e];
-        if (d === DEVICE_DESKTOP) entryCounters[base + desktop]!++;
-        else if (d === DEVICE_MOBILE) entryCounters[base + desktop + 1]!++;
-      }
-    };
-    add(res.opens, 0, 2);
-    add(res.clicks, 1, 4);
-    const C = emails.length;
-    const M = this.memberCount;
-    const pairStart = new Int32Array(M + 1);
-    const pairContact = new Int32Array(P);
-    const pairBestTag = new Int32Array(P);
-    const pc = new Int32Array(P * PAIR_FIELDS);
-    const stamps = new Stamps(C);
-    let p = 0;
-    for (let m = 0; m < M; m++) {
-      pairStart[m] = p;
-      const gen = stamps.next();
-      for (let i = this.memberTagStart[m]!; i < this.memberTagStart[m + 1]!; i++) {
-        const t = this.tagOrder[this.memberTagRanks[i]!]!;
-        for (let k = res.recipStart[t]!; k < res.recipStart[t + 1]!; k++) {
-          const c = entryContact[k]!;
-          let slot: number;
-          if (stamps.mark[c] !== gen) {
-            stamps.mark[c] = gen;
-            slot = p++;
-            stamps.slot[c] = slot;
-            pairContact[slot] = c;
-            pairBestTag[slot] = t; // tags come newest first: the first is the latest
-          } else slot = stamps.slot[c]!;
-          const base = slot * PAIR_FIELDS;
-          const ec = k * 6;
-          pc[base]!++;
-          pc[base + 1]! += entryCounters[ec]!;
-          pc[base + 2]! += this.openedEntry[k]!;
-          pc[base + 3]! += entryCounters[ec + 1]!;
-          pc[base + 4]! += this.clickedEntry[k]!;
-          pc[base + 5]! += entryCounters[ec + 2]!;
-          pc[base + 6]! += entryCounters[ec + 3]!;
-          pc[base + 7]! += entryCounters[ec + 4]!;
-          pc[base + 8]! += entryCounters[ec + 5]!;
-        }
-      }
-    }
-    pairStart[M] = p;
-    this.contactTables = {
-      emails,
-      entryContact,
-      pairStart,
-      pairContact: pairContact.slice(0, p),
-      pairBestTag: pairBestTag.slice(0, p),
-      pairCounters: pc.slice(0, p * PAIR_FIELDS),
-      stamps,
-    };
-    return this.contactTables;
-  }
-
-  private contactRanks(tables: ContactTables): { rank: Int32Array; byRank: Int32Array } {
-    if (!tables.rank || !tables.byRank) {
-      const emails = tables.emails;
-      const order = Array.from({ length: emails.length }, (_, c) => c);
-      order.sort((a, b) => compareStrings(emails[a]!, emails[b]!));
-      tables.byRank = Int32Array.from(order);
-      tables.rank = new Int32Array(emails.length);
-      for (let r = 0; r < order.length; r++) tables.rank[order[r]!] = r;
-    }
-    return { rank: tables.rank, byRank: tables.byRank };
-  }
-
   private scopeContacts(scope: Scope): ScopeContacts {
     if (scope.contacts) return scope.contacts;
-    const tables = this.contacts_();
-    const { pairStart, pairContact, pairBestTag, pairCounters } = tables;
-    const { rank, byRank } = this.contactRanks(tables);
-    const stamps = tables.stamps;
+    const { recipStart } = this.res;
+    const table = this.contacts_();
+    const ranks = this.scopeTagRanks(scope);
+    const stamps = table.stamps;
     const gen = stamps.next();
-    let bound = 0;
-    for (const m of scope.members) bound += pairStart[m + 1]! - pairStart[m]!;
-    const acc = new Int32Array(bound * PAIR_FIELDS);
-    const best = new Int32Array(bound);
     const slotContact: number[] = [];
-    for (const m of scope.members) {
-      for (let p = pairStart[m]!; p < pairStart[m + 1]!; p++) {
-        const c = pairContact[p]!;
-        let slot: number;
-        const bt = pairBestTag[p]!;
+    const slotTag: number[] = [];
+    for (const r of ranks) {
+      const t = this.tagOrder[r]!;
+      for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
+        const c = table.of(k);
         if (stamps.mark[c] !== gen) {
           stamps.mark[c] = gen;
-          slot = slotContact.length;
-          stamps.slot[c] = slot;
+          stamps.slot[c] = slotContact.length;
           slotContact.push(c);
-          best[slot] = bt;
-        } else {
-          slot = stamps.slot[c]!;
-          if (this.tagRank[bt]! < this.tagRank[best[slot]!]!) best[slot] = bt;
-        }
-        for (let f = 0; f < PAIR_FIELDS; f++) {
-          acc[slot * PAIR_FIELDS + f]! += pairCounters[p * PAIR_FIELDS + f]!;
+          slotTag.push(t);
         }
       }
     }
-    const k = slotContact.length;
-    const ranks = new Int32Array(k);
-    for (let s = 0; s < k; s++) ranks[s] = rank[slotContact[s]!]!;
-    ranks.sort();
-    const order = new Int32Array(k);
-    const counters = new Int32Array(k * PAIR_FIELDS);
-    const bestTag = new Int32Array(k);
+    const n = slotContact.length;
+    const acc = new Int32Array(n * CONTACT_FIELDS);
+    const opens = this.opens;
+    const clicks = this.clicks;
+    const addEvents = (idx: EventIndex, t: number, total: number) => {
+      const { tagStart, tagEvents, cols } = idx;
+      for (let i = tagStart[t]!; i < tagStart[t + 1]!; i++) {
+        const e = tagEvents[i]!;
+        const base = stamps.slot[table.of(cols.entry[e]!)]! * CONTACT_FIELDS;
+        acc[base + total]!++;
+        const d = cols.device[e];
+        if (d === DEVICE_DESKTOP) acc[base + total + 4]!++;
+        else if (d === DEVICE_MOBILE) acc[base + total + 5]!++;
+      }
+    };
+    for (const r of ranks) {
+      const t = this.tagOrder[r]!;
+      for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
+        const base = stamps.slot[table.of(k)]! * CONTACT_FIELDS;
+        acc[base]!++;
+        acc[base + 2]! += opens.seen[k]!;
+        acc[base + 4]! += clicks.seen[k]!;
+      }
+      addEvents(opens, t, 1);
+      addEvents(clicks, t, 3);
+    }
+    // Email order: a native sort of the strings, then each email's contact by lookup.
+    const emails = slotContact.map((c) => table.email[c]!).sort();
+    const order = new Int32Array(n);
+    const counters = new Int32Array(n * CONTACT_FIELDS);
+    const bestTag = new Int32Array(n);
     const position = new Map<number, number>();
-    for (let i = 0; i < k; i++) {
-      const c = byRank[ranks[i]!]!;
+    for (let i = 0; i < n; i++) {
+      const c = table.index.get(emails[i]!)!;
       const slot = stamps.slot[c]!;
       order[i] = c;
       position.set(c, i);
       counters.set(
-        acc.subarray(slot * PAIR_FIELDS, slot * PAIR_FIELDS + PAIR_FIELDS),
-        i * PAIR_FIELDS,
+        acc.subarray(slot * CONTACT_FIELDS, slot * CONTACT_FIELDS + CONTACT_FIELDS),
+        i * CONTACT_FIELDS,
       );
-      bestTag[i] = best[slot]!;
+      bestTag[i] = slotTag[slot]!;
     }
-    scope.contacts = { order, position, counters, bestTag, records: new Array(k) };
+    scope.contacts = { order, position, counters, bestTag, records: new Array(n) };
     return scope.contacts;
   }
 
   private contactRecord(sc: ScopeContacts, i: number): Contact {
     let rec = sc.records[i];
     if (!rec) {
-      const tables = this.contacts_();
       const c = sc.order[i]!;
       const t = sc.bestTag[i]!;
-      const v = sc.counters.subarray(i * PAIR_FIELDS, i * PAIR_FIELDS + PAIR_FIELDS);
-      const email = tables.emails[c]!;
+      const v = sc.counters.subarray(i * CONTACT_FIELDS, i * CONTACT_FIELDS + CONTACT_FIELDS);
       rec = {
-        contactID: contactIdOfNormalised(email),
-        name: this.recipientName(tables, t, c),
-        email,
+        contactID: this.contacts_().id(c),
+        name: this.recipientName(t, c),
+        email: this.contacts_().email[c]!,
         dateLastSent: this.dateSentOf(t),
         stats: {
           totalOpens: v[1]!,
@@ -1073,16 +1016,13 @@ class Index implements ReportingIndex {
   }
 
   contact(caller: Caller, contactID: string): Contact | undefined {
-    if (!this.contactById) {
-      const emails = this.contacts_().emails;
-      this.contactById = new Map();
-      for (let c = 0; c < emails.length; c++)
-        this.contactById.set(contactIdOfNormalised(emails[c]!), c);
-    }
-    const c = this.contactById.get(contactID);
-    if (c === undefined) return undefined;
     const sc = this.scopeContacts(this.scopeOf(caller));
-    const i = sc.position.get(c);
+    if (!sc.byId) {
+      sc.byId = new Map();
+      const table = this.contacts_();
+      for (let i = 0; i < sc.order.length; i++) sc.byId.set(table.id(sc.order[i]!), i);
+    }
+    const i = sc.byId.get(contactID);
     return i === undefined ? undefined : this.contactRecord(sc, i);
   }
 
@@ -1091,11 +1031,11 @@ class Index implements ReportingIndex {
     const t = this.visibleTag(scope, tagID);
     if (t === undefined) return undefined;
     const sc = this.scopeContacts(scope);
-    const { entryContact } = this.contacts_();
     const { recipStart } = this.res;
+    const table = this.contacts_();
     const positions = new Int32Array(recipStart[t + 1]! - recipStart[t]!);
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      positions[k - recipStart[t]!] = sc.position.get(entryContact[k]!)!;
+      positions[k - recipStart[t]!] = sc.position.get(table.of(k))!;
     }
     positions.sort();
     return Array.from(positions, (i) => this.contactRecord(sc, i));

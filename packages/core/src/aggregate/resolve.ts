@@ -1,4 +1,4 @@
-import type { Dataset, DatasetEvent, DatasetMember } from '../dataset/schema.ts';
+import type { Dataset, DatasetEvent, DatasetMember, DatasetTag } from '../dataset/schema.ts';
 import { normaliseEmail } from '../dataset/schema.ts';
 import type { Group } from '../member.ts';
 import { parseTimestampMs } from './time.ts';
@@ -51,6 +51,15 @@ export interface ResolvedDataset {
   readonly recipEmail: string[];
   readonly opens: EventColumns;
   readonly clicks: EventColumns;
+}
+
+/** Device code of a `device` value (decisions §8: tablet counts as mobile). */
+function deviceCode(d: string): number {
+  return d === 'desktop'
+    ? DEVICE_DESKTOP
+    : d === 'mobile' || d === 'tablet'
+      ? DEVICE_MOBILE
+      : DEVICE_NONE;
 }
 
 /**
@@ -137,6 +146,122 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
   for (const t of tags) totalRecipients += t.recipients.length;
   let recipPos = new Int32Array(totalRecipients);
   const recipEmail: string[] = [];
+  /**
+   * The recipient entry of an event's email on tag `t` (entries `from .. to`), or -1 when
+   * the email is not a recipient: first compared with the recipients' emails as written,
+   * starting after entry `hint` (events of a tag usually come recipient by recipient), then
+   * normalised.
+   */
+  const entryOf = (
+    email: string,
+    recipients: DatasetTag['recipients'],
+    from: number,
+    to: number,
+    hint: number,
+  ): number => {
+    const first = hint < from ? from : hint + 1;
+    for (let k = first; k < to; k++) if (recipients[recipPos[k]!]!.email === email) return k;
+    for (let k = from; k < first && k < to; k++) {
+      if (recipients[recipPos[k]!]!.email === email) return k;
+    }
+    const norm = normalised(email);
+    for (let k = from; k < to; k++) if (recipEmail[k] === norm) return k;
+    return -1;
+  };
+
+  /**
+   * A scanner of the events of one kind into columns: `scan(i, t)` resolves event `i` as
+   * one of tag `t` (-1: unknown tagID) and returns false when it has a problem, which it
+   * adds to the problems when `report`.
+   */
+  const scanner = (source: readonly DatasetEvent[], kind: 'open' | 'click') => {
+    const n = source.length;
+    const cols: EventColumns = {
+      source,
+      tag: new Int32Array(n),
+      entry: new Int32Array(n),
+      ms: new Float64Array(n),
+      device: new Uint8Array(n),
+    };
+    // The tag of the previous event, and its email and entry: events usually come grouped
+    // by tag and recipient.
+    let curT = -1;
+    let recipients: DatasetTag['recipients'] = [];
+    let from = 0;
+    let to = 0;
+    let prevEmail: string | undefined;
+    let k = -1;
+    const scan = (i: number, t: number, report: boolean): boolean => {
+      const e = source[i]!;
+      if (t !== curT) {
+        curT = t;
+        prevEmail = undefined;
+        k = -1;
+        if (t >= 0) {
+          recipients = tags[t]!.recipients;
+          from = recipStart[t]!;
+          to = recipStart[t + 1]!;
+        }
+      }
+      const when = parseTimestampMs(e.date);
+      cols.ms[i] = when;
+      cols.device[i] = deviceCode(e.device);
+      if (t < 0) {
+        cols.tag[i] = -1;
+        cols.entry[i] = -1;
+        if (report) problems.add(`${kind} #${i} refers to unknown tagID '${e.tagID}'`);
+        return false;
+      }
+      cols.tag[i] = t;
+      const email = e.email;
+      if (email !== prevEmail) {
+        k = entryOf(email, recipients, from, to, k);
+        prevEmail = email;
+      }
+      cols.entry[i] = k;
+      let ok = true;
+      if (k < 0) {
+        ok = false;
+        if (report) {
+          problems.add(`${kind} #${i} of tag '${e.tagID}': email '${email}' is not a recipient`);
+        }
+      }
+      if (Number.isNaN(when)) {
+        ok = false;
+        if (report) problems.add(`${kind} #${i} of tag '${e.tagID}' has invalid date '${e.date}'`);
+      } else if (when < tagMs[t]!) {
+        ok = false;
+        if (report) {
+          problems.add(`${kind} #${i} of tag '${e.tagID}' is dated before the tag was sent`);
+        }
+      }
+      return ok;
+    };
+    return { cols, scan };
+  };
+  type Scanner = ReturnType<typeof scanner>;
+
+  /** Scans events `from ..` of `source` in order, finding each one's tag by its tagID. */
+  const scanRest = (sc: Scanner, source: readonly DatasetEvent[], from: number): void => {
+    let prevTagID: string | undefined;
+    let t = -1;
+    for (let i = from; i < source.length; i++) {
+      const tagID = source[i]!.tagID;
+      if (tagID !== prevTagID) {
+        prevTagID = tagID;
+        // Events usually come tag by tag in the tags' order: try the next tag before the map
+        // (only without duplicate tagIDs, where the map and the position agree).
+        const next = uniqueTagIDs ? tags[t + 1] : undefined;
+        t = next !== undefined && next.tagID === tagID ? t + 1 : (tagIndex.get(tagID) ?? -1);
+      }
+      sc.scan(i, t, true);
+    }
+  };
+
+  let opensScan = scanner(dataset.opens, 'open');
+  let clicksScan = scanner(dataset.clicks, 'click');
+  /** How far the sweep along the tags got in each event list, and whether it met a problem. */
+  const sweep = { opens: 0, clicks: 0, trouble: false };
   let r = 0;
   for (let t = 0; t < tags.length; t++) {
     const tag = tags[t]!;
@@ -166,76 +291,35 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
       recipPos[r] = pos;
       r++;
     }
+    recipStart[t + 1] = r;
+    // The tag's events, while they come next in each list (usually all of them: events are
+    // usually listed tag by tag in the tags' order), while its recipients are in cache.
+    if (!sweep.trouble) {
+      const tagID = tag.tagID;
+      const { opens: os, clicks: cs } = dataset;
+      while (sweep.opens < os.length && os[sweep.opens]!.tagID === tagID) {
+        if (!opensScan.scan(sweep.opens++, t, false)) sweep.trouble = true;
+      }
+      while (sweep.clicks < cs.length && cs[sweep.clicks]!.tagID === tagID) {
+        if (!clicksScan.scan(sweep.clicks++, t, false)) sweep.trouble = true;
+      }
+    }
   }
   recipStart[tags.length] = r;
-  recipPos = recipPos.slice(0, r);
+  if (r < totalRecipients) recipPos = recipPos.slice(0, r);
 
-  /**
-   * The recipient entry of an event's email on tag `t`: first compared with the recipients'
-   * emails as written (events usually spell them the same way), else normalised; -1 when the
-   * email is not a recipient of the tag.
-   */
-  const entryOf = (t: number, email: string): number => {
-    const recipients = tags[t]!.recipients;
-    const from = recipStart[t]!;
-    const to = recipStart[t + 1]!;
-    for (let k = from; k < to; k++) {
-      if (recipients[recipPos[k]!]!.email === email) return k;
-    }
-    const norm = normalised(email);
-    for (let k = from; k < to; k++) if (recipEmail[k] === norm) return k;
-    return -1;
-  };
-
-  const columns = (source: readonly DatasetEvent[], kind: 'open' | 'click'): EventColumns => {
-    const n = source.length;
-    const tag = new Int32Array(n);
-    const entry = new Int32Array(n);
-    const ms = new Float64Array(n);
-    const device = new Uint8Array(n);
-    let prevTagID = '';
-    let prevTag: number | undefined;
-    for (let i = 0; i < n; i++) {
-      const e = source[i]!;
-      const tagID = e.tagID;
-      let t: number | undefined;
-      if (tagID === prevTagID) t = prevTag;
-      else {
-        t = tagIndex.get(tagID);
-        prevTagID = tagID;
-        prevTag = t;
-      }
-      const when = parseTimestampMs(e.date);
-      ms[i] = when;
-      const d = e.device;
-      device[i] =
-        d === 'desktop'
-          ? DEVICE_DESKTOP
-          : d === 'mobile' || d === 'tablet'
-            ? DEVICE_MOBILE
-            : DEVICE_NONE;
-      if (t === undefined) {
-        tag[i] = -1;
-        entry[i] = -1;
-        problems.add(`${kind} #${i} refers to unknown tagID '${tagID}'`);
-        continue;
-      }
-      tag[i] = t;
-      const k = entryOf(t, e.email);
-      entry[i] = k;
-      if (k < 0) {
-        problems.add(`${kind} #${i} of tag '${tagID}': email '${e.email}' is not a recipient`);
-      }
-      if (Number.isNaN(when)) {
-        problems.add(`${kind} #${i} of tag '${tagID}' has invalid date '${e.date}'`);
-      } else if (when < tagMs[t]!) {
-        problems.add(`${kind} #${i} of tag '${tagID}' is dated before the tag was sent`);
-      }
-    }
-    return { source, tag, entry, ms, device };
-  };
-  const opens = columns(dataset.opens, 'open');
-  const clicks = columns(dataset.clicks, 'click');
+  const uniqueTagIDs = tagIndex.size === tags.length;
+  if (sweep.trouble || !uniqueTagIDs) {
+    // Start over in plain event order, so problems are reported in that order.
+    opensScan = scanner(dataset.opens, 'open');
+    clicksScan = scanner(dataset.clicks, 'click');
+    sweep.opens = 0;
+    sweep.clicks = 0;
+  }
+  scanRest(opensScan, dataset.opens, sweep.opens);
+  scanRest(clicksScan, dataset.clicks, sweep.clicks);
+  const opens = opensScan.cols;
+  const clicks = clicksScan.cols;
 
   const authIds = new Set<string>();
   for (const cred of dataset.credentials) {
