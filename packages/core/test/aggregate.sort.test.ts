@@ -38,3 +38,14 @@ test.prop([fc.array(fc.nat({ max: 4 }), { maxLength: 60 })], { numRuns: 100 })(
     }
   },
 );
+
+test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })], {
+  numRuns: 100,
+})(
+  'sortIndicesByKey orders whole-second epoch milliseconds stably (a 32-bit path: 2000-2059)',
+  (secs) => {
+    const keys = secs.map((s) => s * 1000);
+    const expected = keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+    expect(Array.from(sortIndicesByKey(Float64Array.from(keys)))).toEqual(expected);
+  },
+);
