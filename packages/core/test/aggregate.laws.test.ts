@@ -21,7 +21,7 @@ import { validateDataset } from '../src/aggregate/validate.ts';
 import { type Dataset, type DatasetTag, normaliseEmail } from '../src/dataset/schema.ts';
 import { pageOf } from '../src/paging.ts';
 import { emptyStats, mergeAllStats, mergeStats } from '../src/stats.ts';
-import type { Tag } from '../src/tag.ts';
+import { TAG_COUNTER_FIELDS, type Tag } from '../src/tag.ts';
 import {
   arbCaller,
   arbDailyStatsSummary,
@@ -426,16 +426,7 @@ describe('contacts (decisions §2, §9)', () => {
       expect(sum(contacts, (c) => c.stats.totalSent)).toBe(
         sum(tags, (t) => new Set(t.recipients.map((r) => normaliseEmail(r.email))).size),
       );
-      for (const k of [
-        'totalOpens',
-        'uniqueOpens',
-        'totalClicks',
-        'uniqueClicks',
-        'desktopOpens',
-        'mobileOpens',
-        'desktopClicks',
-        'mobileClicks',
-      ] as const) {
+      for (const k of TAG_COUNTER_FIELDS) {
         expect(sum(contacts, (c) => c.stats[k])).toBe(sum(tags, (t) => t.stats[k]));
       }
       for (const tag of tags) {
