@@ -14,7 +14,13 @@ import {
   type ResolvedDataset,
   resolveDataset,
 } from './resolve.ts';
-import { compareMembers, compareStrings, type MemberWithoutGroup, renderMember } from './rules.ts';
+import {
+  compareMembers,
+  compareStrings,
+  type MemberWithoutGroup,
+  renderMember,
+  windowBounds,
+} from './rules.ts';
 import { groupStable, partitionPoint, sortIndicesByKey } from './sort.ts';
 import { dayNumber, dayOf, dayString } from './time.ts';
 import type {
@@ -706,7 +712,7 @@ class Index implements ReportingIndex {
     } else ranks = this.scopeTagRanks(scope);
     const { tagOrder } = this;
     const tagMs = this.res.tagMs;
-    const [startMs, endMs] = this.windowMs(query);
+    const { startMs, endMs } = windowBounds(query);
     const from = partitionPoint(0, ranks.length, (i) => tagMs[tagOrder[ranks[i]!]!]! >= endMs);
     const out: Tag[] = [];
     for (let i = from; i < ranks.length; i++) {
@@ -719,13 +725,6 @@ class Index implements ReportingIndex {
       out.push(this.tagRecord(t));
     }
     return out;
-  }
-
-  private windowMs(window: DayWindow): [number, number] {
-    return [
-      window.start === undefined ? -Infinity : dayNumber(window.start) * DAY_MS,
-      window.end === undefined ? Infinity : (dayNumber(window.end) + 1) * DAY_MS,
-    ];
   }
 
   // ---- stats (endpoints 6, 7, 8, 13) -----------------------------------------------------
@@ -811,7 +810,7 @@ class Index implements ReportingIndex {
     const scope = this.scopeOf(caller);
     const idx = this[kind];
     const ranks = this.scopeEventRanks(scope, kind);
-    const [startMs, endMs] = this.windowMs(window);
+    const { startMs, endMs } = windowBounds(window);
     const { byDate } = idx;
     const { ms, tag } = idx.cols;
     const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
@@ -1049,8 +1048,6 @@ class Index implements ReportingIndex {
       records === undefined ? notFound(what) : { kind: 'list', records };
     const single = (record: unknown, what: string): Answer =>
       record === undefined ? notFound(what) : { kind: 'single', record };
-    const need = (name: 'memberID' | 'group' | 'tagID' | 'contactID'): string | undefined =>
-      p[name];
     const window: DayWindow = { start: q.start, end: q.end };
     const filters = {
       isOpened: q.isOpened,
@@ -1064,21 +1061,21 @@ class Index implements ReportingIndex {
       case 'teams.tags':
         return list(this.tags(caller, { ...window, ...filters }), 'tags');
       case 'teams.member': {
-        const id = need('memberID');
+        const id = p.memberID;
         return single(
           id === undefined ? undefined : this.member(caller, id),
           describe('member', id),
         );
       }
       case 'teams.memberTags': {
-        const id = need('memberID');
+        const id = p.memberID;
         return list(
           id === undefined ? undefined : this.tags(caller, { ...window, ...filters, memberID: id }),
           describe('member', id),
         );
       }
       case 'teams.group': {
-        const g = need('group');
+        const g = p.group;
         return list(
           g === undefined ? undefined : this.groupMembers(caller, g, { type: q.type }),
           describe('group', g),
@@ -1096,7 +1093,7 @@ class Index implements ReportingIndex {
           'stats',
         );
       case 'stats.group': {
-        const g = need('group');
+        const g = p.group;
         return list(
           g === undefined
             ? undefined
@@ -1110,7 +1107,7 @@ class Index implements ReportingIndex {
         );
       }
       case 'stats.member': {
-        const id = need('memberID');
+        const id = p.memberID;
         return list(
           id === undefined
             ? undefined
@@ -1127,15 +1124,15 @@ class Index implements ReportingIndex {
       case 'opens.list':
         return list(this.openGroups(caller, window), 'opens');
       case 'clicks.tag': {
-        const id = need('tagID');
+        const id = p.tagID;
         return list(id === undefined ? undefined : this.tagClicks(caller, id), describe('tag', id));
       }
       case 'opens.tag': {
-        const id = need('tagID');
+        const id = p.tagID;
         return list(id === undefined ? undefined : this.tagOpens(caller, id), describe('tag', id));
       }
       case 'tags.daily': {
-        const id = need('tagID');
+        const id = p.tagID;
         if (q.date === undefined) {
           throw new QueryParamError(
             'missing_parameter',
@@ -1151,14 +1148,14 @@ class Index implements ReportingIndex {
       case 'contacts.list':
         return list(this.contacts(caller), 'contacts');
       case 'contacts.get': {
-        const id = need('contactID');
+        const id = p.contactID;
         return single(
           id === undefined ? undefined : this.contact(caller, id),
           describe('contact', id),
         );
       }
       case 'contacts.tag': {
-        const id = need('tagID');
+        const id = p.tagID;
         return list(
           id === undefined ? undefined : this.tagContacts(caller, id),
           describe('tag', id),
