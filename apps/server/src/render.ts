@@ -32,8 +32,7 @@ export function renderError(
   if (faults.has('error-body-not-json')) {
     return { status, headers: { ...headers, 'Content-Type': CONTENT_TYPES.text }, body: message };
   }
-  const body: ErrorBody =
-    status === 403 ? { statusCode: 403, error: 'Forbidden', message } : errorBody(status, message);
+  const body: ErrorBody = errorBody(status, message);
   return {
     status,
     headers: { ...headers, 'Content-Type': CONTENT_TYPES.json },

@@ -9,7 +9,7 @@ import {
   type ServerOptions,
   type TagtrackServer,
 } from '../src/index.ts';
-import { credential, type GetOptions, get } from './helpers.ts';
+import { credential, expectError, type GetOptions, get } from './helpers.ts';
 
 const index = buildIndex(ds);
 const adminCred = credential(1, 'admin');
@@ -110,6 +110,12 @@ describe('fault injection', () => {
       expect(f.area).not.toBe('');
       expect(f.description.length).toBeGreaterThan(10);
     }
+  });
+
+  test('out-of-scope-403 answers a decisions §5 error body with the reason phrase Forbidden', async () => {
+    const server = createServer({ faults: ['out-of-scope-403'] });
+    const body = await expectError(await get(server, `/teams/member/${otherTeamMember}`), 403);
+    expect(body.error).toBe('Forbidden');
   });
 
   test('an unknown fault name is refused', () => {

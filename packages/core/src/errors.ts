@@ -13,10 +13,15 @@ export const ErrorBody = z
   .meta({ id: 'ErrorBody' });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** HTTP reason phrases of the statuses the profile uses (decisions §5). */
+/**
+ * HTTP reason phrases of the error statuses (decisions §5): the ones the profile uses, and
+ * 403, which the profile never sends (out-of-scope ids answer 404, decisions §2) but other
+ * servers may.
+ */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   429: 'Too Many Requests',
