@@ -1,4 +1,4 @@
-import { type Dataset, generateDataset } from '@tagtrack/core';
+import { type Dataset, DatasetError, generateDataset } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DatasetFileError, loadDatasetFile } from './dataset-file.ts';
@@ -169,8 +169,7 @@ async function main(argv: readonly string[]): Promise<void> {
       memberWithoutGroup: opts.memberWithoutGroup,
     });
   } catch (e) {
-    if (e instanceof DatasetFileError) fail(e.message);
-    if ((e as { code?: unknown }).code === 'invalid_dataset') fail((e as Error).message);
+    if (e instanceof DatasetFileError || e instanceof DatasetError) fail(e.message);
     throw e;
   }
 

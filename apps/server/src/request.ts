@@ -4,7 +4,6 @@ import {
   dayStartMs,
   type Endpoint,
   type EndpointId,
-  type PathParamName,
   parseQuery,
   type QueryParams,
   utcDay,
@@ -93,6 +92,3 @@ export function parseRequestQuery(
   }
   return query;
 }
-
-/** Path parameters as {@link matchEndpoint} decoded them. */
-export type PathParams = Partial<Record<PathParamName, string>>;

@@ -110,6 +110,17 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  test('a schema-valid but inconsistent dataset file exits 2 naming the problem', async () => {
+    const bad = structuredClone(canonicalDataset);
+    bad.tags[0]!.memberID = 'nosuchmember';
+    const file = join(dir, 'inconsistent.json');
+    await writeFile(file, JSON.stringify(bad));
+    const r = await run(['--dataset', file, '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^tagtrack-server: invalid dataset: .*nosuchmember/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   test('a file that is not JSON exits 2', async () => {
     const file = join(dir, 'notjson.json');
     await writeFile(file, '{ nope');
