@@ -250,13 +250,7 @@ export function parseQuery(
     if (name !== 'total') values[name] = parsed.data;
   }
   for (const name of options.required ?? []) {
-    if (!seen.has(name)) {
-      throw new QueryParamError(
-        'missing_parameter',
-        name,
-        `query parameter '${name}' is required (${PARAMS[name].description})`,
-      );
-    }
+    if (!seen.has(name)) throw missingParameter(name);
   }
   if (out.start !== undefined && out.end !== undefined && out.start > out.end) {
     throw new QueryParamError(
@@ -266,6 +260,18 @@ export function parseQuery(
     );
   }
   return out;
+}
+
+/**
+ * The {@link QueryParamError} (`missing_parameter`, status 400) for a required parameter
+ * `name` that the request did not send (decisions §4); the message names it and says what it is.
+ */
+export function missingParameter(name: ParamName): QueryParamError {
+  return new QueryParamError(
+    'missing_parameter',
+    name,
+    `query parameter '${name}' is required (${PARAMS[name].description})`,
+  );
 }
 
 function expectation(name: ParamName, reason: string): string {

@@ -586,6 +586,9 @@ describe('tiny dataset: answer() dispatch', () => {
   });
   it('tags.daily without date is a 400 naming the parameter', () => {
     expect(() => index.answer(admin, req('tags.daily', { tagID: 't1' }))).toThrow(QueryParamError);
+    expect(() => index.answer(admin, req('tags.daily', { tagID: 't1' }))).toThrow(
+      expect.objectContaining({ code: 'missing_parameter', parameter: 'date' }),
+    );
   });
 });
 

@@ -1,8 +1,8 @@
 import type { Contact } from '../contact.ts';
 import type { Dataset } from '../dataset/schema.ts';
-import { QueryParamError } from '../errors.ts';
 import type { Click, ClickGroup, DailyCounts, EventRecipient, Open, OpenGroup } from '../events.ts';
 import type { AccountType, TeamMember } from '../member.ts';
+import { missingParameter } from '../params.ts';
 import { emptyStats, type StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
@@ -1133,13 +1133,7 @@ class Index implements ReportingIndex {
       }
       case 'tags.daily': {
         const id = p.tagID;
-        if (q.date === undefined) {
-          throw new QueryParamError(
-            'missing_parameter',
-            'date',
-            "query parameter 'date' is required (the UTC day, YYYY-MM-DD)",
-          );
-        }
+        if (q.date === undefined) throw missingParameter('date');
         return single(
           id === undefined ? undefined : this.daily(caller, id, q.date),
           describe('tag', id),
