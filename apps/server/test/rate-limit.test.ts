@@ -10,16 +10,17 @@ describe('rate limit per credential (decisions §6)', () => {
       clock: () => now,
       faults,
     });
-    return { server, advance: (ms: number) => (now += ms), now: () => now };
+    return { server, advance: (ms: number) => (now += ms) };
   }
 
   test('answers 429 with X-Rate-Limit-* and Retry-After once the limit is used up', async () => {
-    const { server, advance, now } = setup();
+    const { server, advance } = setup();
     const first = await get(server, '/teams');
     expect(first.status).toBe(200);
     expect(first.headers.get('x-rate-limit-limit')).toBe('2');
     expect(first.headers.get('x-rate-limit-remaining')).toBe('1');
-    const resetAt = Math.ceil((Math.floor(now() / 1000) * 1000 + 1000) / 1000);
+    // the clock reads 12:00:00.250; the one-second window ends at 12:00:01
+    const resetAt = Date.UTC(2025, 0, 1, 12, 0, 1) / 1000;
     expect(first.headers.get('x-rate-limit-reset')).toBe(String(resetAt));
 
     const second = await get(server, '/teams');
