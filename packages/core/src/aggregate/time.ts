@@ -1,4 +1,4 @@
-import { DAY_MS, type Timestamp } from '../values.ts';
+import { type CalendarDate, DAY_MS, type Timestamp, utcDay } from '../values.ts';
 
 /**
  * Time helpers of the aggregation indexes: timestamps are parsed to epoch milliseconds once,
@@ -91,6 +91,6 @@ export function dayNumber(day: string): number {
 }
 
 /** The calendar day `YYYY-MM-DD` of day number `day`. */
-export function dayString(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+export function dayString(day: number): CalendarDate {
+  return utcDay(day * DAY_MS);
 }
