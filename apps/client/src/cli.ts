@@ -83,19 +83,6 @@ const FLAGS: Partial<Record<ParamName, { flags: string; description: string }>> 
   type: { flags: '--type <type>', description: 'account type' },
 };
 
-/** Commander's camel-cased option key of each query parameter. */
-const OPTION_KEY: Partial<Record<ParamName, string>> = {
-  start: 'start',
-  end: 'end',
-  date: 'date',
-  isOpened: 'opened',
-  isUnopened: 'unopened',
-  isClicked: 'clicked',
-  isUnclicked: 'unclicked',
-  aggregateData: 'aggregate',
-  type: 'type',
-};
-
 function parseDay(value: string): string {
   if (!CalendarDate.safeParse(value).success) {
     throw new CommanderArgumentError('expected a real calendar day as YYYY-MM-DD');
@@ -332,7 +319,7 @@ async function callFromCommand(
   });
   const query: Record<string, string | number | boolean | undefined> = {};
   for (const q of endpoint.query) {
-    const key = OPTION_KEY[q];
+    const key = queryOption(q, false)?.attributeName();
     if (key !== undefined && g[key] !== undefined) query[q] = g[key] as string | boolean;
   }
   if (g.cursor !== undefined) query.cursor = g.cursor;
