@@ -12,13 +12,12 @@ import {
   type Endpoint,
   type EndpointId,
   ErrorBody,
-  ListEnvelope,
+  envelopeSchema,
   type Open,
   type OpenGroup,
   type PathParamName,
   REASON_PHRASES,
   type Rtn,
-  SingleEnvelope,
   type StatsSummary,
   type Tag,
   type TeamMember,
@@ -383,19 +382,6 @@ interface SendOptions extends BaseCallOptions {
   readonly retry: boolean;
 }
 
-const envelopeCache = new Map<EndpointId, z.ZodType>();
-function envelopeOf(endpoint: Endpoint): z.ZodType {
-  let schema = envelopeCache.get(endpoint.id);
-  if (schema === undefined) {
-    schema =
-      endpoint.response === 'list'
-        ? ListEnvelope(endpoint.record)
-        : SingleEnvelope(endpoint.record);
-    envelopeCache.set(endpoint.id, schema);
-  }
-  return schema;
-}
-
 function apiErrorOf(res: RawResponse): ApiError {
   let parsed: ErrorBody | undefined;
   try {
@@ -551,7 +537,7 @@ export function createClient(options: ClientOptions): TagtrackClient {
       );
     }
     if (validate) {
-      const parsed = envelopeOf(endpoint).safeParse(json);
+      const parsed = envelopeSchema(endpoint).safeParse(json);
       if (!parsed.success) {
         const first = parsed.error.issues[0];
         const path = formatIssuePath(first?.path ?? []);

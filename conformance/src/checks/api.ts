@@ -4,14 +4,12 @@ import {
   type Caller,
   type EndpointId,
   endpointById,
-  ListEnvelope,
+  envelopeSchema,
   type PathParamName,
   parseQuery,
   type ReportingIndex,
-  SingleEnvelope,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import type * as z from 'zod';
 import type { Credential, Exchange, HttpClient } from '../http.ts';
 import type { Profile } from '../profile.ts';
 
@@ -256,8 +254,7 @@ export class CheckContext {
     );
     const body = parseJson(exchange);
     const e = endpointById(endpoint);
-    const schema = e.response === 'list' ? ListEnvelope(e.record) : SingleEnvelope(e.record);
-    const parsed = (schema as z.ZodType).safeParse(body);
+    const parsed = envelopeSchema(e).safeParse(body);
     ensure(
       parsed.success,
       () =>

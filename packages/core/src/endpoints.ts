@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { Contact } from './contact.ts';
 import { Click, ClickGroup, DailyCounts, Open, OpenGroup } from './events.ts';
 import { TeamMember } from './member.ts';
+import { ListEnvelope, SingleEnvelope } from './paging.ts';
 import { COMMON_PARAMS, type ParamName, TAG_FILTER_PARAMS } from './params.ts';
 import { StatsSummary } from './stats.ts';
 import { Tag } from './tag.ts';
@@ -308,4 +309,22 @@ export function buildPath(
     if (v === undefined) throw new Error(`path parameter '${name}' is required by ${e.path}`);
     return encodeURIComponent(v);
   });
+}
+
+const LIST_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
+const SINGLE_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
+
+/**
+ * The schema of the JSON body of a 200 answer of `e` (decisions §3): `ListEnvelope` or
+ * `SingleEnvelope` of its record schema. Built once per record schema and shared, so
+ * endpoints with the same record (e.g. teams.tags and teams.memberTags) get the same object.
+ */
+export function envelopeSchema(e: Endpoint): z.ZodType {
+  const cache = e.response === 'list' ? LIST_ENVELOPES : SINGLE_ENVELOPES;
+  let schema = cache.get(e.record);
+  if (schema === undefined) {
+    schema = e.response === 'list' ? ListEnvelope(e.record) : SingleEnvelope(e.record);
+    cache.set(e.record, schema);
+  }
+  return schema;
 }

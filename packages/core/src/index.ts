@@ -75,6 +75,7 @@ export {
   type EndpointId,
   type EndpointMatch,
   endpointById,
+  envelopeSchema,
   matchEndpoint,
   type PathParamName,
   type Scoping,

@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { ENDPOINTS, type Endpoint, type PathParamName } from './endpoints.ts';
+import { ENDPOINTS, type Endpoint, envelopeSchema, type PathParamName } from './endpoints.ts';
 import { ErrorBody } from './errors.ts';
 import { tableColumns } from './formats.ts';
-import { ListEnvelope, SingleEnvelope } from './paging.ts';
 import { PARAMS, type ParamName } from './params.ts';
 
 /**
@@ -50,7 +49,7 @@ function componentSchemas(): Record<string, Json> {
   for (const e of ENDPOINTS) {
     const id = envelopeId(e);
     if (!envelopes.has(id)) {
-      envelopes.set(id, e.response === 'list' ? ListEnvelope(e.record) : SingleEnvelope(e.record));
+      envelopes.set(id, envelopeSchema(e));
     }
   }
   for (const [id, schema] of envelopes) add(schema, id);

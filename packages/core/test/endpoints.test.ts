@@ -6,6 +6,7 @@ import {
   ENDPOINTS,
   type Endpoint,
   endpointById,
+  envelopeSchema,
   matchEndpoint,
   type PathParamName,
 } from '../src/endpoints.ts';
@@ -126,6 +127,43 @@ describe('buildPath', () => {
   it('throws naming a missing path parameter', () => {
     expect(() => buildPath(endpointById('contacts.get'))).toThrow(
       "path parameter 'contactID' is required by /contacts/{contactID}",
+    );
+  });
+});
+
+describe('envelopeSchema', () => {
+  it('is one shared object per record schema and response kind', () => {
+    const tags = envelopeSchema(endpointById('teams.tags'));
+    expect(envelopeSchema(endpointById('teams.memberTags'))).toBe(tags);
+    expect(envelopeSchema(endpointById('teams.tags'))).toBe(tags);
+    // same record (TeamMember) but single vs list: different envelopes
+    expect(envelopeSchema(endpointById('teams.member'))).not.toBe(
+      envelopeSchema(endpointById('teams.list')),
+    );
+  });
+
+  it('accepts the list and single envelopes of decisions §3 and rejects a bare record', () => {
+    const member = {
+      memberID: 'a1',
+      firstname: 'A',
+      lastname: 'B',
+      email: 'a@example.com',
+      accountType: 'user',
+    };
+    const paging = {
+      cursors: { previous: 0, next: 1, total: 1 },
+      previousURL: null,
+      nextURL: null,
+    };
+    expect(
+      envelopeSchema(endpointById('teams.list')).safeParse({ data: [member], paging }).success,
+    ).toBe(true);
+    expect(envelopeSchema(endpointById('teams.member')).safeParse({ data: member }).success).toBe(
+      true,
+    );
+    expect(envelopeSchema(endpointById('teams.member')).safeParse(member).success).toBe(false);
+    expect(envelopeSchema(endpointById('teams.list')).safeParse({ data: [member] }).success).toBe(
+      false,
     );
   });
 });
