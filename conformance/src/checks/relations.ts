@@ -61,6 +61,15 @@ async function windowDays(ctx: CheckContext): Promise<string[]> {
 }
 
 /** An optional inclusive window drawn from `days` (start <= end). */
+/**
+ * An optional member id drawn from `ids` (`undefined`: the whole visible team); always
+ * `undefined` when no member is visible. `freq` as in `fc.option` (1 in `freq` is undefined).
+ */
+function arbMemberID(ids: readonly string[], freq?: number): fc.Arbitrary<string | undefined> {
+  if (ids.length === 0) return fc.constant(undefined);
+  return fc.option(fc.constantFrom(...ids), { nil: undefined, ...(freq ? { freq } : {}) });
+}
+
 function arbWindow(days: readonly string[]) {
   return fc
     .tuple(fc.option(fc.constantFrom(...days)), fc.option(fc.constantFrom(...days)))
@@ -152,7 +161,7 @@ export const checks: readonly Check[] = [
       if ((await allTags(ctx)).length === 0) ctx.skip('no tag is visible to the credential');
       const ids = (await members(ctx)).map((m) => m.memberID);
       const arb = fc.record({
-        member: fc.option(fc.constantFrom(...(ids.length ? ids : ['-']))),
+        member: arbMemberID(ids),
         filters: fc.array(
           fc.tuple(
             fc.constantFrom(...FILTERS),
@@ -161,9 +170,8 @@ export const checks: readonly Check[] = [
           { minLength: 1, maxLength: 4 },
         ),
       });
-      await ctx.property(arb, async ({ member, filters }) => {
+      await ctx.property(arb, async ({ member: memberID, filters }) => {
         const unique = [...new Map(filters.map(([k, v]) => [k, v])).entries()];
-        const memberID = member === null || ids.length === 0 ? undefined : member;
         const all = await allTags(ctx, memberID);
         const active = unique
           .filter(([, v]) => (TRUE_SPELLINGS as readonly string[]).includes(v))
@@ -201,10 +209,9 @@ export const checks: readonly Check[] = [
       const ids = (await members(ctx)).map((m) => m.memberID);
       const arb = fc.record({
         window: arbWindow(days),
-        member: fc.option(fc.constantFrom(...(ids.length ? ids : ['-'])), { freq: 3 }),
+        member: arbMemberID(ids, 3),
       });
-      await ctx.property(arb, async ({ window, member }) => {
-        const memberID = member === null || ids.length === 0 ? undefined : member;
+      await ctx.property(arb, async ({ window, member: memberID }) => {
         const all = await allTags(ctx, memberID);
         const expected = all
           .filter((t) => inWindow(dayOf(t.dateSent), window.start, window.end))
@@ -247,14 +254,14 @@ export const checks: readonly Check[] = [
         bounds: fc
           .uniqueArray(fc.constantFrom(...days), { minLength: 2, maxLength: 2 })
           .map((b) => b.sort()),
-        member: fc.option(fc.constantFrom(...(ids.length ? ids : ['-']))),
+        member: arbMemberID(ids),
       });
       await ctx.property(arb, async ({ bounds, member }) => {
         const [a, b] = bounds as [string, string];
         const mid = days.filter((d) => d >= a && d < b);
         const m = mid[Math.floor(mid.length / 2)] ?? a;
         const [endpoint, pathParams] =
-          member === null || ids.length === 0
+          member === undefined
             ? (['stats.team', {}] as const)
             : (['stats.member', { memberID: member }] as const);
         const left = await aggregated(ctx, endpoint, { pathParams, query: windowQuery(a, m) });
@@ -336,10 +343,9 @@ export const checks: readonly Check[] = [
       const ids = (await members(ctx)).map((m) => m.memberID);
       const arb = fc.record({
         window: arbWindow(days),
-        member: fc.option(fc.constantFrom(...(ids.length ? ids : ['-']))),
+        member: arbMemberID(ids),
       });
-      await ctx.property(arb, async ({ window, member }) => {
-        const memberID = member === null || ids.length === 0 ? undefined : member;
+      await ctx.property(arb, async ({ window, member: memberID }) => {
         const query = windowQuery(window.start, window.end);
         const tags = await allTags(ctx, memberID, query);
         const [endpoint, pathParams] =
