@@ -268,13 +268,23 @@ const SEGMENT_RE = /^[^/]+$/;
 
 /**
  * Matches a request path (without query string, percent-encoded as received) against the
- * catalogue. A trailing slash is not accepted. Returns `undefined` for an unknown path, or
- * when a segment is not valid percent-encoding.
+ * catalogue (decisions §4 Revision 2): each segment is percent-decoded before matching
+ * (`/%74eams` is `/teams`); dot segments and empty segments are not normalised, so a
+ * trailing slash or `//` matches nothing. Returns `undefined` for an unknown path, or when a
+ * segment is not valid percent-encoding.
  */
 export function matchEndpoint(pathname: string): EndpointMatch | undefined {
   const parts = pathname.split('/');
   if (parts[0] !== '') return undefined;
-  const segs = parts.slice(1);
+  const segs: string[] = [];
+  for (const raw of parts.slice(1)) {
+    if (!SEGMENT_RE.test(raw)) return undefined;
+    try {
+      segs.push(decodeURIComponent(raw));
+    } catch {
+      return undefined;
+    }
+  }
   for (const e of ENDPOINTS) {
     const tpl = e.path.split('/').slice(1);
     if (tpl.length !== segs.length) continue;
@@ -283,16 +293,8 @@ export function matchEndpoint(pathname: string): EndpointMatch | undefined {
     for (let i = 0; i < tpl.length && ok; i++) {
       const t = tpl[i]!;
       const s = segs[i]!;
-      if (t.startsWith('{')) {
-        if (!SEGMENT_RE.test(s)) ok = false;
-        else {
-          try {
-            params[t.slice(1, -1) as PathParamName] = decodeURIComponent(s);
-          } catch {
-            ok = false;
-          }
-        }
-      } else if (t !== s) ok = false;
+      if (t.startsWith('{')) params[t.slice(1, -1) as PathParamName] = s;
+      else if (t !== s) ok = false;
     }
     if (ok) return { endpoint: e, pathParams: params };
   }

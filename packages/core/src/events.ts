@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Counter, Id, Timestamp } from './values.ts';
+import { Counter, Id, Latitude, Longitude, Timestamp } from './values.ts';
 
 /** Device classes of the reference profile (decisions §8). */
 export const Device = z.enum(['desktop', 'mobile', 'tablet', 'unknown']).meta({ id: 'Device' });
@@ -14,8 +14,8 @@ export const EventLocation = z.object({
   counry: z.string(),
   region: z.string(),
   city: z.string(),
-  latitude: z.string(),
-  longitude: z.string(),
+  latitude: Latitude,
+  longitude: Longitude,
   device: z.string(),
   os: z.string(),
   browser: z.string(),

@@ -186,30 +186,82 @@ export function tableToRecords(table: Table): Record<string, string>[] {
   );
 }
 
+/** Options of {@link compareTables}. */
+export interface CompareTablesOptions {
+  /**
+   * Compare the rows as a multiset instead of in order (for lists whose profile order leaves
+   * ties free, e.g. events with the same timestamp; decisions §3 Revision 2).
+   */
+  readonly unordered?: boolean;
+}
+
 /**
- * Compares two tables (decisions §7: the three formats carry the same records). Returns
- * `undefined` when equal, else a sentence naming the first difference (columns, row count,
+ * Compares two tables by meaning (decisions §7 and its Revision 2): columns are identified by
+ * their header names, in any order. A column of `expected` that `actual` lacks is accepted
+ * when every one of its cells is empty (a field absent from every record may be an empty
+ * column or no column); a column only `actual` has is ignored (records may carry extra
+ * fields). Rows are compared in order, or as a multiset with `unordered`. Returns `undefined`
+ * when equal, else a sentence naming the first difference (a missing column, the row count,
  * or the row and column of the first differing cell).
  */
-export function compareTables(expected: Table, actual: Table): string | undefined {
-  const ec = expected.columns.join(', ');
-  const ac = actual.columns.join(', ');
-  if (ec !== ac) return `columns differ: expected [${ec}], got [${ac}]`;
+export function compareTables(
+  expected: Table,
+  actual: Table,
+  options: CompareTablesOptions = {},
+): string | undefined {
+  const duplicate = actual.columns.find((c, i) => actual.columns.indexOf(c) !== i);
+  if (duplicate !== undefined) return `column '${duplicate}' appears twice in the header row`;
+  const position = new Map(actual.columns.map((c, i) => [c, i]));
+  const shared: { name: string; e: number; a: number }[] = [];
+  for (let e = 0; e < expected.columns.length; e++) {
+    const name = expected.columns[e]!;
+    const a = position.get(name);
+    if (a !== undefined) {
+      shared.push({ name, e, a });
+      continue;
+    }
+    const row = expected.rows.findIndex((r) => (r[e] ?? '') !== '');
+    if (row >= 0) {
+      return `column '${name}' is missing, but row ${row + 1} has a value for it (${JSON.stringify(expected.rows[row]![e])})`;
+    }
+  }
   if (expected.rows.length !== actual.rows.length) {
     return `row count differs: expected ${expected.rows.length}, got ${actual.rows.length}`;
   }
-  for (let r = 0; r < expected.rows.length; r++) {
-    const er = expected.rows[r]!;
-    const ar = actual.rows[r]!;
-    for (let c = 0; c < expected.columns.length; c++) {
-      if (er[c] !== ar[c]) {
-        return `row ${r + 1}, column '${expected.columns[c]}': expected ${JSON.stringify(er[c])}, got ${JSON.stringify(ar[c])}`;
+  const project = (row: readonly string[], side: 'e' | 'a') =>
+    shared.map((c) => row[c[side]] ?? '');
+  const want = expected.rows.map((r) => project(r, 'e'));
+  const got = actual.rows.map((r) => project(r, 'a'));
+  if (options.unordered) {
+    const key = (r: readonly string[]) => JSON.stringify(r);
+    const counts = new Map<string, number>();
+    for (const r of want) counts.set(key(r), (counts.get(key(r)) ?? 0) + 1);
+    for (let i = 0; i < got.length; i++) {
+      const k = key(got[i]!);
+      const n = counts.get(k) ?? 0;
+      if (n === 0) {
+        return `row ${i + 1} (${describeRow(shared, got[i]!)}) matches no expected row`;
+      }
+      counts.set(k, n - 1);
+    }
+    return undefined;
+  }
+  for (let r = 0; r < want.length; r++) {
+    for (let c = 0; c < shared.length; c++) {
+      if (want[r]![c] !== got[r]![c]) {
+        return `row ${r + 1}, column '${shared[c]!.name}': expected ${JSON.stringify(want[r]![c])}, got ${JSON.stringify(got[r]![c])}`;
       }
     }
-    if (ar.length !== er.length)
-      return `row ${r + 1} has ${ar.length} cells, expected ${er.length}`;
   }
   return undefined;
+}
+
+function describeRow(columns: readonly { name: string }[], row: readonly string[]): string {
+  const s = columns
+    .slice(0, 4)
+    .map((c, i) => `${c.name}=${JSON.stringify(row[i])}`)
+    .join(', ');
+  return columns.length > 4 ? `${s}, …` : s;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -337,48 +389,101 @@ function childElements(node: HtmlNode, tag: string): HtmlNode[] {
   return (node.childNodes ?? []).filter((c) => c.tagName === tag);
 }
 
+function rowCells(tr: HtmlNode): HtmlNode[] {
+  return (tr.childNodes ?? []).filter((c) => c.tagName === 'td' || c.tagName === 'th');
+}
+
+/** The rows of a table in document order: its own `<tr>` and those of its row groups. */
+function tableRows(table: HtmlNode): HtmlNode[] {
+  const rows: HtmlNode[] = [];
+  for (const child of table.childNodes ?? []) {
+    if (child.tagName === 'tr') rows.push(child);
+    else if (child.tagName === 'thead' || child.tagName === 'tbody' || child.tagName === 'tfoot')
+      rows.push(...childElements(child, 'tr'));
+  }
+  return rows;
+}
+
 /**
  * Parses an HTML body (with parse5, so entities are decoded as a browser would) into the
- * {@link Table} of its first `<table>`: the `<th>` cells of the `<thead>` row are the columns,
- * each `<tbody>` row's `<td>` cells a row. Throws {@link FormatParseError} when there is no
- * table or a row's cell count differs from the header.
+ * {@link Table} of its first `<table>` (decisions §7 Revision 2: any valid serialisation of
+ * the same table is equivalent). The header row is the first row whose cells are all `<th>`,
+ * in a `<thead>` or not; every later row with cells is a data row (`<td>` or `<th>` cells).
+ * Throws {@link FormatParseError} when there is no table, no header row, or a row's cell
+ * count differs from the header.
  */
 export function parseHtml(html: string): Table {
   const doc = parse(html) as unknown as HtmlNode;
   const table = elements(doc, 'table')[0];
   if (table === undefined) throw new FormatParseError('no_table', 'html body has no <table>');
-  const headRow = childElements(table, 'thead').flatMap((t) => childElements(t, 'tr'))[0];
-  const columns = headRow === undefined ? [] : childElements(headRow, 'th').map(textContent);
-  const rows = childElements(table, 'tbody')
-    .flatMap((t) => childElements(t, 'tr'))
-    .map((tr, i) => {
-      const row = childElements(tr, 'td').map(textContent);
-      if (row.length !== columns.length) {
-        throw new FormatParseError(
-          'ragged_row',
-          `html table row ${i + 1} has ${row.length} <td> cells, the header has ${columns.length}`,
-        );
-      }
-      return row;
-    });
-  return { columns, rows };
+  const rows = tableRows(table).filter((tr) => rowCells(tr).length > 0);
+  const head = rows.findIndex((tr) => rowCells(tr).every((c) => c.tagName === 'th'));
+  if (head < 0) {
+    throw new FormatParseError('no_table', 'html table has no header row of <th> cells');
+  }
+  const columns = rowCells(rows[head]!).map(textContent);
+  const body = rows.slice(head + 1).map((tr, i) => {
+    const row = rowCells(tr).map(textContent);
+    if (row.length !== columns.length) {
+      throw new FormatParseError(
+        'ragged_row',
+        `html table row ${i + 1} has ${row.length} cells, the header has ${columns.length}`,
+      );
+    }
+    return row;
+  });
+  return { columns, rows: body };
 }
 
 /**
- * What a body of the `html` format lacks per decisions §7 (a complete HTML5 document with
- * exactly one table): `[]` when it is complete. Checks the doctype (no quirks mode), a
- * `<meta charset="utf-8">`, a `<title>`, and the count of `<table>` elements.
+ * The charset a `Content-Type` value declares (lowercased, quotes removed), or `undefined`.
+ * E.g. `text/html; Charset="UTF-8"` gives `utf-8`.
  */
-export function htmlDocumentProblems(html: string): string[] {
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  return m?.[1]?.toLowerCase();
+}
+
+/**
+ * Whether a response's `Content-Type` is right for `rtn` (decisions §7 Revision 2): the media
+ * type matches (`application/json`, `text/plain`, `text/html`; any case) and the value
+ * carries `charset=utf-8` (any case, quoted or not); other parameters are free.
+ */
+export function contentTypeMatches(rtn: Rtn, contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  const want = CONTENT_TYPES[rtn].split(';')[0]!;
+  return media === want && charsetOf(contentType) === 'utf-8';
+}
+
+/**
+ * What a body of the `html` format lacks per decisions §7 and its Revision 2 (a complete
+ * HTML5 document with one table): `[]` when it is complete. Checks the doctype (no quirks
+ * mode), exactly one `<table>`, and the charset: a `<meta charset>` or `http-equiv`
+ * declaration is optional when `contentType` carries `charset=utf-8`, and any declaration
+ * present must say utf-8. Title and markup outside the table are free.
+ */
+export function htmlDocumentProblems(html: string, contentType?: string): string[] {
   const doc = parse(html) as unknown as HtmlNode & { mode?: string };
   const problems: string[] = [];
   if (doc.mode !== 'no-quirks')
     problems.push('missing <!DOCTYPE html> (document is in quirks mode)');
-  const charset = elements(doc, 'meta').some((m) =>
-    (m.attrs ?? []).some((a) => a.name === 'charset' && a.value.toLowerCase() === 'utf-8'),
-  );
-  if (!charset) problems.push('missing <meta charset="utf-8">');
-  if (elements(doc, 'title').length === 0) problems.push('missing <title>');
+  const declared: string[] = [];
+  for (const m of elements(doc, 'meta')) {
+    const attr = (name: string) =>
+      (m.attrs ?? []).find((a) => a.name.toLowerCase() === name)?.value;
+    const charset = attr('charset');
+    if (charset !== undefined) declared.push(charset.trim().toLowerCase());
+    if (attr('http-equiv')?.toLowerCase() === 'content-type') {
+      const c = charsetOf(attr('content'));
+      if (c !== undefined) declared.push(c);
+    }
+  }
+  const wrong = declared.find((c) => c !== 'utf-8' && c !== 'utf8');
+  if (wrong !== undefined) problems.push(`the document declares charset ${wrong}, not utf-8`);
+  if (declared.length === 0 && charsetOf(contentType) !== 'utf-8') {
+    problems.push('no charset: neither a <meta> declaration nor charset=utf-8 in Content-Type');
+  }
   const tables = elements(doc, 'table').length;
   if (tables !== 1) problems.push(`expected exactly one <table>, found ${tables}`);
   return problems;

@@ -10,6 +10,7 @@ export {
   dailyCounts,
   dailyStatsOfTags,
   deviceClass,
+  distinctRecipients,
   inDayWindow,
   type MemberWithoutGroup,
   matchesTagFilters,
@@ -17,6 +18,7 @@ export {
   resolveGroup,
   statsOfTags,
   tagCounters,
+  visibleGroups,
   visibleMemberIDs,
   windowBounds,
   zeroCounters,
@@ -103,7 +105,10 @@ export {
 } from './events.ts';
 export {
   CONTENT_TYPES,
+  type CompareTablesOptions,
+  charsetOf,
   compareTables,
+  contentTypeMatches,
   escapeTextCell,
   FormatParseError,
   htmlDocumentProblems,
@@ -122,11 +127,14 @@ export { AccountType, Group, TeamMember } from './member.ts';
 export { type OpenApiOptions, openApiDocument } from './openapi.ts';
 export {
   DEFAULT_PAGE_SIZE,
+  DEFAULT_PAGING_END,
   ListEnvelope,
   type Page,
   Paging,
+  PagingEnd,
   pageOf,
   pagingOf,
+  queryWithCursor,
   SingleEnvelope,
 } from './paging.ts';
 export {
@@ -134,6 +142,7 @@ export {
   COMMON_PARAMS,
   CursorParam,
   defaultQueryParams,
+  IGNORED_PARAMS,
   PARAM_NAMES,
   PARAMS,
   type ParamName,
@@ -146,6 +155,7 @@ export {
 } from './params.ts';
 export {
   authorizationHeader,
+  BAD_CREDENTIALS_MESSAGE,
   buildQueryString,
   constantTimeEqual,
   type ParsedAuthorization,
@@ -170,6 +180,8 @@ export {
   dayStartMs,
   formatTimestamp,
   Id,
+  Latitude,
+  Longitude,
   ReferenceId,
   Timestamp,
   utcDay,

@@ -5,6 +5,19 @@ import { Counter } from './values.ts';
 export const DEFAULT_PAGE_SIZE = 250;
 
 /**
+ * How a list ends (decisions §3 Revision 2, profile option `pagingEnd`):
+ * - `no-content` (reference default): `nextURL` is null only on an empty page; the last
+ *   non-empty page's `nextURL` points at `cursor=total`; a page with no records answers
+ *   **204 No Content** with an empty body (still with `X-Total-Count` and `Link` prev);
+ * - `empty-page`: `nextURL` is null on the last page; past the end answers 200 `data: []`.
+ */
+export const PagingEnd = z.enum(['no-content', 'empty-page']).meta({ id: 'PagingEnd' });
+export type PagingEnd = z.infer<typeof PagingEnd>;
+
+/** The reference profile's paging end (decisions §3 Revision 2). */
+export const DEFAULT_PAGING_END: PagingEnd = 'no-content';
+
+/**
  * The `paging` object of a list envelope (decisions §3): cursor offsets and the URLs of
  * the neighbouring pages (`null` at either end).
  */
@@ -36,27 +49,42 @@ export interface Page<T> {
   readonly previous: number;
   readonly next: number;
   readonly total: number;
+  /** Whether `previousURL` (and `Link` rel="prev") is sent: iff `cursor > 0`. */
   readonly hasPrevious: boolean;
+  /** Whether `nextURL` (and `Link` rel="next") is sent, per the {@link PagingEnd}. */
   readonly hasNext: boolean;
+  /** Whether the page answers 204 No Content (`no-content` and no records on the page). */
+  readonly noContent: boolean;
 }
 
 /**
- * Cuts one page out of a stably ordered list (decisions §3): `next = min(cursor + pageSize,
- * total)`, `previous = max(cursor - pageSize, 0)`, a cursor at or past `total` gives an empty
- * page. `cursor` and `pageSize` are non-negative integers, `pageSize >= 1`.
+ * Cuts one page out of a stably ordered list (decisions §3 and its Revision 2):
+ * `next = min(cursor + pageSize, total)`, `previous = max(cursor - pageSize, 0)`, a cursor
+ * at or past `total` gives an empty page; `hasPrevious` iff `cursor > 0`; `hasNext` per
+ * `pagingEnd` (`no-content`: iff the page has records, so the last page links to
+ * `cursor=total`; `empty-page`: iff `cursor + pageSize < total`); `noContent` iff
+ * `no-content` and the page is empty. `cursor` and `pageSize` are non-negative integers,
+ * `pageSize >= 1`.
  */
-export function pageOf<T>(records: readonly T[], cursor: number, pageSize: number): Page<T> {
+export function pageOf<T>(
+  records: readonly T[],
+  cursor: number,
+  pageSize: number,
+  pagingEnd: PagingEnd = DEFAULT_PAGING_END,
+): Page<T> {
   const total = records.length;
   const next = Math.min(cursor + pageSize, total);
   const slice = cursor >= total ? [] : records.slice(cursor, next);
+  const empty = slice.length === 0;
   return {
     records: slice,
     cursor,
     previous: Math.max(cursor - pageSize, 0),
     next,
     total,
-    hasPrevious: cursor > 0 && total > 0,
-    hasNext: cursor + pageSize < total,
+    hasPrevious: cursor > 0,
+    hasNext: pagingEnd === 'no-content' ? !empty : cursor + pageSize < total,
+    noContent: pagingEnd === 'no-content' && empty,
   };
 }
 
@@ -70,4 +98,33 @@ export function pagingOf(page: Page<unknown>, urlAt: (cursor: number) => string)
     previousURL: page.hasPrevious ? urlAt(page.previous) : null,
     nextURL: page.hasNext ? urlAt(page.next) : null,
   };
+}
+
+/**
+ * The query string of the same request at another cursor (decisions §3 Revision 2): the
+ * request's raw query with only `cursor` replaced (appended last when absent); every other
+ * parameter keeps its place and its encoding as received. `rawQuery` has no leading `?`.
+ * E.g. `queryWithCursor('start=2024-01-01&cursor=250&rtn=text', 500)` is
+ * `'start=2024-01-01&cursor=500&rtn=text'`.
+ */
+export function queryWithCursor(rawQuery: string, cursor: number): string {
+  const parts = rawQuery === '' ? [] : rawQuery.split('&');
+  let found = false;
+  const out = parts.map((part) => {
+    const eq = part.indexOf('=');
+    const name = eq < 0 ? part : part.slice(0, eq);
+    if (found || safeDecode(name) !== 'cursor') return part;
+    found = true;
+    return `cursor=${cursor}`;
+  });
+  if (!found) out.push(`cursor=${cursor}`);
+  return out.join('&');
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
 }

@@ -12,6 +12,7 @@ export const PARAM_NAMES = [
   'rtn',
   'cursor',
   'total',
+  'next',
   'start',
   'end',
   'isClicked',
@@ -24,8 +25,22 @@ export const PARAM_NAMES = [
 ] as const;
 export type ParamName = (typeof PARAM_NAMES)[number];
 
-/** Parameters every endpoint accepts: `rtn`, and `cursor`/`total` (decisions §3). */
-export const COMMON_PARAMS = ['rtn', 'cursor', 'total'] as const satisfies readonly ParamName[];
+/**
+ * Parameters every endpoint accepts: `rtn`, `cursor`, and `total`/`next` (decisions §3,
+ * Revision 2: `next` is documented by the original Node client).
+ */
+export const COMMON_PARAMS = [
+  'rtn',
+  'cursor',
+  'total',
+  'next',
+] as const satisfies readonly ParamName[];
+
+/**
+ * Parameters accepted on every endpoint and then ignored whatever they hold, even empty or
+ * repeated (decisions §3, §4 Revision 2): the public clients echo them back.
+ */
+export const IGNORED_PARAMS: ReadonlySet<string> = new Set<ParamName>(['total', 'next']);
 
 /** The four tag filters, a conjunction (decisions §4). */
 export const TAG_FILTER_PARAMS = [
@@ -52,11 +67,15 @@ const BOOLEAN_WIRE = z
   .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
   .meta({ description: 'true, false, 1 or 0, case-insensitive (decisions §4)' });
 
-/** A cursor: a non-negative decimal integer offset (decisions §3). */
+/**
+ * A cursor: `[0-9]+`, a non-negative decimal integer offset; leading zeros allowed and no
+ * size limit (decisions §3 Revision 2). A cursor beyond `Number.MAX_SAFE_INTEGER` is read
+ * as that number: it is past the end of any list either way.
+ */
 export const CursorParam = z
   .string()
-  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
-  .transform((v) => Number(v));
+  .regex(/^[0-9]+$/, 'must be a non-negative integer')
+  .transform((v) => Math.min(Number(v), Number.MAX_SAFE_INTEGER));
 
 /** How one query parameter is spelled on the wire, parsed, and defaulted. */
 export interface ParamSpec {
@@ -92,7 +111,16 @@ export const PARAMS: { readonly [K in ParamName]: ParamSpec } = {
     schema: z.string(),
     wire: z.string(),
     default: undefined,
-    description: 'Accepted and ignored (one public client echoes it back; decisions §3)',
+    description:
+      'Accepted and ignored, whatever it holds (one public client echoes it back; decisions §3)',
+  },
+  next: {
+    name: 'next',
+    schema: z.string(),
+    wire: z.string(),
+    default: undefined,
+    description:
+      'Accepted and ignored, whatever it holds (the Node client documents it; decisions §3)',
   },
   start: {
     name: 'start',
@@ -210,8 +238,9 @@ function describeValue(raw: string): string {
  * `entries` are the decoded `[name, value]` pairs in request order (e.g. from
  * `URLSearchParams`). Throws {@link QueryParamError} (status 400) naming the parameter:
  * `unknown_parameter` (message lists the allowed ones), `repeated_parameter`,
- * `invalid_value` (bad date, boolean, enum or cursor), `missing_parameter`, and
- * `invalid_range` (`start` after `end`).
+ * `invalid_value` (bad date, boolean, enum or cursor; an empty value is a bad value),
+ * `missing_parameter`, and `invalid_range` (`start` after `end`). `total` and `next` are
+ * skipped whatever they hold, even empty or repeated (decisions §4 Revision 2).
  */
 export function parseQuery(
   entries: Iterable<readonly [string, string]>,
@@ -222,6 +251,7 @@ export function parseQuery(
   const out = defaultQueryParams();
   const values = out as unknown as Record<string, unknown>;
   for (const [name, raw] of entries) {
+    if (IGNORED_PARAMS.has(name) && allowed.has(name)) continue;
     if (!allowed.has(name)) {
       throw new QueryParamError(
         'unknown_parameter',
@@ -247,7 +277,7 @@ export function parseQuery(
         `invalid value ${describeValue(raw)} for query parameter '${name}': ${expectation(name as ParamName, reason)}`,
       );
     }
-    if (name !== 'total') values[name] = parsed.data;
+    values[name] = parsed.data;
   }
   for (const name of options.required ?? []) {
     if (!seen.has(name)) throw missingParameter(name);

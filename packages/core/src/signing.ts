@@ -45,9 +45,16 @@ export interface ParsedAuthorization {
   readonly signature: string;
 }
 
+/** The one message of every 401 for a credential that does not verify (decisions §1 Revision 2). */
+export const BAD_CREDENTIALS_MESSAGE =
+  'invalid credentials: unknown authId or a signature that does not match the query string';
+
 /**
- * Decodes an `Authorization` header value. Throws {@link AuthError} `missing_header` for
- * `undefined`/empty and `malformed_header` when it is not base64 of `authId:40-hex`.
+ * Decodes an `Authorization` header value (decisions §1 Revision 2): surrounding whitespace
+ * is ignored; the value is strict base64 (padding required) of `authId:hexSignature`, split
+ * at the first `:`; both parts non-empty; the signature is 40 hex digits in any case
+ * (returned lowercase). Throws {@link AuthError} `missing_header` for `undefined`/empty and
+ * `malformed_header` otherwise.
  */
 export function parseAuthorization(header: string | null | undefined): ParsedAuthorization {
   if (header === undefined || header === null || header.trim() === '') {
@@ -61,7 +68,7 @@ export function parseAuthorization(header: string | null | undefined): ParsedAut
     );
   }
   const decoded = base64Decode(value);
-  const colon = decoded === undefined ? -1 : decoded.lastIndexOf(':');
+  const colon = decoded === undefined ? -1 : decoded.indexOf(':');
   if (decoded === undefined || colon <= 0) {
     throw new AuthError(
       'malformed_header',
@@ -89,28 +96,26 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * The forms of a received query string that a valid signature may cover (decisions §1):
- * the raw string as received, and its percent-decoded form (also with `+` read as a space,
- * as PHP's `http_build_query` encodes spaces). Invalid percent-encoding yields only the raw form.
+ * The forms of a received query string that a valid signature may cover (decisions §1 and
+ * its Revision 2): the raw string as received, and its percent-decoded form, which decodes
+ * `%XX` and reads `+` as a space (PHP's `urldecode`, what the PHP client signs). Invalid
+ * percent-encoding yields only the raw form.
  */
 export function signableForms(rawQuery: string): string[] {
-  const forms = new Set([rawQuery]);
+  const forms = [rawQuery];
   try {
-    forms.add(decodeURIComponent(rawQuery));
+    const decoded = decodeURIComponent(rawQuery.replace(/\+/g, ' '));
+    if (decoded !== rawQuery) forms.push(decoded);
   } catch {
     // raw form only
   }
-  try {
-    forms.add(decodeURIComponent(rawQuery.replace(/\+/g, ' ')));
-  } catch {
-    // raw form only
-  }
-  return [...forms];
+  return forms;
 }
 
 /**
- * Checks `signature` (hex) against the raw query string of a request and its
- * percent-decoded forms, each compared in constant time (decisions §1).
+ * Checks `signature` (hex, any case) against the raw query string of a request and its
+ * percent-decoded form, each compared in constant time (decisions §1). For an unknown
+ * authId, call it with a dummy key so both failures take the same time (Revision 2).
  */
 export function verifySignature(rawQuery: string, accessKey: string, signature: string): boolean {
   let ok = false;

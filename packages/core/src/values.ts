@@ -23,9 +23,39 @@ export type Id = z.infer<typeof Id>;
 export const ReferenceId = z.string().regex(/^[0-9a-f]{24}$/, 'a reference id is 24 lowercase hex');
 export type ReferenceId = z.infer<typeof ReferenceId>;
 
-/** A calendar day `YYYY-MM-DD` (decisions §3 stats `date`, §4 `start`/`end`/`date`). */
-export const CalendarDate = z.iso.date().meta({ id: 'CalendarDate', description: 'YYYY-MM-DD' });
+/**
+ * A calendar day `YYYY-MM-DD` naming a real day of the years 0001 to 9999 (decisions §3 stats
+ * `date`, §4 `start`/`end`/`date`, Revision 2).
+ */
+export const CalendarDate = z.iso
+  .date()
+  .refine((d) => !d.startsWith('0000'), 'the year must be from 0001 to 9999')
+  .meta({ id: 'CalendarDate', description: 'YYYY-MM-DD, years 0001 to 9999' });
 export type CalendarDate = z.infer<typeof CalendarDate>;
+
+const DECIMAL_RE = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/** A decimal-degrees string in `[-limit, limit]` (decisions §8 Revision 2). */
+function degrees(limit: number, what: string) {
+  return z
+    .string()
+    .refine(
+      (v) => DECIMAL_RE.test(v) && Math.abs(Number(v)) <= limit,
+      `${what} must be a decimal string from -${limit} to ${limit}`,
+    );
+}
+
+/** Latitude as a decimal string in [-90, 90] (decisions §8 Revision 2). */
+export const Latitude = degrees(90, 'latitude').meta({
+  id: 'Latitude',
+  description: 'Decimal degrees as a string, from -90 to 90',
+});
+
+/** Longitude as a decimal string in [-180, 180] (decisions §8 Revision 2). */
+export const Longitude = degrees(180, 'longitude').meta({
+  id: 'Longitude',
+  description: 'Decimal degrees as a string, from -180 to 180',
+});
 
 /** A non-negative integer counter. */
 export const Counter = z.int().nonnegative();

@@ -277,6 +277,37 @@ describe('tiny dataset: members (decisions §2, §3, §8)', () => {
       'MGR',
     ]);
   });
+  it('group names resolve among visible groups, duplicates to the lowest groupID (Revision 2)', () => {
+    // G9 and G3 are both named "Sales" like G1; G9 holds U2, G3 is empty; a group named "G1"
+    // loses to the group whose id is G1.
+    const team = dataset.teams[0]!;
+    const dup: Dataset = {
+      ...dataset,
+      teams: [
+        {
+          ...team,
+          groups: [
+            ...team.groups,
+            { groupID: 'G9', groupName: 'Sales' },
+            { groupID: 'G3', groupName: 'Sales' },
+            { groupID: 'G4', groupName: 'G1' },
+          ],
+          members: team.members.map((m) => (m.memberID === 'U2' ? { ...m, groupID: 'G9' } : m)),
+        },
+        ...dataset.teams.slice(1),
+      ],
+    };
+    const ix = buildIndex(dup);
+    const ids = (c: Caller, g: string) => ix.groupMembers(c, g)?.map((m) => m.memberID);
+    const who = (m: string) => ix.callerOf(m)!;
+    // admin sees every group: "Sales" is the lowest groupID of G1, G3, G9
+    expect(ids(who('A'), 'Sales')).toEqual(['A', 'MGR', 'U1']);
+    expect(ids(who('A'), 'G1')).toEqual(['A', 'MGR', 'U1']);
+    expect(ids(who('A'), 'G3')).toEqual([]);
+    // U2 sees only G9 among the "Sales" groups, so the name resolves to G9 for U2
+    expect(ids(who('U2'), 'Sales')).toEqual(['U2']);
+    expect(ids(who('U2'), 'G1')).toBeUndefined();
+  });
 });
 
 describe('tiny dataset: stats (decisions §3, §9)', () => {

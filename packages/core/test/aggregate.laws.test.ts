@@ -8,6 +8,7 @@ import {
   contactOf,
   dailyCounts,
   dailyStatsOfTags,
+  distinctRecipients,
   inDayWindow,
   matchesTagFilters,
   renderMember,
@@ -58,7 +59,7 @@ function oracleTag(dataset: Dataset, tag: DatasetTag): Tag {
     tagID: tag.tagID,
     subject: tag.subject,
     dateSent: tag.dateSent,
-    recipients: tag.recipients,
+    recipients: distinctRecipients(tag.recipients),
     stats: tagCounters(tag, dataset.opens, dataset.clicks),
   };
 }

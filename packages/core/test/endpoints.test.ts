@@ -20,9 +20,9 @@ describe('the catalogue', () => {
     expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
   });
 
-  it('lists the query parameters of the source tables plus rtn, cursor and total', () => {
+  it('lists the query parameters of the source tables plus rtn, cursor, total and next', () => {
     const q = (id: (typeof ENDPOINT_IDS)[number]) => [...endpointById(id).query].sort();
-    const common = ['cursor', 'rtn', 'total'];
+    const common = ['cursor', 'next', 'rtn', 'total'];
     expect(q('teams.list')).toEqual([...common, 'type'].sort());
     expect(q('teams.member')).toEqual(common);
     expect(q('teams.tags')).toEqual(
@@ -92,8 +92,18 @@ describe('matchEndpoint', () => {
     '/Teams',
     '/teams/group/%E0%A4',
     '/openapi.json',
+    '/teams/./tags',
+    '/teams/../stats',
+    '/%54eams',
   ])('%j is unknown (undefined)', (path) => {
     expect(matchEndpoint(path)).toBeUndefined();
+  });
+
+  it('percent-decodes every segment before matching (decisions §4 Revision 2)', () => {
+    expect(matchEndpoint('/%74eams')?.endpoint.id).toBe('teams.list');
+    expect(matchEndpoint('/teams/%74ags')?.endpoint.id).toBe('teams.tags');
+    expect(matchEndpoint('/%73tats')?.endpoint.id).toBe('stats.team');
+    expect(matchEndpoint('/teams/member/%2E%2E/tags')?.pathParams).toEqual({ memberID: '..' });
   });
 });
 

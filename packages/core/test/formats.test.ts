@@ -6,6 +6,7 @@ import { ENDPOINTS, type Endpoint, type EndpointId, endpointById } from '../src/
 import {
   CONTENT_TYPES,
   compareTables,
+  contentTypeMatches,
   FormatParseError,
   htmlDocumentProblems,
   parseHtml,
@@ -324,10 +325,43 @@ describe('html format', () => {
   it('htmlDocumentProblems names what a partial document lacks', () => {
     expect(htmlDocumentProblems('<table></table><table></table>')).toEqual([
       'missing <!DOCTYPE html> (document is in quirks mode)',
-      'missing <meta charset="utf-8">',
-      'missing <title>',
+      'no charset: neither a <meta> declaration nor charset=utf-8 in Content-Type',
       'expected exactly one <table>, found 2',
     ]);
+    expect(
+      htmlDocumentProblems('<!DOCTYPE html><meta charset="iso-8859-1"><table></table>'),
+    ).toEqual(['the document declares charset iso-8859-1, not utf-8']);
+  });
+
+  it('htmlDocumentProblems accepts every charset form of decisions §7 Revision 2', () => {
+    const table = '<table><tr><th>a</th></tr></table>';
+    const forms = [
+      `<!DOCTYPE html><meta charset="UTF-8">${table}`,
+      `<!doctype html><meta http-equiv="Content-Type" content="text/html; charset=utf-8">${table}`,
+      `<!DOCTYPE html><title>t</title>${table}`,
+    ];
+    for (const html of forms) {
+      expect(htmlDocumentProblems(html, 'text/html; charset=utf-8')).toEqual([]);
+    }
+    expect(htmlDocumentProblems(forms[0]!)).toEqual([]);
+    expect(htmlDocumentProblems(forms[1]!)).toEqual([]);
+    expect(htmlDocumentProblems(forms[2]!, 'text/html')).toHaveLength(1);
+  });
+
+  it('parseHtml reads the header row inside or outside <thead>, th cells in data rows too', () => {
+    const want = { columns: ['a', 'b'], rows: [['1', '2']] };
+    expect(parseHtml('<table><tr><th>a<th>b<tr><td>1<td>2</table>')).toEqual(want);
+    expect(
+      parseHtml(
+        '<table><tbody><tr><th>a</th><th>b</th></tr><tr><th>1</th><td>2</td></tr></tbody></table>',
+      ),
+    ).toEqual(want);
+    expect(
+      parseHtml(
+        '<table><caption>x</caption><thead><tr><th>a</th><th>b</th></tr></thead><tr><td>1</td><td>2</td></tr></table>',
+      ),
+    ).toEqual(want);
+    expect(() => parseHtml('<table><tr><td>1</td></tr></table>')).toThrow(/no header row/);
   });
 
   it('parseHtml decodes entities written by other encoders and rejects bodies without a table', () => {
@@ -337,8 +371,10 @@ describe('html format', () => {
     expect(parseHtml(html)).toEqual({ columns: ['a'], rows: [['<b> &amp; é\t']] });
     expect(() => parseHtml('<p>no table</p>')).toThrow(/no <table>/);
     expect(() =>
-      parseHtml('<table><thead><tr><th>a</th></tr></thead><tbody><tr></tr></tbody></table>'),
-    ).toThrow(/row 1 has 0 <td> cells/);
+      parseHtml(
+        '<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>',
+      ),
+    ).toThrow(/row 1 has 2 cells/);
   });
 
   it('turns U+0000 into U+FFFD (HTML cannot carry NUL)', () => {
@@ -363,12 +399,45 @@ describe('the three formats carry the same records (decisions §7)', () => {
 
   it('compareTables names the first difference', () => {
     const a: Table = { columns: ['x', 'y'], rows: [['1', '2']] };
-    expect(compareTables(a, { columns: ['x'], rows: [] })).toMatch(/columns differ/);
+    expect(compareTables(a, { columns: ['x'], rows: [['1']] })).toMatch(/column 'y' is missing/);
     expect(compareTables(a, { columns: ['x', 'y'], rows: [] })).toMatch(/row count differs/);
     expect(compareTables(a, { columns: ['x', 'y'], rows: [['1', '3']] })).toBe(
       `row 1, column 'y': expected "2", got "3"`,
     );
+    expect(compareTables(a, { columns: ['x', 'x'], rows: [['1', '2']] })).toMatch(/twice/);
     expect(compareTables(a, { columns: ['x', 'y'], rows: [['1', '2']] })).toBeUndefined();
+  });
+
+  it('compareTables identifies columns by name (decisions §7 Revision 2: order free)', () => {
+    const a: Table = { columns: ['x', 'y', 'z'], rows: [['1', '2', '']] };
+    // another order, an extra column, and an all-empty column left out: the same table
+    expect(compareTables(a, { columns: ['y', 'extra', 'x'], rows: [['2', 'e', '1']] })).toBe(
+      undefined,
+    );
+    expect(compareTables(a, { columns: ['y', 'x', 'z'], rows: [['1', '2', '']] })).toMatch(
+      /column 'x'/,
+    );
+  });
+
+  it('compareTables with unordered compares rows as a multiset', () => {
+    const a: Table = { columns: ['x'], rows: [['1'], ['2'], ['2']] };
+    expect(compareTables(a, { columns: ['x'], rows: [['2'], ['1'], ['2']] })).toMatch(/row 1/);
+    expect(
+      compareTables(a, { columns: ['x'], rows: [['2'], ['1'], ['2']] }, { unordered: true }),
+    ).toBeUndefined();
+    expect(
+      compareTables(a, { columns: ['x'], rows: [['2'], ['1'], ['1']] }, { unordered: true }),
+    ).toMatch(/matches no expected row/);
+  });
+
+  it('contentTypeMatches: media type and charset=utf-8 in any case, other parameters free', () => {
+    expect(contentTypeMatches('json', 'application/json; charset=utf-8')).toBe(true);
+    expect(contentTypeMatches('json', 'Application/JSON;charset="UTF-8"; profile=x')).toBe(true);
+    expect(contentTypeMatches('html', 'text/html; version=5; charset=utf-8')).toBe(true);
+    expect(contentTypeMatches('json', 'application/json')).toBe(false);
+    expect(contentTypeMatches('json', 'text/plain; charset=utf-8')).toBe(false);
+    expect(contentTypeMatches('text', 'text/plain; charset=latin1')).toBe(false);
+    expect(contentTypeMatches('text', undefined)).toBe(false);
   });
 
   it('uses the content types of decisions §7', () => {

@@ -39,12 +39,17 @@ describe('defaults', () => {
 });
 
 describe('dates: strict YYYY-MM-DD and a real calendar day (decisions §4)', () => {
-  it.each(['2024-02-29', '2000-02-29', '2023-12-31', '2024-01-01'])('accepts %s', (d) => {
-    expect(parse('teams.tags', `start=${d}`).start).toBe(d);
-    expect(parse('tags.daily', `date=${d}`).date).toBe(d);
-  });
+  it.each(['2024-02-29', '2000-02-29', '2023-12-31', '2024-01-01', '0001-01-01', '9999-12-31'])(
+    'accepts %s (years 0001 to 9999, Revision 2)',
+    (d) => {
+      expect(parse('teams.tags', `start=${d}`).start).toBe(d);
+      expect(parse('tags.daily', `date=${d}`).date).toBe(d);
+    },
+  );
 
   it.each([
+    '0000-01-01',
+    '10000-01-01',
     '2023-02-29',
     '1900-02-29',
     '2024-13-01',
@@ -195,10 +200,22 @@ describe('cursor and total (decisions §3)', () => {
     expect(err).toMatchObject({ code: 'invalid_value', parameter: 'cursor' });
     expect(err.message).toContain('non-negative integer');
   });
-  it('total is accepted on every endpoint and ignored', () => {
-    const parsed = parse('tags.daily', 'date=2024-01-01&total=whatever&cursor=0');
+  it('total and next are accepted on every endpoint and ignored, even empty or repeated', () => {
+    const parsed = parse('tags.daily', 'date=2024-01-01&total=whatever&cursor=0&next=x');
     expect(parsed).not.toHaveProperty('total');
-    expect(parse('teams.member', 'total=17')).toEqual(parse('teams.member', ''));
+    expect(parsed).not.toHaveProperty('next');
+    for (const ignored of ['total=17', 'next=250', 'total=&next=', 'total=1&total=2&next=3&next=3'])
+      expect(parse('teams.member', ignored)).toEqual(parse('teams.member', ''));
+  });
+  it('a huge cursor is valid and past the end of any list (Revision 2)', () => {
+    expect(parse('teams.list', `cursor=${'9'.repeat(40)}`).cursor).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parse('teams.list', 'cursor=0000').cursor).toBe(0);
+  });
+  it('cursor is validated on single-object endpoints too (Revision 2)', () => {
+    expect(errorOf(() => parse('teams.member', 'cursor=-1'))).toMatchObject({
+      code: 'invalid_value',
+      parameter: 'cursor',
+    });
   });
   test.prop([fc.nat()])('any non-negative integer cursor parses to itself', (n) => {
     expect(parse('teams.list', `cursor=${n}`).cursor).toBe(n);

@@ -60,8 +60,9 @@ describe('signing test vectors (computed with openssl, decisions §1)', () => {
     }
   });
 
-  it('signableForms gives the raw form, the decoded form and the +-as-space form', () => {
-    expect(signableForms('total=a+b%20c')).toEqual(['total=a+b%20c', 'total=a+b c', 'total=a b c']);
+  it('signableForms gives the raw form and the percent-decoded form with + as a space', () => {
+    expect(signableForms('total=a+b%20c%2B')).toEqual(['total=a+b%20c%2B', 'total=a b c+']);
+    expect(signableForms('rtn=json')).toEqual(['rtn=json']);
     expect(signableForms('total=%E0%A4')).toEqual(['total=%E0%A4']); // invalid UTF-8: raw only
     expect(signableForms('')).toEqual(['']);
   });
@@ -118,9 +119,14 @@ describe('parseAuthorization errors (decisions §1: 401)', () => {
     );
   });
 
-  it('accepts surrounding whitespace and an auth id containing a colon', () => {
+  it('accepts surrounding whitespace and hex in any case; splits at the first colon', () => {
     const sig = '6e4171878d4a0349b6ecb1b0f6938614515763d2';
-    expect(parseAuthorization(` ${b64(`a:b:${sig}`)} `)).toEqual({ authId: 'a:b', signature: sig });
+    expect(parseAuthorization(` ${b64(`ab:${sig.toUpperCase()}`)}\t`)).toEqual({
+      authId: 'ab',
+      signature: sig,
+    });
+    // an authId never contains a colon (decisions §1 Revision 2): split at the first one
+    expect(() => parseAuthorization(b64(`a:b:${sig}`))).toThrow(/not 40 hex/);
   });
 });
 

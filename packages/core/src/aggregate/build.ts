@@ -19,6 +19,7 @@ import {
   compareStrings,
   type MemberWithoutGroup,
   renderMember,
+  resolveGroup,
   windowBounds,
 } from './rules.ts';
 import { groupStable, partitionPoint, sortIndicesByKey } from './sort.ts';
@@ -574,6 +575,21 @@ class Index implements ReportingIndex {
     return ts;
   }
 
+  /**
+   * A tag's recipients, each normalised email once with the first entry's name and email as
+   * written (decisions §3 Revision 2).
+   */
+  private recipientsOf(t: number): Tag['recipients'] {
+    const { recipStart, recipPos } = this.res;
+    const all = this.dataset.tags[t]!.recipients;
+    const out: Tag['recipients'] = [];
+    for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
+      const r = all[recipPos[k]!]!;
+      out.push({ name: r.name, email: r.email });
+    }
+    return out;
+  }
+
   private tagRecord(t: number): Tag {
     let rec = this.tagRecords[t];
     if (!rec) {
@@ -582,7 +598,7 @@ class Index implements ReportingIndex {
         tagID: tag.tagID,
         subject: tag.subject,
         dateSent: this.dateSentOf(t),
-        recipients: tag.recipients.map((r) => ({ name: r.name, email: r.email })),
+        recipients: this.recipientsOf(t),
         stats: {
           totalOpens: this.opens.total[t]!,
           uniqueOpens: this.opens.unique[t]!,
@@ -672,23 +688,27 @@ class Index implements ReportingIndex {
   }
 
   /**
-   * The group a segment names in the caller's team (exact id first, else exact name) and
-   * its visible members, or `undefined` when unknown or not visible: an admin sees every
-   * group of the team, others a group only when they see at least one of its members.
+   * The group a segment names among the groups the caller may see, and its visible members,
+   * or `undefined` (decisions §2, §4 Revision 2): an admin sees every group of the team,
+   * others a group only when they see at least one of its members; an exact groupID first,
+   * else the exact groupName, the lowest groupID among groups sharing it.
    */
   private visibleGroup(
     scope: Scope,
     segment: string,
   ): { group: number; members: Int32Array } | undefined {
     if (scope.team < 0) return undefined;
-    const own = this.res.teamGroups[scope.team]!;
-    let g = own.find((i) => this.res.groups[i]!.group.groupID === segment);
-    g ??= own.find((i) => this.res.groups[i]!.group.groupName === segment);
-    if (g === undefined) return undefined;
-    const all = this.groupMembers_[g]!;
-    const members = scope.admin ? all : all.filter((m) => this.sees(scope, m));
-    if (!scope.admin && members.length === 0) return undefined;
-    return { group: g, members };
+    const candidates: { group: number; members: Int32Array }[] = [];
+    for (const g of this.res.teamGroups[scope.team]!) {
+      const all = this.groupMembers_[g]!;
+      const members = scope.admin ? all : all.filter((m) => this.sees(scope, m));
+      if (scope.admin || members.length > 0) candidates.push({ group: g, members });
+    }
+    const chosen = resolveGroup(
+      candidates.map((c) => this.res.groups[c.group]!.group),
+      segment,
+    );
+    return chosen && candidates.find((c) => this.res.groups[c.group]!.group === chosen);
   }
 
   groupMembers(

@@ -230,12 +230,57 @@ export function visibleMemberIDs(dataset: Dataset, caller: Caller): Set<string> 
   return out;
 }
 
-/** The group a path segment names in a team (decisions §4): exact id first, else exact name. */
-export function resolveGroup(team: DatasetTeam, segment: string): Group | undefined {
-  return (
-    team.groups.find((g) => g.groupID === segment) ??
-    team.groups.find((g) => g.groupName === segment)
+/**
+ * The group a (percent-decoded) path segment names among `groups`, the groups the caller may
+ * see (decisions §2, §4 Revision 2): an exact groupID first, else an exact, case-sensitive
+ * groupName; when several share the name, the one with the lowest groupID in code-unit
+ * order. `undefined` when none matches.
+ */
+export function resolveGroup(groups: readonly Group[], segment: string): Group | undefined {
+  const byId = groups.find((g) => g.groupID === segment);
+  if (byId !== undefined) return byId;
+  let best: Group | undefined;
+  for (const g of groups) {
+    if (
+      g.groupName === segment &&
+      (best === undefined || compareStrings(g.groupID, best.groupID) < 0)
+    )
+      best = g;
+  }
+  return best;
+}
+
+/**
+ * The groups of the caller's team the caller may see (decisions §2 Revision 2): an admin
+ * every group of the team, a manager or user the groups with at least one member visible
+ * to them.
+ */
+export function visibleGroups(dataset: Dataset, caller: Caller): Group[] {
+  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
+  if (!team) return [];
+  if (caller.accountType === 'admin') return [...team.groups];
+  const visible = visibleMemberIDs(dataset, caller);
+  return team.groups.filter((g) =>
+    team.members.some((m) => m.groupID === g.groupID && visible.has(m.memberID)),
   );
+}
+
+/**
+ * A tag's recipients as the tag endpoints list them (decisions §3 Revision 2): each
+ * normalised email once, the first entry's name and email as written, in list order.
+ */
+export function distinctRecipients(
+  recipients: readonly DatasetTag['recipients'][number][],
+): DatasetTag['recipients'] {
+  const seen = new Set<string>();
+  const out: DatasetTag['recipients'] = [];
+  for (const r of recipients) {
+    const key = normaliseEmail(r.email);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ name: r.name, email: r.email });
+  }
+  return out;
 }
 
 /** How a member without a group is rendered (decisions §8; a profile option). */
