@@ -98,7 +98,8 @@ const PATH_PARAMS: Readonly<Record<PathParamName, { schema: Json; description: s
   contactID: { schema: ref('Id'), description: 'A contact id' },
   group: {
     schema: { type: 'string', minLength: 1 },
-    description: 'A group id (matched exactly first) or else an exact group name (decisions §4)',
+    description:
+      'A group id (matched exactly first) or else an exact, case-sensitive group name among the groups the caller sees; several groups of that name: the lowest groupID (decisions §2, §4)',
   },
 };
 
@@ -146,9 +147,20 @@ function operation(e: Endpoint): Json {
           headers: {
             'X-Total-Count': integerHeader('Number of records in the whole list (decisions §3)'),
             Link: {
-              description: 'RFC 8288 links with rel="next" and rel="prev" (decisions §3)',
+              description:
+                'RFC 8288 links: rel="next" iff nextURL is non-null, rel="prev" iff previousURL is non-null (decisions §3)',
               schema: { type: 'string' },
             },
+          },
+        }
+      : {};
+  const noContent =
+    e.response === 'list'
+      ? {
+          '204': {
+            description:
+              'Paging end `no-content` (the reference profile): the page holds no records (cursor at or past the total, or an empty list); empty body (decisions §3)',
+            ...listHeaders,
           },
         }
       : {};
@@ -186,6 +198,7 @@ function operation(e: Endpoint): Json {
           },
         },
       },
+      ...noContent,
       ...Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map(([status, name]) => [
           status,

@@ -99,7 +99,12 @@ describe('openApiDocument', () => {
   it('documents the error statuses with ErrorBody and the Authorization security scheme', () => {
     for (const e of ENDPOINTS) {
       const { responses } = doc.paths[e.path].get;
-      expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '404', '405', '429']);
+      const statuses = ['200', '400', '401', '404', '405', '429'];
+      // list endpoints also document the 204 of paging end no-content (decisions §3 Revision 2)
+      if (e.response === 'list') statuses.splice(1, 0, '204');
+      expect(Object.keys(responses).sort()).toEqual(statuses);
+      if (e.response === 'list') expect(responses['204'].headers['X-Total-Count']).toBeDefined();
+      else expect(responses['200'].headers).toBeUndefined();
     }
     for (const r of Object.values(doc.components.responses) as Json[]) {
       expect(r.content['application/json'].schema).toEqual({
