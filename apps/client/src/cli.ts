@@ -70,8 +70,13 @@ interface GlobalOptions {
 /** A usage problem found after parsing (missing credentials, conflicting flags). */
 class UsageError extends Error {}
 
-/** Flag of each query parameter (cursor is global; rtn is `--rtn`; total is never sent). */
-const FLAGS: Partial<Record<ParamName, { flags: string; description: string }>> = {
+/**
+ * Flag of each query parameter of core's catalogue; `cursor` (`--cursor`) and `rtn` (`--rtn`)
+ * are global options instead. `total` and `next` are sent as given, on every page of `--all`.
+ */
+export const QUERY_FLAGS: Readonly<
+  Partial<Record<ParamName, { readonly flags: string; readonly description: string }>>
+> = {
   start: { flags: '--start <YYYY-MM-DD>', description: 'first UTC day, inclusive' },
   end: { flags: '--end <YYYY-MM-DD>', description: 'last UTC day, inclusive' },
   date: { flags: '--date <YYYY-MM-DD>', description: 'the UTC day' },
@@ -81,6 +86,14 @@ const FLAGS: Partial<Record<ParamName, { flags: string; description: string }>> 
   isUnclicked: { flags: '--unclicked', description: 'only unclicked tags' },
   aggregateData: { flags: '--aggregate', description: 'combine the stats records into one' },
   type: { flags: '--type <type>', description: 'account type' },
+  total: {
+    flags: '--total <value>',
+    description: 'sent as given; accepted and ignored by the server (the Node client sends it)',
+  },
+  next: {
+    flags: '--next <value>',
+    description: 'sent as given; accepted and ignored by the server (the Node client sends it)',
+  },
 };
 
 function parseDay(value: string): string {
@@ -105,7 +118,7 @@ function kebab(name: string): string {
 }
 
 function queryOption(name: ParamName, required: boolean): Option | undefined {
-  const spec = FLAGS[name];
+  const spec = QUERY_FLAGS[name];
   if (spec === undefined) return undefined;
   const option = new Option(spec.flags, spec.description);
   if (name === 'type') option.choices(['admin', 'manager', 'user']);

@@ -32,7 +32,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from './errors.ts';
-import { type ListPage, paginatePages } from './paginate.ts';
+import { DEFAULT_MAX_PAGES, type ListPage, noContentPage, paginatePages } from './paginate.ts';
 
 /**
  * The typed SDK of the Tag Tracking Reporting API, reference profile `tagtrack/v1`
@@ -89,6 +89,11 @@ export interface ClientOptions {
   /** Clock of pacing and retry waits (not of timeouts); default {@link systemClock}. */
   readonly clock?: Clock | undefined;
   readonly retries?: RetryOptions | undefined;
+  /**
+   * Most pages one `.all()`/`.pages()` walk fetches before it throws `PaginationError`
+   * `page_cap` (a list that never ends); default 100,000. Per walk: {@link WalkOptions}.
+   */
+  readonly maxPages?: number | undefined;
 }
 
 /** Per-call options shared by every method. */
@@ -110,12 +115,28 @@ export interface FormatCallOptions extends BaseCallOptions {
 export interface CallOptions extends BaseCallOptions {
   readonly rtn?: Rtn | undefined;
 }
-
-/** Query of endpoints that page but take no other parameter. */
-export interface PageQuery {
-  /** Offset of the first record (decisions §3); default 0. */
-  readonly cursor?: number | undefined;
+/** Options of a page walk (`.all()`, `.pages()`). */
+export interface WalkOptions extends BaseCallOptions {
+  /** Overrides the client's `maxPages` for this walk. */
+  readonly maxPages?: number | undefined;
 }
+
+/**
+ * The parameters every endpoint takes besides `rtn` (core's `COMMON_PARAMS`; decisions §3
+ * and its Revision 2). `total` and `next` are accepted and ignored by the server; the
+ * original Node client sends both on every call. They are sent as given (on every page of a
+ * walk too) and signed like every other parameter.
+ */
+export interface CommonQuery {
+  /** Offset of the first record (decisions §3); default 0; ignored where nothing pages. */
+  readonly cursor?: number | undefined;
+  /** Ignored by the server, any value (empty included); sent as given. */
+  readonly total?: string | number | undefined;
+  /** Ignored by the server, any value (empty included); sent as given. */
+  readonly next?: string | number | undefined;
+}
+/** Query of endpoints that page but take no other parameter. */
+export type PageQuery = CommonQuery;
 /** Query of the member lists (endpoints 1, 5). */
 export interface MemberQuery extends PageQuery {
   readonly type?: AccountType | undefined;
@@ -141,24 +162,28 @@ export interface StatsQuery extends MemberStatsQuery {
   readonly type?: AccountType | undefined;
 }
 /** Query of the daily counts (endpoint 14): `date` is required. */
-export interface DailyQuery {
+export interface DailyQuery extends CommonQuery {
   readonly date: CalendarDate;
 }
-/** Query of single-record endpoints without parameters. */
-export type NoQuery = Record<string, never>;
+/** Query of single-record endpoints without their own parameters (endpoints 3, 16). */
+export type SingleQuery = CommonQuery;
+/** @deprecated Use {@link SingleQuery}: single-record endpoints take the common parameters. */
+export type NoQuery = SingleQuery;
 
 /**
  * A list endpoint's method. Called directly it fetches one page (`{ data, paging }`) at
- * `query.cursor`; with `{ rtn: 'text' | 'html' }` it returns the body as a string.
+ * `query.cursor`; with `{ rtn: 'text' | 'html' }` it returns the body as a string. A 204 No
+ * Content (paging end `no-content`, decisions §3 Revision 2) is an empty page: `{ data: [],
+ * paging }` as described by `noContentPage`, or `''` for text/html.
  * `.all(...)` yields every record from `query.cursor` on, page by page in constant memory;
- * `.pages(...)` yields the pages.
+ * `.pages(...)` yields the pages (`paginatePages`: ends in both paging ends, never loops).
  */
 export interface ListMethod<A extends unknown[], R> {
   (...args: [...A, options?: JsonCallOptions]): Promise<ListPage<R>>;
   (...args: [...A, options: FormatCallOptions]): Promise<string>;
   (...args: [...A, options: CallOptions]): Promise<ListPage<R> | string>;
-  all(...args: [...A, options?: BaseCallOptions]): AsyncGenerator<R, void, undefined>;
-  pages(...args: [...A, options?: BaseCallOptions]): AsyncGenerator<ListPage<R>, void, undefined>;
+  all(...args: [...A, options?: WalkOptions]): AsyncGenerator<R, void, undefined>;
+  pages(...args: [...A, options?: WalkOptions]): AsyncGenerator<ListPage<R>, void, undefined>;
   readonly endpoint: Endpoint;
 }
 
@@ -204,7 +229,7 @@ export interface TagtrackClient {
     /** Endpoint 2: all visible tags, newest first. */
     readonly tags: ListMethod<[query?: TagListQuery], Tag>;
     /** Endpoint 3: one member. */
-    readonly member: SingleMethod<[memberID: string, query?: NoQuery], TeamMember>;
+    readonly member: SingleMethod<[memberID: string, query?: SingleQuery], TeamMember>;
     /** Endpoint 4: the tags of one member. */
     readonly memberTags: ListMethod<[memberID: string, query?: TagListQuery], Tag>;
     /** Endpoint 5: members of a group given by id or name. */
@@ -240,7 +265,7 @@ export interface TagtrackClient {
     /** Endpoint 15: contacts of visible tags, by email. */
     readonly list: ListMethod<[query?: PageQuery], Contact>;
     /** Endpoint 16: one contact. */
-    readonly get: SingleMethod<[contactID: string, query?: NoQuery], Contact>;
+    readonly get: SingleMethod<[contactID: string, query?: SingleQuery], Contact>;
     /** Endpoint 17: contacts of one tag. */
     readonly tag: ListMethod<[tagID: string, query?: PageQuery], Contact>;
   };
@@ -253,11 +278,12 @@ export interface TagtrackClient {
   pages(
     id: EndpointId,
     call?: EndpointCall,
-    options?: BaseCallOptions,
+    options?: WalkOptions,
   ): AsyncGenerator<ListPage<unknown>, void, undefined>;
   /**
    * A signed, paced request to any path below the base URL with query parameters in the
-   * given order (a record: insertion order). Never throws on a non-2xx status.
+   * given order (a record: insertion order), percent-encoded like `buildQueryString`. Never
+   * throws on a non-2xx status.
    */
   raw(
     path: string,
@@ -279,8 +305,9 @@ export function defaultRateLimit(baseUrl: string): number {
  * The query parameters of a call as `[name, value]` pairs, in the documented, stable order
  * that is signed (decisions §1): the order of the endpoint's `query` list in the ENDPOINTS
  * catalogue (its own parameters as the source document lists them, then `rtn`, `cursor`,
- * `total`). Absent values are left out; `rtn` is sent only when not `json`; booleans as
- * `true`/`false`, numbers in decimal. Throws {@link InvalidArgumentError} for a parameter the
+ * `total`, `next`). Absent values are left out; `rtn` is sent only when not `json` (it goes
+ * in the call options, not the query); booleans as `true`/`false`, numbers in decimal,
+ * strings as given (`''` included). Throws {@link InvalidArgumentError} for a parameter the
  * endpoint does not take.
  */
 export function queryPairs(
@@ -289,8 +316,8 @@ export function queryPairs(
   rtn: Rtn = 'json',
 ): [string, string][] {
   for (const name of Object.keys(query)) {
-    if (!endpoint.query.includes(name as never) || name === 'rtn' || name === 'total') {
-      const allowed = endpoint.query.filter((q) => q !== 'rtn' && q !== 'total');
+    if (!endpoint.query.includes(name as never) || name === 'rtn') {
+      const allowed = endpoint.query.filter((q) => q !== 'rtn');
       throw new InvalidArgumentError(
         `${endpoint.id} does not take the parameter '${name}'; allowed: ${allowed.join(', ')} (rtn goes in the call options)`,
       );
@@ -442,6 +469,7 @@ export function createClient(options: ClientOptions): TagtrackClient {
   const maxNetwork = options.retries?.network ?? 2;
   const backoffMs = options.retries?.backoffMs ?? 250;
   const maxWaitMs = options.retries?.maxWaitMs ?? 60_000;
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
 
   async function attempt(
     url: string,
@@ -476,8 +504,13 @@ export function createClient(options: ClientOptions): TagtrackClient {
     pairs: Iterable<readonly [string, string]>,
     opts: SendOptions,
   ): Promise<RawResponse> {
-    const qs = buildQueryString(pairs);
-    const url = `${baseUrl}${path}${qs === '' ? '' : `?${qs}`}`;
+    // Sign exactly the query string that goes out: fetch parses the URL (WHATWG), which
+    // percent-encodes what encodeURIComponent leaves alone in a query (e.g. `'`), so the
+    // signed string is the parsed URL's query, not the built one (decisions §1).
+    const built = buildQueryString(pairs);
+    const target = new URL(`${baseUrl}${path}${built === '' ? '' : `?${built}`}`);
+    const qs = target.search.replace(/^\?/, '');
+    const url = target.href;
     const headers = { authorization: authorizationHeader(options.authId, options.accessKey, qs) };
     const onAbort = () => new AbortError(url, opts.method, opts.signal?.reason);
     let rateLimitedRetries = 0;
@@ -525,6 +558,10 @@ export function createClient(options: ClientOptions): TagtrackClient {
     }
     const res = await send(path, pairs, { ...callOptions, method: 'GET', retry: true });
     if (res.status < 200 || res.status > 299) throw apiErrorOf(res);
+    if (res.status === 204 && endpoint.response === 'list') {
+      // paging end `no-content` (decisions §3 Revision 2): a page without records
+      return rtn === 'json' ? noContentPage(res.headers, Number(call.query?.cursor ?? 0)) : '';
+    }
     if (rtn !== 'json') return res.body;
     let json: unknown;
     try {
@@ -555,12 +592,13 @@ export function createClient(options: ClientOptions): TagtrackClient {
   function pagesOf(
     endpoint: Endpoint,
     call: EndpointCall,
-    callOptions: BaseCallOptions = {},
+    walkOptions: WalkOptions = {},
   ): AsyncGenerator<ListPage<unknown>, void, undefined> {
     if (endpoint.response !== 'list') {
       throw new InvalidArgumentError(`${endpoint.id} is not a list endpoint`);
     }
     const given = call.query?.cursor;
+    const { maxPages: walkMax, ...callOptions } = walkOptions;
     return paginatePages(
       (cursor) => {
         // the first page is requested as given (no `cursor` when none was given)
@@ -571,7 +609,7 @@ export function createClient(options: ClientOptions): TagtrackClient {
           { ...callOptions, rtn: 'json' },
         ) as Promise<ListPage<unknown>>;
       },
-      { cursor: Number(given ?? 0) },
+      { cursor: Number(given ?? 0), maxPages: walkMax ?? maxPages },
     );
   }
 
@@ -630,7 +668,7 @@ export function createClient(options: ClientOptions): TagtrackClient {
       if (endpoint === undefined) throw new InvalidArgumentError(`unknown endpoint id '${id}'`);
       return request(endpoint, call, callOptions);
     },
-    pages(id: EndpointId, call: EndpointCall = {}, callOptions?: BaseCallOptions) {
+    pages(id: EndpointId, call: EndpointCall = {}, callOptions?: WalkOptions) {
       const endpoint = ENDPOINT_BY_ID.get(id);
       if (endpoint === undefined) throw new InvalidArgumentError(`unknown endpoint id '${id}'`);
       return pagesOf(endpoint, call, callOptions);

@@ -111,27 +111,58 @@ export class ResponseValidationError extends TagtrackError {
   }
 }
 
+/** Why a page walk stopped with a {@link PaginationError}. */
+export type PaginationErrorReason = 'stalled' | 'inconsistent' | 'total_changed' | 'page_cap';
+
 /**
- * Following `paging.cursors` would not give every record exactly once (decisions §3):
- * `stalled` when `next` does not advance past the requested cursor while the server still
- * reports more records (following it would loop forever); `inconsistent` when `next` is not
- * `cursor + data.length` (pages would overlap or skip records).
+ * Following `paging.cursors` would not give every record exactly once, or would not end
+ * (decisions §3 and its Revision 2):
+ * - `stalled`: `next` does not advance past the requested cursor while the server still
+ *   reports more records (following it would loop forever);
+ * - `inconsistent`: `next` is not `cursor + data.length` (pages would overlap or skip records);
+ * - `total_changed`: `paging.cursors.total` differs from the total of an earlier page of the
+ *   same walk (`previousTotal`): the list changed underneath, records may be missed or repeated;
+ * - `page_cap`: the walk fetched `maxPages` pages and the list still had not ended.
+ * `cursor` is the cursor of the page that failed (for `page_cap`: the one not fetched).
  */
 export class PaginationError extends TagtrackError {
   override readonly name = 'PaginationError';
   readonly code = 'pagination_error' as const;
+  /** `total_changed`: the total reported by the earlier pages. */
+  readonly previousTotal: number | undefined;
+  /** `page_cap`: the cap that was reached. */
+  readonly maxPages: number | undefined;
   constructor(
-    readonly reason: 'stalled' | 'inconsistent',
+    readonly reason: PaginationErrorReason,
     readonly cursor: number,
     readonly received: number,
     readonly next: number,
     readonly total: number,
+    detail: { readonly previousTotal?: number; readonly maxPages?: number } = {},
   ) {
-    super(
-      reason === 'stalled'
-        ? `pagination does not advance: cursor ${cursor} answered next ${next} with total ${total}`
-        : `inconsistent paging: cursor ${cursor} answered ${received} record(s) but next ${next} (total ${total}); pages would overlap or skip records`,
-    );
+    super(paginationMessage(reason, cursor, received, next, total, detail));
+    this.previousTotal = detail.previousTotal;
+    this.maxPages = detail.maxPages;
+  }
+}
+
+function paginationMessage(
+  reason: PaginationErrorReason,
+  cursor: number,
+  received: number,
+  next: number,
+  total: number,
+  detail: { readonly previousTotal?: number; readonly maxPages?: number },
+): string {
+  switch (reason) {
+    case 'stalled':
+      return `pagination does not advance: cursor ${cursor} answered next ${next} with total ${total}`;
+    case 'inconsistent':
+      return `inconsistent paging: cursor ${cursor} answered ${received} record(s) but next ${next} (total ${total}); pages would overlap or skip records`;
+    case 'total_changed':
+      return `the list changed during pagination: total was ${detail.previousTotal}, cursor ${cursor} answered total ${total}; records may be missed or repeated`;
+    case 'page_cap':
+      return `pagination stopped after ${detail.maxPages} page(s) before cursor ${cursor} (total ${total}): raise maxPages if the list is that long`;
   }
 }
 
