@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import {
   buildIndex,
   type Caller,
+  ENDPOINTS,
   endpointById,
   type ReportingIndex,
   tableColumns,
@@ -13,7 +14,8 @@ import {
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type CliIo, runCli } from '../src/cli.ts';
+import { type CliIo, QUERY_FLAGS, runCli } from '../src/cli.ts';
+import { contacts, fakeFetch, listHandler } from './fakes.ts';
 
 const PAGE_SIZE = 7;
 let server: TagtrackServer;
@@ -49,7 +51,12 @@ interface Run {
 
 async function cli(
   argv: string[],
-  options: { env?: Record<string, string>; tty?: boolean; noCredentials?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    tty?: boolean;
+    noCredentials?: boolean;
+    fetch?: typeof fetch;
+  } = {},
 ): Promise<Run> {
   const stdout = new Capture();
   const stderr = new Capture(options.tty ?? false);
@@ -60,7 +67,7 @@ async function cli(
         TAGTRACK_AUTH_ID: admin.authId,
         TAGTRACK_ACCESS_KEY: admin.accessKey,
       };
-  const io: CliIo = { stdout, stderr, env: { ...env, ...options.env } };
+  const io: CliIo = { stdout, stderr, env: { ...env, ...options.env }, fetch: options.fetch };
   const code = await runCli(argv, io);
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -260,4 +267,64 @@ describe('tagtrack CLI credentials and exit codes', () => {
     }).catch((e: { code: number; stderr: string }) => e);
     expect(failed).toMatchObject({ code: 2 });
   }, 20_000);
+});
+
+describe('tagtrack CLI paging end and common parameters (decisions §3 Revision 2)', () => {
+  test('every query parameter of every catalogue endpoint has a flag, or is the global --cursor / --rtn', () => {
+    for (const e of ENDPOINTS) {
+      for (const q of e.query) {
+        const covered = q === 'cursor' || q === 'rtn' || QUERY_FLAGS[q] !== undefined;
+        expect(covered, `${e.id} ${q}`).toBe(true);
+      }
+    }
+  });
+
+  test('--total and --next are sent as given on every page of --all, which ends at the last page', async () => {
+    const records = contacts(5);
+    const f = fakeFetch(listHandler(records, 2, 'no-content'));
+    const run = await cli(
+      ['contacts', 'list', '--all', '--total', 'a b', '--next', '0', '-o', 'ndjson'],
+      { fetch: f, env: { TAGTRACK_BASE_URL: 'http://127.0.0.1:9' } },
+    );
+    expect(run.code).toBe(0);
+    expect(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(records);
+    expect(f.requests.map((r) => r.url.search)).toEqual([
+      '?total=a%20b&next=0',
+      '?cursor=2&total=a%20b&next=0',
+      '?cursor=4&total=a%20b&next=0',
+    ]);
+  });
+
+  test('a 204 (empty list, or a cursor past the end) prints an empty result and exits 0', async () => {
+    const f = fakeFetch(listHandler(contacts(3), 2, 'no-content'));
+    const env = { TAGTRACK_BASE_URL: 'http://127.0.0.1:9' };
+    const one = await cli(['contacts', 'list', '--cursor', '3'], { fetch: f, env });
+    expect(one).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+    const all = await cli(['contacts', 'list', '--all', '--cursor', '7', '-o', 'csv'], {
+      fetch: f,
+      env,
+    });
+    expect(all.code).toBe(0);
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(1); // the header only
+    const text = await cli(['contacts', 'list', '--cursor', '3', '--rtn', 'text'], {
+      fetch: f,
+      env,
+    });
+    expect(text).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(f.requests.every((r) => r.url.searchParams.get('cursor') !== null)).toBe(true);
+  });
+
+  test('against the reference server: an empty filter result and a cursor past the end give [] with exit 0', async () => {
+    const empty = await cli(['teams', 'tags', '--opened', '--unopened', '--all']);
+    expect(empty).toMatchObject({ code: 0, stdout: '[]\n' });
+    const past = await cli(['contacts', 'list', '--cursor', '100000']);
+    expect(past).toMatchObject({ code: 0, stdout: '[]\n' });
+    const pastAll = await cli(['contacts', 'list', '--all', '--cursor', '100000', '-o', 'ndjson']);
+    expect(pastAll).toMatchObject({ code: 0, stdout: '' });
+  });
 });

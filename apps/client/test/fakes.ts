@@ -1,3 +1,4 @@
+import { type Contact, type PagingEnd, pageOf, pagingOf, queryWithCursor } from '@tagtrack/core';
 import type { Clock } from '../src/client.ts';
 
 /** A request as the fake fetch saw it. */
@@ -65,4 +66,52 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 /** A promise that never settles (a server that never answers). */
 export function never(): Promise<Response> {
   return new Promise(() => {});
+}
+
+/** `n` valid contacts (endpoint 15 records), emails in order. */
+export function contacts(n: number): Contact[] {
+  return Array.from({ length: n }, (_, i) => ({
+    contactID: `c${i}`,
+    name: `N${i}`,
+    email: `n${String(i).padStart(3, '0')}@example.com`,
+    dateLastSent: '2024-01-01T00:00:00Z',
+    stats: {
+      totalSent: 1,
+      totalOpens: 0,
+      uniqueOpens: 0,
+      totalClicks: 0,
+      uniqueClicks: 0,
+      desktopOpens: 0,
+      mobileOpens: 0,
+      desktopClicks: 0,
+      mobileClicks: 0,
+    },
+  }));
+}
+
+/**
+ * A handler answering a list like the reference server (decisions §3 Revision 2): core's
+ * `pageOf` in paging end `pagingEnd`, paging URLs on `base` with only `cursor` replaced,
+ * `X-Total-Count` and `Link` headers; in `no-content` an empty page is a 204 with an empty body.
+ */
+export function listHandler(
+  records: readonly unknown[],
+  pageSize: number,
+  pagingEnd: PagingEnd,
+  base = 'http://127.0.0.1:9',
+): (req: RecordedRequest) => Response {
+  return (req) => {
+    const raw = req.url.search.replace(/^\?/, '');
+    const cursor = Number(req.url.searchParams.get('cursor') ?? 0);
+    const page = pageOf(records, cursor, pageSize, pagingEnd);
+    const paging = pagingOf(page, (c) => `${base}${req.url.pathname}?${queryWithCursor(raw, c)}`);
+    const headers: Record<string, string> = { 'x-total-count': String(page.total) };
+    const links = [
+      ...(paging.nextURL === null ? [] : [`<${paging.nextURL}>; rel="next"`]),
+      ...(paging.previousURL === null ? [] : [`<${paging.previousURL}>; rel="prev"`]),
+    ];
+    if (links.length > 0) headers.link = links.join(', ');
+    if (page.noContent) return new Response(null, { status: 204, headers });
+    return json({ data: page.records, paging }, 200, headers);
+  };
 }

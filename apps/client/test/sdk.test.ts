@@ -16,7 +16,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../src/errors.ts';
-import { FakeClock, fakeFetch, json, never } from './fakes.ts';
+import { contacts, FakeClock, fakeFetch, json, listHandler, never } from './fakes.ts';
 
 const BASE = 'http://127.0.0.1:9';
 const CREDS = { authId: 'auth-1', accessKey: 'key with spaces & symbols' };
@@ -170,6 +170,66 @@ describe('methods and requests', () => {
   });
 });
 
+describe('common parameters cursor, total, next (decisions §3 Revision 2)', () => {
+  test('every catalogue parameter of every endpoint (besides rtn, a call option) is accepted and sent in catalogue order', async () => {
+    const VALUES: Record<string, string | number | boolean> = {
+      start: '2024-01-01',
+      end: '2024-01-31',
+      date: '2024-01-05',
+      isClicked: true,
+      isUnclicked: false,
+      isOpened: true,
+      isUnopened: false,
+      aggregateData: true,
+      type: 'user',
+      cursor: 3,
+      total: 9,
+      next: 'x',
+    };
+    for (const e of ENDPOINTS) {
+      const f = fakeFetch(() => new Response('x'));
+      const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
+      const names = e.query.filter((q) => q !== 'rtn');
+      expect(names.slice(-3), e.id).toEqual(['cursor', 'total', 'next']);
+      const query = Object.fromEntries(names.map((q) => [q, VALUES[q]]).reverse());
+      await methodOf(client, e)(...e.pathParams.map((p) => `${p}-x`), query, { rtn: 'text' });
+      const sent = [...f.requests[0]!.url.searchParams.keys()];
+      expect(sent, e.id).toEqual([...names.slice(0, -3), 'rtn', 'cursor', 'total', 'next']);
+    }
+  });
+
+  test('total and next are sent as given (strings, numbers, empty) and signed', async () => {
+    const f = fakeFetch(() => json({ data: [], paging: paging(0, 0, 0) }));
+    const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
+    await client.contacts.list({ cursor: 0, total: 0, next: 0 });
+    await client.teams.tags({ isOpened: true, total: 'a b+c&', next: '' });
+    await client.teams.member('m1', { next: 250 }).catch(() => undefined);
+    expect(f.requests.map((r) => r.url.search)).toEqual([
+      '?cursor=0&total=0&next=0',
+      '?isOpened=true&total=a%20b%2Bc%26&next=',
+      '?next=250',
+    ]);
+    for (const req of f.requests) {
+      const { signature } = parseAuthorization(req.authorization);
+      expect(verifySignature(req.url.search.slice(1), CREDS.accessKey, signature)).toBe(true);
+    }
+  });
+
+  test('.all() sends total and next as given on every page, cursor advancing', async () => {
+    const records = contacts(5);
+    const f = fakeFetch(listHandler(records, 2, 'no-content'));
+    const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
+    const got = [];
+    for await (const c of client.contacts.list.all({ total: 5, next: 0 })) got.push(c);
+    expect(got).toEqual(records);
+    expect(f.requests.map((r) => r.url.search)).toEqual([
+      '?total=5&next=0',
+      '?cursor=2&total=5&next=0',
+      '?cursor=4&total=5&next=0',
+    ]);
+  });
+});
+
 describe('signing (decisions §1)', () => {
   test('Authorization is base64(authId:hex HMAC-SHA1 of the query string as sent), checked with node:crypto', async () => {
     const f = fakeFetch(() => json({ data: [], paging: paging(0, 0, 0) }));
@@ -186,6 +246,31 @@ describe('signing (decisions §1)', () => {
     }
     // no query string signs the empty string
     expect(f.requests[1]!.url.search).toBe('');
+  });
+});
+
+describe('the client signs exactly the query string it sends (decisions §1)', () => {
+  test.each([
+    ['quote and parentheses', "it's (a) b!*~"],
+    ['space, plus, ampersand, equals, hash', 'a b+c&d=e#f'],
+    ['non-ASCII and percent', 'café 100%'],
+    ['brackets, pipe, backtick', '[x]|`y`{z}^'],
+  ])('%s: the signature is HMAC-SHA1 of the query as received', async (_, value) => {
+    const f = fakeFetch(() => json({ data: [], paging: paging(0, 0, 0) }));
+    const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
+    await client.teams.tags({ isOpened: true, total: value });
+    await client.raw('/contacts', [['next', value]]);
+    for (const req of f.requests) {
+      // what a server receives: the URL as fetch serialises it
+      const received = req.url.search.slice(1);
+      const hex = createHmac('sha1', CREDS.accessKey).update(received).digest('hex');
+      expect(req.authorization).toBe(
+        Buffer.from(`${CREDS.authId}:${hex}`, 'utf8').toString('base64'),
+      );
+      expect(
+        new URLSearchParams(received).get(req.url.pathname === '/contacts' ? 'next' : 'total'),
+      ).toBe(value);
+    }
   });
 });
 
