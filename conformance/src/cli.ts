@@ -50,8 +50,8 @@ Modes:
            credentials of both teams. Without --profile it uses the shipped
            fixtures/canonical-profile.json.
 
-Profile (JSON, validated): { name, auth: "hmac-sha1"|"bearer", pageSize, memberWithoutGroup:
-"omit"|"empty", rateLimit: {limit, windowMs, retryAfter}|null, rtn: ["json","text","html"],
+Profile (JSON, validated): { name, auth: "hmac-sha1"|"bearer", pageSize, pagingEnd:
+"no-content"|"empty-page", memberWithoutGroup: "omit"|"empty", rateLimit: {limit, windowMs, retryAfter}|null, rtn: ["json","text","html"],
 credentials: [{label, authId, accessKey, teamID?, accountType?, memberID?}] }. Checks of
 options the profile does not support are reported as skip.
 

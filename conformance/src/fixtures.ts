@@ -10,6 +10,7 @@ export function canonicalProfile(): ProfileInput {
     name: 'tagtrack/v1',
     auth: 'hmac-sha1',
     pageSize: 250,
+    pagingEnd: 'no-content',
     memberWithoutGroup: 'omit',
     rateLimit: null,
     rtn: ['json', 'text', 'html'],

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { AccountType, DEFAULT_PAGE_SIZE, Rtn } from '@tagtrack/core';
+import { AccountType, DEFAULT_PAGE_SIZE, DEFAULT_PAGING_END, PagingEnd, Rtn } from '@tagtrack/core';
 import * as z from 'zod';
 
 /**
@@ -39,6 +39,9 @@ export type ProfileRateLimit = z.infer<typeof ProfileRateLimit>;
  *
  * - `auth`: `hmac-sha1` (decisions §1) or `bearer` (`Authorization: Bearer <accessKey>`).
  * - `pageSize`: records per page (decisions §3), default 250.
+ * - `pagingEnd`: how a list ends (decisions §3 Revision 2): `no-content` (default: the last
+ *   non-empty page links to `cursor=total`, a page without records answers 204 with an empty
+ *   body) or `empty-page` (`nextURL` null on the last page, 200 `data: []` past the end).
  * - `memberWithoutGroup`: `omit` the group fields or send them `empty` (decisions §8).
  * - `rateLimit`: the declared limit, or `null` for none (decisions §6).
  * - `rtn`: the supported response formats (decisions §7); checks of others are skipped.
@@ -49,6 +52,7 @@ export const Profile = z
     name: z.string().min(1).default('tagtrack/v1'),
     auth: z.enum(['hmac-sha1', 'bearer']).default('hmac-sha1'),
     pageSize: z.int().positive().default(DEFAULT_PAGE_SIZE),
+    pagingEnd: PagingEnd.default(DEFAULT_PAGING_END),
     memberWithoutGroup: z.enum(['omit', 'empty']).default('omit'),
     rateLimit: ProfileRateLimit.nullable().default(null),
     rtn: z.array(Rtn).min(1).default(['json', 'text', 'html']),

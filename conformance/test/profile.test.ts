@@ -9,6 +9,7 @@ describe('profile', () => {
       name: 'tagtrack/v1',
       auth: 'hmac-sha1',
       pageSize: 250,
+      pagingEnd: 'no-content',
       memberWithoutGroup: 'omit',
       rateLimit: null,
       rtn: ['json', 'text', 'html'],
@@ -19,6 +20,7 @@ describe('profile', () => {
   test.each([
     [{ pageSize: 0 }, 'pageSize'],
     [{ memberWithoutGroup: 'null' }, 'memberWithoutGroup'],
+    [{ pagingEnd: 'empty' }, 'pagingEnd'],
     [{ rtn: ['xml'] }, 'rtn'],
     [{ auth: 'basic' }, 'auth'],
     [{ rateLimit: { limit: 1 } }, 'rateLimit.windowMs'],

@@ -7,6 +7,7 @@ import { checks as oracle } from './oracle.ts';
 import { checks as pagination } from './pagination.ts';
 import { checks as rate } from './ratelimit.ts';
 import { checks as relations } from './relations.ts';
+import { checks as relationsContacts } from './relations-contacts.ts';
 import { checks as schema } from './schema.ts';
 import { checks as scope } from './scope.ts';
 
@@ -18,6 +19,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...schema,
   ...laws,
   ...relations,
+  ...relationsContacts,
   ...pagination,
   ...input,
   ...auth,

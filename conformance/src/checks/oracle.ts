@@ -11,6 +11,7 @@ import {
   type SuiteCredential,
   Violation,
 } from './api.ts';
+import { comparable } from './compare.ts';
 import { firstDifference, recordLabel } from './sample.ts';
 
 type Pairs = [string, string][];
@@ -30,6 +31,11 @@ function known(ctx: CheckContext): SuiteCredential[] {
 /**
  * Asserts the implementation's answer to one request equals the oracle's (core's
  * `buildIndex` over the canonical dataset): the whole walked list, the single record, or 404.
+ * Compared by meaning (compare.ts): contacts and event recipients by normalised email (the
+ * dataset fixes no contact id: decisions §8 Revision 2), a tag's recipients as a set, ties
+ * among events free, timestamps as instants, extra fields ignored. `oraclePathParams` asks
+ * the oracle with other path parameters than those sent (a contact's oracle id, when the
+ * request carries the implementation's id for the same email).
  */
 export async function matchesOracle(
   ctx: CheckContext,
@@ -37,8 +43,9 @@ export async function matchesOracle(
   endpoint: EndpointId,
   pathParams: Partial<Record<PathParamName, string>>,
   query: Pairs,
+  oraclePathParams: Partial<Record<PathParamName, string>> = pathParams,
 ): Promise<void> {
-  const expected = ctx.expected(credential, endpoint, pathParams, query);
+  const expected = ctx.expected(credential, endpoint, oraclePathParams, query);
   const call = { pathParams, query, credential };
   if (expected.kind === 'not_found') {
     const ex = await ctx.call(endpoint, call);
@@ -54,14 +61,15 @@ export async function matchesOracle(
   if (expected.kind === 'single') {
     const ex = await ctx.call(endpoint, call);
     const { data } = ctx.envelope(endpoint, ex);
-    const want = JSON.parse(JSON.stringify(expected.record));
-    const diff = firstDifference(want, data);
+    const [want] = comparable(endpoint, [JSON.parse(JSON.stringify(expected.record))], 'by-email');
+    const [got] = comparable(endpoint, [data], 'by-email');
+    const diff = firstDifference(want, got);
     ensure(diff === undefined, () => `${describe(ex)}: ${diff}`, { exchange: ex });
     return;
   }
   const w = await ctx.walk(endpoint, call);
-  const want = JSON.parse(JSON.stringify(expected.records)) as unknown[];
-  const diff = firstDifference(want, w.records);
+  const want = comparable(endpoint, JSON.parse(JSON.stringify(expected.records)), 'by-email');
+  const diff = firstDifference(want, comparable(endpoint, w.records, 'by-email'));
   if (diff !== undefined) {
     const i = Number(/^\[(\d+)\]/.exec(diff)?.[1] ?? Number.NaN);
     const label = Number.isNaN(i) ? '' : ` (expected ${recordLabel(want[i])})`;
@@ -70,6 +78,23 @@ export async function matchesOracle(
       exchange: w.pages[Math.min(page, w.pages.length - 1)],
     });
   }
+}
+
+/**
+ * The implementation's contact id of each normalised email a credential sees (its
+ * /contacts list; decisions §8 Revision 2: contact ids are implementation-defined).
+ */
+export async function contactIdsByEmail(
+  ctx: CheckContext,
+  credential: SuiteCredential,
+): Promise<Map<string, string>> {
+  const w = await ctx.walk('contacts.list', { credential });
+  const ids = new Map<string, string>();
+  for (const c of w.records as { contactID?: unknown; email?: unknown }[]) {
+    if (typeof c.email === 'string' && typeof c.contactID === 'string')
+      ids.set(normaliseEmail(c.email), c.contactID);
+  }
+  return ids;
 }
 
 /**
@@ -274,26 +299,42 @@ export const checks: readonly Check[] = [
           ctx.fail(e.message, e.details);
         }
       }
-      const ids = new Set<string>();
+      // contacts are identified by normalised email: the oracle's id asks the oracle, the
+      // implementation's id (from a /contacts list that has the email) goes on the wire
+      const oracleIds = new Map<string, string>();
       for (const c of creds)
-        for (const x of index.contacts(ctx.oracle!.callerOf(c)!)) ids.add(x.contactID);
-      const emails = new Set(
-        index.dataset.tags.flatMap((t) => t.recipients.map((r) => normaliseEmail(r.email))),
-      );
-      if (ids.size === 0 && emails.size === 0) ctx.skip('the dataset has no contacts');
+        for (const x of index.contacts(ctx.oracle!.callerOf(c)!))
+          oracleIds.set(normaliseEmail(x.email), x.contactID);
+      const implIds = new Map<SuiteCredential, Map<string, string>>();
+      for (const c of creds) implIds.set(c, await contactIdsByEmail(ctx, c));
+      const idFor = (credential: SuiteCredential, email: string): string | undefined =>
+        implIds.get(credential)!.get(email) ??
+        [...implIds.values()].find((m) => m.has(email))?.get(email);
+      const emails = [...oracleIds.keys()].filter((e) => idFor(creds[0]!, e) !== undefined);
+      if (emails.length === 0 && index.dataset.tags.length === 0)
+        ctx.skip('the dataset has no contacts');
       const arb = fc.record({
         credential: fc.constantFrom(...creds),
         target: fc.oneof(
-          fc
-            .constantFrom(...(ids.size ? [...ids] : ['none']))
-            .map((id) => ['contacts.get', { contactID: id }] as const),
+          ...(emails.length > 0
+            ? [fc.constantFrom(...emails).map((email) => ['contacts.get', email] as const)]
+            : []),
           fc
             .constantFrom(...index.dataset.tags.map((t) => t.tagID))
-            .map((id) => ['contacts.tag', { tagID: id }] as const),
+            .map((id) => ['contacts.tag', id] as const),
         ),
       });
       await ctx.property(arb, async ({ credential, target }) => {
-        await matchesOracle(ctx, credential, target[0], target[1], []);
+        const endpoint = target[0];
+        const subject = target[1];
+        if (endpoint === 'contacts.tag') {
+          await matchesOracle(ctx, credential, endpoint, { tagID: subject }, []);
+          return;
+        }
+        const id = idFor(credential, subject)!;
+        await matchesOracle(ctx, credential, endpoint, { contactID: id }, [], {
+          contactID: oracleIds.get(subject)!,
+        });
       });
     },
   }),

@@ -1,4 +1,4 @@
-import type { EndpointId } from '@tagtrack/core';
+import { type EndpointId, normaliseEmail } from '@tagtrack/core';
 import {
   type Check,
   type CheckContext,
@@ -21,7 +21,10 @@ async function visible(ctx: CheckContext, credential: SuiteCredential) {
   return {
     members: new Set((d.members as unknown as MemberRecord[]).map((m) => m.memberID)),
     tags: new Map((d.tags as unknown as TagRecord[]).map((t) => [t.tagID, t])),
-    contacts: new Set((d.contacts as unknown as ContactRecord[]).map((c) => c.contactID)),
+    // contacts by normalised email (their ids are implementation-defined, decisions §8 Rev. 2)
+    contacts: new Map(
+      (d.contacts as unknown as ContactRecord[]).map((c) => [normaliseEmail(c.email), c.contactID]),
+    ),
     groups: d.groups,
   };
 }
@@ -139,7 +142,7 @@ export const checks: readonly Check[] = [
           const theirs = await visible(ctx, other);
           const member = [...theirs.members].find((id) => !mine.members.has(id));
           const tag = [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID));
-          const contact = [...theirs.contacts].find((id) => !mine.contacts.has(id));
+          const contact = [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
           const group =
             other.teamID !== c.teamID
               ? theirs.groups.find((g) => !mine.groups.some((x) => x.groupID === g.groupID))

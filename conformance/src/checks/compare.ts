@@ -1,0 +1,203 @@
+import { type EndpointId, EventLocation, normaliseEmail, type Table } from '@tagtrack/core';
+
+/**
+ * Comparing by meaning, never by incidental form (decisions, "What the suite may judge", and
+ * the Revision 2 lists of §3, §7, §8):
+ * - timestamps are instants: `2024-03-05T14:22:01Z` equals `2024-03-05T14:22:01.000Z`;
+ * - a tag's recipients are a set of normalised emails (each once, with its name); whether
+ *   `email` shows the stored or the normalised form is free;
+ * - contact ids are implementation-defined: contacts and event recipients are identified by
+ *   normalised email (REL-CONTACT-IDS-CONSISTENT checks the ids separately);
+ * - events with the same timestamp may come in any order.
+ * Extra record fields are ignored by `firstDifference` (sample.ts), key order and `\u`
+ * escapes by parsing JSON.
+ */
+
+const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * Epoch milliseconds of an RFC 3339 UTC timestamp (`…Z`, fractional seconds allowed), or
+ * `undefined` when `value` is not one.
+ */
+export function instantOf(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !TIMESTAMP_RE.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Whether two leaf values mean the same: equal, or two timestamps of the same instant. */
+export function sameLeaf(expected: unknown, actual: unknown): boolean {
+  if (Object.is(expected, actual)) return true;
+  const a = instantOf(expected);
+  return a !== undefined && a === instantOf(actual);
+}
+
+/** How {@link comparable} treats contact ids. */
+export type ContactIds =
+  /** keep `contactID` and `recipient.recipientID` (both sides come from one implementation) */
+  | 'keep'
+  /** drop them: the records are identified by normalised email (fixture mode vs the oracle) */
+  | 'by-email';
+
+type Rec = Record<string, unknown>;
+
+const LOCATION_FIELDS = Object.keys(EventLocation.shape);
+
+function isRecord(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function emailOf(v: unknown): string {
+  return typeof v === 'string' ? normaliseEmail(v) : String(v);
+}
+
+/** A recipient-like object (`{ name, email, recipientID? }`) with its email normalised. */
+function person(v: unknown, contactIds: ContactIds): unknown {
+  if (!isRecord(v)) return v;
+  const out: Rec = { ...v, email: emailOf(v.email) };
+  if (contactIds === 'by-email') delete out.recipientID;
+  return out;
+}
+
+/** Sort key of an event among events of the same instant: its recipient and known details. */
+function eventKey(event: Rec): string {
+  const details = isRecord(event.details) ? event.details : event;
+  const recipient = isRecord(event.recipient) ? event.recipient : {};
+  return JSON.stringify([
+    event.tagID ?? null,
+    emailOf(recipient.email ?? ''),
+    recipient.name ?? null,
+    ...LOCATION_FIELDS.map((f) => details[f] ?? null),
+  ]);
+}
+
+/**
+ * Events in a canonical order that keeps the date order but not the order among events of
+ * the same instant (decisions §3 Revision 2): each run of consecutive events with the same
+ * timestamp is sorted by recipient and details. An out-of-order list stays out of order.
+ */
+export function canonicalTies(events: readonly unknown[], dateOf: (e: Rec) => unknown): unknown[] {
+  const out: unknown[] = [];
+  let run: Rec[] = [];
+  let runInstant: number | undefined;
+  const flush = () => {
+    const keyed = run.map((e) => [eventKey(e), e] as const);
+    keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out.push(...keyed.map(([, e]) => e));
+    run = [];
+  };
+  for (const e of events) {
+    if (!isRecord(e)) {
+      flush();
+      out.push(e);
+      runInstant = undefined;
+      continue;
+    }
+    const t = instantOf(dateOf(e));
+    if (run.length > 0 && (t === undefined || t !== runInstant)) flush();
+    run.push(e);
+    runInstant = t;
+  }
+  flush();
+  return out;
+}
+
+const eventDate = (e: Rec): unknown => {
+  const d = isRecord(e.details) ? e.details : e;
+  return d.openDate ?? d.clickDate;
+};
+
+/**
+ * The records of `endpoint` in the form the profile lets the suite compare (see the file
+ * comment): recipients as a sorted set by normalised email, emails of contacts and event
+ * recipients normalised, contact ids dropped with `by-email`, ties among events canonical.
+ * Returns new values; unknown shapes pass through unchanged.
+ */
+export function comparable(
+  endpoint: EndpointId,
+  records: readonly unknown[],
+  contactIds: ContactIds = 'keep',
+): unknown[] {
+  switch (endpoint) {
+    case 'teams.tags':
+    case 'teams.memberTags':
+      return records.map((t) => {
+        if (!isRecord(t) || !Array.isArray(t.recipients)) return t;
+        const recipients = t.recipients
+          .map((r) => person(r, contactIds))
+          .sort((a, b) => {
+            const x = JSON.stringify([(a as Rec).email, (a as Rec).name]);
+            const y = JSON.stringify([(b as Rec).email, (b as Rec).name]);
+            return x < y ? -1 : x > y ? 1 : 0;
+          });
+        return { ...t, recipients };
+      });
+    case 'contacts.list':
+    case 'contacts.get':
+    case 'contacts.tag':
+      return records.map((c) => {
+        if (!isRecord(c)) return c;
+        const out: Rec = { ...c, email: emailOf(c.email) };
+        if (contactIds === 'by-email') delete out.contactID;
+        return out;
+      });
+    case 'opens.list':
+    case 'clicks.list':
+      return records.map((g) => {
+        if (!isRecord(g)) return g;
+        const kind = 'opens' in g ? 'opens' : 'clicks';
+        const events = g[kind];
+        if (!Array.isArray(events)) return g;
+        const mapped = events.map((e) =>
+          isRecord(e) ? { ...e, recipient: person(e.recipient, contactIds) } : e,
+        );
+        return { ...g, [kind]: canonicalTies(mapped, eventDate) };
+      });
+    case 'opens.tag':
+    case 'clicks.tag':
+      return canonicalTies(records, eventDate);
+    default:
+      return [...records];
+  }
+}
+
+/** Whether `endpoint` lists events, whose ties are free (compare its tables unordered). */
+export function listsEvents(endpoint: EndpointId): boolean {
+  return (
+    endpoint === 'opens.list' ||
+    endpoint === 'clicks.list' ||
+    endpoint === 'opens.tag' ||
+    endpoint === 'clicks.tag'
+  );
+}
+
+/** A table with every timestamp cell rewritten as one canonical instant (ISO with ms). */
+export function normaliseTable(table: Table): Table {
+  const cell = (v: string) => {
+    const t = instantOf(v);
+    return t === undefined ? v : new Date(t).toISOString();
+  };
+  return { columns: table.columns, rows: table.rows.map((r) => r.map(cell)) };
+}
+
+/** The media type of a Content-Type value, lowercased (`text/html`), or '' when absent. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * The links of an RFC 8288 `Link` header value by relation type (lowercased; a `rel` listing
+ * several types gives each): `<u1>; rel="next", <u2>; rel="prev"` gives
+ * `{ next: 'u1', prev: 'u2' }`. A relation given twice keeps the first URL. `{}` when absent.
+ */
+export function linksOf(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /<([^>]*)>((?:\s*;\s*(?:[^;,<"]|"[^"]*")*)*)/g;
+  for (const m of (header ?? '').matchAll(re)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(m[2] ?? '');
+    for (const r of (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/)) {
+      if (r !== '' && !(r in out)) out[r] = m[1]!;
+    }
+  }
+  return out;
+}

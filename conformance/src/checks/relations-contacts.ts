@@ -1,0 +1,268 @@
+import { normaliseEmail } from '@tagtrack/core';
+import fc from 'fast-check';
+import type { Exchange } from '../http.ts';
+import { type Check, type CheckContext, defineCheck, describe, ensure } from './api.ts';
+import { comparable } from './compare.ts';
+import {
+  type ContactRecord,
+  type EventGroup,
+  firstDifference,
+  flattenEvents,
+  recipientEmails,
+  statsOfTagRecords,
+  type TagRecord,
+} from './sample.ts';
+
+/** Reports at most this many id inconsistencies (one is enough to fail; more is noise). */
+const MAX_REPORTED = 5;
+
+/**
+ * One credential's view of contact ids: its /contacts list by normalised email, checked for
+ * duplicates (one id per email, one email per id). Fails into `ctx` and returns the map.
+ */
+async function listedIds(
+  ctx: CheckContext,
+  credential: (typeof ctx.credentials)[number],
+): Promise<{ ids: Map<string, string>; exchange: Exchange | undefined; records: ContactRecord[] }> {
+  const w = await ctx.walk('contacts.list', { credential });
+  const ids = new Map<string, string>();
+  const emailOfId = new Map<string, string>();
+  for (const c of w.records as ContactRecord[]) {
+    const email = normaliseEmail(c.email);
+    const known = ids.get(email);
+    if (known !== undefined && known !== c.contactID)
+      ctx.fail(
+        `${describe(w.pages[0]!)}: contact ${email} is listed twice, with ids ${known} and ${c.contactID}`,
+        { exchange: w.pages[0] },
+      );
+    const other = emailOfId.get(c.contactID);
+    if (other !== undefined && other !== email)
+      ctx.fail(
+        `${describe(w.pages[0]!)}: contact id ${c.contactID} is given to two emails, ${other} and ${email}`,
+        { exchange: w.pages[0] },
+      );
+    ids.set(email, c.contactID);
+    emailOfId.set(c.contactID, email);
+  }
+  return { ids, exchange: w.pages[0], records: w.records as ContactRecord[] };
+}
+
+/**
+ * Contacts across endpoints (decisions §9: a contact is a normalised email; §8 Revision 2:
+ * its id is implementation-defined but stable, unique per normalised email and the same in
+ * every endpoint; §2: contacts and counters over the caller's visible tags).
+ */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'REL-CONTACTS-TAGS',
+    area: 'relations',
+    title:
+      'contacts are exactly the visible tags’ recipients, with counters over the visible tags only (for every credential)',
+    clause:
+      'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
+    endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
+    async run(ctx) {
+      for (const credential of ctx.credentials) {
+        const tags = (await ctx.walk('teams.tags', { credential })).records as TagRecord[];
+        const opens = flattenEvents(
+          (await ctx.walk('opens.list', { credential })).records as EventGroup[],
+          'opens',
+        );
+        const clicks = flattenEvents(
+          (await ctx.walk('clicks.list', { credential })).records as EventGroup[],
+          'clicks',
+        );
+        const w = await ctx.walk('contacts.list', { credential });
+        const contacts = w.records as ContactRecord[];
+        const byEmail = new Map<string, TagRecord[]>();
+        for (const t of tags)
+          for (const e of recipientEmails(t)) byEmail.set(e, [...(byEmail.get(e) ?? []), t]);
+        const emails = contacts.map((c) => normaliseEmail(c.email));
+        const expectedEmails = [...byEmail.keys()].sort();
+        const extra = emails.find((e) => !byEmail.has(e));
+        const missing = expectedEmails.find((e) => !emails.includes(e));
+        if (
+          extra !== undefined ||
+          missing !== undefined ||
+          emails.length !== expectedEmails.length
+        ) {
+          ctx.fail(
+            `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
+              (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
+              (missing ? `; recipient ${missing} is missing` : ''),
+            { exchange: w.pages[0] },
+          );
+          continue;
+        }
+        for (const c of contacts) {
+          const email = normaliseEmail(c.email);
+          const ts = byEmail.get(email)!;
+          const tagIds = new Set(ts.map((t) => t.tagID));
+          const mine = (evs: typeof opens) =>
+            evs.filter((e) => normaliseEmail(e.recipient.email) === email && tagIds.has(e.tagID));
+          const o = mine(opens);
+          const k = mine(clicks);
+          const expected: Record<string, number> = {
+            totalSent: ts.length,
+            totalOpens: o.length,
+            uniqueOpens: new Set(o.map((e) => e.tagID)).size,
+            totalClicks: k.length,
+            uniqueClicks: new Set(k.map((e) => e.tagID)).size,
+            desktopOpens: o.filter((e) => e.details.device === 'desktop').length,
+            mobileOpens: o.filter((e) => ['mobile', 'tablet'].includes(e.details.device!)).length,
+            desktopClicks: k.filter((e) => e.details.device === 'desktop').length,
+            mobileClicks: k.filter((e) => ['mobile', 'tablet'].includes(e.details.device!)).length,
+          };
+          const wrong = Object.entries(expected).find(([f, v]) => c.stats[f] !== v);
+          const last = statsOfTagRecords(ts).dateLastSent;
+          if (wrong !== undefined) {
+            ctx.fail(
+              `contact ${c.contactID} (${email}) as ${credential.label}: stats.${wrong[0]} is ${c.stats[wrong[0]]}, expected ${wrong[1]} over the ${ts.length} visible tags sent to it`,
+              { exchange: w.pages[0], expected: wrong[1], actual: c.stats[wrong[0]] },
+            );
+            break;
+          }
+          if (Date.parse(c.dateLastSent) !== Date.parse(last!)) {
+            ctx.fail(
+              `contact ${c.contactID} as ${credential.label}: dateLastSent ${c.dateLastSent}, expected ${last}`,
+              { exchange: w.pages[0] },
+            );
+            break;
+          }
+        }
+      }
+    },
+  }),
+  defineCheck({
+    id: 'REL-CONTACTS-OF-TAG',
+    area: 'relations',
+    title: '/contacts/tag/{tagID} lists exactly the tag’s recipients, as /contacts has them',
+    clause:
+      'source: endpoint 17; decisions §9 (contact = normalised email), §3 (contacts by email)',
+    endpoints: ['contacts.tag', 'contacts.list', 'teams.tags'],
+    async run(ctx) {
+      const tags = (await ctx.walk('teams.tags')).records as TagRecord[];
+      if (tags.length === 0) ctx.skip('no tag is visible to the credential');
+      const contacts = (await ctx.walk('contacts.list')).records as ContactRecord[];
+      await ctx.property(fc.constantFrom(...tags), async (tag) => {
+        const w = await ctx.walk('contacts.tag', { pathParams: { tagID: tag.tagID } });
+        const got = (w.records as ContactRecord[]).map((c) => normaliseEmail(c.email));
+        const expected = recipientEmails(tag);
+        ensure(
+          got.join() === expected.join(),
+          () =>
+            `${describe(w.pages[0]!)}: contacts [${got.join(', ')}], expected the tag's recipients by email [${expected.join(', ')}]`,
+          { exchange: w.pages[0] },
+        );
+        for (const c of w.records as ContactRecord[]) {
+          // the same contact is the same normalised email (decisions §9)
+          const email = normaliseEmail(c.email);
+          const listed = contacts.find((x) => normaliseEmail(x.email) === email);
+          const diff = firstDifference(
+            comparable('contacts.list', [listed])[0],
+            comparable('contacts.tag', [c])[0],
+          );
+          ensure(
+            diff === undefined,
+            () => `contact ${email} of tag ${tag.tagID} differs from its /contacts record: ${diff}`,
+            { exchange: w.pages[0] },
+          );
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-CONTACT-IDS-CONSISTENT',
+    area: 'relations',
+    title:
+      'a contact has one id, unique to its normalised email: the same in /contacts, /contacts/{id}, /contacts/tag/{id} and as recipientID in /opens and /clicks',
+    clause:
+      'decisions §8 Revision 2 (contact ids: stable, unique per normalised email, the same in every endpoint)',
+    endpoints: ['contacts.list', 'contacts.get', 'contacts.tag', 'opens.list', 'clicks.list'],
+    async run(ctx) {
+      let compared = 0;
+      const teamIds = new Map<string, Map<string, { id: string; label: string }>>();
+      for (const credential of ctx.credentials) {
+        const { ids, exchange, records } = await listedIds(ctx, credential);
+        // one team, one id per email, whoever asks (ids of different teams are not compared)
+        if (credential.teamID !== undefined) {
+          const team = teamIds.get(credential.teamID) ?? new Map();
+          teamIds.set(credential.teamID, team);
+          for (const [email, id] of ids) {
+            const seen = team.get(email);
+            if (seen !== undefined && seen.id !== id && ctx.failures.length < MAX_REPORTED)
+              ctx.fail(
+                `contact ${email} has id ${seen.id} in /contacts as ${seen.label} but ${id} as ${credential.label} of the same team`,
+                { exchange },
+              );
+            if (seen === undefined) team.set(email, { id, label: credential.label });
+            compared++;
+          }
+        }
+        // every event's recipient carries the contact's id
+        for (const kind of ['opens', 'clicks'] as const) {
+          const w = await ctx.walk(kind === 'opens' ? 'opens.list' : 'clicks.list', {
+            credential,
+          });
+          for (const e of flattenEvents(w.records as EventGroup[], kind)) {
+            const email = normaliseEmail(e.recipient.email);
+            const id = ids.get(email);
+            if (id === undefined) continue; // a missing contact is REL-CONTACTS-TAGS's to report
+            compared++;
+            if (e.recipient.recipientID !== id && ctx.failures.length < MAX_REPORTED) {
+              ctx.fail(
+                `${describe(w.pages[0]!)}: recipientID ${e.recipient.recipientID} of ${email} (tag ${e.tagID}) is not its contact id ${id} in /contacts`,
+                { exchange: w.pages[0], expected: id, actual: e.recipient.recipientID },
+              );
+              break;
+            }
+          }
+        }
+        if (ctx.failures.length >= MAX_REPORTED) return;
+        // the single contact and the contacts of a tag, sampled
+        const tags = (await ctx.walk('teams.tags', { credential })).records as TagRecord[];
+        const targets = [
+          ...(records.length > 0
+            ? [fc.constantFrom(...records).map((c) => ({ contact: c, tagID: undefined }))]
+            : []),
+          ...(tags.length > 0
+            ? [fc.constantFrom(...tags).map((t) => ({ contact: undefined, tagID: t.tagID }))]
+            : []),
+        ];
+        if (targets.length === 0) continue;
+        await ctx.property(fc.oneof(...targets), async ({ contact, tagID }) => {
+          if (contact !== undefined) {
+            const ex = await ctx.call('contacts.get', {
+              pathParams: { contactID: contact.contactID },
+              credential,
+            });
+            const { data } = ctx.envelope('contacts.get', ex) as { data: ContactRecord };
+            compared++;
+            ensure(
+              data.contactID === contact.contactID &&
+                normaliseEmail(data.email) === normaliseEmail(contact.email),
+              () =>
+                `${describe(ex)} answered contact ${normaliseEmail(data.email)} with id ${data.contactID}, expected ${normaliseEmail(contact.email)} with the id /contacts lists`,
+              { exchange: ex },
+            );
+            return;
+          }
+          const w = await ctx.walk('contacts.tag', { pathParams: { tagID: tagID! }, credential });
+          for (const c of w.records as ContactRecord[]) {
+            const email = normaliseEmail(c.email);
+            const id = ids.get(email);
+            if (id === undefined) continue;
+            compared++;
+            ensure(
+              c.contactID === id,
+              () =>
+                `${describe(w.pages[0]!)}: contact ${email} has id ${c.contactID}, but ${id} in /contacts`,
+              { exchange: w.pages[0], expected: id, actual: c.contactID },
+            );
+          }
+        });
+      }
+      if (compared === 0) ctx.skip('no contact is visible to any credential: no id to compare');
+    },
+  }),
+];

@@ -1,0 +1,132 @@
+import { describe, expect, test } from 'vitest';
+import {
+  canonicalTies,
+  comparable,
+  instantOf,
+  linksOf,
+  normaliseTable,
+} from '../src/checks/compare.ts';
+import { firstDifference } from '../src/checks/sample.ts';
+import { contentTypeMatches } from '../src/checks/schema.ts';
+
+/** The suite compares meaning, never incidental form (decisions preamble, §3, §7, §8 Revision 2). */
+describe('comparing by meaning', () => {
+  test('timestamps are instants: fractional seconds equal whole ones at the same instant', () => {
+    expect(instantOf('2024-03-05T14:22:01Z')).toBe(instantOf('2024-03-05T14:22:01.000Z'));
+    expect(instantOf('2024-03-05T14:22:01.5Z')).toBe(Date.UTC(2024, 2, 5, 14, 22, 1, 500));
+    expect(instantOf('2024-03-05')).toBeUndefined();
+    expect(firstDifference({ d: '2024-03-05T14:22:01Z' }, { d: '2024-03-05T14:22:01.000Z' })).toBe(
+      undefined,
+    );
+    expect(firstDifference({ d: '2024-03-05T14:22:01Z' }, { d: '2024-03-05T14:22:02Z' })).toMatch(
+      /^d: expected/,
+    );
+  });
+
+  test('fields only the implementation sends are ignored; a missing field is named', () => {
+    expect(firstDifference({ a: 1 }, { b: 2, a: 1 })).toBeUndefined();
+    expect(firstDifference({ a: 1, b: 2 }, { a: 1 })).toBe('b: missing (expected 2)');
+    expect(firstDifference([{ a: 1 }], [{ a: 1 }, { a: 2 }])).toBe(
+      '(list): expected 1 records, got 2',
+    );
+  });
+
+  test("a tag's recipients compare as a set of normalised emails, each once", () => {
+    const tag = (recipients: { name: string; email: string }[]) => [{ tagID: 't', recipients }];
+    const a = comparable(
+      'teams.tags',
+      tag([
+        { name: 'A', email: 'a@x.io' },
+        { name: 'B', email: 'b@x.io' },
+      ]),
+    );
+    const b = comparable(
+      'teams.tags',
+      tag([
+        { name: 'B', email: ' B@X.io ' },
+        { name: 'A', email: 'a@x.io' },
+      ]),
+    );
+    expect(firstDifference(a, b)).toBeUndefined();
+    const twice = comparable(
+      'teams.tags',
+      tag([
+        { name: 'A', email: 'a@x.io' },
+        { name: 'A', email: 'A@x.io' },
+        { name: 'B', email: 'b@x.io' },
+      ]),
+    );
+    expect(firstDifference(a, twice)).toMatch(/recipients/);
+  });
+
+  test('by-email drops contact ids; keep compares them', () => {
+    const c = (id: string) => [{ contactID: id, email: 'A@x.io', name: 'A' }];
+    expect(
+      firstDifference(
+        comparable('contacts.list', c('1'), 'by-email'),
+        comparable('contacts.list', c('2'), 'by-email'),
+      ),
+    ).toBeUndefined();
+    expect(
+      firstDifference(comparable('contacts.list', c('1')), comparable('contacts.list', c('2'))),
+    ).toMatch(/contactID/);
+  });
+
+  test('events of the same instant may come in any order; the date order still counts', () => {
+    const e = (date: string, city: string) => ({ tagID: 't', openDate: date, city });
+    const t1 = '2024-01-01T00:00:01Z';
+    const t2 = '2024-01-01T00:00:02Z';
+    const dateOf = (x: Record<string, unknown>) => x.openDate;
+    expect(canonicalTies([e(t1, 'b'), e(t1, 'a'), e(t2, 'c')], dateOf)).toEqual(
+      canonicalTies([e(t1, 'a'), e(t1, 'b'), e(t2, 'c')], dateOf),
+    );
+    // out of date order stays out of order
+    expect(canonicalTies([e(t2, 'c'), e(t1, 'a')], dateOf)).toEqual([e(t2, 'c'), e(t1, 'a')]);
+    const groups = (events: unknown[]) => [{ tagID: 't', opens: events }];
+    const ev = (email: string, id: string) => ({
+      recipient: { recipientID: id, name: 'n', email },
+      details: { openDate: t1, city: 'x' },
+    });
+    expect(
+      firstDifference(
+        comparable('opens.list', groups([ev('a@x.io', '1'), ev('b@x.io', '2')]), 'by-email'),
+        comparable('opens.list', groups([ev('B@x.io', 'q'), ev('a@x.io', 'p')]), 'by-email'),
+      ),
+    ).toBeUndefined();
+  });
+
+  test('text and html cells holding timestamps compare as instants', () => {
+    const t = normaliseTable({ columns: ['d', 's'], rows: [['2024-03-05T14:22:01Z', 'x']] });
+    const u = normaliseTable({ columns: ['d', 's'], rows: [['2024-03-05T14:22:01.000Z', 'x']] });
+    expect(t).toEqual(u);
+  });
+
+  test('Link headers parse by relation type, any order, quoted or not', () => {
+    expect(
+      linksOf('<http://a/x?a=1&cursor=2>; rel="next", <http://a/x?cursor=0>; rel="prev"'),
+    ).toEqual({
+      next: 'http://a/x?a=1&cursor=2',
+      prev: 'http://a/x?cursor=0',
+    });
+    expect(linksOf('<u>;title="a, b";rel=prev,<v>; rel="next last"')).toEqual({
+      prev: 'u',
+      next: 'v',
+      last: 'v',
+    });
+    expect(linksOf(undefined)).toEqual({});
+  });
+
+  test('Content-Type: media type and charset=utf-8 in any case; other parameters are free', () => {
+    expect(contentTypeMatches('json', 'application/json; charset=utf-8')).toBe(true);
+    expect(contentTypeMatches('json', 'Application/JSON;Charset="UTF-8"; q=1')).toBe(true);
+    expect(contentTypeMatches('json', 'application/json')).toBe(false);
+    expect(contentTypeMatches('html', 'text/plain; charset=utf-8')).toBe(false);
+    // the (header, expected) form other checks use
+    expect(contentTypeMatches('application/json; charset=UTF-8; v=2', 'application/json')).toBe(
+      true,
+    );
+    expect(contentTypeMatches('text/plain', 'application/json')).toBe(false);
+    expect(contentTypeMatches('application/json', 'application/json; charset=utf-8')).toBe(false);
+    expect(contentTypeMatches(undefined, 'application/json')).toBe(false);
+  });
+});
