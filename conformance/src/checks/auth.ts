@@ -1,7 +1,16 @@
-import { authorizationHeader, signQuery } from '@tagtrack/core';
-import { type Check, type CheckContext, defineCheck, describe, Violation } from './api.ts';
-import { expectError } from './input.ts';
-import { sampleCalls } from './sample.ts';
+import { authorizationHeader, buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
+import fc from 'fast-check';
+import type { Exchange } from '../http.ts';
+import {
+  type Check,
+  type CheckContext,
+  defineCheck,
+  describe,
+  parseJson,
+  Violation,
+} from './api.ts';
+import { expectError, forEachCase, type Pair, type Sample } from './input.ts';
+import { firstDifference, sampleCalls } from './sample.ts';
 
 function b64(s: string): string {
   return Buffer.from(s, 'utf8').toString('base64');
@@ -9,6 +18,79 @@ function b64(s: string): string {
 
 const hmacOnly = (env: { profile: { auth: string } }) =>
   env.profile.auth === 'hmac-sha1' ? undefined : `the profile's auth scheme is ${env.profile.auth}`;
+
+/**
+ * PHP's `urldecode` of a query string (decisions §1 Revision 2): `+` is a space, each valid
+ * `%XX` is a byte (hex digits in either case), other characters stand for their UTF-8 bytes;
+ * the bytes are read as UTF-8. A `%` not followed by two hex digits stays as it is. Written
+ * independently of core's `signableForms`, which it checks.
+ */
+export function phpUrldecode(s: string): string {
+  const bytes: number[] = [];
+  const utf8 = new TextEncoder();
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c === '+') {
+      bytes.push(0x20);
+      i++;
+    } else if (c === '%' && /^[0-9A-Fa-f]{2}$/.test(s.slice(i + 1, i + 3))) {
+      bytes.push(Number.parseInt(s.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else {
+      const cp = String.fromCodePoint(s.codePointAt(i)!);
+      bytes.push(...utf8.encode(cp));
+      i += cp.length;
+    }
+  }
+  return new TextDecoder().decode(Uint8Array.from(bytes));
+}
+
+/**
+ * Percent-encodes `value` for a query string the way a form or a PHP client may: a space as
+ * `+` when `plus(i)` else `%20`, other characters outside `[A-Za-z0-9-._~]` as `%XX` of their
+ * UTF-8 bytes with upper-case hex when `upper(i)` (`i` is the character's index). So `+` in
+ * the value always goes as `%2B`/`%2b`. {@link phpUrldecode} of the result is `value`.
+ */
+export function formEncode(
+  value: string,
+  plus: (i: number) => boolean,
+  upper: (i: number) => boolean,
+): string {
+  let i = 0;
+  return Array.from(value, (c) => {
+    const k = i++;
+    if (c === ' ' && plus(k)) return '+';
+    if (/^[A-Za-z0-9\-._~]$/.test(c)) return c;
+    return Array.from(new TextEncoder().encode(c), (b) => {
+      const h = b.toString(16).padStart(2, '0');
+      return `%${upper(k) ? h.toUpperCase() : h}`;
+    }).join('');
+  }).join('');
+}
+
+/**
+ * Sends `GET path?rawQuery` with the query string exactly as given (a `+`, `%2b`… kept) and
+ * the Authorization header `authorization`. The suite's HTTP client percent-encodes query
+ * pairs itself, so the raw query rides in `path` followed by an empty fragment: the client
+ * appends its own (empty) query after the fragment, which is never sent. Throws an `Error`
+ * (a suite problem, not a failure) when the request did not carry `rawQuery` verbatim.
+ */
+async function sendRawQuery(
+  ctx: CheckContext,
+  path: string,
+  rawQuery: string,
+  authorization: string,
+): Promise<Exchange> {
+  const ex = await ctx.raw({
+    path: `${path}?${rawQuery}#`,
+    credential: null,
+    headers: { authorization },
+  });
+  const sent = new URL(ex.url);
+  if (sent.search !== `?${rawQuery}`)
+    throw new Error(`the suite could not send the raw query ${rawQuery}: it sent ${ex.url}`);
+  return ex;
+}
 
 /** Sends each sampled endpoint with `header` (or none) and expects 401 with the error body. */
 async function expect401(
@@ -33,6 +115,35 @@ async function expect401(
       else throw e;
     }
   }
+}
+
+/** An authId no credential of the run has: `[A-Za-z0-9_-]`, 1 to 32 characters. */
+function arbUnknownAuthId(known: ReadonlySet<string>): fc.Arbitrary<string> {
+  return fc.stringMatching(/^[A-Za-z0-9_-]{1,32}$/).filter((id) => !known.has(id));
+}
+
+/**
+ * Sends `sample` once with a well-formed header of the unknown `authId` (signed with the
+ * primary's key over the right query string) and once with the primary's authId and a wrong
+ * signature, and asserts two 401s with the same JSON body by value (decisions §1 Revision 2).
+ */
+async function ensureSame401(ctx: CheckContext, sample: Sample, authId: string): Promise<void> {
+  const qs = buildQueryString(sample.call.query ?? []);
+  const { accessKey } = ctx.primary;
+  const send = (authorization: string) =>
+    ctx.call(sample.endpoint, { ...sample.call, credential: null, headers: { authorization } });
+  const unknown = await send(authorizationHeader(authId, accessKey, qs));
+  const wrong = await send(authorizationHeader(ctx.primary.authId, `${accessKey}-wrong`, qs));
+  expectError(unknown, 401);
+  expectError(wrong, 401);
+  const a = parseJson(wrong);
+  const b = parseJson(unknown);
+  const d = firstDifference(a, b) ?? firstDifference(b, a);
+  if (d !== undefined)
+    throw new Violation(
+      `${describe(unknown)} with the unknown authId ${JSON.stringify(authId)} answered the 401 body ${unknown.body.trim()}, but a wrong signature for the known authId ${ctx.primary.authId} answered ${wrong.body.trim()} (${d}): the body tells whether an authId exists`,
+      { exchange: unknown, expected: wrong.body, actual: unknown.body },
+    );
 }
 
 /** Authentication (decisions §1): every endpoint refuses missing, malformed and wrong credentials. */
@@ -76,6 +187,36 @@ export const checks: readonly Check[] = [
     },
   }),
   defineCheck({
+    id: 'AUTH-401-SAME-BODY',
+    area: 'auth',
+    title:
+      'an unknown authId and a wrong signature of a known authId answer 401 with the same body (no authId existence oracle)',
+    clause: 'decisions §1 Revision 2 (unknown authId and wrong signature: the same 401 body)',
+    endpoints: ['teams.list', 'teams.tags'],
+    skipIf: hmacOnly,
+    async run(ctx) {
+      const known = new Set([ctx.primary.authId, ...ctx.credentials.map((c) => c.authId)]);
+      const id = ctx.primary.authId;
+      const near = [`${id}x`, id.length > 1 ? id.slice(0, -1) : 'x', id.toUpperCase()].filter(
+        (x) => !known.has(x),
+      );
+      const fixed: Sample[] = [
+        { endpoint: 'teams.list', call: {} },
+        { endpoint: 'teams.tags', call: { query: [['isOpened', 'true']] } },
+      ];
+      await forEachCase(
+        ctx,
+        fixed.flatMap((s) => ['no-such-auth-id', ...near].map((authId) => ({ s, authId }))),
+        ({ s, authId }) => ensureSame401(ctx, s, authId),
+      );
+      const samples = await sampleCalls(ctx);
+      await ctx.property(
+        fc.tuple(fc.constantFrom(...samples), arbUnknownAuthId(known)),
+        ([s, authId]) => ensureSame401(ctx, s, authId),
+      );
+    },
+  }),
+  defineCheck({
     id: 'AUTH-401-MALFORMED',
     area: 'auth',
     title:
@@ -111,69 +252,179 @@ export const checks: readonly Check[] = [
     },
   }),
   defineCheck({
-    id: 'AUTH-401-SIGNATURE-SCOPE',
+    id: 'AUTH-HEX-ANY-CASE',
     area: 'auth',
-    title: 'a signature of another query string (or of the parameters reordered) answers 401',
-    clause: 'decisions §1 (signature over the query string in request order)',
-    endpoints: ['teams.tags'],
+    title: 'the hex signature is accepted in upper and in mixed case',
+    clause: 'decisions §1 Revision 2 (the hex signature is compared case-insensitively)',
+    endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
     skipIf: hmacOnly,
     async run(ctx) {
       const { authId, accessKey } = ctx.primary;
-      const variants: [string, [string, string][]][] = [
-        ['', [['isOpened', 'true']]],
-        ['isOpened=false', [['isOpened', 'true']]],
+      const requests: { endpoint: EndpointId; query: Pair[] }[] = [
+        { endpoint: 'teams.list', query: [] },
+        { endpoint: 'teams.tags', query: [['isOpened', 'true']] },
+        { endpoint: 'contacts.list', query: [['rtn', 'text']] },
+      ];
+      const forms: [string, (hex: string) => string][] = [
+        ['upper case', (hex) => hex.toUpperCase()],
+        [
+          'mixed case',
+          (hex) => Array.from(hex, (c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join(''),
+        ],
+      ];
+      await forEachCase(
+        ctx,
+        requests.flatMap((r) => forms.map((f) => ({ r, f }))),
+        async ({ r, f: [how, form] }) => {
+          const plain = await ctx.call(r.endpoint, { query: r.query });
+          const hex = form(signQuery(buildQueryString(r.query), accessKey));
+          const ex = await ctx.call(r.endpoint, {
+            query: r.query,
+            credential: null,
+            headers: { authorization: b64(`${authId}:${hex}`) },
+          });
+          if (ex.status === 401 || ex.status !== plain.status)
+            throw new Violation(
+              `${describe(ex)} with the right signature in ${how} hex (${hex}) answered ${ex.status}; in lower case it answered ${plain.status}`,
+              { exchange: ex },
+            );
+        },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'AUTH-401-SIGNATURE-SCOPE',
+    area: 'auth',
+    title:
+      'a signature of another query string (the parameters reordered, or without a parameter that was sent: cursor, total, rtn and next included) answers 401',
+    clause:
+      'decisions §1 (signature over the query string in request order), §1 Revision 2 (every sent parameter is signed, next included)',
+    endpoints: ['teams.tags', 'teams.member'],
+    skipIf: hmacOnly,
+    async run(ctx) {
+      const { authId, accessKey } = ctx.primary;
+      const variants: [string, Pair[], EndpointId][] = [
+        ['', [['isOpened', 'true']], 'teams.tags'],
+        ['isOpened=false', [['isOpened', 'true']], 'teams.tags'],
         [
           'isOpened=true&start=2020-01-01',
           [
             ['start', '2020-01-01'],
             ['isOpened', 'true'],
           ],
+          'teams.tags',
         ],
       ];
-      for (const [signed, query] of variants) {
-        try {
-          expectError(
-            await ctx.call('teams.tags', {
-              query,
-              credential: null,
-              headers: { authorization: authorizationHeader(authId, accessKey, signed) },
-            }),
-            401,
-          );
-        } catch (e) {
-          if (e instanceof Violation)
-            ctx.fail(`${e.message} (signed ${JSON.stringify(signed)})`, e.details);
-          else throw e;
-        }
+      // every parameter that is signed when present, left out of the signed string
+      const full: Pair[] = [
+        ['isOpened', 'true'],
+        ['cursor', '0'],
+        ['total', '5'],
+        ['rtn', 'json'],
+        ['next', '3'],
+      ];
+      for (const name of ['cursor', 'total', 'rtn', 'next']) {
+        variants.push([buildQueryString(full.filter(([k]) => k !== name)), full, 'teams.tags']);
+        const alone = full.find(([k]) => k === name)!;
+        variants.push(['', [alone], 'teams.tags']);
+        variants.push(['isOpened=true', [['isOpened', 'true'], alone], 'teams.tags']);
       }
+      // the control: the full query signed properly is accepted, else the 401s prove nothing
+      const control = await ctx.call('teams.tags', { query: full });
+      if (control.status === 401)
+        ctx.fail(
+          `${describe(control)}, properly signed, answered 401: the signature scope cannot be judged`,
+          { exchange: control },
+        );
+      await forEachCase(ctx, variants, async ([signed, query, endpoint]) => {
+        const ex = await ctx.call(endpoint, {
+          query,
+          credential: null,
+          headers: { authorization: authorizationHeader(authId, accessKey, signed) },
+        });
+        if (ex.status !== 401)
+          throw new Violation(
+            `${describe(ex)} signed over ${JSON.stringify(signed)}, not over the query sent, answered ${ex.status}; expected 401 (every sent parameter is signed, in order)`,
+            { exchange: ex },
+          );
+        expectError(ex, 401);
+      });
     },
   }),
   defineCheck({
     id: 'AUTH-ACCEPTS-DECODED-FORM',
     area: 'auth',
     title:
-      'a signature over the percent-decoded query string (what the PHP client signs) is accepted',
-    clause: 'decisions §1 (raw or percent-decoded form)',
+      'a signature over the percent-decoded query string (what the PHP client signs, + read as a space) is accepted, as is one over the raw string',
+    clause:
+      'decisions §1 (raw or percent-decoded form), §1 Revision 2 (PHP urldecode: + is a space)',
     endpoints: ['teams.list'],
     skipIf: hmacOnly,
     async run(ctx) {
       const { authId, accessKey } = ctx.primary;
-      const query: [string, string][] = [['total', 'a b/c']];
-      const ex = await ctx.call('teams.list', {
-        query,
-        credential: null,
-        headers: { authorization: authorizationHeader(authId, accessKey, 'total=a b/c') },
+      const accepted = (ex: Exchange, signed: string) => {
+        if (ex.status !== 200)
+          throw new Violation(
+            `GET ${new URL(ex.url).pathname}${new URL(ex.url).search} signed over ${JSON.stringify(signed)} answered ${ex.status}, expected 200`,
+            { exchange: ex },
+          );
+      };
+      // [raw query as sent, the string signed]
+      const cases: [string, string][] = [
+        ['total=a%20b%2Fc', 'total=a b/c'], // space as %20
+        ['total=a+b', 'total=a b'], // space as +
+        ['total=a%2Bb', 'total=a+b'], // a literal + as %2B
+        ['total=a%2bb+c', 'total=a+b c'], // lower-case hex
+        ['total=x+y%2Bz%20w&next=%C3%A9%2f', 'total=x y+z w&next=é/'],
+        ['total=a+b', 'total=a+b'], // the raw form, + and all
+        ['total=a%2Bb', 'total=a%2Bb'],
+      ];
+      await forEachCase(ctx, cases, async ([raw, signed]) =>
+        accepted(
+          await sendRawQuery(ctx, '/teams', raw, authorizationHeader(authId, accessKey, signed)),
+          signed,
+        ),
+      );
+      // the suite's own encoding, signed by the client over the raw form
+      await forEachCase(ctx, [[['total', 'a b/c+d']] as Pair[]], async (query) => {
+        const ex = await ctx.call('teams.list', { query });
+        accepted(ex, ex.target.slice(ex.target.indexOf('?') + 1));
       });
-      if (ex.status !== 200)
-        ctx.fail(
-          `${describe(ex)} signed over the decoded form "total=a b/c" answered ${ex.status}, expected 200`,
-          { exchange: ex },
-        );
-      const raw = await ctx.call('teams.list', { query });
-      if (raw.status !== 200)
-        ctx.fail(`${describe(raw)} signed over the raw form answered ${raw.status}, expected 200`, {
-          exchange: raw,
-        });
+      const chars = fc.constantFrom(
+        'a',
+        'Z',
+        '0',
+        ' ',
+        ' ',
+        '+',
+        '/',
+        '&',
+        '=',
+        '%',
+        'é',
+        '☃',
+        '~',
+      );
+      await ctx.property(
+        fc.record({
+          name: fc.constantFrom('total', 'next'),
+          value: fc.string({ unit: chars, maxLength: 10 }),
+          plus: fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+          upper: fc.boolean(),
+        }),
+        async ({ name, value, plus, upper }) => {
+          const raw = `${name}=${formEncode(
+            value,
+            (i) => plus[i % plus.length]!,
+            () => upper,
+          )}`;
+          const signed = phpUrldecode(raw);
+          accepted(
+            await sendRawQuery(ctx, '/teams', raw, authorizationHeader(authId, accessKey, signed)),
+            signed,
+          );
+        },
+      );
     },
   }),
 ];
