@@ -1,48 +1,51 @@
 import type { HttpBindings } from '@hono/node-server';
 import {
   AuthError,
-  buildQueryString,
   type Caller,
   type EndpointMatch,
-  matchEndpoint,
-  type Page,
-  pageOf,
-  pagingOf,
-  parseAuthorization,
+  type PagingEnd,
   QueryParamError,
   type QueryParams,
-  verifySignature,
 } from '@tagtrack/core';
 import { type Context, Hono } from 'hono';
 import { type RequestIdVariables, requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import { type Authenticated, authenticate } from './auth.ts';
 import { LruCache } from './cache.ts';
 import type { FaultSet } from './faults.ts';
+import { listPage, singleHeaders } from './paging.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
+import type { Rendered, Renderer } from './render.ts';
 import {
-  contentTypeOf,
-  linkHeader,
-  type Rendered,
-  renderError,
-  renderListBody,
-  renderSingleBody,
-} from './render.ts';
-import { parseRequestQuery, queryEntries, type RequestTarget, splitTarget } from './request.ts';
+  matchRequestPath,
+  parseRequestQuery,
+  queryEntries,
+  type RequestTarget,
+  splitTarget,
+} from './request.ts';
 import type { Store } from './store.ts';
+import { extraHeaders } from './transport.ts';
+import type { VariantSet } from './variants.ts';
 
-/** What the HTTP layer needs: the store, the active faults and the profile options. */
+/** What the HTTP layer needs: the store, the renderer, the faults, variants and profile options. */
 export interface AppDeps {
   readonly store: Store;
+  readonly renderer: Renderer;
   readonly faults: FaultSet;
+  readonly variants: VariantSet;
   /** Records per page (decisions §3, profile option; default 250). */
   readonly pageSize: number;
+  /** How a list ends (decisions §3 Revision 2, profile option; default `no-content`). */
+  readonly pagingEnd: PagingEnd;
+  /** The base URL of `nextURL`/`previousURL`/`Link`, no trailing slash; may change on `listen`. */
+  readonly publicUrl: () => string;
   readonly rateLimiter?: RateLimiter | undefined;
   readonly logger?: Logger | undefined;
   /** The OpenAPI document, already serialised. */
   readonly openApiJson: () => string;
 }
 
-/** A rendered response kept for identical requests (same caller, method and target). */
+/** A rendered response kept for identical requests (same base URL, caller, method and target). */
 interface CachedResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
@@ -66,7 +69,18 @@ function rawTarget(c: Context<Env>): string {
 }
 
 function respond(c: Context<Env>, r: Rendered): Response {
-  return c.body(r.body, r.status as 200, r.headers);
+  return send(c, r.status, r.headers, r.body);
+}
+
+/** A response; a 204 gets no body at all (a `Response` refuses one). */
+function send(
+  c: Context<Env>,
+  status: number,
+  headers: Record<string, string>,
+  body: string | Uint8Array,
+): Response {
+  if (status === 204) return c.body(null, 204, headers);
+  return c.body(body as string, status as 200, headers);
 }
 
 function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
@@ -80,9 +94,10 @@ function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
 /**
  * Builds the Hono application of the reference server.
  *
- * Routing comes from core's endpoint catalogue ({@link matchEndpoint}), the single source
- * of path templates shared with the client and the conformance suite. The checks run in
- * this order, the first failing one answering:
+ * Routing comes from core's endpoint catalogue (`matchEndpoint`, which percent-decodes each
+ * segment), the single source of path templates shared with the client and the conformance
+ * suite. The checks run in the order of decisions §3 Revision 2, the first failing one
+ * answering:
  *
  * 1. unknown path: 404;
  * 2. method other than GET or HEAD: 405 with `Allow: GET, HEAD`;
@@ -90,7 +105,7 @@ function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
  * 4. rate limit of the credential, when set (decisions §6): 429;
  * 5. query parameters (decisions §4): 400;
  * 6. unknown or out-of-scope id (decisions §2): 404;
- * 7. 200.
+ * 7. 200, or 204 for an empty list page under pagingEnd `no-content`.
  *
  * Authentication comes before parameter validation on purpose: a caller without valid
  * credentials learns nothing about the API beyond its paths (not which parameters an
@@ -98,11 +113,11 @@ function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
  * authenticated request, valid or not.
  */
 export function createApp(deps: AppDeps): Hono<Env> {
-  const { store, faults, pageSize, rateLimiter, logger } = deps;
+  const { store, renderer, faults, pageSize, pagingEnd, rateLimiter, logger } = deps;
   const app = new Hono<Env>();
   const responses = new LruCache<CachedResponse>(4096, 64 * 1024 * 1024);
   const encoder = new TextEncoder();
-  const verifiedAuth = new LruCache<{ caller: Caller; authId: string }>(16_384, 16 * 1024 * 1024);
+  const verifiedAuth = new LruCache<Authenticated>(16_384, 16 * 1024 * 1024);
 
   app.use(requestId());
   if (logger) {
@@ -121,10 +136,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       );
     });
   }
+  const extra = extraHeaders(deps.variants);
+  if (extra) app.use(extra);
 
   app.onError((err, c) => {
     logger?.error({ reqId: c.get('requestId'), err }, 'unhandled error');
-    return respond(c, renderError(500, 'internal error', faults));
+    return respond(c, renderer.error(500, 'internal error'));
   });
 
   app.all('*', (c) => {
@@ -137,23 +154,23 @@ export function createApp(deps: AppDeps): Hono<Env> {
       return c.body(deps.openApiJson(), 200, { 'Content-Type': 'application/json; charset=utf-8' });
     }
 
-    const match = matchEndpoint(target.path);
+    const match = matchRequestPath(target.path, faults);
     if (!match) {
-      return respond(c, renderError(404, `unknown path '${shortPath(target.path)}'`, faults));
+      return respond(c, renderer.error(404, `unknown path '${shortPath(target.path)}'`));
     }
     if (!isRead) return respond(c, methodNotAllowed(target.path));
 
     const authorization = c.req.header('authorization');
     // A verified (Authorization, query string) pair stays valid: HMAC is deterministic and
     // credentials never change after start-up. Remembering it skips the base64 decoding and
-    // up to three HMAC-SHA1 computations on repeated requests (the benchmark's hot path).
+    // up to two HMAC-SHA1 computations on repeated requests (the benchmark's hot path).
     const authKey = `${authorization}\u0000${target.rawQuery}`;
     let verified = authorization === undefined ? undefined : verifiedAuth.get(authKey);
     if (!verified) {
       try {
-        verified = authenticate(authorization, target.rawQuery);
+        verified = authenticate(store, faults, authorization, target.rawQuery);
       } catch (e) {
-        if (e instanceof AuthError) return respond(c, renderError(401, e.message, faults));
+        if (e instanceof AuthError) return respond(c, renderer.error(401, e.message));
         throw e;
       }
       verifiedAuth.set(authKey, verified, authKey.length);
@@ -170,10 +187,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
           : { ...limitHeaders, 'Retry-After': String(decision.retryAfterSeconds) };
         return respond(
           c,
-          renderError(
+          renderer.error(
             429,
             `rate limit of ${decision.limit} requests per ${rateLimiter.rate.windowMs / 1000} s exceeded; retry after ${decision.retryAfterSeconds} s`,
-            faults,
             headers,
           ),
         );
@@ -181,55 +197,35 @@ export function createApp(deps: AppDeps): Hono<Env> {
     }
 
     // The data never changes after start-up, so the response to the same caller, method and
-    // request target is always the same: render it once (decisions §3 stable order).
-    const origin = new URL(c.req.url).origin;
-    const key = `${caller.memberID}\u0000${method}\u0000${origin}\u0000${target.path}\u0000${target.rawQuery}`;
+    // request target (on the same public base URL) is always the same: render it once
+    // (decisions §3 stable order). The request's Host plays no part (decisions §3 Revision 2).
+    const publicUrl = deps.publicUrl();
+    const key = `${publicUrl}\u0000${caller.memberID}\u0000${method}\u0000${target.path}\u0000${target.rawQuery}`;
     let cached = responses.get(key);
     if (!cached) {
-      const rendered = answerRequest(caller, match, target, origin, method);
+      const rendered = answerRequest(caller, match, target, publicUrl, method);
       const body = encoder.encode(rendered.body);
       cached = { status: rendered.status, headers: rendered.headers, body };
       responses.set(key, cached, body.byteLength + 512);
     }
     const headers =
       rateLimiter === undefined ? cached.headers : { ...cached.headers, ...limitHeaders };
-    return c.body(cached.body as Uint8Array<ArrayBuffer>, cached.status as 200, headers);
+    return send(c, cached.status, headers, cached.body);
   });
-
-  /** Step 3 of the order of checks (decisions §1); throws {@link AuthError}. */
-  function authenticate(
-    authorization: string | undefined,
-    rawQuery: string,
-  ): { caller: Caller; authId: string } {
-    const auth = parseAuthorization(authorization);
-    const credential = store.credential(auth.authId);
-    if (!credential) throw new AuthError('unknown_credential', 'unknown credentials');
-    if (
-      !faults.has('signature-not-checked') &&
-      !verifySignature(rawQuery, credential.accessKey, auth.signature)
-    ) {
-      throw new AuthError(
-        'bad_signature',
-        'signature does not match the query string (HMAC-SHA1 of the query string as sent or percent-decoded)',
-      );
-    }
-    return { caller: credential.caller, authId: auth.authId };
-  }
 
   /** Steps 5 to 7 of the order of checks: query parameters, scope, the answer. */
   function answerRequest(
     caller: Caller,
     match: EndpointMatch,
     target: RequestTarget,
-    origin: string,
+    publicUrl: string,
     method: string,
   ): Rendered {
-    const entries = queryEntries(target.rawQuery);
     let query: QueryParams;
     try {
-      query = parseRequestQuery(match.endpoint, entries, faults);
+      query = parseRequestQuery(match.endpoint, queryEntries(target.rawQuery), faults);
     } catch (e) {
-      if (e instanceof QueryParamError) return renderError(400, e.message, faults);
+      if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;
     }
     const answer = store.answer(caller, {
@@ -237,72 +233,53 @@ export function createApp(deps: AppDeps): Hono<Env> {
       pathParams: match.pathParams,
       query,
     });
+    const contentType = { 'Content-Type': renderer.contentType(query.rtn) };
     switch (answer.kind) {
       case 'not_found':
-        return renderError(404, answer.message, faults);
+        return renderer.error(404, answer.message);
       case 'forbidden':
-        return renderError(403, answer.message, faults);
+        return renderer.error(403, answer.message);
       case 'single':
         return {
           status: 200,
-          headers: { 'Content-Type': contentTypeOf(query.rtn, faults) },
-          body: renderSingleBody(match.endpoint, answer.record, query.rtn, faults),
+          headers: { ...contentType, ...singleHeaders(faults) },
+          body:
+            method === 'HEAD' ? '' : renderer.singleBody(match.endpoint, answer.record, query.rtn),
         };
       case 'list': {
-        let page: Page<unknown> = pageOf(answer.records, query.cursor, pageSize);
-        if (faults.has('page-overlap') && page.hasNext) {
-          // bug: the next cursor points at the last record of this page
-          page = { ...page, next: page.next - 1 };
-        }
-        const base = `${origin}${target.path}`;
-        const paging = pagingOf(page, (cursor) => `${base}?${withCursor(entries, cursor)}`);
-        const headers: Record<string, string> = {
-          'Content-Type': contentTypeOf(query.rtn, faults),
-          'X-Total-Count': String(
-            method === 'HEAD' && faults.has('head-total-differs')
-              ? page.records.length // bug: HEAD counts the page, GET the whole list
-              : page.total,
-          ),
-        };
-        const link = linkHeader(paging);
-        if (link !== undefined) headers.Link = link;
+        const { page, paging, headers, noContent } = listPage(
+          {
+            records: answer.records,
+            cursor: query.cursor,
+            pageSize,
+            pagingEnd,
+            publicUrl,
+            target,
+            rtn: query.rtn,
+            method,
+          },
+          faults,
+        );
+        // A 204 keeps the Content-Type the body would have had, so HEAD and GET agree and
+        // the HTTP layer does not add a default one.
         return {
-          status: 200,
-          headers,
+          status: noContent ? 204 : 200,
+          headers: { ...contentType, ...headers },
           body:
-            method === 'HEAD'
+            method === 'HEAD' || noContent
               ? ''
-              : renderListBody(match.endpoint, page, paging, query.rtn, faults),
+              : renderer.listBody(match.endpoint, page.records, paging, query.rtn),
         };
       }
     }
   }
 
   function methodNotAllowed(path: string): Rendered {
-    const r = renderError(
-      405,
-      `method not allowed on '${shortPath(path)}'; allowed: ${ALLOW}`,
-      faults,
-    );
+    const r = renderer.error(405, `method not allowed on '${shortPath(path)}'; allowed: ${ALLOW}`);
     return { ...r, headers: { ...r.headers, Allow: ALLOW } };
   }
 
   return app;
-}
-
-/**
- * The query string of the same request at another cursor: parameters in request order,
- * `cursor` replaced in place (or appended), percent-encoded as {@link buildQueryString} does.
- */
-function withCursor(entries: readonly (readonly [string, string])[], cursor: number): string {
-  let found = false;
-  const out = entries.map(([k, v]): [string, string] => {
-    if (k !== 'cursor') return [k, v];
-    found = true;
-    return [k, String(cursor)];
-  });
-  if (!found) out.push(['cursor', String(cursor)]);
-  return buildQueryString(out);
 }
 
 function shortPath(path: string): string {

@@ -1,4 +1,28 @@
 export { type AppDeps, createApp } from './app.ts';
-export { FAULT_NAMES, FAULTS, type FaultInfo, type FaultName, isFaultName } from './faults.ts';
+export {
+  FAULT_NAMES,
+  FAULTS,
+  type FaultArea,
+  type FaultInfo,
+  type FaultName,
+  isFaultName,
+} from './faults.ts';
 export { parseRate, type RateLimit, RateLimiter } from './rate-limit.ts';
-export { createServer, type ServerOptions, type TagtrackServer } from './server.ts';
+export {
+  createServer,
+  DEFAULT_PUBLIC_URL,
+  normalisePublicUrl,
+  type ServerOptions,
+  ServerOptionsError,
+  type TagtrackServer,
+} from './server.ts';
+export { alternativeContactId, extraFieldsOf } from './store-variants.ts';
+export { EXTRA_HEADERS, REASON_PHRASE_VARIANT } from './transport.ts';
+export {
+  isVariantName,
+  VARIANT_NAMES,
+  VARIANTS,
+  type VariantInfo,
+  type VariantName,
+  type VariantServerOptions,
+} from './variants.ts';

@@ -1,10 +1,16 @@
-import { type Dataset, DatasetError, generateDataset } from '@tagtrack/core';
+import { type Dataset, DatasetError, generateDataset, type PagingEnd } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DatasetFileError, loadDatasetFile } from './dataset-file.ts';
 import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults.ts';
 import { parseRate, type RateLimit } from './rate-limit.ts';
-import { createServer, type TagtrackServer } from './server.ts';
+import {
+  createServer,
+  normalisePublicUrl,
+  ServerOptionsError,
+  type TagtrackServer,
+} from './server.ts';
+import { isVariantName, VARIANT_NAMES, VARIANTS, type VariantName } from './variants.ts';
 
 /** Exit code for bad usage, an unusable dataset, or a port that cannot be bound. */
 const EXIT_USAGE = 2;
@@ -18,9 +24,13 @@ interface CliOptions {
   pageSize?: number;
   rateLimit?: RateLimit;
   fault: FaultName[];
-  memberWithoutGroup: 'omit' | 'empty';
+  variant: VariantName[];
+  memberWithoutGroup?: 'omit' | 'empty';
+  pagingEnd?: PagingEnd;
+  publicUrl?: string;
   quiet: boolean;
   listFaults: boolean;
+  listVariants: boolean;
 }
 
 function integer(min: number, max: number) {
@@ -82,12 +92,45 @@ function program(): Command {
         .default([]),
     )
     .addOption(
-      new Option('--member-without-group <mode>', 'groupID/groupName of members without a group')
-        .choices(['omit', 'empty'])
-        .default('omit'),
+      new Option(
+        '--variant <name>',
+        'take a variant of the profile (repeatable; see --list-variants)',
+      )
+        .argParser((v: string, prev: VariantName[] = []) => {
+          if (!isVariantName(v)) {
+            throw new InvalidArgumentError(`unknown variant; known: ${VARIANT_NAMES.join(', ')}`);
+          }
+          return [...prev, v];
+        })
+        .default([]),
+    )
+    .addOption(
+      new Option(
+        '--member-without-group <mode>',
+        'groupID/groupName of members without a group (default omit)',
+      ).choices(['omit', 'empty']),
+    )
+    .addOption(
+      new Option(
+        '--paging-end <mode>',
+        'past the end of a list: 204 No Content (no-content, default) or 200 with data [] (empty-page)',
+      ).choices(['no-content', 'empty-page']),
+    )
+    .addOption(
+      new Option(
+        '--public-url <url>',
+        'absolute http(s) base URL of nextURL/previousURL/Link (default: the listen URL)',
+      ).argParser((v: string) => {
+        try {
+          return normalisePublicUrl(v);
+        } catch (e) {
+          throw new InvalidArgumentError((e as Error).message);
+        }
+      }),
     )
     .option('--quiet', 'no request logs', false)
     .option('--list-faults', 'list the injectable faults and exit', false)
+    .option('--list-variants', 'list the variants and exit', false)
     .showHelpAfterError('(run tagtrack-server --help for usage)')
     .exitOverride();
 }
@@ -151,7 +194,20 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const opts = cmd.opts<CliOptions>();
   if (opts.listFaults) {
-    for (const f of FAULTS) process.stdout.write(`${f.name}\t${f.area}\t${f.description}\n`);
+    for (const f of FAULTS) {
+      process.stdout.write(
+        `${f.name}\t${f.area}\t${f.description}\tdetected by ${f.detectedBy.join(', ')}\n`,
+      );
+    }
+    return;
+  }
+  if (opts.listVariants) {
+    for (const v of VARIANTS) {
+      const profile = 'profile' in v ? `\tprofile ${JSON.stringify(v.profile)}` : '';
+      process.stdout.write(
+        `${v.name}\t${v.layer}${v.transport ? ' (socket only)' : ''}\t${v.description}\t${v.freedom}${profile}\n`,
+      );
+    }
     return;
   }
 
@@ -163,13 +219,20 @@ async function main(argv: readonly string[]): Promise<void> {
     server = createServer({
       ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
       ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+      ...(opts.memberWithoutGroup !== undefined
+        ? { memberWithoutGroup: opts.memberWithoutGroup }
+        : {}),
+      ...(opts.pagingEnd !== undefined ? { pagingEnd: opts.pagingEnd } : {}),
+      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
       rateLimit: opts.rateLimit,
       faults: opts.fault,
+      variants: opts.variant,
       logger: !opts.quiet,
-      memberWithoutGroup: opts.memberWithoutGroup,
     });
   } catch (e) {
     if (e instanceof DatasetFileError || e instanceof DatasetError) fail(e.message);
+    // e.g. an option that contradicts a variant (--page-size 10 --variant page-size-7)
+    if (e instanceof ServerOptionsError) fail(e.message);
     throw e;
   }
 
@@ -188,6 +251,8 @@ async function main(argv: readonly string[]): Promise<void> {
 
   const lines = [`tagtrack-server listening on ${url}`, `dataset: ${origin}`];
   if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
+  if (opts.variant.length > 0) lines.push(`variants: ${opts.variant.join(', ')}`);
+  lines.push(`public URL of paging links: ${server.publicUrl}`);
   if (opts.rateLimit) {
     lines.push(
       `rate limit: ${opts.rateLimit.limit} per ${opts.rateLimit.windowMs / 1000} s per credential`,

@@ -3,13 +3,17 @@ import {
   type Endpoint,
   type ErrorBody,
   errorBody,
-  type Page,
   type Paging,
   type Rtn,
-  renderBody,
+  renderHtml,
+  renderText,
+  type Table,
   toTable,
 } from '@tagtrack/core';
+import * as z from 'zod';
 import type { FaultSet } from './faults.ts';
+import { type HtmlOptions, renderHtmlDocument, renderHtmlUnescaped } from './render-html.ts';
+import type { VariantSet } from './variants.ts';
 
 /** A response before it becomes a `Response`: status, headers and body text. */
 export interface Rendered {
@@ -19,90 +23,196 @@ export interface Rendered {
 }
 
 /**
- * Renders an error per decisions §5: the JSON {@link ErrorBody} with
- * `Content-Type: application/json; charset=utf-8`, whatever `rtn` asked for. Under the fault
- * `error-body-not-json` the message is sent as `text/plain` instead.
+ * The render layer (decisions §5, §7): error bodies, Content-Type, and the bodies of list and
+ * single responses in the three formats, with the render faults (`json-content-type-text`,
+ * `html-unescaped`, `error-body-not-json`) and the render variants (`json-*`,
+ * `content-type-params`, `columns-reordered`, `empty-columns-dropped`, `html-*`, and the
+ * extra text/html columns of `extra-fields`).
  */
-export function renderError(
-  status: number,
-  message: string,
-  faults: FaultSet,
-  headers: Record<string, string> = {},
-): Rendered {
-  if (faults.has('error-body-not-json')) {
-    return { status, headers: { ...headers, 'Content-Type': CONTENT_TYPES.text }, body: message };
+export class Renderer {
+  readonly #html: HtmlOptions | undefined;
+
+  constructor(
+    readonly faults: FaultSet,
+    readonly variants: VariantSet,
+  ) {
+    this.#html = variants.hasAny([
+      'html-no-thead',
+      'html-http-equiv-charset',
+      'html-no-charset-meta',
+      'html-alternative-markup',
+    ])
+      ? {
+          thead: !variants.has('html-no-thead'),
+          charset: variants.has('html-no-charset-meta')
+            ? 'none'
+            : variants.has('html-http-equiv-charset')
+              ? 'http-equiv'
+              : 'meta',
+          alternativeMarkup: variants.has('html-alternative-markup'),
+        }
+      : undefined;
   }
-  const body: ErrorBody = errorBody(status, message);
+
+  /**
+   * An error per decisions §5: the JSON {@link ErrorBody} with a JSON Content-Type, whatever
+   * `rtn` asked for. Under the fault `error-body-not-json` the message is sent as
+   * `text/plain` instead.
+   */
+  error(status: number, message: string, headers: Record<string, string> = {}): Rendered {
+    if (this.faults.has('error-body-not-json')) {
+      return { status, headers: { ...headers, 'Content-Type': CONTENT_TYPES.text }, body: message };
+    }
+    const body: ErrorBody = errorBody(status, message);
+    return {
+      status,
+      headers: { ...headers, 'Content-Type': this.#withParams(CONTENT_TYPES.json) },
+      body: this.json(body),
+    };
+  }
+
+  /** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
+  contentType(rtn: Rtn): string {
+    if (rtn === 'json' && this.faults.has('json-content-type-text')) return CONTENT_TYPES.text;
+    return this.#withParams(CONTENT_TYPES[rtn]);
+  }
+
+  /**
+   * The body of a list response (decisions §3, §7): `{ data, paging }` for json, the page's
+   * records as a table for text and html.
+   */
+  listBody(endpoint: Endpoint, records: readonly unknown[], paging: Paging, rtn: Rtn): string {
+    if (rtn === 'json') return this.json({ data: records, paging });
+    return this.#table(endpoint, records, rtn);
+  }
+
+  /** The body of a single-object response: `{ data }` for json, a one-row table otherwise. */
+  singleBody(endpoint: Endpoint, record: unknown, rtn: Rtn): string {
+    if (rtn === 'json') return this.json({ data: record });
+    return this.#table(endpoint, [record], rtn);
+  }
+
+  /**
+   * A JSON text of `value`, equal by value to `JSON.stringify(value)` under every variant
+   * (decisions preamble): keys reversed (`json-keys-shuffled`), indented
+   * (`json-pretty`), non-ASCII and `< > & '` as `\uXXXX` and `/` as `\/`
+   * (`json-unicode-escapes`).
+   */
+  json(value: unknown): string {
+    const v = this.variants;
+    const shaped = v.has('json-keys-shuffled') ? reverseKeys(value) : value;
+    let text = v.has('json-pretty')
+      ? `${JSON.stringify(shaped, null, 2)}\n`
+      : JSON.stringify(shaped);
+    // Outside strings JSON has only ASCII punctuation, digits and literals, so these
+    // characters can only occur inside strings, where the escapes mean the same.
+    if (v.has('json-unicode-escapes')) text = text.replace(ESCAPED, escapeChar);
+    return text;
+  }
+
+  #withParams(contentType: string): string {
+    if (!this.variants.has('content-type-params')) return contentType;
+    const media = contentType.split(';')[0]!;
+    return `${media}; version="1"; Charset=UTF-8`;
+  }
+
+  #table(endpoint: Endpoint, records: readonly unknown[], rtn: 'text' | 'html'): string {
+    if (rtn === 'html' && this.faults.has('html-unescaped')) {
+      return renderHtmlUnescaped(toTable(endpoint, records), endpoint.summary);
+    }
+    const table = this.#tableOf(endpoint, records);
+    if (rtn === 'text') return renderText(table);
+    const title = `tagtrack: ${endpoint.summary} (GET ${endpoint.path})`;
+    return this.#html === undefined
+      ? renderHtml(table, title)
+      : renderHtmlDocument(table, title, this.#html);
+  }
+
+  /** Core's {@link toTable}, with the table variants applied. */
+  #tableOf(endpoint: Endpoint, records: readonly unknown[]): Table {
+    const v = this.variants;
+    let table = v.has('extra-fields')
+      ? withExtraColumns(endpoint, records)
+      : toTable(endpoint, records);
+    if (v.has('empty-columns-dropped') && table.rows.length > 0) {
+      const keep = table.columns.map((_, c) => table.rows.some((r) => (r[c] ?? '') !== ''));
+      table = pick(table, (_, c) => keep[c]!);
+    }
+    if (v.has('columns-reordered')) {
+      const n = table.columns.length;
+      table = {
+        columns: [...table.columns].reverse(),
+        rows: table.rows.map((r) => Array.from({ length: n }, (_, c) => r[n - 1 - c] ?? '')),
+      };
+    }
+    return table;
+  }
+}
+
+function pick(table: Table, keep: (column: string, index: number) => boolean): Table {
+  const idx = table.columns.map((c, i) => (keep(c, i) ? i : -1)).filter((i) => i >= 0);
   return {
-    status,
-    headers: { ...headers, 'Content-Type': CONTENT_TYPES.json },
-    body: JSON.stringify(body),
+    columns: idx.map((i) => table.columns[i]!),
+    rows: table.rows.map((r) => idx.map((i) => r[i] ?? '')),
   };
 }
 
-/** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
-export function contentTypeOf(rtn: Rtn, faults: FaultSet): string {
-  if (rtn === 'json' && faults.has('json-content-type-text')) return CONTENT_TYPES.text;
-  return CONTENT_TYPES[rtn];
-}
-
 /**
- * The body of a list response (decisions §3, §7): `{ data, paging }` for json, the page's
- * records as a table for text and html.
+ * {@link toTable} plus one column per top-level scalar field the records carry beyond their
+ * schema (decisions §8 Revision 2: records may carry extra fields), so text and html carry
+ * what json carries. Each record's rows (several for the event groups of 9 and 11) repeat
+ * the record's extra values.
  */
-export function renderListBody(
-  endpoint: Endpoint,
-  page: Page<unknown>,
-  paging: Paging,
-  rtn: Rtn,
-  faults: FaultSet,
-): string {
-  if (rtn === 'json') return JSON.stringify({ data: page.records, paging });
-  return renderTable(endpoint, page.records, rtn, faults);
+function withExtraColumns(endpoint: Endpoint, records: readonly unknown[]): Table {
+  const known = schemaKeys(endpoint);
+  const extra: string[] = [];
+  for (const r of records) {
+    if (r === null || typeof r !== 'object') continue;
+    for (const [k, value] of Object.entries(r)) {
+      if (!known.has(k) && !extra.includes(k) && (value === null || typeof value !== 'object')) {
+        extra.push(k);
+      }
+    }
+  }
+  const base = toTable(endpoint, []);
+  if (extra.length === 0) return toTable(endpoint, records);
+  const rows = records.flatMap((r) => {
+    const cells = extra.map((k) => {
+      const value = (r as Record<string, unknown>)[k];
+      return value === undefined || value === null ? '' : String(value);
+    });
+    return toTable(endpoint, [r]).rows.map((row) => [...row, ...cells]);
+  });
+  return { columns: [...base.columns, ...extra], rows };
 }
 
-/** The body of a single-object response: `{ data }` for json, a one-row table otherwise. */
-export function renderSingleBody(
-  endpoint: Endpoint,
-  record: unknown,
-  rtn: Rtn,
-  faults: FaultSet,
-): string {
-  if (rtn === 'json') return JSON.stringify({ data: record });
-  return renderTable(endpoint, [record], rtn, faults);
+const SCHEMA_KEYS = new WeakMap<Endpoint, ReadonlySet<string>>();
+
+function schemaKeys(endpoint: Endpoint): ReadonlySet<string> {
+  let keys = SCHEMA_KEYS.get(endpoint);
+  if (keys === undefined) {
+    const record = endpoint.record;
+    keys = new Set(record instanceof z.ZodObject ? Object.keys(record.shape) : []);
+    SCHEMA_KEYS.set(endpoint, keys);
+  }
+  return keys;
 }
 
-function renderTable(
-  endpoint: Endpoint,
-  records: readonly unknown[],
-  rtn: 'text' | 'html',
-  faults: FaultSet,
-): string {
-  if (rtn === 'html' && faults.has('html-unescaped')) return renderHtmlUnescaped(endpoint, records);
-  return renderBody(endpoint, records, rtn);
+/** `value` with every object's keys in reverse order (arrays keep their order). */
+function reverseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).reverse()) {
+    out[k] = reverseKeys((value as Record<string, unknown>)[k]);
+  }
+  return out;
 }
 
-/**
- * Fault `html-unescaped`: a hand-rolled HTML table that interpolates values as they are,
- * so a subject like `<script>` reaches the page as markup.
- */
-function renderHtmlUnescaped(endpoint: Endpoint, records: readonly unknown[]): string {
-  const table = toTable(endpoint, records);
-  const cells = (row: readonly string[], tag: 'th' | 'td') =>
-    row.map((v) => `<${tag}>${v}</${tag}>`).join('');
-  const rows = table.rows.map((r) => `<tr>${cells(r, 'td')}</tr>\n`).join('');
-  return (
-    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
-    `<title>tagtrack: ${endpoint.summary}</title>\n</head>\n<body>\n<table>\n` +
-    `<thead><tr>${cells(table.columns, 'th')}</tr></thead>\n<tbody>\n${rows}</tbody>\n` +
-    '</table>\n</body>\n</html>\n'
-  );
-}
+/** Characters written as escapes: all but printable ASCII (and `json-pretty`'s newlines). */
+const ESCAPED = /[^\n\u0020-\u007e]|[<>&'/]/g;
 
-/** The RFC 8288 `Link` header value for the neighbouring pages, or `undefined` when none. */
-export function linkHeader(paging: Paging): string | undefined {
-  const links: string[] = [];
-  if (paging.nextURL !== null) links.push(`<${paging.nextURL}>; rel="next"`);
-  if (paging.previousURL !== null) links.push(`<${paging.previousURL}>; rel="prev"`);
-  return links.length > 0 ? links.join(', ') : undefined;
+function escapeChar(c: string): string {
+  if (c === '/') return '\\/';
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -4,6 +4,9 @@ import {
   dayStartMs,
   type Endpoint,
   type EndpointId,
+  type EndpointMatch,
+  matchEndpoint,
+  PARAM_NAMES,
   parseQuery,
   type QueryParams,
   utcDay,
@@ -43,14 +46,31 @@ export function queryEntries(rawQuery: string): [string, string][] {
   return [...new URLSearchParams(rawQuery)];
 }
 
+/**
+ * Matches a raw request path against core's catalogue ({@link matchEndpoint}: each segment
+ * percent-decoded, decisions §4 Revision 2). Under the fault `path-not-decoded` the literal
+ * segments must appear undecoded (`/%74eams` is then an unknown path); placeholders are still
+ * decoded, as a router that only decodes its parameters would do.
+ */
+export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch | undefined {
+  const match = matchEndpoint(path);
+  if (match === undefined || !faults.has('path-not-decoded')) return match;
+  const raw = path.split('/');
+  const template = match.endpoint.path.split('/');
+  const literalsAsSent = template.every((t, i) => t.startsWith('{') || t === raw[i]);
+  return literalsAsSent ? match : undefined;
+}
+
 const DATE_PARAMS = new Set(['start', 'end', 'date']);
+const API_PARAMS: ReadonlySet<string> = new Set(PARAM_NAMES);
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Parses the query of a request to `endpoint` per decisions §4 (through core's
  * {@link parseQuery}; throws its `QueryParamError`), with the parameter-layer faults
  * applied: `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
- * `end-day-exclusive`, `alias-ignores-type`.
+ * `end-day-exclusive`, `alias-ignores-type`, `next-param-rejected`,
+ * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`.
  */
 export function parseRequestQuery(
   endpoint: Endpoint,
@@ -58,6 +78,24 @@ export function parseRequestQuery(
   faults: FaultSet,
 ): QueryParams {
   let input = entries;
+  let allowed: readonly (typeof endpoint.query)[number][] = endpoint.query;
+  if (faults.has('next-param-rejected')) {
+    // bug: `next` is missing from the list of accepted parameters
+    allowed = allowed.filter((name) => name !== 'next');
+  }
+  if (faults.has('cursor-unchecked-single') && endpoint.response === 'single') {
+    // bug: endpoints that do not page never look at the cursor
+    input = input.filter(([name]) => name !== 'cursor');
+  }
+  if (faults.has('empty-value-as-absent')) {
+    // bug: `type=` is read like a missing parameter
+    input = input.filter(([, value]) => value !== '');
+  }
+  if (faults.has('foreign-param-accepted')) {
+    // bug: any parameter of the API passes, whichever endpoint it belongs to
+    const own = new Set<string>(endpoint.query);
+    input = input.filter(([name]) => own.has(name) || !API_PARAMS.has(name));
+  }
   if (faults.has('unknown-param-ignored')) {
     // bug: the parser only looks at the names it knows instead of rejecting the others
     const known = new Set<string>(endpoint.query);
@@ -75,7 +113,7 @@ export function parseRequestQuery(
     );
   }
   const query = parseQuery(input, {
-    allowed: endpoint.query,
+    allowed,
     required: endpoint.requiredQuery,
   });
   if (faults.has('ignore-is-opened')) query.isOpened = false;

@@ -4,7 +4,9 @@ import {
   buildIndex,
   type Dataset,
   DEFAULT_PAGE_SIZE,
+  DEFAULT_PAGING_END,
   openApiDocument,
+  type PagingEnd,
   type ReportingIndex,
 } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
@@ -12,7 +14,27 @@ import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { type FaultName, FaultSet } from './faults.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
+import { Renderer } from './render.ts';
 import { Store } from './store.ts';
+import { withTransport } from './transport.ts';
+import {
+  type VariantName,
+  type VariantServerOptions,
+  VariantSet,
+  variantInfo,
+} from './variants.ts';
+
+/**
+ * Options of {@link createServer} that cannot work: a page size below 1, an unknown paging
+ * end, an invalid public URL, or an option that contradicts a variant. `message` says which.
+ */
+export class ServerOptionsError extends Error {
+  override readonly name = 'ServerOptionsError';
+  readonly code = 'invalid_options' as const;
+}
+
+/** The base URL of paging links before `listen` (an in-memory server has no address). */
+export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1';
 
 /** Options of {@link createServer} (contracts.md). */
 export interface ServerOptions {
@@ -22,8 +44,26 @@ export interface ServerOptions {
   rateLimit?: RateLimit | undefined;
   /** Records per page (decisions §3); default 250. */
   pageSize?: number;
+  /**
+   * How a list ends (decisions §3 Revision 2): `no-content` (default: 204 past the end, the
+   * last non-empty page links to cursor=total) or `empty-page` (200 `data: []`).
+   */
+  pagingEnd?: PagingEnd;
+  /**
+   * Base of `nextURL`, `previousURL` and `Link` (decisions §3 Revision 2): an absolute
+   * http(s) URL, possibly with a path prefix, without query or fragment (a trailing slash is
+   * dropped). Never taken from the request's Host. Default: the URL `listen()` resolved,
+   * and `http://127.0.0.1` before (in-memory `fetch`).
+   */
+  publicUrl?: string;
   /** Faults to inject (see `FAULTS`); default none. */
   faults?: readonly FaultName[];
+  /**
+   * Variants to take (see `VARIANTS`): freedoms of the profile taken another way; default
+   * none. A variant's server options (`page-size-7`, `empty-page`,
+   * `member-without-group-empty`) apply; an explicit option that contradicts one throws.
+   */
+  variants?: readonly VariantName[];
   /** Structured request logs with pino on stdout; default false. */
   logger?: boolean;
   /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (decisions §8). */
@@ -34,6 +74,10 @@ export interface ServerOptions {
 
 /** A reference server: answers in memory through `fetch`, or on a socket after `listen`. */
 export interface TagtrackServer {
+  /** The base URL of paging links now (see {@link ServerOptions.publicUrl}). */
+  readonly publicUrl: string;
+  /** The active variants. */
+  readonly variants: readonly VariantName[];
   /** Answers one request without a socket (the Hono application's `fetch`). */
   fetch(request: Request): Promise<Response>;
   /** Listens on `host:port` (default 127.0.0.1, port 0 = any); resolves the base URL. Rejects on e.g. EADDRINUSE. */
@@ -45,17 +89,81 @@ export interface TagtrackServer {
 }
 
 /**
+ * Checks a public base URL (decisions §3 Revision 2): absolute `http:` or `https:`, with a
+ * host, no query, fragment or credentials. Returns it without a trailing slash; throws an
+ * {@link ServerOptionsError} saying what is wrong otherwise.
+ */
+export function normalisePublicUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ServerOptionsError(`invalid public URL '${url}': expected an absolute http(s) URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ServerOptionsError(`invalid public URL '${url}': the scheme must be http or https`);
+  }
+  if (parsed.search !== '' || parsed.hash !== '' || url.includes('?') || url.includes('#')) {
+    throw new ServerOptionsError(`invalid public URL '${url}': no query or fragment allowed`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ServerOptionsError(`invalid public URL '${url}': no credentials allowed`);
+  }
+  return parsed.href.replace(/\/+$/, '');
+}
+
+/** The server options after the variants' ones (an explicit contradicting option throws). */
+function withVariantOptions(
+  options: ServerOptions,
+  variants: readonly VariantName[],
+): ServerOptions {
+  const out: ServerOptions = { ...options };
+  for (const name of variants) {
+    const set: VariantServerOptions = variantInfo(name).server ?? {};
+    for (const [key, value] of Object.entries(set) as [keyof VariantServerOptions, unknown][]) {
+      const given = options[key];
+      if (given !== undefined && given !== value) {
+        throw new ServerOptionsError(
+          `variant ${name} sets ${key} ${String(value)}, but ${key} ${String(given)} was given`,
+        );
+      }
+      const other = out[key];
+      if (other !== undefined && other !== value) {
+        throw new ServerOptionsError(
+          `variant ${name} sets ${key} ${String(value)}, another variant ${String(other)}`,
+        );
+      }
+      (out as Record<string, unknown>)[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
  * Creates the reference server of the `tagtrack/v1` profile over `options.dataset`.
  * Builds core's index once (`buildIndex`, which throws core's `DatasetError`, code
  * `invalid_dataset`, when the dataset is not referentially consistent); throws an Error for
- * an unknown fault or a page size below 1.
+ * an unknown fault or variant, and {@link ServerOptionsError} for a page size below 1, an
+ * invalid public URL, or an option that contradicts a variant.
  */
-export function createServer(options: ServerOptions = {}): TagtrackServer {
+export function createServer(serverOptions: ServerOptions = {}): TagtrackServer {
+  const variants = new VariantSet(serverOptions.variants ?? []);
+  const options = withVariantOptions(serverOptions, variants.list());
   const dataset = options.dataset ?? canonicalDataset;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
-    throw new Error(`invalid page size ${pageSize}: expected an integer >= 1`);
+    throw new ServerOptionsError(`invalid page size ${pageSize}: expected an integer >= 1`);
   }
+  const pagingEnd = options.pagingEnd ?? DEFAULT_PAGING_END;
+  if (pagingEnd !== 'no-content' && pagingEnd !== 'empty-page') {
+    throw new ServerOptionsError(
+      `invalid paging end '${String(pagingEnd)}': expected no-content or empty-page`,
+    );
+  }
+  const configuredUrl =
+    options.publicUrl === undefined ? undefined : normalisePublicUrl(options.publicUrl);
+  let listenUrl: string | undefined;
+  const publicUrl = () => configuredUrl ?? listenUrl ?? DEFAULT_PUBLIC_URL;
   const faults = new FaultSet(options.faults ?? []);
   const index = buildIndex(
     dataset,
@@ -64,9 +172,13 @@ export function createServer(options: ServerOptions = {}): TagtrackServer {
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
   let openApi: string | undefined;
   const app = createApp({
-    store: new Store(index, faults),
+    store: new Store(index, faults, variants),
+    renderer: new Renderer(faults, variants),
     faults,
+    variants,
     pageSize,
+    pagingEnd,
+    publicUrl,
     rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, options.clock) : undefined,
     logger,
     openApiJson: () => {
@@ -75,15 +187,21 @@ export function createServer(options: ServerOptions = {}): TagtrackServer {
     },
   });
   if (logger && faults.list().length > 0) logger.warn({ faults: faults.list() }, 'faults injected');
+  if (logger && variants.list().length > 0) logger.info({ variants: variants.list() }, 'variants');
+  const socketFetch = withTransport(app.fetch, variants);
 
   let http: ReturnType<typeof createAdaptorServer> | undefined;
 
   return {
     index,
+    get publicUrl() {
+      return publicUrl();
+    },
+    variants: variants.list(),
     fetch: async (request) => app.fetch(request),
     listen(port = 0, host = '127.0.0.1') {
       if (http) return Promise.reject(new Error('server is already listening'));
-      const server = createAdaptorServer({ fetch: app.fetch });
+      const server = createAdaptorServer({ fetch: socketFetch });
       return new Promise<string>((resolve, reject) => {
         const onError = (err: Error) => {
           server.removeListener('listening', onListening);
@@ -94,7 +212,8 @@ export function createServer(options: ServerOptions = {}): TagtrackServer {
           http = server;
           const address = server.address() as AddressInfo;
           const h = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${h}:${address.port}`);
+          listenUrl = `http://${h}:${address.port}`;
+          resolve(listenUrl);
         };
         server.once('error', onError);
         server.once('listening', onListening);
@@ -104,6 +223,7 @@ export function createServer(options: ServerOptions = {}): TagtrackServer {
     close() {
       const server = http;
       http = undefined;
+      listenUrl = undefined;
       if (!server) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -1,21 +1,29 @@
 import {
   type Answer,
   type Caller,
+  type Click,
   type ClickGroup,
   type Contact,
   contactIdOf,
   type DailyCounts,
   type Dataset,
   type EndpointRequest,
+  type EventRecipient,
   mergeAllStats,
+  type Open,
+  type OpenGroup,
   type ReportingIndex,
+  resolveGroup,
   type StatsSummary,
   type Tag,
   type TeamMember,
   utcDay,
+  visibleGroups,
 } from '@tagtrack/core';
 import { LruCache } from './cache.ts';
 import type { FaultSet } from './faults.ts';
+import { RecordVariants } from './store-variants.ts';
+import { VariantSet } from './variants.ts';
 
 /**
  * What the store answers: core's {@link Answer}, or (only under the fault
@@ -94,18 +102,21 @@ function factsOf(dataset: Dataset): FaultFacts {
 
 /**
  * The server's read side: core's {@link ReportingIndex} (built once at start-up) plus the
- * store-layer faults, with a bounded cache of answers per (caller, request without
- * `cursor` and `rtn`), so walking the pages of a large list does not recompute it.
- * The index is immutable, so a cached answer never goes stale.
+ * store-layer faults and variants ({@link RecordVariants}), with a bounded cache of answers
+ * per (caller, request without `cursor` and `rtn`), so walking the pages of a large list does
+ * not recompute it. The index is immutable, so a cached answer never goes stale.
  */
 export class Store {
   readonly #cache = new LruCache<StoreAnswer>(2048);
   readonly #facts: FaultFacts | undefined;
+  readonly #variants: RecordVariants;
 
   constructor(
     readonly index: ReportingIndex,
     readonly faults: FaultSet,
+    variants: VariantSet = new VariantSet(),
   ) {
+    this.#variants = new RecordVariants(index.dataset, variants);
     const storeFaults = [
       'tablet-not-mobile',
       'daily-counts-total',
@@ -131,7 +142,8 @@ export class Store {
     const key = `${caller.memberID}\u0000${request.endpoint}\u0000${JSON.stringify(request.pathParams)}\u0000${JSON.stringify(rest)}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const answer = this.#compute(caller, request);
+    const { request: inCore, echo } = this.#variants.requestIn(request);
+    const answer = this.#variants.answerOut(request.endpoint, this.#compute(caller, inCore), echo);
     this.#cache.set(key, answer);
     return answer;
   }
@@ -141,6 +153,14 @@ export class Store {
     const facts = this.#facts;
     const q = request.query;
     let answer: StoreAnswer = this.index.answer(caller, request);
+
+    if (
+      answer.kind === 'not_found' &&
+      request.pathParams.group !== undefined &&
+      f.hasAny(['group-name-case-insensitive', 'group-name-prefix'])
+    ) {
+      answer = this.#looseGroup(caller, request, answer as Answer);
+    }
 
     if (
       f.has('aggregate-drops-record') &&
@@ -214,12 +234,91 @@ export class Store {
       const record: DailyCounts = { opens: c?.opens ?? 0, clicks: c?.clicks ?? 0 };
       answer = { kind: 'single', record };
     }
+    if (
+      f.has('aggregate-record-has-date') &&
+      q.aggregateData &&
+      request.endpoint.startsWith('stats.') &&
+      answer.kind === 'list'
+    ) {
+      // bug: the merge starts from a copy of the first daily record, so its date survives
+      const daily = this.index.answer(caller, {
+        ...request,
+        query: { ...q, aggregateData: false },
+      });
+      const first =
+        daily.kind === 'list' ? (daily.records[0] as StatsSummary | undefined) : undefined;
+      if (first?.date !== undefined) {
+        answer = mapList(answer, (s: StatsSummary) => ({ ...s, date: first.date }));
+      }
+    }
+    if (f.has('latitude-out-of-range') && answer.kind === 'list' && isEventEndpoint(request)) {
+      // bug: the location columns are read in the wrong order
+      const swap = <T extends { latitude: string; longitude: string }>(d: T): T => ({
+        ...d,
+        latitude: d.longitude,
+        longitude: d.latitude,
+      });
+      const swapEvent = (e: Click | Open) => swap(e);
+      answer =
+        request.endpoint === 'clicks.list'
+          ? mapList(answer, (g: ClickGroup) => ({
+              ...g,
+              clicks: g.clicks.map((c) => ({ ...c, details: swap(c.details) })),
+            }))
+          : request.endpoint === 'opens.list'
+            ? mapList(answer, (g: OpenGroup) => ({
+                ...g,
+                opens: g.opens.map((o) => ({ ...o, details: swap(o.details) })),
+              }))
+            : mapList(answer, swapEvent);
+    }
+    if (
+      f.has('contact-id-inconsistent') &&
+      answer.kind === 'list' &&
+      (request.endpoint === 'clicks.list' || request.endpoint === 'opens.list')
+    ) {
+      // bug: the events carry the id of the tag's recipient entry, not the contact's id
+      const entryId = <E extends { recipient: EventRecipient }>(tagID: string, e: E): E => ({
+        ...e,
+        recipient: { ...e.recipient, recipientID: contactIdOf(`${tagID}/${e.recipient.email}`) },
+      });
+      answer =
+        request.endpoint === 'clicks.list'
+          ? mapList(answer, (g: ClickGroup) => ({
+              ...g,
+              clicks: g.clicks.map((c) => entryId(g.tagID, c)),
+            }))
+          : mapList(answer, (g: OpenGroup) => ({
+              ...g,
+              opens: g.opens.map((o) => entryId(g.tagID, o)),
+            }));
+    }
     if (facts && f.has('out-of-scope-403') && answer.kind === 'not_found') {
       if (this.#exists(request, facts)) {
         return { kind: 'forbidden', message: 'you are not allowed to see this resource' };
       }
     }
     return answer;
+  }
+
+  /**
+   * Faults `group-name-case-insensitive` and `group-name-prefix`: a group segment that core
+   * does not resolve is retried as the first visible group whose name matches loosely.
+   */
+  #looseGroup(caller: Caller, request: EndpointRequest, answer: Answer): Answer {
+    const segment = request.pathParams.group!;
+    const groups = visibleGroups(this.index.dataset, caller);
+    const loose = groups.find(
+      (g) =>
+        (this.faults.has('group-name-case-insensitive') &&
+          g.groupName.toLowerCase() === segment.toLowerCase()) ||
+        (this.faults.has('group-name-prefix') && segment !== '' && g.groupName.startsWith(segment)),
+    );
+    if (loose === undefined || resolveGroup(groups, segment) !== undefined) return answer;
+    return this.index.answer(caller, {
+      ...request,
+      pathParams: { ...request.pathParams, group: loose.groupID },
+    });
   }
 
   #exists(request: EndpointRequest, facts: FaultFacts): boolean {
@@ -267,6 +366,15 @@ export class Store {
     const byId = new Map((overTeam.records as Contact[]).map((c) => [c.contactID, c]));
     return mapList(answer, (c: Contact) => byId.get(c.contactID) ?? c);
   }
+}
+
+function isEventEndpoint(request: EndpointRequest): boolean {
+  return (
+    request.endpoint === 'clicks.list' ||
+    request.endpoint === 'opens.list' ||
+    request.endpoint === 'clicks.tag' ||
+    request.endpoint === 'opens.tag'
+  );
 }
 
 function isTagEndpoint(request: EndpointRequest): boolean {

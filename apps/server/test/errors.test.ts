@@ -24,6 +24,32 @@ describe('bad query parameters answer 400 naming the parameter (decisions §4, �
     ['a negative cursor', '/teams', 'cursor=-1', ['cursor']],
     ['a cursor that is not a number', '/contacts', 'cursor=ten', ['cursor']],
     ['an empty parameter name', '/teams', '=x', ['allowed']],
+    // Revision 2 (decisions §3, §4)
+    ['an empty value', '/teams', 'type=', ['type']],
+    ['an empty boolean', '/teams/tags', 'isOpened=', ['isOpened']],
+    [
+      'a parameter of the API that this endpoint lacks',
+      '/contacts',
+      'start=2024-01-01',
+      ['start', 'allowed'],
+    ],
+    ['a bad date on endpoint 4', `/teams/member/${admin.memberID}/tags`, 'end=2024-02-30', ['end']],
+    ['a bad date on endpoint 7', '/teams/stats/group/x', 'start=2024-13-01', ['start']],
+    [
+      'a bad date on endpoint 8',
+      `/teams/stats/member/${admin.memberID}`,
+      'start=2023-02-29',
+      ['start'],
+    ],
+    ['a bad date on endpoint 9', '/clicks', 'start=20240101', ['start']],
+    ['year 0000', '/teams/tags', 'start=0000-01-01', ['start']],
+    ['a cursor with a sign', '/contacts', 'cursor=+1', ['cursor']],
+    ['an empty cursor', '/contacts', 'cursor=', ['cursor']],
+    ['a bad cursor on endpoint 3', `/teams/member/${admin.memberID}`, 'cursor=x', ['cursor']],
+    ['a bad cursor on endpoint 14', '/tags/daily/x', 'date=2024-01-01&cursor=1.5', ['cursor']],
+    ['a bad cursor on endpoint 16', '/contacts/x', 'cursor=-0', ['cursor']],
+    ['rtn in uppercase', '/teams', 'rtn=JSON', ['rtn']],
+    ['type in uppercase', '/teams', 'type=Admin', ['type']],
   ];
   test.each(cases)('%s: GET %s?%s', async (_what, path, query, mentions) => {
     await expectError(await get(server, path, query), 400, mentions);
@@ -33,6 +59,62 @@ describe('bad query parameters answer 400 naming the parameter (decisions §4, �
     await expectError(await get(server, '/teams', 'rtn=text&type=nobody'), 400, ['type']);
     await expectError(await get(server, '/teams/tags', 'rtn=html&start=bad'), 400, ['start']);
     await expectError(await get(server, '/teams/member/nope', 'rtn=html'), 404);
+  });
+});
+
+describe('accepted and ignored (decisions §3, §4 Revision 2)', () => {
+  test('next and total, any value, empty or repeated, change nothing', async () => {
+    const plain = await get(server, '/contacts', 'cursor=3');
+    const body = await plain.text();
+    for (const extra of ['next=9', 'next=', 'total=', 'next=1&next=2', 'total=a&total=b&next=x']) {
+      const res = await get(server, '/contacts', `cursor=3&${extra}`);
+      expect(res.status, extra).toBe(200);
+      expect(res.headers.get('x-total-count')).toBe(plain.headers.get('x-total-count'));
+      const data = (await res.json()) as { data: unknown; paging: { cursors: unknown } };
+      const want = JSON.parse(body) as typeof data;
+      expect(data.data).toEqual(want.data);
+      expect(data.paging.cursors).toEqual(want.paging.cursors);
+    }
+  });
+
+  test('a valid cursor on a single-object endpoint is ignored; leading zeros are fine', async () => {
+    const a = await get(server, `/teams/member/${admin.memberID}`);
+    const b = await get(server, `/teams/member/${admin.memberID}`, 'cursor=000250');
+    expect(b.status).toBe(200);
+    expect(await b.text()).toBe(await a.text());
+  });
+
+  test('path segments are percent-decoded before matching: /%74eams/tags is /teams/tags', async () => {
+    const a = await get(server, '/teams/tags');
+    const b = await get(server, '/%74eams/%74ags');
+    expect(b.status).toBe(200);
+    expect(((await b.json()) as { data: unknown }).data).toEqual(
+      ((await a.json()) as { data: unknown }).data,
+    );
+  });
+
+  test('the group segment: exact id or exact name; another case or a prefix is 404', async () => {
+    const { canonicalDataset } = await import('@tagtrack/core/canonical');
+    const group = canonicalDataset.teams[0]!.groups[0]!;
+    const byName = await get(server, `/teams/group/${encodeURIComponent(group.groupName)}`);
+    expect(byName.status).toBe(200);
+    for (const segment of [
+      group.groupName.toUpperCase(),
+      group.groupName.toLowerCase(),
+      group.groupName.slice(0, 3),
+    ]) {
+      if (segment === group.groupName) continue;
+      await expectError(await get(server, `/teams/group/${encodeURIComponent(segment)}`), 404);
+    }
+  });
+
+  test('out-of-scope and unknown ids answer the same 404 message but for the echoed id', async () => {
+    const { canonicalDataset } = await import('@tagtrack/core/canonical');
+    const other = canonicalDataset.teams[1]!.members[0]!.memberID;
+    const unknown = '0'.repeat(24);
+    const a = await expectError(await get(server, `/teams/member/${other}`), 404);
+    const b = await expectError(await get(server, `/teams/member/${unknown}`), 404);
+    expect(a.message.replace(other, 'ID')).toBe(b.message.replace(unknown, 'ID'));
   });
 });
 
@@ -105,6 +187,19 @@ describe('routing, methods and the order of checks', () => {
   test('unknown path comes before method, method before auth', async () => {
     await expectError(await get(server, '/nope', '', { as: null, method: 'POST' }), 404);
     await expectError(await get(server, '/teams', '', { as: null, method: 'POST' }), 405);
+    await expectError(
+      await get(server, '/teams', 'type=bogus', {
+        as: { ...admin, accessKey: 'x' },
+        method: 'PUT',
+      }),
+      405,
+    );
+  });
+  test('auth comes before the rate limit, the rate limit before parameters', async () => {
+    const limited = createServer({ rateLimit: { limit: 1, windowMs: 60_000 } });
+    expect((await get(limited, '/teams')).status).toBe(200);
+    await expectError(await get(limited, '/teams', '', { as: null }), 401);
+    await expectError(await get(limited, '/teams', 'type=bogus'), 429);
   });
   test('auth comes before parameter validation', async () => {
     await expectError(await get(server, '/teams', 'type=bogus', { as: null }), 401);

@@ -1,4 +1,11 @@
-import { buildIndex, type Caller } from '@tagtrack/core';
+import {
+  BAD_CREDENTIALS_MESSAGE,
+  buildIndex,
+  type Caller,
+  ENDPOINTS,
+  envelopeSchema,
+  signQuery,
+} from '@tagtrack/core';
 import { canonicalDataset as ds } from '@tagtrack/core/canonical';
 import { describe, expect, test } from 'vitest';
 import {
@@ -47,13 +54,33 @@ const repeated = (() => {
   throw new Error('canonical dataset has no repeated open on one day');
 })();
 const otherTeamMember = ds.teams[1]!.members[0]!.memberID;
+const group = ds.teams[0]!.groups[0]!;
+const upperHex = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey).toUpperCase()}`);
+const PUBLIC = 'http://public.example';
+
+/** One response as the probes see it. */
+interface Observed {
+  status: number;
+  headers: Record<string, string | null>;
+  body: string;
+}
 
 interface Probe {
   /** Options of both servers besides the fault. */
   options?: ServerOptions;
   /** Requests, sent in order to each server; every response is compared. */
   requests: [path: string, query: string, options?: GetOptions][];
+  /** What the fault must change: assertions on the faulty server's responses. */
+  faulty?: (observed: Observed[]) => void;
 }
+
+/** The parts of a JSON body the probes read. */
+interface Body {
+  data: ({ date?: string; contactID: string } & Record<string, unknown>)[];
+  paging: { nextURL: string | null; previousURL: string | null };
+  message: string;
+}
+const json = (o: Observed) => JSON.parse(o.body) as Body;
 
 const PROBES: Record<FaultName, Probe> = {
   'unique-opens-as-total': { requests: [['/teams/tags', '']] },
@@ -88,27 +115,175 @@ const PROBES: Record<FaultName, Probe> = {
       ['/teams', ''],
     ],
   },
+  'next-param-rejected': {
+    requests: [['/teams', 'next=5']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
+  'no-content-as-empty-page': {
+    requests: [['/contacts', 'cursor=100000']],
+    faulty: ([o]) => {
+      expect(o!.status).toBe(200);
+      expect(json(o!).data).toEqual([]);
+    },
+  },
+  'no-content-without-headers': {
+    requests: [['/contacts', 'cursor=100000']],
+    faulty: ([o]) => {
+      expect(o!.status).toBe(204);
+      expect(o!.headers['x-total-count']).toBeNull();
+      expect(o!.headers.link).toBeNull();
+    },
+  },
+  'last-page-next-null': {
+    options: { pageSize: 10 },
+    requests: [['/teams', '']],
+    faulty: ([o]) => expect(json(o!).paging.nextURL).toBeNull(),
+  },
+  'paging-url-drops-params': {
+    requests: [['/teams/tags', 'isOpened=true&rtn=json']],
+    faulty: ([o]) => expect(json(o!).paging.nextURL).toMatch(/\/teams\/tags\?cursor=\d+$/),
+  },
+  'paging-url-sorted-params': {
+    requests: [['/teams/tags', 'rtn=json&isOpened=true&cursor=0']],
+    faulty: ([o]) =>
+      expect(json(o!).paging.nextURL).toMatch(/\?cursor=\d+&isOpened=true&rtn=json$/),
+  },
+  'link-header-missing-text': {
+    requests: [
+      ['/teams', 'rtn=text'],
+      ['/teams', 'rtn=json'],
+    ],
+    faulty: ([text, js]) => {
+      expect(text!.headers.link).toBeNull();
+      expect(js!.headers.link).not.toBeNull();
+    },
+  },
+  'total-count-on-single': {
+    requests: [[`/teams/member/${admin.memberID}`, '']],
+    faulty: ([o]) => expect(o!.headers['x-total-count']).toBe('1'),
+  },
+  'head-no-link': {
+    requests: [
+      ['/teams', '', { method: 'HEAD' }],
+      ['/teams', ''],
+    ],
+    faulty: ([head, getRes]) => {
+      expect(head!.headers.link).toBeNull();
+      expect(getRes!.headers.link).not.toBeNull();
+    },
+  },
+  'cursor-unchecked-single': {
+    requests: [[`/teams/member/${admin.memberID}`, 'cursor=abc']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'previous-url-on-first-page': {
+    requests: [['/teams', '']],
+    faulty: ([o]) => {
+      expect(json(o!).paging.previousURL).toBe(`${PUBLIC}/teams?cursor=0`);
+      expect(o!.headers.link).toContain('rel="prev"');
+    },
+  },
+  'unknown-auth-id-message': {
+    requests: [
+      ['/teams', '', { as: { authId: 'no-such-id', accessKey: 'x' } }],
+      ['/teams', '', { as: { ...adminCred, accessKey: 'x' } }],
+    ],
+    faulty: ([unknown, wrong]) => {
+      expect(unknown!.status).toBe(401);
+      expect(unknown!.body).not.toBe(wrong!.body);
+      expect(json(wrong!).message).toBe(BAD_CREDENTIALS_MESSAGE);
+    },
+  },
+  'plus-not-space': {
+    requests: [['/teams/tags', 'total=a+b', { signed: 'total=a b' }]],
+    faulty: ([o]) => expect(o!.status).toBe(401),
+  },
+  'hex-case-sensitive': {
+    requests: [['/teams', '', { as: null, headers: { Authorization: upperHex } }]],
+    faulty: ([o]) => expect(o!.status).toBe(401),
+  },
+  'next-not-signed': {
+    requests: [['/teams', 'next=1', { signed: '' }]],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'group-name-case-insensitive': {
+    requests: [[`/teams/group/${encodeURIComponent(group.groupName.toUpperCase())}`, '']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'group-name-prefix': {
+    requests: [[`/teams/stats/group/${encodeURIComponent(group.groupName.slice(0, 3))}`, '']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'empty-value-as-absent': {
+    requests: [['/teams', 'type=']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'foreign-param-accepted': {
+    requests: [['/contacts', 'start=2024-01-01']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'path-not-decoded': {
+    requests: [
+      ['/%74eams', ''],
+      [`/teams/group/${encodeURIComponent(group.groupName)}`, ''],
+    ],
+    faulty: ([encoded, placeholder]) => {
+      expect(encoded!.status).toBe(404);
+      expect(placeholder!.status).toBe(200);
+    },
+  },
+  'aggregate-record-has-date': {
+    requests: [['/stats', 'aggregateData=true']],
+    faulty: ([o]) => expect(json(o!).data[0]?.date).toMatch(/^\d{4}-\d{2}-\d{2}$/),
+  },
+  'latitude-out-of-range': {
+    requests: [['/opens', '']],
+    faulty: ([o]) => {
+      const schema = envelopeSchema(ENDPOINTS.find((e) => e.id === 'opens.list')!);
+      expect(schema.safeParse(json(o!)).success).toBe(false);
+    },
+  },
+  'contact-id-inconsistent': {
+    requests: [
+      ['/opens', ''],
+      ['/contacts', ''],
+    ],
+    faulty: ([opens, contacts]) => {
+      const ids = new Set(json(contacts!).data.map((c) => c.contactID));
+      const groups = json(opens!).data as unknown as {
+        opens: { recipient: { recipientID: string } }[];
+      }[];
+      const recipients = groups.flatMap((g) => g.opens.map((o) => o.recipient.recipientID));
+      expect(recipients.length).toBeGreaterThan(0);
+      expect(recipients.some((id: string) => ids.has(id))).toBe(false);
+    },
+  },
 };
 
-async function observe(server: TagtrackServer, probe: Probe): Promise<string[]> {
-  const out: string[] = [];
+async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
+  const out: Observed[] = [];
   for (const [path, query, options] of probe.requests) {
     const res = await get(server, path, query, options);
-    const headers = ['content-type', 'x-total-count', 'link', 'retry-after']
-      .map((h) => `${h}: ${res.headers.get(h)}`)
-      .join('\n');
-    out.push(`${res.status}\n${headers}\n\n${await res.text()}`);
+    const headers = Object.fromEntries(
+      ['content-type', 'x-total-count', 'link', 'retry-after'].map((h) => [h, res.headers.get(h)]),
+    );
+    out.push({ status: res.status, headers, body: await res.text() });
   }
   return out;
 }
 
 describe('fault injection', () => {
-  test('FAULTS describes every fault name once, with an area and a description', () => {
+  test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
-    expect(FAULT_NAMES).toHaveLength(20);
+    expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
+    expect(FAULT_NAMES).toHaveLength(43);
     for (const f of FAULTS) {
-      expect(f.area).not.toBe('');
+      expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
+        f.area,
+      );
       expect(f.description.length).toBeGreaterThan(10);
+      expect(f.detectedBy.length).toBeGreaterThan(0);
+      for (const id of f.detectedBy) expect(id).toMatch(/^[A-Z]+(-[A-Z0-9]+)+$/);
     }
   });
 
@@ -127,13 +302,15 @@ describe('fault injection', () => {
     async (fault) => {
       const probe = PROBES[fault];
       const clock = () => Date.UTC(2025, 0, 1);
-      const clean = createServer({ ...probe.options, clock });
-      const faulty = createServer({ ...probe.options, clock, faults: [fault] });
+      const options = { publicUrl: PUBLIC, ...probe.options, clock };
+      const clean = createServer(options);
+      const faulty = createServer({ ...options, faults: [fault] });
       const expected = await observe(clean, probe);
       const actual = await observe(faulty, probe);
       expect(actual).not.toEqual(expected);
+      probe.faulty?.(actual);
       // the difference comes from the fault: a second clean server answers the same
-      expect(await observe(createServer({ ...probe.options, clock }), probe)).toEqual(expected);
+      expect(await observe(createServer(options), probe)).toEqual(expected);
     },
   );
 });

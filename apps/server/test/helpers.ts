@@ -69,3 +69,59 @@ export async function expectError(
   for (const m of mentions) expect(body.message).toContain(m);
   return body;
 }
+
+/** Statuses of a successful list answer: 200, or 204 for an empty page (decisions §3 Revision 2). */
+export const LIST_OK = [200, 204] as const;
+
+/** Options of {@link rawRequest}. */
+export interface RawRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+}
+
+/** What {@link rawRequest} resolves: the status line, the raw headers and the body bytes. */
+export interface RawResponse {
+  status: number;
+  statusMessage: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/**
+ * Sends a request target exactly as given (no URL parser normalises it, no Accept-Encoding
+ * is added) to a listening server at `base`, with node:http.
+ */
+export async function rawRequest(
+  base: string,
+  target: string,
+  options: RawRequestOptions = {},
+): Promise<RawResponse> {
+  const { request } = await import('node:http');
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: target,
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (d: Buffer) => chunks.push(d));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            statusMessage: res.statusMessage ?? '',
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

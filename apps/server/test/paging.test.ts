@@ -1,8 +1,8 @@
-import { buildIndex, type Caller } from '@tagtrack/core';
+import { authorizationHeader, buildIndex, type Caller, ENDPOINTS } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
-import { describe, expect, test } from 'vitest';
-import { createServer } from '../src/index.ts';
-import { BASE, credential, get, getJson } from './helpers.ts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createServer, ServerOptionsError } from '../src/index.ts';
+import { BASE, credential, get, getJson, rawRequest } from './helpers.ts';
 
 const index = buildIndex(canonicalDataset);
 const adminCred = credential(1, 'admin');
@@ -21,74 +21,185 @@ interface ListBody {
   };
 }
 
-function splitUrl(url: string): { path: string; query: string } {
-  const u = url.slice(BASE.length);
+/** The public base URL of the servers below: another origin than the requests', with a path. */
+const PUBLIC = 'http://public.example/api';
+
+function splitUrl(url: string, base = PUBLIC): { path: string; query: string } {
+  expect(url.startsWith(`${base}/`)).toBe(true);
+  const u = url.slice(base.length);
   const q = u.indexOf('?');
   return q < 0 ? { path: u, query: '' } : { path: u.slice(0, q), query: u.slice(q + 1) };
 }
 
-describe('cursor pagination (decisions §3)', () => {
-  const pageSize = 7;
-  const server = createServer({ pageSize });
+/** The Link header's targets by relation. */
+function links(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of (res.headers.get('link') ?? '').matchAll(/<([^>]*)>;\s*rel="(\w+)"/g)) {
+    out[m[2]!] = m[1]!;
+  }
+  return out;
+}
 
-  test('walking nextURL visits every tag exactly once, in the index order', async () => {
+const pageSize = 7;
+const server = createServer({ pageSize, publicUrl: PUBLIC });
+const contacts = index.contacts(admin).length;
+
+describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', () => {
+  test('walking nextURL visits every tag once; the last page links to cursor=total, which answers 204', async () => {
     const expected = index.tags(admin, { isOpened: true })!.map((t) => t.tagID);
     const seen: string[] = [];
     let next: { path: string; query: string } | null = {
       path: '/teams/tags',
       query: 'isOpened=true',
     };
-    let pages = 0;
+    let requests = 0;
+    let last: Response | undefined;
     while (next) {
-      const { res, body }: { res: Response; body: ListBody } = await getJson<ListBody>(
-        server,
-        next.path,
-        next.query,
-      );
-      expect(res.status).toBe(200);
+      const res = await get(server, next.path, next.query);
+      requests++;
+      last = res;
       expect(res.headers.get('x-total-count')).toBe(String(expected.length));
+      if (res.status === 204) {
+        next = null;
+        continue;
+      }
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as ListBody;
+      expect(body.data.length).toBeGreaterThan(0);
       expect(body.data.length).toBeLessThanOrEqual(pageSize);
-      const link = res.headers.get('link');
-      if (body.paging.nextURL) {
-        expect(link).toContain(`<${body.paging.nextURL}>; rel="next"`);
-      }
-      if (body.paging.previousURL) {
-        expect(link).toContain(`<${body.paging.previousURL}>; rel="prev"`);
-      }
+      expect(links(res).next).toBe(body.paging.nextURL!);
+      if (body.paging.previousURL) expect(links(res).prev).toBe(body.paging.previousURL);
       seen.push(...body.data.map((t) => t.tagID!));
-      next = body.paging.nextURL ? splitUrl(body.paging.nextURL) : null;
-      pages++;
+      expect(body.paging.nextURL).not.toBeNull();
+      next = splitUrl(body.paging.nextURL!);
     }
     expect(seen).toEqual(expected);
-    expect(pages).toBe(Math.ceil(expected.length / pageSize));
+    expect(requests).toBe(Math.ceil(expected.length / pageSize) + 1);
+    expect(await last!.text()).toBe('');
   });
 
-  test('the next URL keeps the other parameters in order and replaces the cursor', async () => {
-    const { body } = await getJson<ListBody>(server, '/contacts', 'rtn=json&cursor=7&total=99');
-    expect(body.paging.nextURL).toBe(`${BASE}/contacts?rtn=json&cursor=14&total=99`);
-    expect(body.paging.previousURL).toBe(`${BASE}/contacts?rtn=json&cursor=0&total=99`);
-    expect(body.paging.cursors).toMatchObject({ previous: 0, next: 14 });
+  test('the last non-empty page has nextURL at cursor=total', async () => {
+    const lastStart = Math.floor((contacts - 1) / pageSize) * pageSize;
+    const { res, body } = await getJson<ListBody>(server, '/contacts', `cursor=${lastStart}`);
+    expect(res.status).toBe(200);
+    expect(body.paging.cursors.next).toBe(contacts);
+    expect(body.paging.nextURL).toBe(`${PUBLIC}/contacts?cursor=${contacts}`);
   });
 
-  test('Link and X-Total-Count are sent in the text and html formats too', async () => {
-    for (const rtn of ['text', 'html']) {
-      const res = await get(server, '/contacts', `rtn=${rtn}&cursor=7`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('x-total-count')).toBe(String(index.contacts(admin).length));
-      const link = res.headers.get('link')!;
-      expect(link).toContain(`<${BASE}/contacts?rtn=${rtn}&cursor=14>; rel="next"`);
-      expect(link).toContain(`<${BASE}/contacts?rtn=${rtn}&cursor=0>; rel="prev"`);
+  test.each(['json', 'text', 'html'])(
+    'past the end (rtn=%s): 204, empty body, X-Total-Count and Link rel="prev" only',
+    async (rtn) => {
+      for (const cursor of [contacts, contacts + 1, '99999999999999999999999']) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(server, '/contacts', `rtn=${rtn}&cursor=${cursor}`, { method });
+          expect(res.status).toBe(204);
+          expect(await res.text()).toBe('');
+          expect(res.headers.get('x-total-count')).toBe(String(contacts));
+          const l = links(res);
+          expect(Object.keys(l)).toEqual(['prev']);
+          const previous = Math.max(
+            Math.min(Number(cursor), Number.MAX_SAFE_INTEGER) - pageSize,
+            0,
+          );
+          expect(l.prev).toBe(`${PUBLIC}/contacts?rtn=${rtn}&cursor=${previous}`);
+        }
+      }
+    },
+  );
+
+  test('an empty list answers 204 with X-Total-Count 0 and no Link', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const res = await get(server, '/teams/tags', 'isOpened=true&isUnopened=true', { method });
+      expect(res.status).toBe(204);
+      expect(await res.text()).toBe('');
+      expect(res.headers.get('x-total-count')).toBe('0');
+      expect(res.headers.get('link')).toBeNull();
     }
   });
 
-  test('a cursor at or past the total answers 200 with data []', async () => {
-    const total = index.contacts(admin).length;
-    for (const cursor of [total, total + 1, 10 ** 12]) {
-      const { res, body } = await getJson<ListBody>(server, '/contacts', `cursor=${cursor}`);
-      expect(res.status).toBe(200);
-      expect(body.data).toEqual([]);
-      expect(body.paging.cursors.total).toBe(total);
-      expect(body.paging.nextURL).toBeNull();
+  test('cursor arithmetic: previous = max(cursor - pageSize, 0), next = min(cursor + pageSize, total), previousURL null iff cursor = 0', async () => {
+    for (const cursor of [0, 1, 6, 7, 8, 13, 14, contacts - 1]) {
+      const { body } = await getJson<ListBody>(server, '/contacts', `cursor=${cursor}`);
+      expect(body.paging.cursors).toEqual({
+        previous: Math.max(cursor - pageSize, 0),
+        next: Math.min(cursor + pageSize, contacts),
+        total: contacts,
+      });
+      expect(body.paging.previousURL === null).toBe(cursor === 0);
+      if (cursor > 0) {
+        expect(body.paging.previousURL).toBe(
+          `${PUBLIC}/contacts?cursor=${Math.max(cursor - pageSize, 0)}`,
+        );
+      }
+    }
+  });
+
+  test('paging URLs keep every other parameter, its order and its encoding; only cursor changes', async () => {
+    const query = 'total=a%20b+c%2Fd&isOpened=TRUE&cursor=007&next=whatever&start=2023-01-01';
+    const { res, body } = await getJson<ListBody>(server, '/teams/tags', query);
+    expect(res.status).toBe(200);
+    const keep = (c: number) =>
+      `${PUBLIC}/teams/tags?total=a%20b+c%2Fd&isOpened=TRUE&cursor=${c}&next=whatever&start=2023-01-01`;
+    expect(body.paging.nextURL).toBe(keep(14));
+    expect(body.paging.previousURL).toBe(keep(0));
+    expect(links(res)).toEqual({ next: keep(14), prev: keep(0) });
+  });
+
+  test('without a cursor, the paging URLs append it last', async () => {
+    const { body } = await getJson<ListBody>(server, '/contacts', 'rtn=json&total=99');
+    expect(body.paging.nextURL).toBe(`${PUBLIC}/contacts?rtn=json&total=99&cursor=7`);
+    expect(body.paging.previousURL).toBeNull();
+  });
+
+  test('Link and X-Total-Count are on every list endpoint in every rtn and on HEAD; never on 3, 14, 16', async () => {
+    const tag = index
+      .tags(admin, {})!
+      .find((t) => t.stats.totalOpens > 0 && t.stats.totalClicks > 0)!;
+    const params: Record<string, string> = {
+      memberID: admin.memberID,
+      group: canonicalDataset.teams[0]!.groups[0]!.groupID,
+      tagID: tag.tagID,
+      contactID: index.contacts(admin)[0]!.contactID,
+    };
+    for (const e of ENDPOINTS) {
+      const path = e.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
+      const date = e.requiredQuery.includes('date') ? '&date=2024-06-01' : '';
+      for (const rtn of ['json', 'text', 'html']) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(server, path, `rtn=${rtn}&cursor=1${date}`, { method });
+          const what = `${method} ${path} rtn=${rtn}`;
+          if (e.response === 'single') {
+            expect(res.status, what).toBe(200);
+            expect(res.headers.get('x-total-count'), what).toBeNull();
+            expect(res.headers.get('link'), what).toBeNull();
+            continue;
+          }
+          const total = Number(res.headers.get('x-total-count'));
+          expect(Number.isInteger(total), what).toBe(true);
+          // cursor 1: a previous page always exists
+          expect(links(res).prev, what).toBe(`${PUBLIC}${path}?rtn=${rtn}&cursor=0${date}`);
+          if (total > 1) {
+            expect(res.status, what).toBe(200);
+            expect(links(res).next, what).toBe(
+              `${PUBLIC}${path}?rtn=${rtn}&cursor=${Math.min(1 + pageSize, total)}${date}`,
+            );
+          } else {
+            expect(res.status, what).toBe(204);
+          }
+        }
+      }
+    }
+  });
+
+  test('HEAD answers the status and headers of GET without a body, 204 included', async () => {
+    for (const query of ['', `cursor=${contacts}`, 'rtn=text&cursor=3']) {
+      const g = await get(server, '/contacts', query);
+      const h = await get(server, '/contacts', query, { method: 'HEAD' });
+      expect(h.status).toBe(g.status);
+      expect(await h.text()).toBe('');
+      for (const name of ['content-type', 'x-total-count', 'link']) {
+        expect(h.headers.get(name)).toBe(g.headers.get(name));
+      }
     }
   });
 
@@ -98,5 +209,129 @@ describe('cursor pagination (decisions §3)', () => {
     const total = index.tags(admin, {})!.length;
     expect(body.data).toHaveLength(Math.min(250, total));
     expect(body.paging.cursors.next).toBe(Math.min(250, total));
+  });
+});
+
+describe('paging end empty-page (option; decisions §3 Revision 2)', () => {
+  const emptyPage = createServer({ pageSize, publicUrl: PUBLIC, pagingEnd: 'empty-page' });
+
+  test('the last page has nextURL null, and past the end answers 200 with data []', async () => {
+    const lastStart = Math.floor((contacts - 1) / pageSize) * pageSize;
+    const last = await getJson<ListBody>(emptyPage, '/contacts', `cursor=${lastStart}`);
+    expect(last.body.paging.nextURL).toBeNull();
+    expect(links(last.res).next).toBeUndefined();
+    for (const cursor of [contacts, contacts + 1, 10 ** 12]) {
+      const { res, body } = await getJson<ListBody>(emptyPage, '/contacts', `cursor=${cursor}`);
+      expect(res.status).toBe(200);
+      expect(body.data).toEqual([]);
+      expect(body.paging.cursors.total).toBe(contacts);
+      expect(body.paging.nextURL).toBeNull();
+      expect(res.headers.get('x-total-count')).toBe(String(contacts));
+      expect(links(res).prev).toBe(body.paging.previousURL!);
+    }
+  });
+
+  test('a walk over nextURL takes ceil(total / pageSize) requests', async () => {
+    let url: string | null = `${PUBLIC}/contacts`;
+    let requests = 0;
+    const seen: string[] = [];
+    while (url) {
+      const { path, query } = splitUrl(url);
+      const { body } = await getJson<ListBody>(emptyPage, path, query);
+      seen.push(...body.data.map((c) => c.contactID!));
+      url = body.paging.nextURL;
+      requests++;
+    }
+    expect(requests).toBe(Math.ceil(contacts / pageSize));
+    expect(seen).toEqual(index.contacts(admin).map((c) => c.contactID));
+  });
+});
+
+describe('the public base URL (decisions §3 Revision 2: never the request Host)', () => {
+  test('in memory, the default is http://127.0.0.1 whatever origin the request has', async () => {
+    const plain = createServer({ pageSize });
+    const res = await plain.fetch(
+      new Request('http://evil.example:666/contacts', {
+        headers: { Authorization: authorizationHeader(adminCred.authId, adminCred.accessKey, '') },
+      }),
+    );
+    const body = (await res.json()) as ListBody;
+    expect(body.paging.nextURL).toBe('http://127.0.0.1/contacts?cursor=7');
+    expect(plain.publicUrl).toBe('http://127.0.0.1');
+  });
+
+  test('a trailing slash of the configured URL is dropped; a path prefix is kept', async () => {
+    const s = createServer({ pageSize, publicUrl: 'https://api.example.com/v1/' });
+    expect(s.publicUrl).toBe('https://api.example.com/v1');
+    const { body } = await getJson<ListBody>(s, '/contacts');
+    expect(body.paging.nextURL).toBe('https://api.example.com/v1/contacts?cursor=7');
+  });
+
+  test.each([
+    'api.example.com',
+    'ftp://example.com',
+    'http://example.com/?a=1',
+    'http://u:p@example.com',
+    'not a url',
+  ])('an invalid public URL %s is refused', (url) => {
+    expect(() => createServer({ publicUrl: url })).toThrow(ServerOptionsError);
+  });
+
+  describe('over a socket', () => {
+    const socketServer = createServer({ pageSize });
+    let base = '';
+    beforeAll(async () => {
+      // an answer rendered before listen must not be served after it (the cache keys on the base URL)
+      const before = await getJson<ListBody>(socketServer, '/contacts');
+      expect(before.body.paging.nextURL).toBe('http://127.0.0.1/contacts?cursor=7');
+      base = await socketServer.listen(0, '127.0.0.1');
+    });
+    afterAll(() => socketServer.close());
+
+    test('the default is the listen URL, and a forged Host header changes nothing', async () => {
+      expect(socketServer.publicUrl).toBe(base);
+      const authorization = authorizationHeader(adminCred.authId, adminCred.accessKey, 'cursor=7');
+      for (const host of [new URL(base).host, 'evil.example', 'evil.example:8080']) {
+        const res = await rawRequest(base, '/contacts?cursor=7', {
+          headers: { authorization, host },
+        });
+        expect(res.status).toBe(200);
+        const body = JSON.parse(res.body.toString('utf8')) as ListBody;
+        expect(body.paging.nextURL).toBe(`${base}/contacts?cursor=14`);
+        expect(body.paging.previousURL).toBe(`${base}/contacts?cursor=0`);
+        expect(res.headers.link).toBe(
+          `<${base}/contacts?cursor=14>; rel="next", <${base}/contacts?cursor=0>; rel="prev"`,
+        );
+      }
+    });
+
+    test('the raw query of the request line is kept byte for byte', async () => {
+      const qs = "total='a'~!*()&cursor=7";
+      const res = await rawRequest(base, `/contacts?${qs}`, {
+        headers: { authorization: authorizationHeader(adminCred.authId, adminCred.accessKey, qs) },
+      });
+      expect(res.status).toBe(200);
+      const body = JSON.parse(res.body.toString('utf8')) as ListBody;
+      expect(body.paging.nextURL).toBe(`${base}/contacts?total='a'~!*()&cursor=14`);
+    });
+
+    test('a 204 over the socket keeps X-Total-Count, Link and the Content-Type of its rtn', async () => {
+      const qs = `rtn=text&cursor=${contacts}`;
+      const res = await rawRequest(base, `/contacts?${qs}`, {
+        headers: { authorization: authorizationHeader(adminCred.authId, adminCred.accessKey, qs) },
+      });
+      expect(res.status).toBe(204);
+      expect(res.body.byteLength).toBe(0);
+      expect(res.headers['x-total-count']).toBe(String(contacts));
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(res.headers.link).toBe(
+        `<${base}/contacts?rtn=text&cursor=${contacts - pageSize}>; rel="prev"`,
+      );
+    });
+  });
+
+  test('in-memory requests of BASE never leak BASE into the paging URLs', async () => {
+    const { body } = await getJson<ListBody>(server, '/contacts', 'cursor=7');
+    expect(body.paging.nextURL!.startsWith(BASE)).toBe(false);
   });
 });

@@ -1,5 +1,10 @@
 import { request as httpRequest } from 'node:http';
-import { authorizationHeader, SIGNING_VECTORS } from '@tagtrack/core';
+import {
+  authorizationHeader,
+  BAD_CREDENTIALS_MESSAGE,
+  SIGNING_VECTORS,
+  signQuery,
+} from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
@@ -66,11 +71,76 @@ describe('signing variants (decisions §1)', () => {
             headers: { Authorization: authorization },
           }),
         );
-      expect((await send(v.authorization)).status).toBe(200);
+      // 200, or 204 when the vector's cursor is past the end (decisions §3 Revision 2)
+      expect([200, 204]).toContain((await send(v.authorization)).status);
       const other = authorizationHeader(v.authId, `${v.accessKey}x`, v.signed);
       expect((await send(other)).status).toBe(401);
     },
   );
+});
+
+describe('authentication, Revision 2 (decisions §1)', () => {
+  const send = (authorization: string, query = '') =>
+    server.fetch(
+      new Request(`${BASE}/teams${query === '' ? '' : `?${query}`}`, {
+        headers: { Authorization: authorization },
+      }),
+    );
+
+  test('an unknown authId and a wrong signature answer the identical 401 body', async () => {
+    const unknown = await get(server, '/teams', 'type=user', {
+      as: { ...admin, authId: 'no-such-auth-id' },
+    });
+    const wrong = await get(server, '/teams', 'type=user', { as: { ...admin, accessKey: 'x' } });
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    const a = await unknown.text();
+    expect(a).toBe(await wrong.text());
+    expect(JSON.parse(a)).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: BAD_CREDENTIALS_MESSAGE,
+    });
+  });
+
+  test('the hex signature is accepted in uppercase', async () => {
+    const upper = btoa(`${admin.authId}:${signQuery('type=user', admin.accessKey).toUpperCase()}`);
+    expect((await send(upper, 'type=user')).status).toBe(200);
+  });
+
+  test('whitespace around the header value is ignored', async () => {
+    const header = authorizationHeader(admin.authId, admin.accessKey, '');
+    expect((await send(`  ${header}\t`)).status).toBe(200);
+  });
+
+  test('base64 without its padding is malformed: 401', async () => {
+    const header = authorizationHeader(admin.authId, admin.accessKey, '').replace(/=+$/, '');
+    if (header.length % 4 !== 0) expect((await send(header)).status).toBe(401);
+  });
+
+  test('cursor, total, rtn and next are signed: leaving one out of the signature is 401', async () => {
+    for (const [query, signed] of [
+      ['cursor=1&type=user', 'type=user'],
+      ['total=5&type=user', 'type=user'],
+      ['rtn=json&type=user', 'type=user'],
+      ['next=7&type=user', 'type=user'],
+      ['type=user&next=', 'type=user'],
+    ] as const) {
+      const res = await get(server, '/teams', query, { signed });
+      expect(res.status, query).toBe(401);
+      expect((await get(server, '/teams', query)).status, query).not.toBe(401);
+    }
+  });
+
+  test('PHP urldecode form: + and %20 both read as a space in the decoded form', async () => {
+    const sent = 'total=a+b%20c&type=user';
+    expect((await get(server, '/teams', sent, { signed: 'total=a b c&type=user' })).status).toBe(
+      200,
+    );
+    expect((await get(server, '/teams', sent, { signed: 'total=a+b c&type=user' })).status).toBe(
+      401,
+    );
+  });
 });
 
 describe('over a real socket on 127.0.0.1', () => {

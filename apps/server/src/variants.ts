@@ -1,0 +1,261 @@
+/**
+ * Variants: named, deliberate choices among the freedoms the `tagtrack/v1` profile grants
+ * (decisions.md, the *free* clauses and the profile options). Unlike a fault, a variant stays
+ * inside the profile, so the conformance suite must pass every one of them. Each variant is
+ * implemented in the layer where an independent implementation would make that choice:
+ * `render` (bodies and Content-Type), `transport` (the HTTP layer over a socket), `store`
+ * (the records before paging and rendering), or `options` (a profile option of the server).
+ */
+import type { PagingEnd } from '@tagtrack/core';
+
+/** Server options a variant sets (and the suite's profile must declare alike). */
+export interface VariantServerOptions {
+  readonly pageSize?: number;
+  readonly pagingEnd?: PagingEnd;
+  readonly memberWithoutGroup?: 'omit' | 'empty';
+}
+
+/** One variant: a freedom of the profile, taken one way. */
+export interface VariantInfo {
+  readonly name: string;
+  /** What the server does differently, observably. */
+  readonly description: string;
+  /** The clause of decisions.md that grants the freedom, e.g. `decisions §7 Revision 2`. */
+  readonly freedom: string;
+  /** The server layer the variant lives in. */
+  readonly layer: 'render' | 'transport' | 'store' | 'options';
+  /** Only observable over a real socket (not through the in-memory `fetch`). */
+  readonly transport: boolean;
+  /** Profile fields the conformance suite must use against a server with this variant. */
+  readonly profile?: Readonly<Record<string, unknown>>;
+  /** Server options the variant sets (applied by `createServer`). */
+  readonly server?: VariantServerOptions;
+}
+
+/** Every variant of the reference server, declared once. */
+export const VARIANTS = [
+  {
+    name: 'json-keys-shuffled',
+    description:
+      'every JSON object (envelope, paging, records, errors) lists its keys in reverse order',
+    freedom: 'decisions preamble (JSON compared by value) and §3',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'json-pretty',
+    description: 'JSON bodies are indented by two spaces and end with a newline',
+    freedom: 'decisions preamble (whitespace does not matter)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'json-unicode-escapes',
+    description: "JSON strings write every non-ASCII character and < > & ' as \\uXXXX and / as \\/",
+    freedom: 'decisions preamble (\\u escapes do not matter)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'gzip',
+    description: 'bodies are gzip-compressed when the request accepts gzip (Accept-Encoding)',
+    freedom: 'decisions §7 Revision 2 (transfer details: gzip/deflate when asked)',
+    layer: 'transport',
+    transport: true,
+  },
+  {
+    name: 'deflate',
+    description:
+      'bodies are deflate-compressed (zlib format) when the request accepts deflate (Accept-Encoding)',
+    freedom: 'decisions §7 Revision 2 (transfer details: gzip/deflate when asked)',
+    layer: 'transport',
+    transport: true,
+  },
+  {
+    name: 'chunked',
+    description: 'bodies are sent with Transfer-Encoding: chunked, without Content-Length',
+    freedom: 'decisions §7 Revision 2 (transfer details: chunked or not)',
+    layer: 'transport',
+    transport: true,
+  },
+  {
+    name: 'connection-close',
+    description: 'every response carries Connection: close and the connection is closed after it',
+    freedom: 'decisions §7 Revision 2 (transfer details: keep-alive or not)',
+    layer: 'transport',
+    transport: true,
+  },
+  {
+    name: 'reason-phrase',
+    description: 'the status line carries a non-standard reason phrase (e.g. "200 Here You Go")',
+    freedom: 'decisions §7 Revision 2 (transfer details: the reason phrase)',
+    layer: 'transport',
+    transport: true,
+  },
+  {
+    name: 'extra-headers',
+    description:
+      'every response carries extra headers (Cache-Control, X-Content-Type-Options, X-Powered-By, X-Tagtrack-Revision)',
+    freedom: 'decisions §7 Revision 2 (transfer details: extra response headers)',
+    layer: 'transport',
+    transport: false,
+  },
+  {
+    name: 'content-type-params',
+    description:
+      'Content-Type carries an extra parameter and the charset in another spelling, e.g. application/json; version="1"; Charset=UTF-8',
+    freedom: 'decisions §7 Revision 2 (charset=utf-8 in any case; other parameters free)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'columns-reordered',
+    description: 'text and html columns come in reverse order',
+    freedom: 'decisions §7 Revision 2 (column order free)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'empty-columns-dropped',
+    description:
+      'text and html leave out every column that is empty in all rows of the page (e.g. groupID, or date when aggregated)',
+    freedom:
+      'decisions §7 Revision 2 (a field absent from every record: empty column or no column)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'html-no-thead',
+    description: 'the html header row is a plain first <tr> of <th> cells, without <thead>/<tbody>',
+    freedom: 'decisions §7 Revision 2 (header row in a <thead> or not)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'html-http-equiv-charset',
+    description:
+      'html declares its charset with <meta http-equiv="Content-Type" content="text/html; charset=utf-8">',
+    freedom: 'decisions §7 Revision 2 (meta charset or http-equiv)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'html-no-charset-meta',
+    description: 'html has no charset declaration; the Content-Type carries charset=utf-8',
+    freedom: 'decisions §7 Revision 2 (declaration optional when the Content-Type has the charset)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'html-alternative-markup',
+    description:
+      'html uses numeric entities (&#60; &#x…;), attributes, indentation between tags, a lowercase doctype and extra markup (heading, paragraph, footer) outside the table',
+    freedom:
+      'decisions §7 Revision 2 (entity forms, attributes, whitespace, markup outside the table)',
+    layer: 'render',
+    transport: false,
+  },
+  {
+    name: 'fractional-seconds',
+    description:
+      'every timestamp carries fractional seconds, .000Z (the same instant): dateSent, dateLastSent, openDate, clickDate',
+    freedom: 'decisions §8 Revision 2 (fractional seconds allowed, compared as instants)',
+    layer: 'store',
+    transport: false,
+  },
+  {
+    name: 'extra-fields',
+    description:
+      'every record carries two extra fields, object (the record kind) and revision (2), also as extra text/html columns',
+    freedom: 'decisions §8 Revision 2 (records may carry extra fields)',
+    layer: 'store',
+    transport: false,
+  },
+  {
+    name: 'contact-ids-alternative',
+    description:
+      'contact ids are "c-" + 22 base64url characters of SHA-256(normalised email), in contactID (15, 16, 17) and recipient.recipientID (9, 11); /contacts/{id} accepts only these',
+    freedom: 'decisions §8 Revision 2 (contact ids implementation-defined)',
+    layer: 'store',
+    transport: false,
+  },
+  {
+    name: 'event-ties-reversed',
+    description:
+      'events of one tag with the same timestamp come in reverse order (10, 12 and inside the groups of 9, 11); the canonical dataset has no such ties',
+    freedom: 'decisions §3 Revision 2 (events with the same timestamp in any order)',
+    layer: 'store',
+    transport: false,
+  },
+  {
+    name: 'empty-page',
+    description:
+      'paging end option empty-page: nextURL null on the last page, 200 with data [] past the end',
+    freedom: 'decisions §3 Revision 2 (option pagingEnd)',
+    layer: 'options',
+    transport: false,
+    profile: { pagingEnd: 'empty-page' },
+    server: { pagingEnd: 'empty-page' },
+  },
+  {
+    name: 'page-size-7',
+    description: 'page size option: 7 records per page',
+    freedom: 'decisions §3 (option page size)',
+    layer: 'options',
+    transport: false,
+    profile: { pageSize: 7 },
+    server: { pageSize: 7 },
+  },
+  {
+    name: 'member-without-group-empty',
+    description: 'members without a group carry groupID and groupName as empty strings',
+    freedom: 'decisions §8 (option: empty strings)',
+    layer: 'options',
+    transport: false,
+    profile: { memberWithoutGroup: 'empty' },
+    server: { memberWithoutGroup: 'empty' },
+  },
+] as const satisfies readonly VariantInfo[];
+
+/** One variant's name. */
+export type VariantName = (typeof VARIANTS)[number]['name'];
+
+/** Names of every variant, in {@link VARIANTS} order. */
+export const VARIANT_NAMES: readonly VariantName[] = VARIANTS.map((v) => v.name);
+
+/** Whether `name` is a variant name. */
+export function isVariantName(name: string): name is VariantName {
+  return (VARIANT_NAMES as readonly string[]).includes(name);
+}
+
+/** The declaration of variant `name`. */
+export function variantInfo(name: VariantName): VariantInfo {
+  return VARIANTS.find((v) => v.name === name)!;
+}
+
+/** The set of active variants, with a cheap membership test. */
+export class VariantSet {
+  readonly #active: ReadonlySet<VariantName>;
+  constructor(variants: readonly VariantName[] = []) {
+    for (const v of variants) {
+      if (!isVariantName(v)) {
+        throw new Error(
+          `unknown variant '${String(v)}'; known variants: ${VARIANT_NAMES.join(', ')}`,
+        );
+      }
+    }
+    this.#active = new Set(variants);
+  }
+  /** Whether variant `name` is on. */
+  has(name: VariantName): boolean {
+    return this.#active.has(name);
+  }
+  /** Whether any of `names` is on. */
+  hasAny(names: readonly VariantName[]): boolean {
+    return names.some((n) => this.#active.has(n));
+  }
+  /** The active variants, in {@link VARIANT_NAMES} order. */
+  list(): VariantName[] {
+    return VARIANT_NAMES.filter((v) => this.#active.has(v));
+  }
+}
