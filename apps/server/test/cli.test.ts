@@ -72,6 +72,11 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       '--fault',
       '--page-size',
       '--rate-limit',
+      '--paging-end',
+      '--public-url',
+      '--variant',
+      '--list-variants',
+      '--list-faults',
     ]) {
       expect(r.stdout).toContain(flag);
     }
@@ -84,10 +89,98 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     [['--rate-limit', '3/h'], /N\/s or N\/m/],
     [['--fault', 'nope'], /unknown fault/],
     [['--dataset', 'x.json', '--seed', '1'], /cannot be used with/],
+    [['--paging-end', 'never'], /--paging-end.*no-content, empty-page/],
+    [['--public-url', 'example.com'], /invalid public URL 'example.com'/],
+    [['--public-url', 'ftp://example.com'], /scheme must be http or https/],
+    [['--public-url', 'http://example.com/?x=1'], /no query or fragment/],
+    [
+      ['--variant', 'nope'],
+      /unknown variant; known: json-keys-shuffled, .*member-without-group-empty/,
+    ],
+    [
+      ['--variant', 'page-size-7', '--page-size', '10', '--port', '0'],
+      /variant page-size-7 sets pageSize 7/,
+    ],
   ])('bad flags %j exit 2 with a message', async (args, message) => {
     const r = await run(args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  test('--list-variants lists every variant with its layer, freedom and profile', async () => {
+    const { VARIANTS } = await import('../src/index.ts');
+    const r = await run(['--list-variants']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.map((l) => l.split('\t')[0])).toEqual(VARIANTS.map((v) => v.name));
+    expect(r.stdout).toContain('page-size-7\toptions\t');
+    expect(r.stdout).toContain('profile {"pageSize":7}');
+    expect(r.stdout).toContain('gzip\ttransport (socket only)');
+  });
+
+  test('--list-faults names the requirement ids that detect each fault', async () => {
+    const r = await run(['--list-faults']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(43);
+    expect(r.stdout).toContain('detected by PAGE-END-NO-CONTENT');
+  });
+
+  test('--public-url, --paging-end and repeated --variant take effect', async () => {
+    const { child, url, out } = await start([
+      '--port',
+      '0',
+      '--quiet',
+      '--public-url',
+      'https://api.example.com/v1/',
+      '--paging-end',
+      'empty-page',
+      '--variant',
+      'page-size-7',
+      '--variant',
+      'json-pretty',
+    ]);
+    try {
+      expect(out()).toContain('variants: page-size-7, json-pretty');
+      expect(out()).toContain('public URL of paging links: https://api.example.com/v1');
+      const cred = CANONICAL_CREDENTIALS[0]!;
+      const send = (qs: string) =>
+        fetch(`${url}/contacts${qs === '' ? '' : `?${qs}`}`, {
+          headers: { Authorization: authorizationHeader(cred.authId, cred.accessKey, qs) },
+        });
+      const first = await send('rtn=json');
+      const text = await first.text();
+      expect(text).toMatch(/^\{\n {2}"data"/);
+      const body = JSON.parse(text) as { data: unknown[]; paging: { nextURL: string } };
+      expect(body.data).toHaveLength(7);
+      expect(body.paging.nextURL).toBe('https://api.example.com/v1/contacts?rtn=json&cursor=7');
+      const past = await send('cursor=100000');
+      expect(past.status).toBe(200);
+      expect(((await past.json()) as { data: unknown[] }).data).toEqual([]);
+    } finally {
+      const done = exited(child);
+      child.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
+  });
+
+  test('without --public-url the paging links use the listen URL; past the end is 204', async () => {
+    const { child, url } = await start(['--port', '0', '--quiet', '--page-size', '5']);
+    try {
+      const cred = CANONICAL_CREDENTIALS[0]!;
+      const send = (qs: string) =>
+        fetch(`${url}/contacts?${qs}`, {
+          headers: { Authorization: authorizationHeader(cred.authId, cred.accessKey, qs) },
+        });
+      const body = (await (await send('cursor=5')).json()) as { paging: { nextURL: string } };
+      expect(body.paging.nextURL).toBe(`${url}/contacts?cursor=10`);
+      const past = await send('cursor=100000');
+      expect(past.status).toBe(204);
+      expect(past.headers.get('x-total-count')).toMatch(/^\d+$/);
+    } finally {
+      const done = exited(child);
+      child.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
   });
 
   test('a missing dataset file exits 2 naming the file', async () => {
