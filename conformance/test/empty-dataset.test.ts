@@ -27,6 +27,8 @@ describe('checks with nothing to check skip with a reason', () => {
       expect({ id, status: byId.get(id)?.status }).toEqual({ id, status: 'skip' });
       expect(byId.get(id)?.reason).toMatch(/no tag/);
     }
+    expect(byId.get('REL-CONTACT-IDS-CONSISTENT')?.status).toBe('skip');
+    expect(byId.get('REL-CONTACT-IDS-CONSISTENT')?.reason).toMatch(/no contact/);
     expect(result.checks.filter((c) => c.status === 'fail' || c.status === 'error')).toEqual([]);
   }, 30_000);
 

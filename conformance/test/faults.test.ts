@@ -1,33 +1,14 @@
 import { FAULTS, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
+import { ALL_CHECKS } from '../src/checks/index.ts';
 import { runInMemory } from './helpers.ts';
 
 /**
- * Requirement areas to run per fault, to keep this file fast: the areas where the fault is
- * observable. A fault missing here runs the whole suite.
+ * Fault detection: every fault the reference server can inject (`FAULTS`) breaks the profile,
+ * so the suite must fail on it, and fail at least one of the requirements the fault declares
+ * in `detectedBy`. Each run is narrowed to those requirements (`--only`) to keep this file
+ * fast; the unfaulted server passes them all.
  */
-const AREAS_FOR: Partial<Record<FaultName, string>> = {
-  'unique-opens-as-total': 'relations,laws',
-  'end-day-exclusive': 'relations',
-  'ignore-is-opened': 'relations',
-  'aggregate-drops-record': 'relations',
-  'page-overlap': 'pagination',
-  'json-content-type-text': 'schema',
-  'html-unescaped': 'schema,REL-FORMATS-AGREE',
-  'bad-date-200': 'input',
-  'scope-leak-team': 'scope',
-  'tablet-not-mobile': 'relations',
-  'daily-counts-total': 'laws,REL-DAILY',
-  'unknown-param-ignored': 'input',
-  'signature-not-checked': 'auth',
-  'out-of-scope-403': 'scope',
-  'alias-ignores-type': 'relations',
-  'contacts-all-team-tags': 'REL-CONTACTS,oracle',
-  'error-body-not-json': 'input,auth',
-  'head-total-differs': 'REL-HEAD',
-  'clicks-window-by-send-date': 'relations',
-  'rate-limit-no-retry-after': 'rate',
-};
 
 /** Server options a fault needs to be observable (a rate limit; small pages for paging). */
 function serverFor(fault: FaultName) {
@@ -38,11 +19,22 @@ function serverFor(fault: FaultName) {
   };
 }
 
-const detections: [string, string[]][] = [];
+const KNOWN = new Set(ALL_CHECKS.map((c) => c.id));
+const detections: [string, string[], string[]][] = [];
 
 describe('fault detection: the suite fails on every injected fault of the reference server', () => {
-  test('the unfaulted server passes every area used below (page size 40)', async () => {
-    const result = await runInMemory({ pageSize: 40 }, { numRuns: 8 });
+  test('every detectedBy id names a requirement of the suite', () => {
+    const unknown = FAULTS.flatMap((f) =>
+      (f.detectedBy as readonly string[])
+        .filter((id) => !KNOWN.has(id))
+        .map((id) => `${f.name}: ${id}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  test('the unfaulted server passes every requirement used below (page size 40)', async () => {
+    const only = [...new Set(FAULTS.flatMap((f) => f.detectedBy))].join(',');
+    const result = await runInMemory({ pageSize: 40 }, { numRuns: 8, only });
     expect(
       result.checks
         .filter((c) => c.status === 'fail' || c.status === 'error')
@@ -53,18 +45,19 @@ describe('fault detection: the suite fails on every injected fault of the refere
     ).toEqual([]);
   }, 60_000);
 
-  test.each(FAULTS.map((f) => [f.name, f.description] as const))(
-    'fault %s (%s) fails the run, naming at least one requirement',
-    async (name) => {
-      const result = await runInMemory(serverFor(name), {
+  test.each(FAULTS.map((f) => [f.name, f.description, f] as const))(
+    'fault %s (%s) fails the run and one of its detectedBy requirements',
+    async (name, _description, fault) => {
+      const result = await runInMemory(serverFor(name as FaultName), {
         numRuns: 8,
-        ...(AREAS_FOR[name] === undefined ? {} : { only: AREAS_FOR[name] }),
+        only: fault.detectedBy.join(','),
       });
-      const ids = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-      detections.push([name, ids]);
-      expect(result.ok).toBe(false);
-      expect(ids.length).toBeGreaterThan(0);
+      const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+      const declared: readonly string[] = fault.detectedBy;
+      detections.push([name, failed, [...declared]]);
       expect(result.checks.filter((c) => c.status === 'error')).toEqual([]);
+      expect(result.ok).toBe(false);
+      expect(failed.filter((id) => declared.includes(id))).not.toEqual([]);
       const failure = result.checks.find((c) => c.status === 'fail')!.failures[0]!;
       expect(failure.message.length).toBeGreaterThan(10);
     },
@@ -74,8 +67,11 @@ describe('fault detection: the suite fails on every injected fault of the refere
   afterAll(() => {
     const width = Math.max(...detections.map(([n]) => n.length));
     console.log(
-      `fault detection table (fault → failing requirement ids):\n${detections
-        .map(([n, ids]) => `  ${n.padEnd(width)}  ${ids.join(', ')}`)
+      `fault detection table (fault → failing requirement ids; declared detectedBy):\n${detections
+        .map(
+          ([n, ids, declared]) =>
+            `  ${n.padEnd(width)}  ${ids.join(', ') || '(none)'}${[...ids].sort().join() === [...declared].sort().join() ? '' : `   [declared ${declared.join(', ')}]`}`,
+        )
         .join('\n')}`,
     );
   });

@@ -7,24 +7,31 @@ import { type RunOptions, type RunResult, runConformance } from '../src/runner.t
 /** Base URL used for in-memory runs through `server.fetch` (never resolved). */
 export const MEMORY_BASE_URL = 'http://tagtrack.memory';
 
-/** The canonical profile, optionally with a page size and rate limit matching a server. */
+/**
+ * The canonical profile with the options a server was built with: page size, paging end,
+ * members without a group, rate limit.
+ */
 export function profileFor(options: ServerOptions = {}): ProfileInput {
   return {
     ...canonicalProfile(),
     pageSize: options.pageSize ?? 250,
+    pagingEnd: options.pagingEnd ?? 'no-content',
+    memberWithoutGroup: options.memberWithoutGroup ?? 'omit',
     rateLimit: options.rateLimit ? { ...options.rateLimit, retryAfter: true } : null,
   };
 }
 
 /**
  * Runs the suite in memory (through `server.fetch`, no socket) against a reference server
- * built with `server` options, in fixture mode with the canonical profile unless overridden.
+ * built with `server` options (its public URL the in-memory base URL), in fixture mode with
+ * the canonical profile unless overridden.
  */
 export async function runInMemory(
   server: ServerOptions,
   options: Partial<RunOptions> = {},
 ): Promise<RunResult> {
-  const s = createServer(server);
+  // paging URLs must be on the suite's base URL (decisions §3 Revision 2)
+  const s = createServer({ publicUrl: MEMORY_BASE_URL, ...server });
   try {
     return await runConformance({
       baseUrl: MEMORY_BASE_URL,

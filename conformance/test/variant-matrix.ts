@@ -1,0 +1,113 @@
+import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
+import { afterAll, describe, expect, test } from 'vitest';
+import { canonicalProfile } from '../src/fixtures.ts';
+import type { ProfileInput } from '../src/profile.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
+
+/**
+ * The variant matrix (shared by variants.test.ts and variants-socket.test.ts): every freedom of the profile (decisions, the *free* clauses and the
+ * profile options), taken another way by the reference server (`VARIANTS`), must PASS the
+ * suite in fixture and blind mode. A variant the suite fails is a suite bug: it judged an
+ * incidental form instead of the profile. Transport variants go over a real socket (their
+ * difference is invisible to the in-memory `fetch`); the others run in memory. One server per
+ * variant serves both modes, which run at the same time. Variants run one after another: a
+ * socket run starved by concurrent in-memory runs hits the keep-alive race (a reused
+ * connection closed by the server's idle timeout).
+ */
+
+/** fast-check runs per property check: the matrix is about forms, not about many inputs. */
+const NUM_RUNS = 4;
+
+const timings: { name: string; transport: boolean; ms: number; requests: number }[] = [];
+
+/** `mode CHECK-ID: first failure (counterexample)` for every check that failed or errored. */
+function problems(result: RunResult): string[] {
+  return result.checks
+    .filter((c) => c.status === 'fail' || c.status === 'error')
+    .map(
+      (c) =>
+        `${result.mode} ${c.id}: ${c.reason ?? ''}${c.failures[0]?.message ?? ''}${c.failures[0]?.counterexample ? ` (counterexample ${c.failures[0].counterexample})` : ''}`,
+    );
+}
+
+async function runVariant(variant: VariantInfo): Promise<{ fixture: RunResult; blind: RunResult }> {
+  const server = createServer({
+    variants: [variant.name as VariantName],
+    ...variant.server,
+    // over a socket the public URL is the listen URL (the server's default)
+    ...(variant.transport ? {} : { publicUrl: MEMORY_BASE_URL }),
+  });
+  try {
+    const baseUrl = variant.transport ? await server.listen(0, '127.0.0.1') : MEMORY_BASE_URL;
+    const transport: Partial<RunOptions> = variant.transport
+      ? {}
+      : { fetch: (r: Request) => server.fetch(r) };
+    const profile: ProfileInput = { ...canonicalProfile(), ...variant.profile };
+    const started = performance.now();
+    const [fixture, blind] = await Promise.all([
+      runConformance({
+        baseUrl,
+        ...transport,
+        profile,
+        mode: 'fixture',
+        numRuns: NUM_RUNS,
+        seed: 11,
+        probeMethods: true,
+      }),
+      runConformance({
+        baseUrl,
+        ...transport,
+        profile: { ...profile, credentials: [] },
+        authId: team1Admin.authId,
+        accessKey: team1Admin.accessKey,
+        mode: 'blind',
+        numRuns: NUM_RUNS,
+        seed: 12,
+      }),
+    ]);
+    timings.push({
+      name: variant.name,
+      transport: variant.transport,
+      ms: Math.round(performance.now() - started),
+      requests: fixture.requests.sent + blind.requests.sent,
+    });
+    return { fixture, blind };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Declares one vitest test per variant selected by `which` (the matrix is split over two
+ * files, in memory and over a socket, so that vitest can run them on two workers).
+ */
+export function describeVariants(title: string, which: (v: VariantInfo) => boolean): void {
+  describe(`variant matrix ${title}: the suite passes every freedom of the profile`, () => {
+    test.each(VARIANTS.filter(which).map((v) => [v.name, v.freedom, v] as const))(
+      'variant %s (%s) passes in fixture and blind mode',
+      async (_name, _freedom, variant) => {
+        const { fixture, blind } = await runVariant(variant);
+        expect([...problems(fixture), ...problems(blind)]).toEqual([]);
+        expect(fixture.ok && blind.ok).toBe(true);
+        // the run judged something: most checks passed, the oracle ran in fixture mode
+        expect(fixture.summary.pass).toBeGreaterThan(50);
+        expect(blind.summary.pass).toBeGreaterThan(35);
+        expect(fixture.checks.find((c) => c.id === 'ORACLE-TAGS')?.status).toBe('pass');
+      },
+      120_000,
+    );
+
+    afterAll(() => {
+      const total = timings.reduce((n, t) => n + t.ms, 0);
+      console.log(
+        `variant matrix ${title} (fixture and blind run at the same time, numRuns ${NUM_RUNS}):\n${timings
+          .map(
+            (t) =>
+              `  ${t.name.padEnd(28)} ${t.transport ? 'socket' : 'memory'}  ${String(t.ms).padStart(6)} ms  ${t.requests} requests`,
+          )
+          .join('\n')}\n  total ${total} ms`,
+      );
+    });
+  });
+}
