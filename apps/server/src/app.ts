@@ -49,7 +49,7 @@ export interface AppDeps {
 interface CachedResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
-  readonly body: Uint8Array;
+  readonly body: Uint8Array<ArrayBuffer>;
 }
 
 type Env = { Bindings: Partial<HttpBindings>; Variables: RequestIdVariables };
@@ -77,10 +77,12 @@ function send(
   c: Context<Env>,
   status: number,
   headers: Record<string, string>,
-  body: string | Uint8Array,
+  body: string | Uint8Array<ArrayBuffer>,
 ): Response {
   if (status === 204) return c.body(null, 204, headers);
-  return c.body(body as string, status as 200, headers);
+  return typeof body === 'string'
+    ? c.body(body, status as 200, headers)
+    : c.body(body, status as 200, headers);
 }
 
 function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
