@@ -163,15 +163,26 @@ export class HttpClient {
     const url = `${this.baseUrl}${target}`;
     const started = performance.now();
     this.requestCount++;
-    let response: Response;
-    let body: string;
-    try {
-      response = await this.fetchFn(
-        new Request(url, { method, headers, signal: AbortSignal.timeout(this.options.timeoutMs) }),
-      );
-      body = await response.text();
-    } catch (e) {
-      throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`);
+    let response: Response | undefined;
+    let body = '';
+    for (let attempt = 0; response === undefined; attempt++) {
+      try {
+        response = await this.fetchFn(
+          new Request(url, {
+            method,
+            headers,
+            signal: AbortSignal.timeout(this.options.timeoutMs),
+          }),
+        );
+        body = await response.text();
+      } catch (e) {
+        response = undefined;
+        // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server
+        // closed as idle just as the request went out is retried once (GET and HEAD only)
+        if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
+          continue;
+        throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`);
+      }
     }
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((v, k) => {
@@ -193,6 +204,12 @@ export class HttpClient {
     this.options.onExchange?.(exchange);
     return exchange;
   }
+}
+
+/** Whether a fetch failed because the connection was reset or closed under it. */
+function isConnectionReset(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
 }
 
 function describeFetchError(e: unknown): string {

@@ -493,11 +493,24 @@ export const checks: readonly Check[] = [
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 4);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');
       let compared = 0;
-      const arb = fc.constantFrom(...lists).chain((l) => {
+      const extrasOf = (l: SizedList): Pairs => {
         const allowed = endpointById(l.endpoint).query;
-        const extras = (Object.keys(NEUTRAL_VALUES) as ParamName[])
+        return (Object.keys(NEUTRAL_VALUES) as ParamName[])
           .filter((p) => allowed.includes(p))
           .map((p): [string, string] => [p, NEUTRAL_VALUES[p]!(l.total)]);
+      };
+      // always tried: parameters in reverse alphabetical order, the cursor among them
+      const examples = lists.map((l) => ({
+        list: l,
+        pairs: [...((l.call.query ?? []) as Pairs), ...extrasOf(l)].sort(([a], [b]) =>
+          a < b ? 1 : a > b ? -1 : 0,
+        ),
+        rtn: null,
+        cursor: Math.min(1, l.total),
+        at: 8,
+      }));
+      const arb = fc.constantFrom(...lists).chain((l) => {
+        const extras = extrasOf(l);
         return fc.record({
           list: fc.constant(l),
           pairs: fc.shuffledSubarray([...((l.call.query ?? []) as Pairs), ...extras], {
@@ -508,35 +521,40 @@ export const checks: readonly Check[] = [
           at: fc.nat(),
         });
       });
-      await ctx.property(arb, async ({ list: l, pairs, rtn, cursor, at }) => {
-        const sent: Pairs = [...pairs];
-        if (rtn !== null) sent.splice(at % (sent.length + 1), 0, ['rtn', rtn]);
-        if (cursor !== null)
-          sent.splice((at >> 3) % (sent.length + 1), 0, ['cursor', String(cursor)]);
-        const ex = await ctx.call(l.endpoint, { ...l.call, query: sent });
-        const target = ex.target.split('?')[0]!;
-        const c = cursor ?? 0;
-        const ps = ctx.profile.pageSize;
-        const urls: [string, string, number][] = [];
-        const links = linksOf(ex.responseHeaders.link);
-        if (links.next !== undefined)
-          urls.push(['Link rel="next"', links.next, Math.min(c + ps, l.total)]);
-        if (links.prev !== undefined)
-          urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
-        if (ex.status === 200 && (rtn === null || rtn === 'json')) {
-          const page = ctx.page(l.endpoint, ex);
-          const p = page.paging!;
-          if (p.nextURL !== null) urls.push(['nextURL', p.nextURL, p.cursors.next]);
-          if (p.previousURL !== null) urls.push(['previousURL', p.previousURL, p.cursors.previous]);
-        }
-        for (const [what, url, at] of urls) {
-          compared++;
-          const problem = pagingUrlProblem(url, ctx.http.baseUrl, target, sent, at);
-          ensure(problem === undefined, () => `${describe(ex)}: ${what} ${problem}`, {
-            exchange: ex,
-          });
-        }
-      });
+      await ctx.property(
+        arb,
+        async ({ list: l, pairs, rtn, cursor, at }) => {
+          const sent: Pairs = [...pairs];
+          if (rtn !== null) sent.splice(at % (sent.length + 1), 0, ['rtn', rtn]);
+          if (cursor !== null)
+            sent.splice((at >> 3) % (sent.length + 1), 0, ['cursor', String(cursor)]);
+          const ex = await ctx.call(l.endpoint, { ...l.call, query: sent });
+          const target = ex.target.split('?')[0]!;
+          const c = cursor ?? 0;
+          const ps = ctx.profile.pageSize;
+          const urls: [string, string, number][] = [];
+          const links = linksOf(ex.responseHeaders.link);
+          if (links.next !== undefined)
+            urls.push(['Link rel="next"', links.next, Math.min(c + ps, l.total)]);
+          if (links.prev !== undefined)
+            urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
+          if (ex.status === 200 && (rtn === null || rtn === 'json')) {
+            const page = ctx.page(l.endpoint, ex);
+            const p = page.paging!;
+            if (p.nextURL !== null) urls.push(['nextURL', p.nextURL, p.cursors.next]);
+            if (p.previousURL !== null)
+              urls.push(['previousURL', p.previousURL, p.cursors.previous]);
+          }
+          for (const [what, url, at] of urls) {
+            compared++;
+            const problem = pagingUrlProblem(url, ctx.http.baseUrl, target, sent, at);
+            ensure(problem === undefined, () => `${describe(ex)}: ${what} ${problem}`, {
+              exchange: ex,
+            });
+          }
+        },
+        { examples },
+      );
       if (compared === 0) ctx.skip('no response carried a paging URL');
     },
   }),
