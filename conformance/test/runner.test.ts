@@ -1,3 +1,4 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
@@ -93,6 +94,17 @@ test('--bail stops after the first failing check; the rest are skipped with the 
   expect(statuses.length).toBeGreaterThan(3);
   expect(statuses.slice(2).every((s) => s === 'skip')).toBe(true);
   expect(result.checks[2]!.reason).toMatch(/--bail/);
+});
+
+test('a counterexample that drew a credential names it by label, never with its access key', async () => {
+  const result = await runInMemory(
+    { faults: ['unique-opens-as-total'] },
+    { only: 'ORACLE-TAGS', numRuns: 5 },
+  );
+  const failure = result.checks[0]!.failures[0]!;
+  expect(failure.counterexample).toMatch(/"label":"team\d-\w+"/);
+  expect(failure.counterexample).toContain('"accessKey":"<redacted>"');
+  for (const c of CANONICAL_CREDENTIALS) expect(failure.counterexample).not.toContain(c.accessKey);
 });
 
 describe('--only', () => {

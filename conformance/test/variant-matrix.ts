@@ -1,3 +1,4 @@
+import type { Dataset } from '@tagtrack/core';
 import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { canonicalProfile } from '../src/fixtures.ts';
@@ -22,7 +23,7 @@ const NUM_RUNS = 4;
 const timings: { name: string; transport: boolean; ms: number; requests: number }[] = [];
 
 /** `mode CHECK-ID: first failure (counterexample)` for every check that failed or errored. */
-function problems(result: RunResult): string[] {
+export function problems(result: RunResult): string[] {
   return result.checks
     .filter((c) => c.status === 'fail' || c.status === 'error')
     .map(
@@ -31,8 +32,17 @@ function problems(result: RunResult): string[] {
     );
 }
 
-async function runVariant(variant: VariantInfo): Promise<{ fixture: RunResult; blind: RunResult }> {
+/**
+ * Runs the suite in fixture and blind mode against a reference server with `variant` (and
+ * its server options), with the canonical profile plus the variant's profile overrides.
+ * `dataset` replaces the canonical dataset on both sides (server and oracle).
+ */
+export async function runVariant(
+  variant: VariantInfo,
+  dataset?: Dataset,
+): Promise<{ fixture: RunResult; blind: RunResult }> {
   const server = createServer({
+    ...(dataset === undefined ? {} : { dataset }),
     variants: [variant.name as VariantName],
     ...variant.server,
     // over a socket the public URL is the listen URL (the server's default)
@@ -51,6 +61,7 @@ async function runVariant(variant: VariantInfo): Promise<{ fixture: RunResult; b
         ...transport,
         profile,
         mode: 'fixture',
+        ...(dataset === undefined ? {} : { dataset }),
         numRuns: NUM_RUNS,
         seed: 11,
         probeMethods: true,

@@ -431,7 +431,10 @@ export class CheckContext {
       ...base,
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
-      counterexample: JSON.stringify(details.counterexample?.[0]),
+      // a credential drawn by the property is shown by label: never print an access key
+      counterexample: JSON.stringify(details.counterexample?.[0], (k, v) =>
+        k === 'accessKey' ? '<redacted>' : v,
+      ),
       numShrinks: details.numShrinks,
     });
   }

@@ -166,11 +166,25 @@ export const checks: readonly Check[] = [
         filters: fc.subarray(['isOpened', 'isUnopened', 'isClicked', 'isUnclicked']),
         value: arbBool,
       });
-      await ctx.property(arb, async ({ credential, member, window, filters, value }) => {
-        const query: Pairs = [...window, ...filters.map((f): [string, string] => [f, value])];
-        if (member === null) await matchesOracle(ctx, credential, 'teams.tags', {}, query);
-        else await matchesOracle(ctx, credential, 'teams.memberTags', { memberID: member }, query);
-      });
+      await ctx.property(
+        arb,
+        async ({ credential, member, window, filters, value }) => {
+          const query: Pairs = [...window, ...filters.map((f): [string, string] => [f, value])];
+          if (member === null) await matchesOracle(ctx, credential, 'teams.tags', {}, query);
+          else
+            await matchesOracle(ctx, credential, 'teams.memberTags', { memberID: member }, query);
+        },
+        {
+          // every visible tag of each credential, unfiltered, always compared
+          examples: known(ctx).map((credential) => ({
+            credential,
+            member: null,
+            window: [] as Pairs,
+            filters: [],
+            value: 'true',
+          })),
+        },
+      );
     },
   }),
   defineCheck({
@@ -214,6 +228,18 @@ export const checks: readonly Check[] = [
           if (type !== null && endpoint !== 'stats.member') query.push(['type', type]);
           await matchesOracle(ctx, credential, endpoint, pathParams, query);
         },
+        {
+          // team stats of each credential, daily and aggregated, always compared
+          examples: known(ctx).flatMap((credential) =>
+            ([null, 'true'] as const).map((aggregateData) => ({
+              credential,
+              subject: ['stats.team', {}] as [EndpointId, Record<string, string>],
+              window: [] as Pairs,
+              aggregateData,
+              type: null,
+            })),
+          ),
+        },
       );
     },
   }),
@@ -234,24 +260,36 @@ export const checks: readonly Check[] = [
         tag: fc.option(fc.constantFrom(...tagIds), { freq: 2 }),
         window: arbWindow(ctx),
       });
-      await ctx.property(arb, async ({ credential, kind, tag, window }) => {
-        if (tag === null)
-          await matchesOracle(
-            ctx,
-            credential,
-            kind === 'opens' ? 'opens.list' : 'clicks.list',
-            {},
-            window,
-          );
-        else
-          await matchesOracle(
-            ctx,
-            credential,
-            kind === 'opens' ? 'opens.tag' : 'clicks.tag',
-            { tagID: tag },
-            [],
-          );
-      });
+      await ctx.property(
+        arb,
+        async ({ credential, kind, tag, window }) => {
+          if (tag === null)
+            await matchesOracle(
+              ctx,
+              credential,
+              kind === 'opens' ? 'opens.list' : 'clicks.list',
+              {},
+              window,
+            );
+          else
+            await matchesOracle(
+              ctx,
+              credential,
+              kind === 'opens' ? 'opens.tag' : 'clicks.tag',
+              { tagID: tag },
+              [],
+            );
+        },
+        {
+          // every visible event of the primary credential, always compared
+          examples: (['opens', 'clicks'] as const).map((kind) => ({
+            credential: known(ctx).find((c) => c.label === ctx.primary.label) ?? known(ctx)[0]!,
+            kind,
+            tag: null,
+            window: [] as Pairs,
+          })),
+        },
+      );
     },
   }),
   defineCheck({
