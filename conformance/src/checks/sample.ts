@@ -217,7 +217,7 @@ export function firstDifference(expected: unknown, actual: unknown, path = ''): 
 /** A human label of a record: its id field when it has one. */
 export function recordLabel(record: unknown): string {
   const r = record as Record<string, unknown>;
-  for (const k of ['tagID', 'memberID', 'contactID', 'date']) {
+  for (const k of ['tagID', 'memberID', 'contactID', 'email', 'date']) {
     if (typeof r?.[k] === 'string') return `${k} ${r[k]}`;
   }
   return 'record';
