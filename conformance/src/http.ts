@@ -33,6 +33,12 @@ export interface RequestSpec {
   readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   readonly path: string;
   readonly query?: readonly (readonly [string, string])[];
+  /**
+   * The query string to send verbatim instead of `query` (no leading `?`; a `+` or `%2b`
+   * stays as written), signed as sent: for probes of the signed forms (decisions §1). The
+   * WHATWG URL serializer still escapes characters a URL cannot hold (space, `"`, `<`…).
+   */
+  readonly rawQuery?: string;
   /** Signs with this credential; `null` sends no Authorization header. */
   readonly credential: Credential | null;
   /** Extra headers; an `authorization` here replaces the signed one. */
@@ -99,7 +105,7 @@ export class HttpClient {
     const method = spec.method ?? 'GET';
     // Sign exactly the query string the URL serializer will send (it percent-encodes a few
     // characters encodeURIComponent leaves alone, such as an apostrophe).
-    const built = buildQueryString(spec.query ?? []);
+    const built = spec.rawQuery ?? buildQueryString(spec.query ?? []);
     const parsed = new URL(`${this.baseUrl}${spec.path}${built === '' ? '' : `?${built}`}`);
     const qs = parsed.search.slice(1);
     const target = `${spec.path}${qs === '' ? '' : `?${qs}`}`;

@@ -45,3 +45,24 @@ describe('HttpClient: keep-alive or not is free (decisions §7 Revision 2)', () 
     expect(post.calls()).toBe(1);
   });
 });
+
+describe('HttpClient: rawQuery (probes of the signed forms, decisions §1)', () => {
+  test('sends the query verbatim and signs exactly what it sends', async () => {
+    const seen: Request[] = [];
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async (r) => {
+        seen.push(r);
+        return new Response('{}', { status: 200 });
+      },
+      timeoutMs: 1000,
+    });
+    const raw = 'total=a+b%2bc%20d&rtn=json';
+    const ex = await http.request({ path: '/teams', rawQuery: raw, credential });
+    expect(new URL(seen[0]!.url).search).toBe(`?${raw}`);
+    expect(ex.target).toBe(`/teams?${raw}`);
+    const { authorizationHeader } = await import('@tagtrack/core');
+    expect(seen[0]!.headers.get('authorization')).toBe(authorizationHeader('a', 'k', raw));
+  });
+});

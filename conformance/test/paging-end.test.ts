@@ -1,17 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { failing, profileFor, runInMemory } from './helpers.ts';
 
-/**
- * Checks outside pagination.ts that still judge the paging end themselves. They should read
- * either end as "no records" (`ctx.page`) and leave the form to PAGE-END-*; until then they
- * are listed here, so that the list shrinks instead of the assertion weakening.
- * INPUT-400-BAD-CURSOR (input.ts, owned by the input/auth checks): its huge-cursor probe
- * requires the declared paging end.
- */
-const ALSO_JUDGING_PAGING_END = ['INPUT-400-BAD-CURSOR'];
-
 function others(result: Parameters<typeof failing>[0], id: string): string[] {
-  return failing(result).filter((x) => x !== id && !ALSO_JUDGING_PAGING_END.includes(x));
+  return failing(result).filter((x) => x !== id);
 }
 
 /**

@@ -69,10 +69,8 @@ export function formEncode(
 }
 
 /**
- * Sends `GET path?rawQuery` with the query string exactly as given (a `+`, `%2b`… kept) and
- * the Authorization header `authorization`. The suite's HTTP client percent-encodes query
- * pairs itself, so the raw query rides in `path` followed by an empty fragment: the client
- * appends its own (empty) query after the fragment, which is never sent. Throws an `Error`
+ * Sends `GET path?rawQuery` with the query string exactly as given (a `+`, `%2b`… kept; the
+ * HTTP client's `rawQuery`) and the Authorization header `authorization`. Throws an `Error`
  * (a suite problem, not a failure) when the request did not carry `rawQuery` verbatim.
  */
 async function sendRawQuery(
@@ -81,11 +79,7 @@ async function sendRawQuery(
   rawQuery: string,
   authorization: string,
 ): Promise<Exchange> {
-  const ex = await ctx.raw({
-    path: `${path}?${rawQuery}#`,
-    credential: null,
-    headers: { authorization },
-  });
+  const ex = await ctx.raw({ path, rawQuery, credential: null, headers: { authorization } });
   const sent = new URL(ex.url);
   if (sent.search !== `?${rawQuery}`)
     throw new Error(`the suite could not send the raw query ${rawQuery}: it sent ${ex.url}`);
