@@ -115,23 +115,7 @@ describe('paginate (decisions §3)', () => {
   });
 
   test('client .all and .pages follow cursor until next >= total and send cursor on later pages', async () => {
-    const records = Array.from({ length: 17 }, (_, i) => ({
-      contactID: `c${i}`,
-      name: `N${i}`,
-      email: `n${String(i).padStart(2, '0')}@example.com`,
-      dateLastSent: '2024-01-01T00:00:00Z',
-      stats: {
-        totalSent: 1,
-        totalOpens: 0,
-        uniqueOpens: 0,
-        totalClicks: 0,
-        uniqueClicks: 0,
-        desktopOpens: 0,
-        mobileOpens: 0,
-        desktopClicks: 0,
-        mobileClicks: 0,
-      },
-    }));
+    const records = contacts(17);
     const f = fakeFetch((req) => {
       const cursor = Number(req.url.searchParams.get('cursor') ?? 0);
       const page = pageOf(records, cursor, 7);
