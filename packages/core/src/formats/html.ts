@@ -1,0 +1,135 @@
+import { escapeUTF8 } from 'entities';
+import { parse } from 'parse5';
+import { charsetOf } from './content-type.ts';
+import { FormatParseError, type Table } from './table.ts';
+
+/** The `html` format (decisions §7): one `<table>` in a complete HTML5 document. */
+
+/**
+ * Escapes text for HTML content with the `entities` library (`& < > " '`), and a carriage
+ * return as `&#13;`, because HTML parsing turns a raw CR into a line feed.
+ */
+function escapeHtml(value: string): string {
+  return escapeUTF8(value).replace(/\r/g, '&#13;');
+}
+
+/**
+ * Renders `table` as a complete HTML5 document (decisions §7): doctype, `<meta charset="utf-8">`,
+ * `<title>`, and one `<table>` with a `<thead>` row of `<th>` and one `<tbody>` row of `<td>`
+ * per data row. Every value is escaped. HTML cannot carry U+0000: it reaches a parser as U+FFFD.
+ */
+export function renderHtml(table: Table, title: string): string {
+  const cells = (row: readonly string[], tag: 'th' | 'td') =>
+    row.map((v) => `<${tag}>${escapeHtml(v)}</${tag}>`).join('');
+  const body = table.rows.map((r) => `<tr>${cells(r, 'td')}</tr>\n`).join('');
+  return (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+    `<title>${escapeHtml(title)}</title>\n</head>\n<body>\n<table>\n` +
+    `<thead><tr>${cells(table.columns, 'th')}</tr></thead>\n<tbody>\n${body}</tbody>\n` +
+    '</table>\n</body>\n</html>\n'
+  );
+}
+
+interface HtmlNode {
+  nodeName: string;
+  tagName?: string;
+  value?: string;
+  childNodes?: HtmlNode[];
+  attrs?: { name: string; value: string }[];
+}
+
+function elements(node: HtmlNode, tag: string, out: HtmlNode[] = []): HtmlNode[] {
+  for (const child of node.childNodes ?? []) {
+    if (child.tagName === tag) out.push(child);
+    elements(child, tag, out);
+  }
+  return out;
+}
+
+function textContent(node: HtmlNode): string {
+  if (node.nodeName === '#text') return node.value ?? '';
+  return (node.childNodes ?? []).map(textContent).join('');
+}
+
+function childElements(node: HtmlNode, tag: string): HtmlNode[] {
+  return (node.childNodes ?? []).filter((c) => c.tagName === tag);
+}
+
+function rowCells(tr: HtmlNode): HtmlNode[] {
+  return (tr.childNodes ?? []).filter((c) => c.tagName === 'td' || c.tagName === 'th');
+}
+
+/** The rows of a table in document order: its own `<tr>` and those of its row groups. */
+function tableRows(table: HtmlNode): HtmlNode[] {
+  const rows: HtmlNode[] = [];
+  for (const child of table.childNodes ?? []) {
+    if (child.tagName === 'tr') rows.push(child);
+    else if (child.tagName === 'thead' || child.tagName === 'tbody' || child.tagName === 'tfoot')
+      rows.push(...childElements(child, 'tr'));
+  }
+  return rows;
+}
+
+/**
+ * Parses an HTML body (with parse5, so entities are decoded as a browser would) into the
+ * {@link Table} of its first `<table>` (decisions §7 Revision 2: any valid serialisation of
+ * the same table is equivalent). The header row is the first row whose cells are all `<th>`,
+ * in a `<thead>` or not; every later row with cells is a data row (`<td>` or `<th>` cells).
+ * Throws {@link FormatParseError} when there is no table, no header row, or a row's cell
+ * count differs from the header.
+ */
+export function parseHtml(html: string): Table {
+  const doc = parse(html) as unknown as HtmlNode;
+  const table = elements(doc, 'table')[0];
+  if (table === undefined) throw new FormatParseError('no_table', 'html body has no <table>');
+  const rows = tableRows(table).filter((tr) => rowCells(tr).length > 0);
+  const head = rows.findIndex((tr) => rowCells(tr).every((c) => c.tagName === 'th'));
+  if (head < 0) {
+    throw new FormatParseError('no_table', 'html table has no header row of <th> cells');
+  }
+  const columns = rowCells(rows[head]!).map(textContent);
+  const body = rows.slice(head + 1).map((tr, i) => {
+    const row = rowCells(tr).map(textContent);
+    if (row.length !== columns.length) {
+      throw new FormatParseError(
+        'ragged_row',
+        `html table row ${i + 1} has ${row.length} cells, the header has ${columns.length}`,
+      );
+    }
+    return row;
+  });
+  return { columns, rows: body };
+}
+
+/**
+ * What a body of the `html` format lacks per decisions §7 and its Revision 2 (a complete
+ * HTML5 document with one table): `[]` when it is complete. Checks the doctype (no quirks
+ * mode), exactly one `<table>`, and the charset: a `<meta charset>` or `http-equiv`
+ * declaration is optional when `contentType` carries `charset=utf-8`, and any declaration
+ * present must say utf-8. Title and markup outside the table are free.
+ */
+export function htmlDocumentProblems(html: string, contentType?: string): string[] {
+  const doc = parse(html) as unknown as HtmlNode & { mode?: string };
+  const problems: string[] = [];
+  if (doc.mode !== 'no-quirks')
+    problems.push('missing <!DOCTYPE html> (document is in quirks mode)');
+  const declared: string[] = [];
+  for (const m of elements(doc, 'meta')) {
+    const attr = (name: string) =>
+      (m.attrs ?? []).find((a) => a.name.toLowerCase() === name)?.value;
+    const charset = attr('charset');
+    if (charset !== undefined) declared.push(charset.trim().toLowerCase());
+    if (attr('http-equiv')?.toLowerCase() === 'content-type') {
+      const c = charsetOf(attr('content'));
+      if (c !== undefined) declared.push(c);
+    }
+  }
+  const wrong = declared.find((c) => c !== 'utf-8' && c !== 'utf8');
+  if (wrong !== undefined) problems.push(`the document declares charset ${wrong}, not utf-8`);
+  if (declared.length === 0 && charsetOf(contentType) !== 'utf-8') {
+    problems.push('no charset: neither a <meta> declaration nor charset=utf-8 in Content-Type');
+  }
+  const tables = elements(doc, 'table').length;
+  if (tables !== 1) problems.push(`expected exactly one <table>, found ${tables}`);
+  return problems;
+}
