@@ -1,0 +1,141 @@
+import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../../events.ts';
+import { DAY_MS } from '../../values.ts';
+import { windowBounds } from '../rules.ts';
+import { partitionPoint } from '../sort.ts';
+import { dayNumber } from '../time.ts';
+import type { Caller, DayWindow } from '../types.ts';
+import type { EventIndex, EventKind } from './event-index.ts';
+import type { Records } from './records.ts';
+import type { Scopes } from './scope.ts';
+import { Stamps } from './stamps.ts';
+import type { Tables } from './tables.ts';
+
+/**
+ * Endpoints 9 to 12 and 14: events grouped by tag or of one tag, and a tag's daily counts
+ * (decisions §3, §4, §9), read from the event indexes built with the tables.
+ */
+export class Events {
+  /** Scratch marks over recipient entries (daily counts) and tags (grouping). */
+  private readonly entryStamps: Stamps;
+  private readonly tagStamps: Stamps;
+
+  constructor(
+    private readonly tables: Tables,
+    private readonly scopes: Scopes,
+    private readonly records: Records,
+  ) {
+    this.entryStamps = new Stamps(tables.res.recipPos.length);
+    this.tagStamps = new Stamps(tables.dataset.tags.length);
+  }
+
+  /**
+   * The scope's events of one kind in the day window, grouped by tag: groups in tag order,
+   * events oldest first (ties in input order), each `{ recipient, details }`.
+   */
+  private groups(
+    caller: Caller,
+    window: DayWindow,
+    kind: EventKind,
+  ): { tagID: string; events: unknown[] }[] {
+    const scope = this.scopes.of(caller);
+    const { tagOrder, tagRank, dataset } = this.tables;
+    const idx = this.tables[kind];
+    const ranks = this.scopes.eventRanks(scope, kind);
+    const { startMs, endMs } = windowBounds(window);
+    const { byDate } = idx;
+    const { ms, tag } = idx.cols;
+    const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
+    const hi = partitionPoint(lo, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < endMs);
+    const stamps = this.tagStamps;
+    const gen = stamps.next();
+    const groupRanks: number[] = [];
+    for (let i = lo; i < hi; i++) {
+      const t = tag[byDate[ranks[i]!]!]!;
+      if (stamps.mark[t] !== gen) {
+        stamps.mark[t] = gen;
+        groupRanks.push(tagRank[t]!);
+      }
+    }
+    const sortedRanks = Int32Array.from(groupRanks).sort();
+    const groups: { tagID: string; events: unknown[] }[] = [];
+    for (let g = 0; g < sortedRanks.length; g++) {
+      const t = tagOrder[sortedRanks[g]!]!;
+      stamps.slot[t] = g;
+      groups.push({ tagID: dataset.tags[t]!.tagID, events: [] });
+    }
+    for (let i = lo; i < hi; i++) {
+      const e = byDate[ranks[i]!]!;
+      groups[stamps.slot[tag[e]!]!]!.events.push({
+        recipient: this.records.eventRecipient(idx, e),
+        details: this.records.eventDetails(idx, e),
+      });
+    }
+    return groups;
+  }
+
+  /** Endpoint 9. */
+  clickGroups(caller: Caller, window: DayWindow): ClickGroup[] {
+    return this.groups(caller, window, 'clicks').map((g) => ({
+      tagID: g.tagID,
+      clicks: g.events as ClickGroup['clicks'],
+    }));
+  }
+
+  /** Endpoint 11. */
+  openGroups(caller: Caller, window: DayWindow): OpenGroup[] {
+    return this.groups(caller, window, 'opens').map((g) => ({
+      tagID: g.tagID,
+      opens: g.events as OpenGroup['opens'],
+    }));
+  }
+
+  /** The events of one visible tag, oldest first, as records: the details, then `tagID`. */
+  private ofTag(caller: Caller, tagID: string, kind: EventKind): unknown[] | undefined {
+    const t = this.scopes.visibleTag(this.scopes.of(caller), tagID);
+    if (t === undefined) return undefined;
+    const idx = this.tables[kind];
+    const { tagStart, tagEvents } = idx;
+    const out: unknown[] = [];
+    for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
+      out.push({ ...this.records.eventDetails(idx, tagEvents[k]!), tagID });
+    }
+    return out;
+  }
+
+  /** Endpoint 10. */
+  tagClicks(caller: Caller, tagID: string): Click[] | undefined {
+    return this.ofTag(caller, tagID, 'clicks') as Click[] | undefined;
+  }
+
+  /** Endpoint 12. */
+  tagOpens(caller: Caller, tagID: string): Open[] | undefined {
+    return this.ofTag(caller, tagID, 'opens') as Open[] | undefined;
+  }
+
+  /** Endpoint 14: distinct recipients (entries) with an open, and with a click, on `date`. */
+  daily(caller: Caller, tagID: string, date: string): DailyCounts | undefined {
+    const t = this.scopes.visibleTag(this.scopes.of(caller), tagID);
+    if (t === undefined) return undefined;
+    const dayStart = dayNumber(date) * DAY_MS;
+    const count = (idx: EventIndex): number => {
+      const { tagStart, tagEvents, cols } = idx;
+      const a = tagStart[t]!;
+      const b = tagStart[t + 1]!;
+      const lo = partitionPoint(a, b, (k) => cols.ms[tagEvents[k]!]! < dayStart);
+      const stamps = this.entryStamps;
+      const gen = stamps.next();
+      let n = 0;
+      for (let k = lo; k < b; k++) {
+        const e = tagEvents[k]!;
+        if (cols.ms[e]! >= dayStart + DAY_MS) break;
+        const entry = cols.entry[e]!;
+        if (stamps.mark[entry] !== gen) {
+          stamps.mark[entry] = gen;
+          n++;
+        }
+      }
+      return n;
+    };
+    return { opens: count(this.tables.opens), clicks: count(this.tables.clicks) };
+  }
+}

@@ -1,0 +1,196 @@
+import { emptyStats, type StatsSummary } from '../../stats.ts';
+import { partitionPoint } from '../sort.ts';
+import { dayNumber, dayOf, dayString } from '../time.ts';
+import type { Caller, StatsQuery } from '../types.ts';
+import type { Records } from './records.ts';
+import type { Scope, Scopes } from './scope.ts';
+import { ACCOUNT_CODES, type Tables } from './tables.ts';
+
+/** Prefix sums (length entries + 1) of totalSent, totalOpens, totalClicks, uniqueOpens, uniqueClicks. */
+type Prefix = readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+
+/**
+ * Per-day stats of a set of tags (decisions §3, §9): ascending day numbers with prefix sums
+ * of the counters, so a window is two binary searches and an aggregate one subtraction.
+ * Entries `[from, to)` of shared arrays.
+ */
+export class StatsSeries {
+  constructor(
+    readonly day: Int32Array,
+    readonly prefix: Prefix,
+    /** The newest tag of each day. */
+    readonly lastTag: Int32Array,
+    readonly from: number,
+    readonly to: number,
+  ) {}
+}
+
+/** Per-tag counters summed by a series: total and unique opens and clicks (decisions §9). */
+interface TagCounterColumns {
+  readonly to: Int32Array;
+  readonly tc: Int32Array;
+  readonly uo: Int32Array;
+  readonly uc: Int32Array;
+}
+
+type SeriesArrays = { day: Int32Array; prefix: Prefix; lastTag: Int32Array };
+
+/** The arrays of `n` series entries (days) and their prefix sums. */
+function seriesArrays(n: number): SeriesArrays {
+  const p = () => new Float64Array(n + 1);
+  return { day: new Int32Array(n), prefix: [p(), p(), p(), p(), p()], lastTag: new Int32Array(n) };
+}
+
+/**
+ * Builds the day entries of tags `tagsNewestFirst[from .. to)` (tag order, newest first) into
+ * the arrays at entry `at`; returns the end of the entries written.
+ */
+function fillSeries(
+  tagsNewestFirst: ArrayLike<number>,
+  from: number,
+  to: number,
+  tagMs: Float64Array,
+  counters: TagCounterColumns,
+  out: SeriesArrays,
+  at: number,
+): number {
+  const [pSent, pOpens, pClicks, pUo, pUc] = out.prefix;
+  let k = at - 1;
+  let lastDay = Number.NaN;
+  for (let i = to - 1; i >= from; i--) {
+    const t = tagsNewestFirst[i]!;
+    const d = dayOf(tagMs[t]!);
+    if (d !== lastDay) {
+      k++;
+      lastDay = d;
+      out.day[k] = d;
+      pSent[k + 1] = pSent[k]!;
+      pOpens[k + 1] = pOpens[k]!;
+      pClicks[k + 1] = pClicks[k]!;
+      pUo[k + 1] = pUo[k]!;
+      pUc[k + 1] = pUc[k]!;
+    }
+    out.lastTag[k] = t;
+    pSent[k + 1]! += 1;
+    pOpens[k + 1]! += counters.to[t]!;
+    pClicks[k + 1]! += counters.tc[t]!;
+    pUo[k + 1]! += counters.uo[t]!;
+    pUc[k + 1]! += counters.uc[t]!;
+  }
+  return k + 1;
+}
+
+/**
+ * Endpoints 6, 7, 8 and 13: stats of the visible team, a group or a member, per UTC day of
+ * `dateSent` oldest first, or one aggregated record (decisions §3, §9). Each member's series
+ * is built eagerly (one flat array, member `m` owning a contiguous range); a scope's series of
+ * several members is built on first use per subject and account type, and cached.
+ */
+export class Stats {
+  private readonly memberSeries: StatsSeries[];
+  private readonly counters: TagCounterColumns;
+
+  constructor(
+    private readonly tables: Tables,
+    private readonly scopes: Scopes,
+    private readonly records: Records,
+  ) {
+    const { res, opens, clicks, tagOrder, memberTagStart, memberTagRanks, memberCount } = tables;
+    this.counters = { to: opens.total, tc: clicks.total, uo: opens.unique, uc: clicks.unique };
+    const T = res.dataset.tags.length;
+    const out = seriesArrays(T);
+    const newestFirst = new Int32Array(T);
+    for (let i = 0; i < T; i++) newestFirst[i] = tagOrder[memberTagRanks[i]!]!;
+    this.memberSeries = new Array(memberCount);
+    let at = 0;
+    for (let m = 0; m < memberCount; m++) {
+      const end = fillSeries(
+        newestFirst,
+        memberTagStart[m]!,
+        memberTagStart[m + 1]!,
+        res.tagMs,
+        this.counters,
+        out,
+        at,
+      );
+      this.memberSeries[m] = new StatsSeries(out.day, out.prefix, out.lastTag, at, end);
+      at = end;
+    }
+  }
+
+  /** The stats a query asks for; `undefined` when its group or member is not visible. */
+  stats(caller: Caller, query: StatsQuery): StatsSummary[] | undefined {
+    const scope = this.scopes.of(caller);
+    const { memberType, res } = this.tables;
+    const typeCode = query.type === undefined ? -1 : ACCOUNT_CODES[query.type];
+    let series: StatsSeries;
+    const subject = query.subject;
+    if (subject.kind === 'member') {
+      const m = this.scopes.visibleMember(scope, subject.memberID);
+      if (m === undefined) return undefined;
+      if (typeCode >= 0 && memberType[m] !== typeCode) {
+        return query.aggregateData ? [emptyStats()] : [];
+      }
+      series = this.memberSeries[m]!;
+    } else if (subject.kind === 'group') {
+      const found = this.scopes.visibleGroup(scope, subject.group);
+      if (!found) return undefined;
+      const g = found.group;
+      series = this.scopeSeries(
+        scope,
+        `g${g}:${typeCode}`,
+        (m) => res.memberGroup[m] === g && (typeCode < 0 || memberType[m] === typeCode),
+      );
+    } else {
+      series =
+        scope.single >= 0 && typeCode < 0
+          ? this.memberSeries[scope.single]!
+          : this.scopeSeries(
+              scope,
+              `t:${typeCode}`,
+              (m) => typeCode < 0 || memberType[m] === typeCode,
+            );
+    }
+    return this.query(series, query);
+  }
+
+  /** The series of the scope's tags whose member passes `keep`, cached under `key`. */
+  private scopeSeries(scope: Scope, key: string, keep: (member: number) => boolean): StatsSeries {
+    const cached = scope.series.get(key);
+    if (cached) return cached;
+    const { tagOrder, res } = this.tables;
+    const ranks = this.scopes.tagRanks(scope);
+    const newestFirst: number[] = [];
+    for (const r of ranks) {
+      const t = tagOrder[r]!;
+      if (keep(res.tagMember[t]!)) newestFirst.push(t);
+    }
+    const n = newestFirst.length;
+    const out = seriesArrays(n);
+    const end = fillSeries(newestFirst, 0, n, res.tagMs, this.counters, out, 0);
+    const series = new StatsSeries(out.day, out.prefix, out.lastTag, 0, end);
+    scope.series.set(key, series);
+    return series;
+  }
+
+  /** The records of a series within the query's day window, per day or aggregated. */
+  private query(s: StatsSeries, query: StatsQuery): StatsSummary[] {
+    const startDay = query.start === undefined ? -Infinity : dayNumber(query.start);
+    const endDay = query.end === undefined ? Infinity : dayNumber(query.end);
+    const lo = partitionPoint(s.from, s.to, (i) => s.day[i]! < startDay);
+    const hi = partitionPoint(lo, s.to, (i) => s.day[i]! <= endDay);
+    const [pSent, pOpens, pClicks, pUo, pUc] = s.prefix;
+    const record = (a: number, b: number): StatsSummary => ({
+      totalSent: pSent[b]! - pSent[a]!,
+      totalOpens: pOpens[b]! - pOpens[a]!,
+      totalClicks: pClicks[b]! - pClicks[a]!,
+      uniqueOpens: pUo[b]! - pUo[a]!,
+      uniqueClicks: pUc[b]! - pUc[a]!,
+      dateLastSent: this.records.dateSent(s.lastTag[b - 1]!),
+    });
+    if (query.aggregateData) return [lo < hi ? record(lo, hi) : emptyStats()];
+    const out: StatsSummary[] = [];
+    for (let i = lo; i < hi; i++) out.push({ ...record(i, i + 1), date: dayString(s.day[i]!) });
+    return out;
+  }
+}
