@@ -1,7 +1,7 @@
 import {
   buildIndex,
   type Caller,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
   type EndpointRequest,
   ListEnvelope,
@@ -76,7 +76,7 @@ function request(
 }
 
 describe.each(callers)('every endpoint, signed as the team 1 $type', ({ cred, caller }) => {
-  test.each(ENDPOINTS.map((e) => [e.path, e] as const))(
+  test.each(ENDPOINT_LIST.map((e) => [e.path, e] as const))(
     'GET %s answers 200 with the envelope and the values of core aggregation',
     async (_path, e) => {
       const { path, query, domain } = request(e, caller);
@@ -107,7 +107,7 @@ describe.each(callers)('every endpoint, signed as the team 1 $type', ({ cred, ca
     },
   );
 
-  test.each(ENDPOINTS.map((e) => [e.path, e] as const))(
+  test.each(ENDPOINT_LIST.map((e) => [e.path, e] as const))(
     'GET %s in rtn=text and rtn=html carries the same rows as core toTable',
     async (_path, e) => {
       const { path, query, domain } = request(e, caller, [['rtn', 'text']]);

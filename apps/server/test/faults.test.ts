@@ -2,7 +2,7 @@ import {
   BAD_CREDENTIALS_MESSAGE,
   buildIndex,
   type Caller,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   envelopeSchema,
   signQuery,
 } from '@tagtrack/core';
@@ -239,7 +239,7 @@ const PROBES: Record<FaultName, Probe> = {
   'latitude-out-of-range': {
     requests: [['/opens', '']],
     faulty: ([o]) => {
-      const schema = envelopeSchema(ENDPOINTS.find((e) => e.id === 'opens.list')!);
+      const schema = envelopeSchema(ENDPOINT_LIST.find((e) => e.id === 'opens.list')!);
       expect(schema.safeParse(json(o!)).success).toBe(false);
     },
   },

@@ -1,7 +1,7 @@
 import { fc, test } from '@fast-check/vitest';
 import {
   authorizationHeader,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   ErrorBody,
   ListEnvelope,
   matchEndpoint,
@@ -38,11 +38,14 @@ const arbPath = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.constantFrom(...ENDPOINTS), fc.constantFrom(...knownIds))
+      .tuple(fc.constantFrom(...ENDPOINT_LIST), fc.constantFrom(...knownIds))
       .map(([e, id]) => e.path.replace(/\{\w+\}/g, encodeURIComponent(id))),
   },
   fc
-    .tuple(fc.constantFrom(...ENDPOINTS), fc.array(hostileSegment, { minLength: 4, maxLength: 4 }))
+    .tuple(
+      fc.constantFrom(...ENDPOINT_LIST),
+      fc.array(hostileSegment, { minLength: 4, maxLength: 4 }),
+    )
     .map(([e, segs]) => {
       let i = 0;
       return e.path.replace(/\{\w+\}/g, () => segs[i++] ?? '');
@@ -206,7 +209,7 @@ const VALID_VALUES: Record<string, readonly string[]> = {
 
 /** A request to a catalogue endpoint with known ids and only its own parameters. */
 const arbValidRequest = fc
-  .tuple(fc.constantFrom(...ENDPOINTS), fc.constantFrom(...knownIds))
+  .tuple(fc.constantFrom(...ENDPOINT_LIST), fc.constantFrom(...knownIds))
   .chain(([e, id]) =>
     fc.subarray([...e.query]).chain((names) =>
       fc

@@ -1,4 +1,4 @@
-import { authorizationHeader, buildIndex, type Caller, ENDPOINTS } from '@tagtrack/core';
+import { authorizationHeader, buildIndex, type Caller, ENDPOINT_LIST } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, ServerOptionsError } from '../src/index.ts';
@@ -161,7 +161,7 @@ describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', 
       tagID: tag.tagID,
       contactID: index.contacts(admin)[0]!.contactID,
     };
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const path = e.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!));
       const date = e.requiredQuery.includes('date') ? '&date=2024-06-01' : '';
       for (const rtn of ['json', 'text', 'html']) {

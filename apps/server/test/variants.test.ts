@@ -5,7 +5,7 @@ import {
   contactIdOf,
   contentTypeMatches,
   type Dataset,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
   envelopeSchema,
   htmlDocumentProblems,
@@ -60,7 +60,7 @@ function requestsFor(
     tagID: tag.tagID,
     contactID,
   };
-  return ENDPOINTS.map((e) => ({
+  return ENDPOINT_LIST.map((e) => ({
     e,
     path: e.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n]!)),
     query: e.requiredQuery.includes('date') ? `date=${openDay}` : '',

@@ -19,7 +19,7 @@ import { contactIdOf } from '../src/aggregate/contact-id.ts';
 import type { EndpointRequest, ReportingIndex } from '../src/aggregate/types.ts';
 import { generateDataset, scaleForEvents } from '../src/dataset/generate.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
-import { ENDPOINTS, type PathParamName } from '../src/endpoints.ts';
+import { ENDPOINT_LIST, type PathParamName } from '../src/endpoints.ts';
 import { defaultQueryParams } from '../src/params.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000')
@@ -77,7 +77,7 @@ function requests(dataset: Dataset): EndpointRequest[] {
     tagID: tag.tagID,
     contactID: contactIdOf(tag.recipients[0]!.email),
   };
-  return ENDPOINTS.map((e) => {
+  return ENDPOINT_LIST.map((e) => {
     const pathParams: Partial<Record<PathParamName, string>> = {};
     for (const p of e.pathParams) pathParams[p] = params[p];
     const query = defaultQueryParams();

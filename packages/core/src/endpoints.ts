@@ -1,36 +1,28 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { Contact } from './contact.ts';
 import { Click, ClickGroup, DailyCounts, Open, OpenGroup } from './events.ts';
 import { TeamMember } from './member.ts';
 import { ListEnvelope, SingleEnvelope } from './paging.ts';
-import { COMMON_PARAMS, type ParamName, TAG_FILTER_PARAMS } from './params.ts';
+import {
+  COMMON_QUERY,
+  isRequired,
+  type ParamName,
+  type Parsed,
+  QUERY_PARAMS,
+  TAG_FILTERS,
+} from './params.ts';
 import { StatsSummary } from './stats.ts';
 import { Tag } from './tag.ts';
 
-/** Stable ids of the catalogue's endpoints; the client's method names derive from them. */
-export const ENDPOINT_IDS = [
-  'teams.list',
-  'teams.tags',
-  'teams.member',
-  'teams.memberTags',
-  'teams.group',
-  'stats.team',
-  'stats.teamAlias',
-  'stats.group',
-  'stats.member',
-  'clicks.list',
-  'clicks.tag',
-  'opens.list',
-  'opens.tag',
-  'tags.daily',
-  'contacts.list',
-  'contacts.get',
-  'contacts.tag',
-] as const;
-export type EndpointId = (typeof ENDPOINT_IDS)[number];
-
-/** Placeholders that appear in path templates. `group` is a group id or a group name. */
-export type PathParamName = 'memberID' | 'group' | 'tagID' | 'contactID';
+/**
+ * The endpoint catalogue, the single source for server, client, suite and documents: one
+ * const object keyed by endpoint id (tRPC's router, Hono's typed routes), each entry with its
+ * path template, ONE zod query schema (its own parameters, then `rtn`, `cursor`, `total`,
+ * `next`; wire rules and defaults included) and its record schema. Everything else is
+ * derived: the runtime fields (`pathParams`, `query`, `requiredQuery`), the types
+ * {@link QueryOf}, {@link ParsedQueryOf}, {@link RecordOf}, {@link PathParamsOf}, the
+ * client's methods, the CLI's flags and the OpenAPI parameters.
+ */
 
 /**
  * How an endpoint's answer is restricted to the caller (decisions §2):
@@ -40,62 +32,88 @@ export type PathParamName = 'memberID' | 'group' | 'tagID' | 'contactID';
  */
 export type Scoping = 'members' | 'tags' | 'stats' | 'events' | 'contacts';
 
-/** One endpoint of the API as data: the single source for server, client and suite. */
-export interface Endpoint {
-  readonly id: EndpointId;
+/**
+ * The placeholders of a path template, in path order (Hono's `ParamKeys` over `{name}`):
+ * `PathParamTuple<'/teams/member/{memberID}/tags'>` is `['memberID']`.
+ */
+export type PathParamTuple<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? [N, ...PathParamTuple<Rest>]
+  : [];
+
+/** What an entry of the catalogue is written with (see {@link ENDPOINTS}). */
+interface EndpointDefinition<
+  P extends string,
+  S extends Partial<Record<ParamName, z.ZodType>>,
+  R extends z.ZodType,
+  Res extends 'list' | 'single',
+> {
   /** Endpoint numbers in the source document's tables (`/stats` is both 6 and 13). */
   readonly numbers: readonly number[];
-  readonly method: 'GET';
   /** Path template relative to the base URL, placeholders in braces. */
-  readonly path: string;
-  readonly pathParams: readonly PathParamName[];
-  /** Every allowed query parameter, including `rtn`, `cursor` and `total`. */
-  readonly query: readonly ParamName[];
-  readonly requiredQuery: readonly ParamName[];
+  readonly path: P;
+  /** The endpoint's own query parameters, fields of `QUERY_PARAMS` in the source's order. */
+  readonly query: z.ZodObject<S>;
   /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (decisions §3). */
-  readonly response: 'list' | 'single';
+  readonly response: Res;
   /** Schema of one record of `data`. */
-  readonly record: z.ZodType;
+  readonly record: R;
   readonly scoping: Scoping;
   readonly summary: string;
 }
 
-const TAG_QUERY = ['start', 'end', ...TAG_FILTER_PARAMS] as const;
-
-function endpoint(
-  e: Omit<Endpoint, 'method' | 'query' | 'requiredQuery' | 'pathParams'> & {
-    query?: readonly ParamName[];
-    requiredQuery?: readonly ParamName[];
-  },
-): Endpoint {
-  const pathParams = [...e.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as PathParamName);
+/**
+ * Builds a catalogue entry: appends the common parameters to the query schema and derives
+ * the runtime fields the server and the suite read (placeholders, parameter names, required
+ * names).
+ */
+function endpoint<
+  const P extends string,
+  S extends Partial<Record<ParamName, z.ZodType>>,
+  R extends z.ZodType,
+  const Res extends 'list' | 'single',
+>(def: EndpointDefinition<P, S, R, Res>) {
+  const querySchema = def.query.extend(COMMON_QUERY);
+  const shape: Record<string, z.ZodType> = (querySchema as z.ZodObject).shape;
+  const query = Object.keys(shape) as ParamName[];
+  const pathParams: readonly string[] = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return {
-    ...e,
-    method: 'GET',
-    pathParams,
-    query: [...(e.query ?? []), ...COMMON_PARAMS],
-    requiredQuery: e.requiredQuery ?? [],
+    numbers: def.numbers,
+    method: 'GET' as const,
+    path: def.path,
+    pathParams: pathParams as Readonly<PathParamTuple<P>>,
+    query: query as readonly ParamName[],
+    requiredQuery: query.filter((name) => isRequired(shape[name]!)) as readonly ParamName[],
+    querySchema,
+    response: def.response,
+    record: def.record,
+    scoping: def.scoping,
+    summary: def.summary,
   };
 }
 
+const { start, end, aggregateData, type, date } = QUERY_PARAMS;
+const NONE = z.object({});
+const MEMBER_QUERY = z.object({ type });
+const WINDOW_QUERY = z.object({ start, end });
+const TAG_QUERY = z.object({ start, end, ...TAG_FILTERS });
+const STATS_QUERY = z.object({ start, end, aggregateData, type });
+
 /**
- * The endpoint catalogue: all 17 endpoints of the source document, with `/stats` (numbers 6
- * and 13, which share a path) and its alias `/teams/stats` (source: "Team endpoints", note
- * under the table; decisions §4).
+ * The entries of the catalogue without their ids: all 17 endpoints of the source document,
+ * with `/stats` (numbers 6 and 13, which share a path) and its alias `/teams/stats` (source:
+ * "Team endpoints", note under the table; decisions §4). Key order is catalogue order.
  */
-export const ENDPOINTS: readonly Endpoint[] = [
-  endpoint({
-    id: 'teams.list',
+const DEFINITIONS = {
+  'teams.list': endpoint({
     numbers: [1],
     path: '/teams',
-    query: ['type'],
+    query: MEMBER_QUERY,
     response: 'list',
     record: TeamMember,
     scoping: 'members',
     summary: 'Team members',
   }),
-  endpoint({
-    id: 'teams.tags',
+  'teams.tags': endpoint({
     numbers: [2],
     path: '/teams/tags',
     query: TAG_QUERY,
@@ -104,17 +122,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     scoping: 'tags',
     summary: 'All team tags with their counters',
   }),
-  endpoint({
-    id: 'teams.member',
+  'teams.member': endpoint({
     numbers: [3],
     path: '/teams/member/{memberID}',
+    query: NONE,
     response: 'single',
     record: TeamMember,
     scoping: 'members',
     summary: 'The member with that id',
   }),
-  endpoint({
-    id: 'teams.memberTags',
+  'teams.memberTags': endpoint({
     numbers: [4],
     path: '/teams/member/{memberID}/tags',
     query: TAG_QUERY,
@@ -123,139 +140,210 @@ export const ENDPOINTS: readonly Endpoint[] = [
     scoping: 'tags',
     summary: 'All tags of that member',
   }),
-  endpoint({
-    id: 'teams.group',
+  'teams.group': endpoint({
     numbers: [5],
     path: '/teams/group/{group}',
-    query: ['type'],
+    query: MEMBER_QUERY,
     response: 'list',
     record: TeamMember,
     scoping: 'members',
     summary: 'Members of the group with that id or name',
   }),
-  endpoint({
-    id: 'stats.team',
+  'stats.team': endpoint({
     numbers: [6, 13],
     path: '/stats',
-    query: ['start', 'end', 'aggregateData', 'type'],
+    query: STATS_QUERY,
     response: 'list',
     record: StatsSummary,
     scoping: 'stats',
     summary: 'Team statistics, one record per day or aggregated',
   }),
-  endpoint({
-    id: 'stats.teamAlias',
+  'stats.teamAlias': endpoint({
     numbers: [6],
     path: '/teams/stats',
-    query: ['start', 'end', 'aggregateData', 'type'],
+    query: STATS_QUERY,
     response: 'list',
     record: StatsSummary,
     scoping: 'stats',
     summary: 'Team statistics (the path of the source request example)',
   }),
-  endpoint({
-    id: 'stats.group',
+  'stats.group': endpoint({
     numbers: [7],
     path: '/teams/stats/group/{group}',
-    query: ['start', 'end', 'aggregateData', 'type'],
+    query: STATS_QUERY,
     response: 'list',
     record: StatsSummary,
     scoping: 'stats',
     summary: 'Statistics of the group with that id or name',
   }),
-  endpoint({
-    id: 'stats.member',
+  'stats.member': endpoint({
     numbers: [8],
     path: '/teams/stats/member/{memberID}',
-    query: ['start', 'end', 'aggregateData'],
+    query: z.object({ start, end, aggregateData }),
     response: 'list',
     record: StatsSummary,
     scoping: 'stats',
     summary: 'Statistics of the member',
   }),
-  endpoint({
-    id: 'clicks.list',
+  'clicks.list': endpoint({
     numbers: [9],
     path: '/clicks',
-    query: ['start', 'end'],
+    query: WINDOW_QUERY,
     response: 'list',
     record: ClickGroup,
     scoping: 'events',
     summary: 'Clicks grouped by tag, each with recipient and details',
   }),
-  endpoint({
-    id: 'clicks.tag',
+  'clicks.tag': endpoint({
     numbers: [10],
     path: '/clicks/tag/{tagID}',
+    query: NONE,
     response: 'list',
     record: Click,
     scoping: 'events',
     summary: 'Clicks of one tag',
   }),
-  endpoint({
-    id: 'opens.list',
+  'opens.list': endpoint({
     numbers: [11],
     path: '/opens',
-    query: ['start', 'end'],
+    query: WINDOW_QUERY,
     response: 'list',
     record: OpenGroup,
     scoping: 'events',
     summary: 'Opens grouped by tag, each with recipient and details',
   }),
-  endpoint({
-    id: 'opens.tag',
+  'opens.tag': endpoint({
     numbers: [12],
     path: '/opens/tag/{tagID}',
+    query: NONE,
     response: 'list',
     record: Open,
     scoping: 'events',
     summary: 'Opens of one tag',
   }),
-  endpoint({
-    id: 'tags.daily',
+  'tags.daily': endpoint({
     numbers: [14],
     path: '/tags/daily/{tagID}',
-    query: ['date'],
-    requiredQuery: ['date'],
+    query: z.object({ date }),
     response: 'single',
     record: DailyCounts,
     scoping: 'events',
     summary: 'Unique opens and clicks of the tag on the given day',
   }),
-  endpoint({
-    id: 'contacts.list',
+  'contacts.list': endpoint({
     numbers: [15],
     path: '/contacts',
+    query: NONE,
     response: 'list',
     record: Contact,
     scoping: 'contacts',
     summary: 'All contacts',
   }),
-  endpoint({
-    id: 'contacts.get',
+  'contacts.get': endpoint({
     numbers: [16],
     path: '/contacts/{contactID}',
+    query: NONE,
     response: 'single',
     record: Contact,
     scoping: 'contacts',
     summary: 'The contact with that id',
   }),
-  endpoint({
-    id: 'contacts.tag',
+  'contacts.tag': endpoint({
     numbers: [17],
     path: '/contacts/tag/{tagID}',
+    query: NONE,
     response: 'list',
     record: Contact,
     scoping: 'contacts',
     summary: 'Contacts of the tag with that id',
   }),
-];
+};
 
-const BY_ID = new Map(ENDPOINTS.map((e) => [e.id, e]));
+/** Stable ids of the catalogue's endpoints; the client's method names derive from them. */
+export type EndpointId = keyof typeof DEFINITIONS;
 
-/** The catalogue entry with id `id`. */
+/** The type of the catalogue: each entry as written, with its id. */
+export type Catalogue = {
+  readonly [Id in EndpointId]: (typeof DEFINITIONS)[Id] & { readonly id: Id };
+};
+
+/**
+ * The endpoint catalogue keyed by id, e.g. `ENDPOINTS['teams.tags']`: each entry an
+ * {@link Endpoint} whose types keep its path, query schema and record schema. Iterate with
+ * {@link ENDPOINT_LIST}.
+ */
+export const ENDPOINTS: Catalogue = Object.fromEntries(
+  Object.entries(DEFINITIONS).map(([id, entry]) => [id, { id, ...entry }]),
+) as Catalogue;
+
+/** Ids of the catalogue in catalogue order. */
+export const ENDPOINT_IDS = Object.keys(DEFINITIONS) as readonly EndpointId[];
+
+/** Placeholders that appear in path templates. `group` is a group id or a group name. */
+export type PathParamName = PathParamTuple<Catalogue[EndpointId]['path']>[number];
+
+/** One endpoint of the API as data, the runtime shape every entry of {@link ENDPOINTS} has. */
+export interface Endpoint {
+  readonly id: EndpointId;
+  /** Endpoint numbers in the source document's tables (`/stats` is both 6 and 13). */
+  readonly numbers: readonly number[];
+  readonly method: 'GET';
+  /** Path template relative to the base URL, placeholders in braces. */
+  readonly path: string;
+  /** The placeholders of `path`, in path order. */
+  readonly pathParams: readonly PathParamName[];
+  /** Every allowed query parameter, including `rtn`, `cursor`, `total` and `next`, in order. */
+  readonly query: readonly ParamName[];
+  /** The parameters a request must send (`date` on endpoint 14). */
+  readonly requiredQuery: readonly ParamName[];
+  /** The query schema: fields of `QUERY_PARAMS`, keys in the order of `query`. */
+  readonly querySchema: z.ZodObject;
+  /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (decisions §3). */
+  readonly response: 'list' | 'single';
+  /** Schema of one record of `data`. */
+  readonly record: z.ZodType;
+  readonly scoping: Scoping;
+  readonly summary: string;
+}
+
+/** The catalogue as an array in catalogue order, for code that iterates over endpoints. */
+export const ENDPOINT_LIST: readonly Endpoint[] = ENDPOINT_IDS.map((id) => ENDPOINTS[id]);
+
+/** The query schema of endpoint `Id`. */
+export type QuerySchemaOf<Id extends EndpointId> = Catalogue[Id]['querySchema'];
+
+/**
+ * The query a client sends to endpoint `Id`, as typed values (booleans, numbers, days as
+ * `YYYY-MM-DD`): every parameter optional except the required ones (`date` of `tags.daily`).
+ * The wire form is `z.input` of the schema (strings); the codecs of `QUERY_PARAMS` relate both.
+ */
+export type QueryOf<Id extends EndpointId> = ClientQuery<QuerySchemaOf<Id>>;
+
+type ClientQuery<S extends z.ZodObject> = {
+  readonly [K in keyof z.input<S>]: K extends keyof S['shape']
+    ?
+        | Exclude<z.output<S['shape'][K]>, undefined>
+        | (undefined extends z.input<S>[K] ? undefined : never)
+    : never;
+};
+
+/** The parsed query of endpoint `Id`: defaults applied, `total` and `next` left out. */
+export type ParsedQueryOf<Id extends EndpointId> = Parsed<z.output<QuerySchemaOf<Id>>>;
+
+/** The type of one record of endpoint `Id`'s `data`: `RecordOf<'teams.tags'>` is `Tag`. */
+export type RecordOf<Id extends EndpointId> = z.output<Catalogue[Id]['record']>;
+
+/** `list` or `single` (decisions §3). */
+export type ResponseOf<Id extends EndpointId> = Catalogue[Id]['response'];
+
+/** The path parameters of endpoint `Id` by name: `PathParamsOf<'contacts.get'>` is `{ contactID: string }`. */
+export type PathParamsOf<Id extends EndpointId> = {
+  readonly [K in PathParamTuple<Catalogue[Id]['path']>[number]]: string;
+};
+
+/** The catalogue entry with id `id` (typed precisely: `ENDPOINTS[id]`). */
 export function endpointById(id: EndpointId): Endpoint {
-  return BY_ID.get(id)!;
+  return ENDPOINTS[id];
 }
 
 /** A request path matched against the catalogue: the endpoint and decoded path parameters. */
@@ -285,7 +373,7 @@ export function matchEndpoint(pathname: string): EndpointMatch | undefined {
       return undefined;
     }
   }
-  for (const e of ENDPOINTS) {
+  for (const e of ENDPOINT_LIST) {
     const tpl = e.path.split('/').slice(1);
     if (tpl.length !== segs.length) continue;
     const params: Partial<Record<PathParamName, string>> = {};

@@ -1,12 +1,14 @@
 import * as z from 'zod';
-import { ENDPOINTS, type Endpoint, envelopeSchema, type PathParamName } from './endpoints.ts';
+import { ENDPOINT_LIST, type Endpoint, envelopeSchema, type PathParamName } from './endpoints.ts';
 import { ErrorBody } from './errors.ts';
 import { tableColumns } from './formats.ts';
-import { PARAMS, type ParamName } from './params.ts';
+import { defaultOf, QUERY_PARAMS, wireSchema } from './params.ts';
 
 /**
  * The OpenAPI 3.1 document of the reference profile `tagtrack/v1`, generated from the zod
- * schemas (`z.toJSONSchema`) and the endpoint catalogue: nothing here lists a field by hand.
+ * schemas (`z.toJSONSchema`) and the endpoint catalogue: records and envelopes from the record
+ * schemas, query parameters from each endpoint's query schema (wire schema, default,
+ * description, required). Nothing here lists a field by hand.
  */
 
 /** Options of {@link openApiDocument}. */
@@ -46,7 +48,7 @@ function componentSchemas(): Record<string, Json> {
     if (!registry.has(schema)) registry.add(schema, { id });
   };
   const envelopes = new Map<string, z.ZodType>();
-  for (const e of ENDPOINTS) {
+  for (const e of ENDPOINT_LIST) {
     const id = envelopeId(e);
     if (!envelopes.has(id)) {
       envelopes.set(id, envelopeSchema(e));
@@ -54,9 +56,10 @@ function componentSchemas(): Record<string, Json> {
   }
   for (const [id, schema] of envelopes) add(schema, id);
   add(ErrorBody, 'ErrorBody');
-  for (const spec of Object.values(PARAMS)) {
-    const id = globalId(spec.wire);
-    if (id !== undefined) add(spec.wire, id);
+  for (const field of Object.values(QUERY_PARAMS)) {
+    const wire = wireSchema(field);
+    const id = globalId(wire);
+    if (id !== undefined) add(wire, id);
   }
   for (;;) {
     const out = z.toJSONSchema(registry, { uri: (id) => `${SCHEMA_REF}${id}` }) as {
@@ -78,17 +81,22 @@ function componentSchemas(): Record<string, Json> {
   }
 }
 
-function parameterSchema(name: ParamName): Json {
-  const spec = PARAMS[name];
-  const id = globalId(spec.wire);
+/**
+ * The OpenAPI schema of a query parameter field: its wire schema (a `$ref` when it has a meta
+ * id), with the default in wire form (`String` of the typed default: `false`, `0`, `json`).
+ */
+function parameterSchema(field: z.ZodType): Json {
+  const wire = wireSchema(field);
+  const id = globalId(wire);
   const schema: Json =
     id === undefined
       ? (() => {
-          const { $schema: _, ...rest } = z.toJSONSchema(spec.wire) as Json;
+          const { $schema: _, ...rest } = z.toJSONSchema(wire) as Json;
           return rest;
         })()
       : ref(id);
-  if (spec.default !== undefined) schema.default = String(spec.default);
+  const value = defaultOf(field);
+  if (value !== undefined) schema.default = String(value);
   return schema;
 }
 
@@ -133,12 +141,12 @@ function operation(e: Endpoint): Json {
       description: PATH_PARAMS[name].description,
       schema: PATH_PARAMS[name].schema,
     })),
-    ...e.query.map((name) => ({
+    ...Object.entries(e.querySchema.shape as Record<string, z.ZodType>).map(([name, field]) => ({
       name,
       in: 'query',
-      required: e.requiredQuery.includes(name),
-      description: PARAMS[name].description,
-      schema: parameterSchema(name),
+      required: e.requiredQuery.some((r) => r === name),
+      description: field.description,
+      schema: parameterSchema(field),
     })),
   ];
   const listHeaders =
@@ -219,7 +227,7 @@ function operation(e: Endpoint): Json {
  */
 export function openApiDocument(options: OpenApiOptions = {}): Json {
   const paths: Record<string, Json> = {};
-  for (const e of ENDPOINTS) paths[e.path] = { get: operation(e) };
+  for (const e of ENDPOINT_LIST) paths[e.path] = { get: operation(e) };
   return {
     openapi: '3.1.0',
     info: {
@@ -233,7 +241,7 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     security: [{ signature: [] }],
-    tags: [...new Set(ENDPOINTS.map((e) => e.path.split('/')[1]!))].map((name) => ({ name })),
+    tags: [...new Set(ENDPOINT_LIST.map((e) => e.path.split('/')[1]!))].map((name) => ({ name })),
     paths,
     components: {
       schemas: componentSchemas(),

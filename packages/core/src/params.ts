@@ -3,223 +3,191 @@ import { QueryParamError } from './errors.ts';
 import { AccountType } from './member.ts';
 import { CalendarDate } from './values.ts';
 
+/**
+ * Query parameters, written once (decisions §3, §4): {@link QUERY_PARAMS} holds one zod
+ * schema per parameter, with its wire rule, its default and its description. The endpoint
+ * catalogue composes its per-endpoint query schemas from these fields; parsing
+ * ({@link parseQuery}), defaults ({@link defaultQueryParams}), the OpenAPI parameters, the
+ * client's query types and the CLI's flags are all derived from them.
+ *
+ * A field is `[optional | default](<wire schema> or <codec wire ↔ value>).describe(...)`:
+ * - the wire schema validates the raw, percent-decoded string (its messages and JSON
+ *   Schema are the wire rules), e.g. `CalendarDate`, `Rtn`;
+ * - a codec (`z.codec`) turns that string into the typed value the server reads and the
+ *   client sends (`true` for `True`, `7` for `007`); `z.input` is the wire form, `z.output`
+ *   the value.
+ */
+
 /** Response formats selected by `rtn` (source: "Common query parameter rtn"; decisions §7). */
 export const Rtn = z.enum(['json', 'text', 'html']).meta({ id: 'Rtn' });
 export type Rtn = z.infer<typeof Rtn>;
 
-/** Names of every query parameter the API knows (source: endpoint tables; decisions §3, §4). */
-export const PARAM_NAMES = [
-  'rtn',
-  'cursor',
-  'total',
-  'next',
-  'start',
-  'end',
-  'isClicked',
-  'isUnclicked',
-  'isOpened',
-  'isUnopened',
-  'aggregateData',
-  'type',
-  'date',
-] as const;
-export type ParamName = (typeof PARAM_NAMES)[number];
-
-/**
- * Parameters every endpoint accepts: `rtn`, `cursor`, and `total`/`next` (decisions §3,
- * Revision 2: `next` is documented by the original Node client).
- */
-export const COMMON_PARAMS = [
-  'rtn',
-  'cursor',
-  'total',
-  'next',
-] as const satisfies readonly ParamName[];
-
-/**
- * Parameters accepted on every endpoint and then ignored whatever they hold, even empty or
- * repeated (decisions §3, §4 Revision 2): the public clients echo them back.
- */
-export const IGNORED_PARAMS: ReadonlySet<string> = new Set<ParamName>(['total', 'next']);
-
-/** The four tag filters, a conjunction (decisions §4). */
-export const TAG_FILTER_PARAMS = [
-  'isClicked',
-  'isUnclicked',
-  'isOpened',
-  'isUnopened',
-] as const satisfies readonly ParamName[];
-
-const BOOLEAN_RE = /^(true|false|1|0)$/i;
-
 /**
  * A boolean query value: `true`/`false`/`1`/`0` in any case (decisions §4: the public clients
- * send `true`, `True` and `1`).
+ * send `true`, `True` and `1`). Wire: the string, spelled case by case so that the JSON Schema
+ * pattern (which has no `i` flag) says the same; value: the boolean (encoded as `true`/`false`).
  */
-export const BooleanParam = z
-  .string()
-  .regex(BOOLEAN_RE, 'must be true, false, 1 or 0')
-  .transform((v) => v === '1' || v.toLowerCase() === 'true');
-
-/** The wire form of a boolean for the OpenAPI document: what {@link BooleanParam} accepts. */
-const BOOLEAN_WIRE = z
-  .string()
-  .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/)
-  .meta({ description: 'true, false, 1 or 0, case-insensitive (decisions §4)' });
+export const BooleanParam = z.codec(
+  z
+    .string()
+    .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, 'must be true, false, 1 or 0')
+    .meta({ description: 'true, false, 1 or 0, case-insensitive (decisions §4)' }),
+  z.boolean(),
+  { decode: (v) => v === '1' || v.toLowerCase() === 'true', encode: (b) => String(b) },
+);
 
 /**
  * A cursor: `[0-9]+`, a non-negative decimal integer offset; leading zeros allowed and no
  * size limit (decisions §3 Revision 2). A cursor beyond `Number.MAX_SAFE_INTEGER` is read
  * as that number: it is past the end of any list either way.
  */
-export const CursorParam = z
-  .string()
-  .regex(/^[0-9]+$/, 'must be a non-negative integer')
-  .transform((v) => Math.min(Number(v), Number.MAX_SAFE_INTEGER));
+export const CursorParam = z.codec(
+  z.string().regex(/^[0-9]+$/, 'must be a non-negative integer'),
+  z.int().nonnegative(),
+  { decode: (v) => Math.min(Number(v), Number.MAX_SAFE_INTEGER), encode: (n) => String(n) },
+);
 
-/** How one query parameter is spelled on the wire, parsed, and defaulted. */
-export interface ParamSpec {
-  readonly name: ParamName;
-  /** Parses the raw (percent-decoded) string into the typed value. */
-  readonly schema: z.ZodType<unknown, string>;
-  /** JSON-schema-friendly description of the wire value, for the OpenAPI document. */
-  readonly wire: z.ZodType;
-  /** Value when the parameter is absent (`undefined`: no default). */
-  readonly default: unknown;
-  readonly description: string;
+/**
+ * A calendar day parameter: wire and value are the same `YYYY-MM-DD` string
+ * ({@link CalendarDate}). A codec so that describing a required day parameter keeps
+ * `CalendarDate` itself as its wire schema (the OpenAPI document refers to it by id).
+ */
+export const DateParam = z.codec(CalendarDate, z.string(), {
+  decode: (d) => d,
+  encode: (d) => d,
+});
+
+/**
+ * A parameter accepted and then ignored, whatever it holds, even empty or repeated
+ * (decisions §3, §4 Revision 2): any string on the wire; a client may give a number, sent in
+ * decimal.
+ */
+export const IgnoredParam = z.codec(z.string(), z.union([z.string(), z.number()]), {
+  decode: (v) => v,
+  encode: (v) => String(v),
+});
+
+/**
+ * Every query parameter the API knows, once: wire rule, default and description (source:
+ * endpoint tables; decisions §3, §4). The key order is the order of {@link PARAM_NAMES}.
+ * `date` is required wherever it is taken (endpoint 14).
+ */
+export const QUERY_PARAMS = {
+  rtn: Rtn.default('json').describe('Response format: json, text (TSV) or html (decisions §7)'),
+  cursor: CursorParam.default(0).describe(
+    'Offset of the first record of the page (decisions §3); ignored where nothing pages',
+  ),
+  total: IgnoredParam.optional().describe(
+    'Accepted and ignored, whatever it holds (one public client echoes it back; decisions §3)',
+  ),
+  next: IgnoredParam.optional().describe(
+    'Accepted and ignored, whatever it holds (the Node client documents it; decisions §3)',
+  ),
+  start: DateParam.optional().describe(
+    'First UTC day included, YYYY-MM-DD (inclusive; decisions §4)',
+  ),
+  end: DateParam.optional().describe('Last UTC day included, YYYY-MM-DD (inclusive; decisions §4)'),
+  isClicked: BooleanParam.default(false).describe('Only tags with uniqueClicks > 0'),
+  isUnclicked: BooleanParam.default(false).describe('Only tags with totalClicks = 0'),
+  isOpened: BooleanParam.default(false).describe('Only tags with uniqueOpens > 0'),
+  isUnopened: BooleanParam.default(false).describe('Only tags with totalOpens = 0'),
+  aggregateData: BooleanParam.default(false).describe(
+    'Combine all stats records into one (decisions §3)',
+  ),
+  type: AccountType.optional().describe('Only members of this account type'),
+  date: DateParam.describe('The UTC day, YYYY-MM-DD'),
+} as const;
+
+/** Name of a query parameter. */
+export type ParamName = keyof typeof QUERY_PARAMS;
+
+/** Names of every query parameter the API knows, in the order of {@link QUERY_PARAMS}. */
+export const PARAM_NAMES = Object.keys(QUERY_PARAMS) as readonly ParamName[];
+
+const { rtn, cursor, total, next, isClicked, isUnclicked, isOpened, isUnopened } = QUERY_PARAMS;
+
+/**
+ * Parameters every endpoint accepts: `rtn`, `cursor`, and `total`/`next` (decisions §3,
+ * Revision 2: `next` is documented by the original Node client). The catalogue appends them
+ * to every endpoint's own parameters.
+ */
+export const COMMON_QUERY = { rtn, cursor, total, next };
+
+/** The four tag filters, a conjunction (decisions §4). */
+export const TAG_FILTERS = { isClicked, isUnclicked, isOpened, isUnopened };
+
+/** Names of {@link COMMON_QUERY}, in order. */
+export const COMMON_PARAMS = Object.keys(COMMON_QUERY) as readonly ParamName[];
+
+/** Names of {@link TAG_FILTERS}, in order. */
+export const TAG_FILTER_PARAMS = Object.keys(TAG_FILTERS) as readonly ParamName[];
+
+/**
+ * The wire schema of a query parameter field: the field without its `optional`/`default`
+ * wrapper and, for a codec, its input side. Its JSON Schema is the parameter's in OpenAPI.
+ */
+export function wireSchema(field: z.ZodType): z.ZodType {
+  if (field instanceof z.ZodOptional || field instanceof z.ZodDefault) {
+    return wireSchema(field.unwrap() as z.ZodType);
+  }
+  if (field instanceof z.ZodPipe) return field.in as z.ZodType;
+  return field;
 }
 
-/** Every query parameter's rule (decisions §3, §4). */
-export const PARAMS: { readonly [K in ParamName]: ParamSpec } = {
-  rtn: {
-    name: 'rtn',
-    schema: Rtn,
-    wire: Rtn,
-    default: 'json',
-    description: 'Response format: json, text (TSV) or html (decisions §7)',
-  },
-  cursor: {
-    name: 'cursor',
-    schema: CursorParam,
-    wire: z.string().regex(/^[0-9]+$/),
-    default: 0,
-    description:
-      'Offset of the first record of the page (decisions §3); ignored where nothing pages',
-  },
-  total: {
-    name: 'total',
-    schema: z.string(),
-    wire: z.string(),
-    default: undefined,
-    description:
-      'Accepted and ignored, whatever it holds (one public client echoes it back; decisions §3)',
-  },
-  next: {
-    name: 'next',
-    schema: z.string(),
-    wire: z.string(),
-    default: undefined,
-    description:
-      'Accepted and ignored, whatever it holds (the Node client documents it; decisions §3)',
-  },
-  start: {
-    name: 'start',
-    schema: CalendarDate,
-    wire: CalendarDate,
-    default: undefined,
-    description: 'First UTC day included, YYYY-MM-DD (inclusive; decisions §4)',
-  },
-  end: {
-    name: 'end',
-    schema: CalendarDate,
-    wire: CalendarDate,
-    default: undefined,
-    description: 'Last UTC day included, YYYY-MM-DD (inclusive; decisions §4)',
-  },
-  isClicked: {
-    name: 'isClicked',
-    schema: BooleanParam,
-    wire: BOOLEAN_WIRE,
-    default: false,
-    description: 'Only tags with uniqueClicks > 0',
-  },
-  isUnclicked: {
-    name: 'isUnclicked',
-    schema: BooleanParam,
-    wire: BOOLEAN_WIRE,
-    default: false,
-    description: 'Only tags with totalClicks = 0',
-  },
-  isOpened: {
-    name: 'isOpened',
-    schema: BooleanParam,
-    wire: BOOLEAN_WIRE,
-    default: false,
-    description: 'Only tags with uniqueOpens > 0',
-  },
-  isUnopened: {
-    name: 'isUnopened',
-    schema: BooleanParam,
-    wire: BOOLEAN_WIRE,
-    default: false,
-    description: 'Only tags with totalOpens = 0',
-  },
-  aggregateData: {
-    name: 'aggregateData',
-    schema: BooleanParam,
-    wire: BOOLEAN_WIRE,
-    default: false,
-    description: 'Combine all stats records into one (decisions §3)',
-  },
-  type: {
-    name: 'type',
-    schema: AccountType,
-    wire: AccountType,
-    default: undefined,
-    description: 'Only members of this account type',
-  },
-  date: {
-    name: 'date',
-    schema: CalendarDate,
-    wire: CalendarDate,
-    default: undefined,
-    description: 'The UTC day, YYYY-MM-DD',
-  },
+/** The default value of a query parameter field (the typed value), or `undefined`. */
+export function defaultOf(field: z.ZodType): unknown {
+  return field instanceof z.ZodDefault ? field.def.defaultValue : undefined;
+}
+
+/** Whether a request must send the parameter (its field does not accept absence). */
+export function isRequired(field: z.ZodType): boolean {
+  return !field.safeParse(undefined).success;
+}
+
+/**
+ * Parameters accepted on every endpoint and then ignored whatever they hold, even empty or
+ * repeated (decisions §3, §4 Revision 2): the public clients echo them back. Derived: the
+ * parameters whose schema is {@link IgnoredParam}.
+ */
+export const IGNORED_PARAMS: ReadonlySet<string> = new Set<ParamName>(
+  PARAM_NAMES.filter((name) => {
+    const field: z.ZodType = QUERY_PARAMS[name];
+    return field instanceof z.ZodOptional && field.unwrap() === IgnoredParam;
+  }),
+);
+
+/** Names of the ignored parameters as a type (`total`, `next`). */
+export type IgnoredParamName = {
+  [K in ParamName]: (typeof QUERY_PARAMS)[K] extends z.ZodOptional<typeof IgnoredParam> ? K : never;
+}[ParamName];
+
+/**
+ * The parsed form of a query schema's output: the ignored parameters left out, and an
+ * optional parameter either absent or set (never present as `undefined`).
+ */
+export type Parsed<T> = {
+  -readonly [K in keyof T as K extends IgnoredParamName ? never : K]: Exclude<T[K], undefined>;
 };
 
-/**
- * Parsed query parameters of one request. Parameters the endpoint does not take are absent;
- * booleans and `cursor` carry their defaults.
- */
-export interface QueryParams {
-  rtn: Rtn;
-  cursor: number;
-  start?: CalendarDate;
-  end?: CalendarDate;
-  isClicked: boolean;
-  isUnclicked: boolean;
-  isOpened: boolean;
-  isUnopened: boolean;
-  aggregateData: boolean;
-  type?: AccountType;
-  date?: CalendarDate;
-}
+/** Every parameter as a field of one object, `date` optional: the parsed query of any endpoint. */
+const ANY_QUERY = z.object({ ...QUERY_PARAMS, date: QUERY_PARAMS.date.optional() });
 
 /**
- * The parsed query of a request that sends no parameters: `rtn` json, `cursor` 0, every
- * boolean false (decisions §3, §4), with `overrides` applied on top.
+ * Parsed query parameters of one request (the output of {@link parseQuery}, derived from
+ * {@link QUERY_PARAMS}). Parameters the endpoint does not take are absent; booleans, `rtn` and
+ * `cursor` carry their defaults; `total` and `next` are never present.
+ */
+export type QueryParams = Parsed<z.output<typeof ANY_QUERY>>;
+
+/**
+ * The parsed query of a request that sends no parameters: every default of
+ * {@link QUERY_PARAMS} (`rtn` json, `cursor` 0, every boolean false; decisions §3, §4), with
+ * `overrides` applied on top.
  */
 export function defaultQueryParams(overrides: Partial<QueryParams> = {}): QueryParams {
-  return {
-    rtn: 'json',
-    cursor: 0,
-    isClicked: false,
-    isUnclicked: false,
-    isOpened: false,
-    isUnopened: false,
-    aggregateData: false,
-    ...overrides,
-  };
+  // zod leaves absent optional keys out, so no key holds `undefined`
+  const defaults = ANY_QUERY.parse({}) as QueryParams;
+  return { ...defaults, ...overrides };
 }
 
 /** Options of {@link parseQuery}: which parameters are allowed and which are required. */
@@ -232,15 +200,26 @@ function describeValue(raw: string): string {
   return raw.length > 40 ? `${JSON.stringify(raw.slice(0, 40))}…` : JSON.stringify(raw);
 }
 
+/** What a parameter's value should have been, from its wire schema (enum options, a day). */
+function expectation(wire: z.ZodType, reason: string): string {
+  if (wire instanceof z.ZodEnum) return `expected one of ${wire.options.join(', ')}`;
+  if (wire === CalendarDate) return 'expected a real calendar day as YYYY-MM-DD';
+  return reason;
+}
+
 /**
- * Parses and validates a request's query parameters per decisions §4.
+ * Parses and validates a request's query parameters per decisions §4, with the rules of
+ * {@link QUERY_PARAMS} (the fields the catalogue's query schemas are made of).
  *
  * `entries` are the decoded `[name, value]` pairs in request order (e.g. from
- * `URLSearchParams`). Throws {@link QueryParamError} (status 400) naming the parameter:
- * `unknown_parameter` (message lists the allowed ones), `repeated_parameter`,
- * `invalid_value` (bad date, boolean, enum or cursor; an empty value is a bad value),
- * `missing_parameter`, and `invalid_range` (`start` after `end`). `total` and `next` are
- * skipped whatever they hold, even empty or repeated (decisions §4 Revision 2).
+ * `URLSearchParams`); `options` names the allowed and required parameters (an endpoint's
+ * `query` and `requiredQuery`). Throws {@link QueryParamError} (status 400) naming the
+ * parameter, for the first offending entry in request order: `unknown_parameter` (message
+ * lists the allowed ones), `repeated_parameter`, `invalid_value` (bad date, boolean, enum or
+ * cursor; an empty value is a bad value); then `missing_parameter`, and `invalid_range`
+ * (`start` after `end`). `total` and `next` are skipped whatever they hold, even empty or
+ * repeated (decisions §4 Revision 2). Returns the defaults of every parameter with the sent
+ * values on top.
  */
 export function parseQuery(
   entries: Iterable<readonly [string, string]>,
@@ -248,8 +227,7 @@ export function parseQuery(
 ): QueryParams {
   const allowed = new Set<string>(options.allowed);
   const seen = new Set<string>();
-  const out = defaultQueryParams();
-  const values = out as unknown as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
   for (const [name, raw] of entries) {
     if (IGNORED_PARAMS.has(name) && allowed.has(name)) continue;
     if (!allowed.has(name)) {
@@ -267,14 +245,14 @@ export function parseQuery(
       );
     }
     seen.add(name);
-    const spec = PARAMS[name as ParamName];
-    const parsed = spec.schema.safeParse(raw);
+    const field: z.ZodType = QUERY_PARAMS[name as ParamName];
+    const parsed = field.safeParse(raw);
     if (!parsed.success) {
       const reason = parsed.error.issues[0]?.message ?? 'invalid value';
       throw new QueryParamError(
         'invalid_value',
         name,
-        `invalid value ${describeValue(raw)} for query parameter '${name}': ${expectation(name as ParamName, reason)}`,
+        `invalid value ${describeValue(raw)} for query parameter '${name}': ${expectation(wireSchema(field), reason)}`,
       );
     }
     values[name] = parsed.data;
@@ -282,6 +260,7 @@ export function parseQuery(
   for (const name of options.required ?? []) {
     if (!seen.has(name)) throw missingParameter(name);
   }
+  const out: QueryParams = { ...defaultQueryParams(), ...values };
   if (out.start !== undefined && out.end !== undefined && out.start > out.end) {
     throw new QueryParamError(
       'invalid_range',
@@ -294,27 +273,13 @@ export function parseQuery(
 
 /**
  * The {@link QueryParamError} (`missing_parameter`, status 400) for a required parameter
- * `name` that the request did not send (decisions §4); the message names it and says what it is.
+ * `name` that the request did not send (decisions §4); the message names it and says what it
+ * is (its description in {@link QUERY_PARAMS}).
  */
 export function missingParameter(name: ParamName): QueryParamError {
   return new QueryParamError(
     'missing_parameter',
     name,
-    `query parameter '${name}' is required (${PARAMS[name].description})`,
+    `query parameter '${name}' is required (${QUERY_PARAMS[name].description})`,
   );
-}
-
-function expectation(name: ParamName, reason: string): string {
-  switch (name) {
-    case 'start':
-    case 'end':
-    case 'date':
-      return 'expected a real calendar day as YYYY-MM-DD';
-    case 'rtn':
-      return 'expected one of json, text, html';
-    case 'type':
-      return 'expected one of admin, manager, user';
-    default:
-      return reason;
-  }
 }

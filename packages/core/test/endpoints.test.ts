@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildPath,
   ENDPOINT_IDS,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
   endpointById,
   envelopeSchema,
@@ -13,10 +13,10 @@ import {
 
 describe('the catalogue', () => {
   it('has 17 entries with distinct ids and paths covering the source numbers 1-17', () => {
-    expect(ENDPOINTS).toHaveLength(17);
-    expect(ENDPOINTS.map((e) => e.id)).toEqual([...ENDPOINT_IDS]);
-    expect(new Set(ENDPOINTS.map((e) => e.path)).size).toBe(17);
-    const numbers = new Set(ENDPOINTS.flatMap((e) => e.numbers));
+    expect(ENDPOINT_LIST).toHaveLength(17);
+    expect(ENDPOINT_LIST.map((e) => e.id)).toEqual([...ENDPOINT_IDS]);
+    expect(new Set(ENDPOINT_LIST.map((e) => e.path)).size).toBe(17);
+    const numbers = new Set(ENDPOINT_LIST.flatMap((e) => e.numbers));
     expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
   });
 
@@ -34,7 +34,7 @@ describe('the catalogue', () => {
     expect(q('clicks.list')).toEqual([...common, 'start', 'end'].sort());
     expect(q('tags.daily')).toEqual([...common, 'date'].sort());
     expect(endpointById('tags.daily').requiredQuery).toEqual(['date']);
-    expect(ENDPOINTS.filter((e) => e.response === 'single').map((e) => e.id)).toEqual([
+    expect(ENDPOINT_LIST.filter((e) => e.response === 'single').map((e) => e.id)).toEqual([
       'teams.member',
       'tags.daily',
       'contacts.get',
@@ -50,7 +50,7 @@ const SAMPLE: Record<PathParamName, string> = {
 };
 
 describe('matchEndpoint', () => {
-  it.each(ENDPOINTS.map((e) => [e.path, e] as const))('matches %s', (_, e) => {
+  it.each(ENDPOINT_LIST.map((e) => [e.path, e] as const))('matches %s', (_, e) => {
     const path = buildPath(e, SAMPLE);
     const match = matchEndpoint(path);
     expect(match?.endpoint.id).toBe(e.id);
@@ -116,7 +116,7 @@ const arbParams = fc.record({
 });
 
 describe('buildPath', () => {
-  test.prop([fc.constantFrom(...ENDPOINTS), arbParams])(
+  test.prop([fc.constantFrom(...ENDPOINT_LIST), arbParams])(
     'matchEndpoint(buildPath(e, params)) gives back e and the params it uses',
     (e: Endpoint, params) => {
       const match = matchEndpoint(buildPath(e, params));
@@ -127,7 +127,7 @@ describe('buildPath', () => {
     },
   );
 
-  test.prop([fc.constantFrom(...ENDPOINTS).filter((e) => e.pathParams.length === 0)])(
+  test.prop([fc.constantFrom(...ENDPOINT_LIST).filter((e) => e.pathParams.length === 0)])(
     'buildPath of an endpoint without placeholders is its path',
     (e) => {
       expect(buildPath(e)).toBe(e.path);

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { parse } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { ENDPOINTS, type Endpoint, type EndpointId, endpointById } from '../src/endpoints.ts';
+import { ENDPOINT_LIST, type Endpoint, type EndpointId, endpointById } from '../src/endpoints.ts';
 import {
   CONTENT_TYPES,
   compareTables,
@@ -59,7 +59,7 @@ function arbOf(schema: z.ZodType, str: fc.Arbitrary<string>): fc.Arbitrary<unkno
 }
 
 const arbEndpointRecords = fc
-  .constantFrom(...ENDPOINTS)
+  .constantFrom(...ENDPOINT_LIST)
   .chain((e) =>
     fc.tuple(fc.constant(e), fc.array(arbOf(e.record, hostileString), { maxLength: 4 })),
   );
@@ -209,7 +209,7 @@ describe('toTable (decisions §7 flattening)', () => {
   });
 
   it('renders the empty list as the header row only, in both formats', () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const t = toTable(e, []);
       expect(t).toEqual({ columns: tableColumns(e), rows: [] });
       expect(renderBody(e, [], 'text')).toBe(`${tableColumns(e).join('\t')}\n`);

@@ -1,10 +1,10 @@
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../src/endpoints.ts';
+import { ENDPOINT_LIST } from '../src/endpoints.ts';
 import { ClickDetails, OpenDetails } from '../src/events.ts';
 import { TeamMember } from '../src/member.ts';
 import { openApiDocument } from '../src/openapi.ts';
-import { PARAMS } from '../src/params.ts';
+import { defaultQueryParams } from '../src/params.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the test walks a plain JSON document
 type Json = Record<string, any>;
@@ -27,17 +27,17 @@ describe('openApiDocument', () => {
   });
 
   it('has one GET operation for each of the 17 catalogue paths, and no other path', () => {
-    expect(Object.keys(doc.paths).sort()).toEqual(ENDPOINTS.map((e) => e.path).sort());
+    expect(Object.keys(doc.paths).sort()).toEqual(ENDPOINT_LIST.map((e) => e.path).sort());
     expect(Object.keys(doc.paths)).toHaveLength(17);
     expect(doc.paths['/teams/stats']).toBeDefined();
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       expect(Object.keys(doc.paths[e.path]), e.path).toEqual(['get']);
       expect(doc.paths[e.path].get.operationId).toBe(e.id);
     }
   });
 
   it('lists every path and query parameter of each endpoint, with required flags', () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const params = doc.paths[e.path].get.parameters as Json[];
       const path = params.filter((p) => p.in === 'path');
       const query = params.filter((p) => p.in === 'query');
@@ -58,7 +58,7 @@ describe('openApiDocument', () => {
     expect(doc.components.schemas.Rtn.enum).toEqual(['json', 'text', 'html']);
     expect(doc.components.schemas.AccountType.enum).toEqual(['admin', 'manager', 'user']);
     expect(doc.components.schemas.CalendarDate.format).toBe('date');
-    expect(byName('aggregateData').schema.default).toBe(String(PARAMS.aggregateData.default));
+    expect(byName('aggregateData').schema.default).toBe(String(defaultQueryParams().aggregateData));
     const pattern = new RegExp(byName('aggregateData').schema.pattern);
     for (const ok of ['true', 'FALSE', 'True', '1', '0']) expect(pattern.test(ok)).toBe(true);
     for (const bad of ['yes', '2', '']) expect(pattern.test(bad)).toBe(false);
@@ -82,7 +82,7 @@ describe('openApiDocument', () => {
   });
 
   it('answers 200 in json, text and html, with the envelope of the endpoint', () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const ok = doc.paths[e.path].get.responses['200'];
       expect(Object.keys(ok.content).sort()).toEqual([
         'application/json',
@@ -97,7 +97,7 @@ describe('openApiDocument', () => {
   });
 
   it('documents the error statuses with ErrorBody and the Authorization security scheme', () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const { responses } = doc.paths[e.path].get;
       const statuses = ['200', '400', '401', '404', '405', '429'];
       // list endpoints also document the 204 of paging end no-content (decisions §3 Revision 2)
