@@ -1,6 +1,7 @@
 import * as fc from 'fast-check';
+import { contactIdOf } from './aggregate/contact-id.ts';
 import { dayString, daysFromCivil } from './aggregate/time.ts';
-import type { Caller, DayWindow, TagFilters } from './aggregate/types.ts';
+import type { Caller, DayWindow, EndpointRequest, TagFilters } from './aggregate/types.ts';
 import type {
   Dataset,
   DatasetEvent,
@@ -8,8 +9,10 @@ import type {
   DatasetTag,
   DatasetTeam,
 } from './dataset/schema.ts';
+import { ENDPOINT_IDS, endpointById, type PathParamName } from './endpoints.ts';
 import type { Device } from './events.ts';
 import type { AccountType } from './member.ts';
+import { defaultQueryParams, type QueryParams } from './params.ts';
 import type { StatsSummary } from './stats.ts';
 import { type CalendarDate, DAY_MS, formatTimestamp, type Timestamp } from './values.ts';
 
@@ -352,3 +355,65 @@ export function arbCaller(dataset: Dataset): fc.Arbitrary<Caller> {
 /** A dataset and a caller among its members. */
 export const arbDatasetWithCaller: fc.Arbitrary<{ dataset: Dataset; caller: Caller }> =
   arbDataset.chain((dataset) => arbCaller(dataset).map((caller) => ({ dataset, caller })));
+
+/** Path parameter values to try on `dataset`: its ids and names, and a few that match nothing. */
+function pathValuesFor(dataset: Dataset): Record<PathParamName, readonly string[]> {
+  const groups = dataset.teams.flatMap((t) => t.groups);
+  const emails = dataset.tags.flatMap((t) => t.recipients.map((r) => r.email));
+  return {
+    memberID: [...dataset.teams.flatMap((t) => t.members.map((m) => m.memberID)), 'nobody'],
+    group: [
+      ...groups.flatMap((g) => [g.groupID, g.groupName, g.groupName.toUpperCase()]),
+      'no such group',
+    ],
+    tagID: [...dataset.tags.map((t) => t.tagID), 'no-such-tag'],
+    contactID: [...emails.map(contactIdOf), ...emails.slice(0, 1), 'no-such-contact'],
+  };
+}
+
+/**
+ * A request to any endpoint of the catalogue over `dataset` (decisions §2–§4), in domain
+ * terms as `ReportingIndex.answer` and `plainAnswer` take it: path parameters drawn from the
+ * dataset's ids and group names (another team's and unknown ones included, rarely absent),
+ * and a parsed query whose windows cut through the dataset's days. The query sets only the
+ * parameters the endpoint takes (endpoint 14 always gets `date`), or, with `anyParams`,
+ * every parameter, so callers can check that an endpoint ignores the others.
+ */
+export function arbEndpointRequestFor(
+  dataset: Dataset,
+  options: { readonly anyParams?: boolean } = {},
+): fc.Arbitrary<EndpointRequest> {
+  const pools = pathValuesFor(dataset);
+  const query = fc.record({
+    window: arbDayWindowFor(dataset),
+    filters: arbTagFilters,
+    aggregateData: fc.boolean(),
+    type: fc.option(fc.constantFrom(...ACCOUNT_TYPES), { nil: undefined }),
+    date: arbDayFor(dataset),
+  });
+  return fc
+    .record({ endpoint: fc.constantFrom(...ENDPOINT_IDS), pick: fc.nat(), absent: fc.nat(19) })
+    .chain(({ endpoint, pick, absent }) =>
+      query.map((q): EndpointRequest => {
+        const e = endpointById(endpoint);
+        const pathParams: Partial<Record<PathParamName, string>> = {};
+        for (const name of e.pathParams) {
+          const pool = pools[name];
+          if (absent !== 0) pathParams[name] = pool[pick % pool.length]!;
+        }
+        const all: { [K in keyof QueryParams]?: QueryParams[K] | undefined } = {
+          ...q.window,
+          ...q.filters,
+          aggregateData: q.aggregateData,
+          type: q.type,
+          date: q.date,
+        };
+        const overrides: Partial<QueryParams> = {};
+        for (const [name, value] of Object.entries(all) as [keyof QueryParams, never][]) {
+          if (value !== undefined && (options.anyParams || e.query.includes(name)))
+            overrides[name] = value;
+        }
+        return { endpoint, pathParams, query: defaultQueryParams(overrides) };
+      }),
+    );
+}

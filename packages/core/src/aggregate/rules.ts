@@ -7,7 +7,7 @@ import type {
   DatasetTeam,
 } from '../dataset/schema.ts';
 import { normaliseEmail } from '../dataset/schema.ts';
-import type { DailyCounts } from '../events.ts';
+import type { ClickDetails, DailyCounts, EventRecipient, OpenDetails } from '../events.ts';
 import type { Group, TeamMember } from '../member.ts';
 import { emptyStats, type StatsSummary } from '../stats.ts';
 import type { Tag, TagCounters } from '../tag.ts';
@@ -21,6 +21,21 @@ import type { Caller, DayWindow, TagFilters } from './types.ts';
  * dataset's shapes. They state each rule once, plainly; the indexes of `buildIndex` compute
  * the same numbers fast, and the tests check that both agree.
  */
+
+/**
+ * The fields of an event the counters read (decisions §8, §9): a dataset event, or an event
+ * as the API lists it mapped back to its tag, recipient email and device.
+ */
+export interface CountedEvent {
+  readonly tagID: string;
+  readonly email: string;
+  readonly device: string;
+}
+
+/** The fields of an event that daily counts and windows read: {@link CountedEvent} plus `date`. */
+export interface DatedEvent extends CountedEvent {
+  readonly date: Timestamp;
+}
 
 /** How a device counts (decisions §8): `desktop`; `mobile` and `tablet` are mobile; else neither. */
 export type DeviceClass = 'desktop' | 'mobile' | 'none';
@@ -58,8 +73,8 @@ export function zeroCounters(): TagCounters {
  */
 export function tagCounters(
   tag: Pick<DatasetTag, 'tagID'>,
-  opens: readonly DatasetEvent[],
-  clicks: readonly DatasetEvent[],
+  opens: readonly CountedEvent[],
+  clicks: readonly CountedEvent[],
 ): TagCounters {
   const out = zeroCounters();
   const opened = new Set<string>();
@@ -91,12 +106,12 @@ export function tagCounters(
  */
 export function dailyCounts(
   tag: Pick<DatasetTag, 'tagID'>,
-  opens: readonly DatasetEvent[],
-  clicks: readonly DatasetEvent[],
+  opens: readonly DatedEvent[],
+  clicks: readonly DatedEvent[],
   date: string,
 ): DailyCounts {
   const day = dayNumber(date);
-  const distinct = (events: readonly DatasetEvent[]): number => {
+  const distinct = (events: readonly DatedEvent[]): number => {
     const seen = new Set<string>();
     for (const e of events) {
       if (e.tagID === tag.tagID && dayOf(parseTimestampMs(e.date)) === day) {
@@ -326,9 +341,9 @@ export function renderMember(
  */
 export function contactOf(
   email: string,
-  tags: readonly DatasetTag[],
-  opens: readonly DatasetEvent[],
-  clicks: readonly DatasetEvent[],
+  tags: readonly Pick<DatasetTag, 'tagID' | 'dateSent' | 'recipients'>[],
+  opens: readonly CountedEvent[],
+  clicks: readonly CountedEvent[],
 ): Contact | undefined {
   const key = normaliseEmail(email);
   const sent = tags
@@ -366,4 +381,115 @@ export function contactOf(
     dateLastSent: canonicalTimestamp(latest.dateSent),
     stats,
   };
+}
+
+/** The visible members of the caller's team (decisions §2), in member order (decisions §3). */
+export function visibleMembers(dataset: Dataset, caller: Caller): DatasetMember[] {
+  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
+  if (!team) return [];
+  const visible = visibleMemberIDs(dataset, caller);
+  return team.members.filter((m) => visible.has(m.memberID)).sort(compareMembers);
+}
+
+/** The tags the caller sees: those a visible member sent (decisions §2), in tag order (§3). */
+export function visibleTags(dataset: Dataset, caller: Caller): DatasetTag[] {
+  const visible = visibleMemberIDs(dataset, caller);
+  return dataset.tags.filter((t) => visible.has(t.memberID)).sort(compareTags);
+}
+
+/**
+ * A dataset tag as endpoints 2 and 4 return it (decisions §3, §8, §9): `dateSent` in the
+ * profile's form, each recipient once ({@link distinctRecipients}), its {@link tagCounters}.
+ */
+export function renderTag(
+  tag: DatasetTag,
+  opens: readonly CountedEvent[],
+  clicks: readonly CountedEvent[],
+): Tag {
+  return {
+    tagID: tag.tagID,
+    subject: tag.subject,
+    dateSent: canonicalTimestamp(tag.dateSent),
+    recipients: distinctRecipients(tag.recipients),
+    stats: tagCounters(tag, opens, clicks),
+  };
+}
+
+/**
+ * The records a stats endpoint answers for a set of tags (decisions §3): with
+ * `aggregateData` exactly one record, {@link statsOfTags} (the empty record when there is no
+ * tag); without, {@link dailyStatsOfTags}, one record per send day, oldest first.
+ */
+export function statsList(
+  tags: readonly Pick<Tag, 'dateSent' | 'stats'>[],
+  aggregateData: boolean,
+): StatsSummary[] {
+  return aggregateData ? [statsOfTags(tags)] : dailyStatsOfTags(tags);
+}
+
+/**
+ * The events of one tag dated in `window` (decisions §4: by their own date), oldest first;
+ * events of the same instant keep their order in `events` (decisions §3).
+ */
+export function eventsOfTag<E extends DatedEvent>(
+  events: readonly E[],
+  tagID: string,
+  window: DayWindow = {},
+): E[] {
+  return events
+    .filter((e) => e.tagID === tagID && inDayWindow(e.date, window))
+    .sort((a, b) => parseTimestampMs(a.date) - parseTimestampMs(b.date));
+}
+
+/** Which events: opens (date field `openDate`) or clicks (`clickDate`). */
+export type EventKind = 'opens' | 'clicks';
+
+/**
+ * An event's details as endpoints 9–12 show them (source: "Click detail fields"): the date
+ * (`openDate` or `clickDate`, in the profile's form) first, then the location fields.
+ */
+export function eventDetails(event: DatasetEvent, kind: EventKind): OpenDetails | ClickDetails {
+  const date = canonicalTimestamp(event.date);
+  const location = {
+    counry: event.counry,
+    region: event.region,
+    city: event.city,
+    latitude: event.latitude,
+    longitude: event.longitude,
+    device: event.device,
+    os: event.os,
+    browser: event.browser,
+  };
+  return kind === 'opens' ? { openDate: date, ...location } : { clickDate: date, ...location };
+}
+
+/**
+ * The recipient of an event of `tag` by `email` (endpoints 9 and 11; decisions §8, §9): the
+ * contact's id, the name of the tag's first recipient with that normalised email, and the
+ * normalised email.
+ */
+export function eventRecipient(tag: Pick<DatasetTag, 'recipients'>, email: string): EventRecipient {
+  const key = normaliseEmail(email);
+  const recipient = tag.recipients.find((r) => normaliseEmail(r.email) === key);
+  return { recipientID: contactIdOf(key), name: recipient?.name ?? '', email: key };
+}
+
+/**
+ * The contacts of a set of tags (decisions §9): their recipients' distinct normalised
+ * emails, in email order (code units, decisions §3).
+ */
+export function recipientEmails(tags: readonly Pick<DatasetTag, 'recipients'>[]): string[] {
+  const emails = new Set<string>();
+  for (const t of tags) for (const r of t.recipients) emails.add(normaliseEmail(r.email));
+  return [...emails].sort(compareStrings);
+}
+
+/**
+ * The message of a 404 (decisions §2: an unknown and an out-of-scope id get the same words):
+ * `member "x" not found`, or `member not found (no member id given)`.
+ */
+export function notFoundMessage(kind: string, id: string | undefined): string {
+  return id === undefined
+    ? `${kind} not found (no ${kind} id given)`
+    : `${kind} ${JSON.stringify(id)} not found`;
 }

@@ -1,0 +1,177 @@
+import type { Dataset, DatasetTag } from '../dataset/schema.ts';
+import type { AccountType } from '../member.ts';
+import { missingParameter } from '../params.ts';
+import { contactIdOf } from './contact-id.ts';
+import {
+  contactOf,
+  dailyCounts,
+  type EventKind,
+  eventDetails,
+  eventRecipient,
+  eventsOfTag,
+  inDayWindow,
+  type MemberWithoutGroup,
+  matchesTagFilters,
+  notFoundMessage,
+  recipientEmails,
+  renderMember,
+  renderTag,
+  resolveGroup,
+  statsList,
+  visibleGroups,
+  visibleMembers,
+  visibleTags,
+} from './rules.ts';
+import type { Answer, Caller, DayWindow, EndpointRequest, TagFilters } from './types.ts';
+
+/** Options of {@link plainAnswer}, as those of `buildIndex`. */
+export interface PlainAnswerOptions {
+  /** Rendering of a member without a group (decisions §8 option); default `'omit'`. */
+  readonly memberWithoutGroup?: MemberWithoutGroup;
+}
+
+/**
+ * The answer to one endpoint request computed from the plain rules of `rules.ts` alone
+ * (decisions §2, §3, §4, §8, §9): no index, every list recomputed from the dataset by the
+ * obviously correct loop. It is the oracle `buildIndex(dataset).answer` is tested against
+ * (the differential test) and what fixture mode expects; small enough for the canonical
+ * dataset (tens of milliseconds per request), not for large datasets.
+ *
+ * Same shape and meaning as `ReportingIndex.answer`: the whole stably ordered list, the
+ * single record, or `not_found` for an unknown or out-of-scope id (same message for both).
+ * Reads only the query parameters the endpoint takes. Throws the `QueryParamError` of a
+ * missing `date` on endpoint 14. Expects a consistent dataset (`validateDataset` finds
+ * nothing); its results are fresh objects.
+ */
+export function plainAnswer(
+  dataset: Dataset,
+  caller: Caller,
+  request: EndpointRequest,
+  options: PlainAnswerOptions = {},
+): Answer {
+  const { pathParams: p, query: q } = request;
+  const withoutGroup = options.memberWithoutGroup ?? 'omit';
+  const window: DayWindow = { start: q.start, end: q.end };
+  const filters: TagFilters = {
+    isOpened: q.isOpened,
+    isUnopened: q.isUnopened,
+    isClicked: q.isClicked,
+    isUnclicked: q.isUnclicked,
+  };
+  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
+  const members = (type: AccountType | undefined) =>
+    visibleMembers(dataset, caller).filter((m) => type === undefined || m.accountType === type);
+  const memberRecords = (type: AccountType | undefined, groupID?: string) =>
+    members(type)
+      .filter((m) => groupID === undefined || m.groupID === groupID)
+      .map((m) => renderMember(m, team!, withoutGroup));
+  const visibleMember = (id: string | undefined) =>
+    id === undefined ? undefined : visibleMembers(dataset, caller).find((m) => m.memberID === id);
+  const visibleGroup = (segment: string | undefined) =>
+    segment === undefined ? undefined : resolveGroup(visibleGroups(dataset, caller), segment);
+  const visibleTag = (id: string | undefined) =>
+    id === undefined ? undefined : visibleTags(dataset, caller).find((t) => t.tagID === id);
+  const sentInWindow = (tags: readonly DatasetTag[]) =>
+    tags
+      .filter((t) => inDayWindow(t.dateSent, window))
+      .map((t) => renderTag(t, dataset.opens, dataset.clicks));
+  const tagRecords = (tags: readonly DatasetTag[]) =>
+    sentInWindow(tags).filter((t) => matchesTagFilters(t.stats, filters));
+  const statsOf = (senders: ReadonlySet<string>) =>
+    statsList(
+      sentInWindow(visibleTags(dataset, caller).filter((t) => senders.has(t.memberID))),
+      q.aggregateData,
+    );
+  const ids = (list: readonly { memberID: string }[]) => new Set(list.map((m) => m.memberID));
+  /** The contacts of these emails over the visible tags (decisions §2, §9). */
+  const contacts = (emails?: readonly string[]) => {
+    const tags = visibleTags(dataset, caller);
+    return (emails ?? recipientEmails(tags)).map(
+      (e) => contactOf(e, tags, dataset.opens, dataset.clicks)!,
+    );
+  };
+  const groups = (kind: EventKind) =>
+    visibleTags(dataset, caller).flatMap((tag) => {
+      const events = eventsOfTag(dataset[kind], tag.tagID, window).map((e) => ({
+        recipient: eventRecipient(tag, e.email),
+        details: eventDetails(e, kind),
+      }));
+      return events.length === 0 ? [] : [{ tagID: tag.tagID, [kind]: events }];
+    });
+  const tagEvents = (tag: DatasetTag, kind: EventKind) =>
+    eventsOfTag(dataset[kind], tag.tagID).map((e) => ({
+      ...eventDetails(e, kind),
+      tagID: tag.tagID,
+    }));
+
+  const list = (records: readonly unknown[]): Answer => ({ kind: 'list', records });
+  const single = (record: unknown): Answer => ({ kind: 'single', record });
+  const missing = (kind: string, id: string | undefined): Answer => ({
+    kind: 'not_found',
+    message: notFoundMessage(kind, id),
+  });
+
+  switch (request.endpoint) {
+    case 'teams.list':
+      return list(memberRecords(q.type));
+    case 'teams.tags':
+      return list(tagRecords(visibleTags(dataset, caller)));
+    case 'teams.member': {
+      const m = visibleMember(p.memberID);
+      return m ? single(renderMember(m, team!, withoutGroup)) : missing('member', p.memberID);
+    }
+    case 'teams.memberTags': {
+      const m = visibleMember(p.memberID);
+      if (!m) return missing('member', p.memberID);
+      return list(
+        tagRecords(visibleTags(dataset, caller).filter((t) => t.memberID === m.memberID)),
+      );
+    }
+    case 'teams.group': {
+      const g = visibleGroup(p.group);
+      return g ? list(memberRecords(q.type, g.groupID)) : missing('group', p.group);
+    }
+    case 'stats.team':
+    case 'stats.teamAlias':
+      return list(statsOf(ids(members(q.type))));
+    case 'stats.group': {
+      const g = visibleGroup(p.group);
+      if (!g) return missing('group', p.group);
+      return list(statsOf(ids(members(q.type).filter((m) => m.groupID === g.groupID))));
+    }
+    case 'stats.member': {
+      const m = visibleMember(p.memberID);
+      return m ? list(statsOf(new Set([m.memberID]))) : missing('member', p.memberID);
+    }
+    case 'clicks.list':
+      return list(groups('clicks'));
+    case 'opens.list':
+      return list(groups('opens'));
+    case 'clicks.tag':
+    case 'opens.tag': {
+      const t = visibleTag(p.tagID);
+      const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
+      return t ? list(tagEvents(t, kind)) : missing('tag', p.tagID);
+    }
+    case 'tags.daily': {
+      if (q.date === undefined) throw missingParameter('date');
+      const t = visibleTag(p.tagID);
+      return t
+        ? single(dailyCounts(t, dataset.opens, dataset.clicks, q.date))
+        : missing('tag', p.tagID);
+    }
+    case 'contacts.list':
+      return list(contacts());
+    case 'contacts.get': {
+      const id = p.contactID;
+      const email = recipientEmails(visibleTags(dataset, caller)).find(
+        (e) => contactIdOf(e) === id,
+      );
+      return email === undefined ? missing('contact', id) : single(contacts([email])[0]);
+    }
+    case 'contacts.tag': {
+      const t = visibleTag(p.tagID);
+      return t ? list(contacts(recipientEmails([t]))) : missing('tag', p.tagID);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+/*
+ * The laws of the API's records, each stated once as data plus a predicate (docs/spec.md §10
+ * aggregation laws, cited `decisions §9`, and the §5 ordering laws, cited `decisions §3`).
+ * Core's property tests apply them to the index's answers on generated datasets, the
+ * conformance suite to a vendor's answers, and docs/requirements.md lists them.
+ *
+ * A predicate takes plain records as the API returns them (tags, contacts, stats records,
+ * daily counts, member lists, events) and returns `undefined` when they obey the law, else
+ * the first violation in domain words ("uniqueOpens 7 > totalOpens 5 for tag t1").
+ * Predicates never throw on schema-valid records and compare timestamps as instants.
+ *
+ * Each law is exported by name (`uniqueOpensAreDistinctRecipients`,
+ * `teamStatsAreMergeOfMemberStats`, ...), grouped by the records it takes (`COUNTER_LAWS`,
+ * `STATS_LAWS`, ...) and listed in `LAWS`. The predicates live in laws/tags.ts (one record,
+ * a tag and its events, daily counts), laws/stats.ts (stats answers and merges) and
+ * laws/lists.ts (contacts, list order); they compute expected values with the plain rules
+ * of aggregate/rules.ts.
+ */
+
+import type { ClickGroup, OpenGroup } from './events.ts';
+import {
+  contactCountersOverTheirTags,
+  contactSumsEqualTagSums,
+  contactsByEmail,
+  eventGroupsInTagOrder,
+  eventsOldestFirst,
+  membersByName,
+  tagsNewestFirst,
+} from './laws/lists.ts';
+import {
+  aggregatedIsMergeOfDays,
+  groupStatsAreMergeOfMemberStats,
+  mergeIsCommutativeMonoid,
+  rangeSplitMerges,
+  statsDaysAscending,
+  statsSummariseTags,
+  teamStatsAreMergeOfMemberStats,
+} from './laws/stats.ts';
+import {
+  dailyAreDistinctRecipients,
+  dailyAtMostUnique,
+  dailySumAtLeastUnique,
+  dailyZeroBeforeSend,
+  deviceAtMostTotal,
+  uniqueAtMostRecipients,
+  uniqueAtMostTotal,
+  uniqueOpensAreDistinctRecipients,
+  uniqueZeroIffTotalZero,
+} from './laws/tags.ts';
+import type {
+  ContactView,
+  CountedRecord,
+  EventGroupsView,
+  EventList,
+  Law,
+  LawEvent,
+  StatsAnswers,
+  StatsMerge,
+  StatsMergeOperation,
+  TagDailySeries,
+  TagOnDay,
+  TagWithEvents,
+} from './laws/types.ts';
+import type { TeamMember } from './member.ts';
+import type { Tag } from './tag.ts';
+
+export * from './laws/lists.ts';
+export * from './laws/stats.ts';
+export * from './laws/tags.ts';
+export type * from './laws/types.ts';
+
+/** The events of event groups (endpoints 9, 11) as {@link LawEvent}s. */
+export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEvent[] {
+  return groups.flatMap((g) =>
+    'opens' in g
+      ? g.opens.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.openDate }))
+      : g.clicks.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.clickDate })),
+  );
+}
+
+function eventOf(tagID: string, e: { recipient: { email: string }; details: { device: string } }) {
+  return { tagID, email: e.recipient.email, device: e.details.device };
+}
+
+// ---- the laws, grouped by the records they take ----------------------------------------------
+
+/** Laws of one record with counters (a tag, a contact or a stats record). */
+export const COUNTER_LAWS: readonly Law<CountedRecord>[] = [
+  uniqueAtMostTotal,
+  uniqueZeroIffTotalZero,
+  deviceAtMostTotal,
+  uniqueAtMostRecipients,
+];
+/** Laws of a tag and its events. */
+export const TAG_EVENT_LAWS: readonly Law<TagWithEvents>[] = [uniqueOpensAreDistinctRecipients];
+/** Laws of a tag's daily counts on one day. */
+export const DAILY_LAWS: readonly Law<TagOnDay>[] = [
+  dailyAtMostUnique,
+  dailyZeroBeforeSend,
+  dailyAreDistinctRecipients,
+];
+/** Laws of a tag's daily counts over its event days. */
+export const DAILY_SERIES_LAWS: readonly Law<TagDailySeries>[] = [dailySumAtLeastUnique];
+/** Laws of the answers to one stats query. */
+export const STATS_LAWS: readonly Law<StatsAnswers>[] = [
+  statsSummariseTags,
+  aggregatedIsMergeOfDays,
+  statsDaysAscending,
+];
+/** Laws of a stats record and its parts (members, adjacent ranges). */
+export const STATS_MERGE_LAWS: readonly Law<StatsMerge>[] = [
+  teamStatsAreMergeOfMemberStats,
+  groupStatsAreMergeOfMemberStats,
+  rangeSplitMerges,
+];
+/** Laws of merging any stats records. */
+export const MERGE_LAWS: readonly Law<StatsMergeOperation>[] = [mergeIsCommutativeMonoid];
+/** Laws of a caller's contacts against its tags and events. */
+export const CONTACT_LAWS: readonly Law<ContactView>[] = [
+  contactCountersOverTheirTags,
+  contactSumsEqualTagSums,
+  contactsByEmail,
+];
+/** Laws of a tag list. */
+export const TAG_LIST_LAWS: readonly Law<readonly Tag[]>[] = [tagsNewestFirst];
+/** Laws of a member list. */
+export const MEMBER_LIST_LAWS: readonly Law<readonly TeamMember[]>[] = [membersByName];
+/** Laws of an event list (endpoints 10, 12, or the details of one event group). */
+export const EVENT_LIST_LAWS: readonly Law<EventList>[] = [eventsOldestFirst];
+/** Laws of event groups against the tag list. */
+export const EVENT_GROUP_LAWS: readonly Law<EventGroupsView>[] = [eventGroupsInTagOrder];
+
+/** Every law, in the order above (ids unique). */
+export const LAWS: readonly Law<never>[] = [
+  ...COUNTER_LAWS,
+  ...TAG_EVENT_LAWS,
+  ...DAILY_LAWS,
+  ...DAILY_SERIES_LAWS,
+  ...STATS_LAWS,
+  ...STATS_MERGE_LAWS,
+  ...MERGE_LAWS,
+  ...CONTACT_LAWS,
+  ...TAG_LIST_LAWS,
+  ...MEMBER_LIST_LAWS,
+  ...EVENT_LIST_LAWS,
+  ...EVENT_GROUP_LAWS,
+];
+
+/** The law with that id, or `undefined`. */
+export function lawById(id: string): Law<never> | undefined {
+  return LAWS.find((l) => l.id === id);
+}

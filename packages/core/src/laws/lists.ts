@@ -1,0 +1,146 @@
+import {
+  compareMembers,
+  compareStrings,
+  compareTags,
+  contactOf,
+  recipientEmails,
+} from '../aggregate/rules.ts';
+import { parseTimestampMs } from '../aggregate/time.ts';
+import type { Contact } from '../contact.ts';
+import { normaliseEmail } from '../dataset/schema.ts';
+import type { TeamMember } from '../member.ts';
+import type { Tag } from '../tag.ts';
+import { firstOf, outOfOrder, sameInstant, TAG_ENDPOINTS } from './helpers.ts';
+import type { ContactView, EventGroupsView, EventList, Law } from './types.ts';
+
+/*
+ * Laws of a caller's contacts against its tags and events (docs/spec.md §10, cited
+ * decisions §9) and of the order of every list (§5, cited decisions §3).
+ */
+
+// ---- contacts (decisions §9 contact counters, §2 visible tags, §3 order) --------------------
+
+export const contactCountersOverTheirTags: Law<ContactView> = {
+  id: 'REL-CONTACTS-TAGS',
+  title:
+    'contacts are exactly the visible tags’ recipients, with counters over the visible tags sent to each: totalSent those tags, totals its events on them, unique counters the tags it opened (clicked), dateLastSent the latest',
+  clause:
+    'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
+  endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
+  check: ({ contacts, tags, opens, clicks }) => {
+    const want = recipientEmails(tags);
+    const got = new Set(contacts.map((c) => normaliseEmail(c.email)));
+    const missing = want.find((e) => !got.has(e));
+    if (missing !== undefined) return `recipient ${missing} of a visible tag is not a contact`;
+    const extra = [...got].find((e) => !want.includes(e));
+    if (extra !== undefined) return `contact ${extra} is not a recipient of a visible tag`;
+    return firstOf(contacts, (c) => {
+      const email = normaliseEmail(c.email);
+      const expected = contactOf(email, tags, opens, clicks)!;
+      const field = (Object.keys(expected.stats) as (keyof Contact['stats'])[]).find(
+        (k) => c.stats[k] !== expected.stats[k],
+      );
+      if (field !== undefined)
+        return `contact ${c.contactID} (${email}): stats.${field} ${c.stats[field]}, expected ${expected.stats[field]} over the ${expected.stats.totalSent} visible tags sent to it`;
+      return sameInstant(c.dateLastSent, expected.dateLastSent)
+        ? undefined
+        : `contact ${c.contactID} (${email}): dateLastSent ${c.dateLastSent}, expected ${expected.dateLastSent}`;
+    });
+  },
+};
+
+export const contactSumsEqualTagSums: Law<Pick<ContactView, 'contacts' | 'tags'>> = {
+  id: 'AGG-CONTACTS-SUM-TAGS',
+  title:
+    'contact counters summed over all contacts equal the tag counters summed over the visible tags (totalSent: their recipients)',
+  clause: 'decisions §9 (contact counters, per tag)',
+  endpoints: ['contacts.list', 'teams.tags'],
+  check: ({ contacts, tags }) => {
+    const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((s, x) => s + f(x), 0);
+    const sent = sum(tags, (t) => recipientEmails([t]).length);
+    const gotSent = sum(contacts, (c) => c.stats.totalSent);
+    if (gotSent !== sent)
+      return `contacts' totalSent sums to ${gotSent}, but the visible tags have ${sent} recipients`;
+    return firstOf(Object.keys(tags[0]?.stats ?? {}) as (keyof Tag['stats'])[], (k) => {
+      const a = sum(contacts, (c) => c.stats[k]);
+      const b = sum(tags, (t) => t.stats[k]);
+      return a === b ? undefined : `contacts' ${k} sums to ${a}, the visible tags' to ${b}`;
+    });
+  },
+};
+
+export const contactsByEmail: Law<Pick<ContactView, 'contacts'>> = {
+  id: 'ORDER-CONTACTS-BY-EMAIL',
+  title: 'contacts come by normalised email, each once (code-unit order)',
+  clause: 'decisions §3 (order)',
+  endpoints: ['contacts.list', 'contacts.tag'],
+  check: ({ contacts }) =>
+    outOfOrder(
+      contacts,
+      (a, b) => compareStrings(normaliseEmail(a.email), normaliseEmail(b.email)) < 0,
+      (a, b, i) => `contact ${i} (${b.email}) comes after ${a.email}`,
+    ),
+};
+
+// ---- ordered lists (decisions §3, order) ----------------------------------------------------
+
+export const tagsNewestFirst: Law<readonly Pick<Tag, 'tagID' | 'dateSent'>[]> = {
+  id: 'ORDER-TAGS-NEWEST-FIRST',
+  title: 'tags come newest dateSent first, then by tagID (code-unit order)',
+  clause: 'decisions §3 (order)',
+  endpoints: TAG_ENDPOINTS,
+  check: (tags) =>
+    outOfOrder(
+      tags,
+      (a, b) => compareTags(a, b) < 0,
+      (a, b) => `tag ${b.tagID} (sent ${b.dateSent}) comes after tag ${a.tagID} (${a.dateSent})`,
+    ),
+};
+
+export const membersByName: Law<
+  readonly Pick<TeamMember, 'memberID' | 'lastname' | 'firstname'>[]
+> = {
+  id: 'ORDER-MEMBERS-BY-NAME',
+  title: 'members come by lastname, then firstname, then memberID (code-unit order)',
+  clause: 'decisions §3 (order)',
+  endpoints: ['teams.list', 'teams.group'],
+  check: (members) =>
+    outOfOrder(
+      members,
+      (a, b) => compareMembers(a, b) < 0,
+      (a, b) =>
+        `member ${b.memberID} (${b.lastname}, ${b.firstname}) comes after ${a.memberID} (${a.lastname}, ${a.firstname})`,
+    ),
+};
+
+export const eventsOldestFirst: Law<EventList> = {
+  id: 'ORDER-EVENTS-OLDEST-FIRST',
+  title: 'events come oldest first (events of the same instant in any order)',
+  clause: 'decisions §3 (order) and its Revision 2 (ties among events free)',
+  endpoints: ['opens.tag', 'clicks.tag', 'opens.list', 'clicks.list'],
+  check: (events) => {
+    const date = (e: EventList[number]) => ('openDate' in e ? e.openDate : e.clickDate);
+    return outOfOrder(
+      events,
+      (a, b) => parseTimestampMs(date(a)) <= parseTimestampMs(date(b)),
+      (a, b, i) => `event ${i} (${date(b)}) comes after an event of ${date(a)}`,
+    );
+  },
+};
+
+export const eventGroupsInTagOrder: Law<EventGroupsView> = {
+  id: 'ORDER-EVENT-GROUPS-TAG-ORDER',
+  title: 'event groups come in the tag order, one group per tag',
+  clause: 'decisions §3 (order)',
+  endpoints: ['opens.list', 'clicks.list', 'teams.tags'],
+  check: ({ tags, groups }) => {
+    const rank = new Map(tags.map((t, i) => [t.tagID, i]));
+    const unknown = groups.find((g) => !rank.has(g.tagID));
+    if (unknown) return `event group of tag ${unknown.tagID}, which is not among the tags`;
+    return outOfOrder(
+      groups,
+      (a, b) => rank.get(a.tagID)! < rank.get(b.tagID)!,
+      (a, b) => `event group of tag ${b.tagID} comes after the group of tag ${a.tagID}`,
+    );
+  },
+};
