@@ -4,8 +4,6 @@ import {
   dayStartMs,
   type Endpoint,
   type EndpointId,
-  type EndpointMatch,
-  matchEndpoint,
   PARAM_NAMES,
   parseQuery,
   type QueryParams,
@@ -44,21 +42,6 @@ export function splitTarget(target: string): RequestTarget {
  */
 export function queryEntries(rawQuery: string): [string, string][] {
   return [...new URLSearchParams(rawQuery)];
-}
-
-/**
- * Matches a raw request path against core's catalogue ({@link matchEndpoint}: each segment
- * percent-decoded, decisions §4 Revision 2). Under the fault `path-not-decoded` the literal
- * segments must appear undecoded (`/%74eams` is then an unknown path); placeholders are still
- * decoded, as a router that only decodes its parameters would do.
- */
-export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch | undefined {
-  const match = matchEndpoint(path);
-  if (match === undefined || !faults.has('path-not-decoded')) return match;
-  const raw = path.split('/');
-  const template = match.endpoint.path.split('/');
-  const literalsAsSent = template.every((t, i) => t.startsWith('{') || t === raw[i]);
-  return literalsAsSent ? match : undefined;
 }
 
 const DATE_PARAMS = new Set(['start', 'end', 'date']);

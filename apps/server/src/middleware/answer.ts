@@ -1,0 +1,90 @@
+import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
+import type { Context } from 'hono';
+import type { FaultSet } from '../faults.ts';
+import { listPage, singleHeaders } from '../paging.ts';
+import type { Rendered, Renderer } from '../render.ts';
+import { parseRequestQuery, queryEntries } from '../request.ts';
+import type { Store } from '../store.ts';
+import { type Env, respond } from './context.ts';
+
+/** What answering needs: the store, the renderer, the faults and the paging options. */
+export interface AnswerDeps {
+  readonly store: Store;
+  readonly renderer: Renderer;
+  readonly faults: FaultSet;
+  /** Records per page (decisions §3, profile option). */
+  readonly pageSize: number;
+  /** How a list ends (decisions §3 Revision 2, profile option). */
+  readonly pagingEnd: PagingEnd;
+  /** The base URL of `nextURL`/`previousURL`/`Link`, no trailing slash. */
+  readonly publicUrl: () => string;
+}
+
+/**
+ * The last steps of the order of checks, after route, method, auth and rate limit: query
+ * parameters (decisions §4: 400), unknown or out-of-scope id (decisions §2: 404), then 200,
+ * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
+ * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
+ * The parameter faults live in `parseRequestQuery`, the paging faults in `listPage`, the
+ * store faults in the store, the render faults in the renderer.
+ */
+export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
+  const { store, renderer, faults, pageSize, pagingEnd } = deps;
+
+  function render(c: Context<Env>, caller: Caller, method: string): Rendered {
+    const target = c.get('target');
+    const { endpoint, pathParams } = c.get('match');
+    let query: QueryParams;
+    try {
+      query = parseRequestQuery(endpoint, queryEntries(target.rawQuery), faults);
+    } catch (e) {
+      if (e instanceof QueryParamError) return renderer.error(400, e.message);
+      throw e;
+    }
+    const answer = store.answer(caller, { endpoint: endpoint.id, pathParams, query });
+    const contentType = { 'Content-Type': renderer.contentType(query.rtn) };
+    switch (answer.kind) {
+      case 'not_found':
+        return renderer.error(404, answer.message);
+      case 'forbidden':
+        return renderer.error(403, answer.message);
+      case 'single':
+        return {
+          status: 200,
+          headers: { ...contentType, ...singleHeaders(faults) },
+          body: method === 'HEAD' ? '' : renderer.singleBody(endpoint, answer.record, query.rtn),
+        };
+      case 'list': {
+        const { page, paging, headers, noContent } = listPage(
+          {
+            records: answer.records,
+            cursor: query.cursor,
+            pageSize,
+            pagingEnd,
+            publicUrl: deps.publicUrl(),
+            target,
+            rtn: query.rtn,
+            method,
+          },
+          faults,
+        );
+        // A 204 keeps the Content-Type the body would have had, so HEAD and GET agree and
+        // the HTTP layer does not add a default one.
+        return {
+          status: noContent ? 204 : 200,
+          headers: { ...contentType, ...headers },
+          body:
+            method === 'HEAD' || noContent
+              ? ''
+              : renderer.listBody(endpoint, page.records, paging, query.rtn),
+        };
+      }
+    }
+  }
+
+  return (c) => {
+    const rendered = render(c, c.get('caller'), c.req.method);
+    c.set('rendered', rendered);
+    return respond(c, rendered);
+  };
+}
