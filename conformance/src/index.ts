@@ -1,18 +1,26 @@
+export { CheckContext } from './checks/context.ts';
 export {
+  AREA_TITLES,
   AREAS,
   type Area,
   type Check,
-  CheckContext,
   type CheckEnv,
   defineCheck,
-  ensure,
-  type Failure,
+  FORMER_AREAS,
   type Oracle,
-  SkipCheck,
+  type Prefix,
+  type RequirementId,
   type SuiteCredential,
+} from './checks/define.ts';
+export {
+  ensure,
+  FAILURE_KINDS,
+  type Failure,
+  type FailureKind,
+  SkipCheck,
   Violation,
-} from './checks/api.ts';
-export { ALL_CHECKS } from './checks/index.ts';
+} from './checks/failure.ts';
+export { ALL_CHECKS, CHECK_MODULES } from './checks/index.ts';
 export { CANONICAL_PROFILE_FILE, EXIT, main } from './cli.ts';
 export {
   ExpectedFailure,

@@ -1,19 +1,17 @@
 import { buildIndex, type Dataset, type EndpointId } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
+import { CheckContext, type Discovery, type RunServices } from './checks/context.ts';
 import {
+  AREAS,
   type Check,
-  CheckContext,
   type CheckEnv,
-  type Discovery,
-  type Failure,
+  FORMER_AREAS,
   type Oracle,
-  type RunServices,
-  SkipCheck,
   type SuiteCredential,
-  Violation,
-  type Walk,
-} from './checks/api.ts';
+} from './checks/define.ts';
+import { type Failure, SkipCheck, StopCheck, Violation } from './checks/failure.ts';
 import { ALL_CHECKS } from './checks/index.ts';
+import type { Walk } from './checks/walk.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
@@ -37,7 +35,11 @@ export interface RunOptions {
   readonly numRuns?: number | undefined;
   /** Base seed; each check's seed derives from it. Default: random (reported). */
   readonly seed?: number | undefined;
-  /** Only checks whose requirement id or area matches: substring, or glob with `*`/`?`; comma-separated. */
+  /**
+   * Only checks whose requirement id or area matches: substring, or glob with `*`/`?`;
+   * comma-separated. The area names of 0.1 (`laws`, `relations`, `pagination`, `methods`,
+   * and `input` for ERR-BODY-JSON) still select what they did, for one release.
+   */
   readonly only?: string | undefined;
   /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
   readonly rateLimit?: number | undefined;
@@ -110,15 +112,23 @@ export class ConfigError extends Error {
   readonly code = 'invalid_configuration' as const;
 }
 
-/** Whether a requirement id or area matches an `--only` pattern (see {@link RunOptions.only}). */
+/**
+ * Whether a requirement id or area matches an `--only` pattern (see {@link RunOptions.only}):
+ * the id, the area, or the area's former name (`FORMER_AREAS`, accepted for one release).
+ */
 export function matchesOnly(check: Pick<Check, 'id' | 'area'>, only: string | undefined): boolean {
   if (only === undefined || only.trim() === '') return true;
+  const former = (AREAS as readonly string[]).includes(check.area)
+    ? FORMER_AREAS[check.area]
+    : undefined;
+  const subjects = [check.id, check.area, ...(former === undefined ? [] : [former])].map((s) =>
+    s.toUpperCase(),
+  );
   return only
     .split(',')
     .map((p) => p.trim().toUpperCase())
     .filter((p) => p !== '')
     .some((p) => {
-      const subjects = [check.id.toUpperCase(), check.area.toUpperCase()];
       if (/[*?]/.test(p)) {
         const re = new RegExp(
           `^${p
@@ -241,15 +251,13 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const results: CheckResult[] = [];
   let bailed = false;
   for (const check of selected) {
-    const result = bailed
-      ? skipped(check, 'not run: an earlier check failed and --bail is set', seed)
+    const outcome = bailed
+      ? skipped('not run: an earlier check failed and --bail is set', seed)
       : await runCheck(check, services, env);
-    const withExpected: CheckResult = expected.has(check.id)
-      ? { ...result, expectedFailure: expected.get(check.id) }
-      : result;
-    results.push(withExpected);
-    options.onEvent?.({ type: 'check', result: withExpected });
-    if (options.bail && isBad(withExpected)) bailed = true;
+    const result = resultOf(check, outcome, expected.get(check.id));
+    results.push(result);
+    options.onEvent?.({ type: 'check', result });
+    if (options.bail && isBad(result)) bailed = true;
   }
 
   const summary = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
@@ -286,7 +294,25 @@ function isBad(r: CheckResult): boolean {
   );
 }
 
-function skipped(check: Check, reason: string, seed: number): CheckResult {
+/** What running a check gave, before it becomes a {@link CheckResult}. */
+interface Outcome {
+  readonly status: CheckStatus;
+  readonly reason?: string | undefined;
+  readonly failures: readonly Failure[];
+  readonly seed: number;
+  readonly requests: number;
+  readonly durationMs: number;
+}
+
+/**
+ * The one place a check's result is built: the check's data, its outcome and the
+ * expected-failures file's reason when the file lists it (`''` without a reason).
+ */
+function resultOf(
+  check: Check,
+  outcome: Outcome,
+  expectedFailure: string | undefined,
+): CheckResult {
   return {
     id: check.id,
     area: check.area,
@@ -294,19 +320,29 @@ function skipped(check: Check, reason: string, seed: number): CheckResult {
     clause: check.clause,
     endpoints: check.endpoints,
     required: check.required ?? true,
-    status: 'skip',
-    reason,
-    failures: [],
-    seed,
-    requests: 0,
-    durationMs: 0,
+    status: outcome.status,
+    reason: outcome.reason,
+    failures: outcome.failures,
+    seed: outcome.seed,
+    requests: outcome.requests,
+    durationMs: outcome.durationMs,
+    ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }
 
-async function runCheck(check: Check, services: RunServices, env: CheckEnv): Promise<CheckResult> {
+function skipped(reason: string, seed: number): Outcome {
+  return { status: 'skip', reason, failures: [], seed, requests: 0, durationMs: 0 };
+}
+
+/**
+ * Runs one check: `skipIf`, then `run`. A {@link SkipCheck} skips it, a {@link StopCheck}
+ * ends it normally, an escaped {@link Violation} is one more failure, any other exception
+ * is an error (its message and the first stack line). Fails when a failure was recorded.
+ */
+async function runCheck(check: Check, services: RunServices, env: CheckEnv): Promise<Outcome> {
   const reason = check.skipIf?.(env);
-  const ctx = new CheckContext(check, services);
-  if (reason !== undefined) return skipped(check, reason, ctx.seed);
+  const ctx = new CheckContext(check.id, services);
+  if (reason !== undefined) return skipped(reason, ctx.seed);
   const t0 = performance.now();
   let status: CheckStatus = 'pass';
   let why: string | undefined;
@@ -317,23 +353,14 @@ async function runCheck(check: Check, services: RunServices, env: CheckEnv): Pro
       status = 'skip';
       why = e.message;
     } else if (e instanceof Violation) {
-      ctx.failures.push(ctx.failureOf(e.message, e.details));
-    } else {
+      ctx.fail(e.message, e.details);
+    } else if (!(e instanceof StopCheck)) {
       status = 'error';
-      why =
-        e instanceof ConnectionError
-          ? e.message
-          : `${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}${(e as Error)?.stack ? ` (${(e as Error).stack!.split('\n')[1]?.trim()})` : ''}`;
+      why = errorText(e);
     }
   }
   if (status === 'pass' && ctx.failures.length > 0) status = 'fail';
   return {
-    id: check.id,
-    area: check.area,
-    title: check.title,
-    clause: check.clause,
-    endpoints: check.endpoints,
-    required: check.required ?? true,
     status,
     reason: why,
     failures: ctx.failures,
@@ -343,19 +370,17 @@ async function runCheck(check: Check, services: RunServices, env: CheckEnv): Pro
   };
 }
 
+/** An unexpected exception in words: a ConnectionError's message, else name, message and where. */
+function errorText(e: unknown): string {
+  if (e instanceof ConnectionError) return e.message;
+  const err = e as Error | undefined;
+  const at = err?.stack ? ` (${err.stack.split('\n')[1]?.trim()})` : '';
+  return `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}${at}`;
+}
+
 /** Walks the list endpoints for a credential; a broken list gives an empty part (checks report it). */
 async function discover(services: RunServices, credential: SuiteCredential): Promise<Discovery> {
-  const ctx = new CheckContext(
-    {
-      id: 'DISCOVERY',
-      area: 'schema',
-      title: 'discovery',
-      clause: '',
-      endpoints: [],
-      run: async () => {},
-    },
-    services,
-  );
+  const ctx = new CheckContext('DISCOVERY', services);
   const list = async (endpoint: EndpointId) => {
     try {
       return (await ctx.walk(endpoint, { credential })).records as Record<string, unknown>[];

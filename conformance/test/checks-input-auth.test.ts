@@ -2,14 +2,10 @@ import { endpointById, matchEndpoint, signableForms } from '@tagtrack/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { formEncode, phpUrldecode } from '../src/checks/auth.ts';
-import {
-  encodedPath,
-  groupNearMisses,
-  namesWord,
-  pagingUrlProblem,
-  resolveGroupSegment,
-  setParam,
-} from '../src/checks/input.ts';
+import { encodedPath, groupNearMisses, resolveGroupSegment } from '../src/checks/input/paths.ts';
+import { pagingUrlProblem } from '../src/checks/input/same-answer.ts';
+import { namesWord } from '../src/checks/input/values.ts';
+import { setParam } from '../src/checks/sample.ts';
 
 describe('input checks: pure helpers', () => {
   test('pagingUrlProblem: the same URL with the sent total/next kept is fine, in any place', () => {

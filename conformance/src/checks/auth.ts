@@ -1,16 +1,15 @@
 import { authorizationHeader, buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../http.ts';
-import {
-  type Check,
-  type CheckContext,
-  defineCheck,
-  describe,
-  parseJson,
-  Violation,
-} from './api.ts';
-import { expectError, forEachCase, type Pair, type Sample } from './input.ts';
-import { firstDifference, sampleCalls } from './sample.ts';
+import type { CheckContext } from './context.ts';
+import { type Check, defineCheck } from './define.ts';
+import { expectError } from './err.ts';
+import { describe, Violation } from './failure.ts';
+import { firstDifference, type Pair, type Sample, sampleCalls } from './sample.ts';
+import { parseJson } from './walk.ts';
+
+/** Requirement id prefix of this file's checks (area `auth`). */
+export const prefix = 'AUTH';
 
 function b64(s: string): string {
   return Buffer.from(s, 'utf8').toString('base64');
@@ -91,24 +90,19 @@ async function expect401(
   ctx: CheckContext,
   header: (query: string) => string | undefined,
 ): Promise<void> {
-  for (const { endpoint, call } of await sampleCalls(ctx)) {
+  await ctx.each(await sampleCalls(ctx), async ({ endpoint, call }) => {
     const query = call.query ?? [];
     const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
     const h = header(qs);
-    try {
-      expectError(
-        await ctx.call(endpoint, {
-          ...call,
-          credential: null,
-          ...(h === undefined ? {} : { headers: { authorization: h } }),
-        }),
-        401,
-      );
-    } catch (e) {
-      if (e instanceof Violation) ctx.fail(e.message, e.details);
-      else throw e;
-    }
-  }
+    expectError(
+      await ctx.call(endpoint, {
+        ...call,
+        credential: null,
+        ...(h === undefined ? {} : { headers: { authorization: h } }),
+      }),
+      401,
+    );
+  });
 }
 
 /** An authId no credential of the run has: `[A-Za-z0-9_-]`, 1 to 32 characters. */
@@ -136,7 +130,7 @@ async function ensureSame401(ctx: CheckContext, sample: Sample, authId: string):
   if (d !== undefined)
     throw new Violation(
       `${describe(unknown)} with the unknown authId ${JSON.stringify(authId)} answered the 401 body ${unknown.body.trim()}, but a wrong signature for the known authId ${ctx.primary.authId} answered ${wrong.body.trim()} (${d}): the body tells whether an authId exists`,
-      { exchange: unknown, expected: wrong.body, actual: unknown.body },
+      { kind: 'value', exchange: unknown, expected: wrong.body, actual: unknown.body },
     );
 }
 
@@ -144,7 +138,6 @@ async function ensureSame401(ctx: CheckContext, sample: Sample, authId: string):
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-401-MISSING',
-    area: 'auth',
     title: 'every endpoint without an Authorization header answers 401',
     clause: 'decisions §1 (missing credentials: 401), §5',
     endpoints: [],
@@ -154,7 +147,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-401-WRONG-KEY',
-    area: 'auth',
     title: 'every endpoint signed with a wrong access key answers 401',
     clause: 'decisions §1 (wrong credentials: 401)',
     endpoints: [],
@@ -169,7 +161,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-401-UNKNOWN-ID',
-    area: 'auth',
     title: 'an unknown authId answers 401',
     clause: 'decisions §1',
     endpoints: [],
@@ -182,7 +173,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-401-SAME-BODY',
-    area: 'auth',
     title:
       'an unknown authId and a wrong signature of a known authId answer 401 with the same body (no authId existence oracle)',
     clause: 'decisions §1 Revision 2 (unknown authId and wrong signature: the same 401 body)',
@@ -198,8 +188,7 @@ export const checks: readonly Check[] = [
         { endpoint: 'teams.list', call: {} },
         { endpoint: 'teams.tags', call: { query: [['isOpened', 'true']] } },
       ];
-      await forEachCase(
-        ctx,
+      await ctx.each(
         fixed.flatMap((s) => ['no-such-auth-id', ...near].map((authId) => ({ s, authId }))),
         ({ s, authId }) => ensureSame401(ctx, s, authId),
       );
@@ -212,7 +201,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-401-MALFORMED',
-    area: 'auth',
     title:
       'a malformed Authorization header (Basic scheme, not base64, no colon, no hex signature) answers 401',
     clause: 'decisions §1 (malformed credentials: 401; no Basic prefix)',
@@ -231,23 +219,19 @@ export const checks: readonly Check[] = [
               b64(`:${sig}`),
               `${authId}:${sig}`,
             ];
-      for (const h of headers) {
-        try {
+      await ctx.each(
+        headers,
+        async (h) =>
           expectError(
             await ctx.call('teams.list', { credential: null, headers: { authorization: h } }),
             401,
-          );
-        } catch (e) {
-          if (e instanceof Violation)
-            ctx.fail(`${e.message} (header ${JSON.stringify(h.slice(0, 40))})`, e.details);
-          else throw e;
-        }
-      }
+          ),
+        { note: (h) => ` (header ${JSON.stringify(h.slice(0, 40))})` },
+      );
     },
   }),
   defineCheck({
     id: 'AUTH-HEX-ANY-CASE',
-    area: 'auth',
     title: 'the hex signature is accepted in upper and in mixed case',
     clause: 'decisions §1 Revision 2 (the hex signature is compared case-insensitively)',
     endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
@@ -266,8 +250,7 @@ export const checks: readonly Check[] = [
           (hex) => Array.from(hex, (c, i) => (i % 2 === 0 ? c.toUpperCase() : c)).join(''),
         ],
       ];
-      await forEachCase(
-        ctx,
+      await ctx.each(
         requests.flatMap((r) => forms.map((f) => ({ r, f }))),
         async ({ r, f: [how, form] }) => {
           const plain = await ctx.call(r.endpoint, { query: r.query });
@@ -280,7 +263,7 @@ export const checks: readonly Check[] = [
           if (ex.status === 401 || ex.status !== plain.status)
             throw new Violation(
               `${describe(ex)} with the right signature in ${how} hex (${hex}) answered ${ex.status}; in lower case it answered ${plain.status}`,
-              { exchange: ex },
+              { kind: 'status', exchange: ex },
             );
         },
       );
@@ -288,7 +271,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-401-SIGNATURE-SCOPE',
-    area: 'auth',
     title:
       'a signature of another query string (the parameters reordered, or without a parameter that was sent: cursor, total, rtn and next included) answers 401',
     clause:
@@ -328,9 +310,9 @@ export const checks: readonly Check[] = [
       if (control.status === 401)
         ctx.fail(
           `${describe(control)}, properly signed, answered 401: the signature scope cannot be judged`,
-          { exchange: control },
+          { kind: 'status', exchange: control },
         );
-      await forEachCase(ctx, variants, async ([signed, query, endpoint]) => {
+      await ctx.each(variants, async ([signed, query, endpoint]) => {
         const ex = await ctx.call(endpoint, {
           query,
           credential: null,
@@ -339,7 +321,7 @@ export const checks: readonly Check[] = [
         if (ex.status !== 401)
           throw new Violation(
             `${describe(ex)} signed over ${JSON.stringify(signed)}, not over the query sent, answered ${ex.status}; expected 401 (every sent parameter is signed, in order)`,
-            { exchange: ex },
+            { kind: 'status', exchange: ex },
           );
         expectError(ex, 401);
       });
@@ -347,7 +329,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AUTH-ACCEPTS-DECODED-FORM',
-    area: 'auth',
     title:
       'a signature over the percent-decoded query string (what the PHP client signs, + read as a space) is accepted, as is one over the raw string',
     clause:
@@ -360,7 +341,7 @@ export const checks: readonly Check[] = [
         if (ex.status !== 200)
           throw new Violation(
             `GET ${new URL(ex.url).pathname}${new URL(ex.url).search} signed over ${JSON.stringify(signed)} answered ${ex.status}, expected 200`,
-            { exchange: ex },
+            { kind: 'status', exchange: ex },
           );
       };
       // [raw query as sent, the string signed]
@@ -373,14 +354,14 @@ export const checks: readonly Check[] = [
         ['total=a+b', 'total=a+b'], // the raw form, + and all
         ['total=a%2Bb', 'total=a%2Bb'],
       ];
-      await forEachCase(ctx, cases, async ([raw, signed]) =>
+      await ctx.each(cases, async ([raw, signed]) =>
         accepted(
           await sendRawQuery(ctx, '/teams', raw, authorizationHeader(authId, accessKey, signed)),
           signed,
         ),
       );
       // the suite's own encoding, signed by the client over the raw form
-      await forEachCase(ctx, [[['total', 'a b/c+d']] as Pair[]], async (query) => {
+      await ctx.each([[['total', 'a b/c+d']] as Pair[]], async (query) => {
         const ex = await ctx.call('teams.list', { query });
         accepted(ex, ex.target.slice(ex.target.indexOf('?') + 1));
       });

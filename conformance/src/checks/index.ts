@@ -1,32 +1,40 @@
-import type { Check } from './api.ts';
-import { checks as auth } from './auth.ts';
-import { checks as input } from './input.ts';
-import { checks as laws } from './laws.ts';
-import { checks as methods } from './methods.ts';
-import { checks as oracle } from './oracle.ts';
-import { checks as pagination } from './pagination.ts';
-import { checks as rate } from './ratelimit.ts';
-import { checks as relations } from './relations.ts';
-import { checks as relationsContacts } from './relations-contacts.ts';
-import { checks as schema } from './schema.ts';
-import { checks as scope } from './scope.ts';
+import * as agg from './agg.ts';
+import * as auth from './auth.ts';
+import type { Check, Prefix } from './define.ts';
+import * as err from './err.ts';
+import * as input from './input/index.ts';
+import * as method from './method.ts';
+import * as oracle from './oracle.ts';
+import * as page from './page/index.ts';
+import * as rate from './rate.ts';
+import * as rel from './rel/index.ts';
+import * as schema from './schema.ts';
+import * as scope from './scope.ts';
+
+/** A module of checks: one per requirement area, `checks/<area>.ts` or `checks/<area>/index.ts`. */
+export interface CheckModule {
+  /** The requirement id prefix of every check in the module: its area in upper case. */
+  readonly prefix: Prefix;
+  readonly checks: readonly Check[];
+}
 
 /**
- * Every check of the suite, in run order. The rate-limit checks run last: one of them reads
- * every exchange of the run, and the burst must not disturb the others.
+ * The check modules in run order. The rate-limit checks run last: one of them reads every
+ * exchange of the run, and the burst must not disturb the others.
  */
-export const ALL_CHECKS: readonly Check[] = [
-  ...schema,
-  ...laws,
-  ...relations,
-  ...relationsContacts,
-  ...pagination,
-  ...input,
-  ...auth,
-  ...scope,
-  ...oracle,
-  ...methods,
-  ...rate,
-];
+export const CHECK_MODULES: readonly CheckModule[] = [
+  schema,
+  agg,
+  rel,
+  page,
+  input,
+  err,
+  auth,
+  scope,
+  oracle,
+  method,
+  rate,
+] satisfies readonly CheckModule[];
 
-export * from './api.ts';
+/** Every check of the suite, in run order. */
+export const ALL_CHECKS: readonly Check[] = CHECK_MODULES.flatMap((m) => m.checks);

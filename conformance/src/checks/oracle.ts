@@ -1,18 +1,14 @@
 import { type EndpointId, normaliseEmail, type PathParamName, utcDay } from '@tagtrack/core';
 import { arbDayFor, arbDayWindowFor } from '@tagtrack/core/testing';
 import fc from 'fast-check';
-import {
-  type Check,
-  type CheckContext,
-  type CheckEnv,
-  defineCheck,
-  describe,
-  ensure,
-  type SuiteCredential,
-  Violation,
-} from './api.ts';
 import { comparable } from './compare.ts';
+import type { CheckContext } from './context.ts';
+import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
+import { describe, ensure, Violation } from './failure.ts';
 import { firstDifference, recordLabel } from './sample.ts';
+
+/** Requirement id prefix of this file's checks (area `oracle`). */
+export const prefix = 'ORACLE';
 
 type Pairs = [string, string][];
 
@@ -53,6 +49,7 @@ export async function matchesOracle(
       ex.status === 404,
       () => `${describe(ex)} answered ${ex.status}, expected 404 (${expected.message})`,
       {
+        kind: 'status',
         exchange: ex,
       },
     );
@@ -64,7 +61,7 @@ export async function matchesOracle(
     const [want] = comparable(endpoint, [JSON.parse(JSON.stringify(expected.record))], 'by-email');
     const [got] = comparable(endpoint, [data], 'by-email');
     const diff = firstDifference(want, got);
-    ensure(diff === undefined, () => `${describe(ex)}: ${diff}`, { exchange: ex });
+    ensure(diff === undefined, () => `${describe(ex)}: ${diff}`, { kind: 'value', exchange: ex });
     return;
   }
   const w = await ctx.walk(endpoint, call);
@@ -75,6 +72,7 @@ export async function matchesOracle(
     const label = Number.isNaN(i) ? '' : ` (expected ${recordLabel(want[i])})`;
     const page = Number.isNaN(i) ? 0 : Math.floor(i / ctx.profile.pageSize);
     throw new Violation(`${describe(w.pages[0]!)}: record ${diff}${label}`, {
+      kind: 'value',
       exchange: w.pages[Math.min(page, w.pages.length - 1)],
     });
   }
@@ -116,7 +114,6 @@ const arbBool = fc.constantFrom('true', 'false', '1', 'True');
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'ORACLE-MEMBERS',
-    area: 'oracle',
     title:
       'member endpoints answer exactly the canonical dataset’s members, for every credential and type',
     clause: 'decisions §2, §3 (order), §8 (group fields); source: endpoints 1, 3, 5',
@@ -136,21 +133,16 @@ export const checks: readonly Check[] = [
             requests.push(['teams.group', { group: g.groupName }, [['type', 'user']]]);
           }
         }
-        for (const [endpoint, pathParams, query] of requests) {
-          try {
-            await matchesOracle(ctx, c, endpoint, pathParams, query);
-          } catch (e) {
-            if (!(e instanceof Violation)) throw e;
-            ctx.fail(e.message, e.details);
-            if (ctx.failures.length >= 5) return;
-          }
-        }
+        await ctx.each(
+          requests,
+          ([endpoint, pathParams, query]) => matchesOracle(ctx, c, endpoint, pathParams, query),
+          { stopAt: 5 },
+        );
       }
     },
   }),
   defineCheck({
     id: 'ORACLE-TAGS',
-    area: 'oracle',
     title:
       'tag endpoints answer exactly the oracle’s tags and counters for generated windows, filters and members',
     clause: 'decisions §2, §3, §4, §9 (per tag counters)',
@@ -189,7 +181,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'ORACLE-STATS',
-    area: 'oracle',
     title:
       'stats endpoints (team, alias, group by id or name, member) answer exactly the oracle’s records',
     clause: 'decisions §3 (stats lists), §4 (type), §9 (stats summary)',
@@ -245,7 +236,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'ORACLE-EVENTS',
-    area: 'oracle',
     title:
       'open and click endpoints answer exactly the oracle’s events (windows by event date, per tag)',
     clause: 'decisions §3 (event order), §4 (windows on 9 and 11)',
@@ -294,7 +284,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'ORACLE-DAILY',
-    area: 'oracle',
     title: '/tags/daily answers exactly the oracle’s unique opens and clicks per tag and UTC day',
     clause: 'decisions §9 (daily counts)',
     endpoints: ['tags.daily'],
@@ -320,7 +309,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'ORACLE-CONTACTS',
-    area: 'oracle',
     title:
       'contact endpoints answer exactly the oracle’s contacts, counters over the caller’s visible tags',
     clause: 'decisions §2 (contacts of visible tags only), §9 (contact counters)',
@@ -329,14 +317,7 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const index = ctx.oracle!.index;
       const creds = known(ctx);
-      for (const c of creds) {
-        try {
-          await matchesOracle(ctx, c, 'contacts.list', {}, []);
-        } catch (e) {
-          if (!(e instanceof Violation)) throw e;
-          ctx.fail(e.message, e.details);
-        }
-      }
+      await ctx.each(creds, (c) => matchesOracle(ctx, c, 'contacts.list', {}, []));
       // contacts are identified by normalised email: the oracle's id asks the oracle, the
       // implementation's id (from a /contacts list that has the email) goes on the wire
       const oracleIds = new Map<string, string>();

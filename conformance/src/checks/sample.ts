@@ -1,14 +1,14 @@
 import {
   DAY_MS,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type EndpointId,
   mergeAllStats,
   normaliseEmail,
   type StatsSummary,
   utcDay,
 } from '@tagtrack/core';
-import type { CheckContext, Discovery, EndpointCall } from './api.ts';
 import { sameLeaf } from './compare.ts';
+import type { CheckContext, Discovery, EndpointCall } from './context.ts';
 
 /** Loose shapes of the records the checks read (validated by the envelope schemas first). */
 export interface TagRecord {
@@ -81,20 +81,39 @@ export function busiestMember(d: Discovery): MemberRecord | undefined {
   return members[0];
 }
 
+/** One query parameter as sent: `[name, value]`. */
+export type Pair = readonly [string, string];
+
+/** A representative request to one endpoint (see {@link sampleCalls}). */
+export interface Sample {
+  readonly endpoint: EndpointId;
+  readonly call: EndpointCall;
+}
+
+/** `name=value&…` of pairs, for messages (not encoded). */
+export function showPairs(pairs: readonly Pair[]): string {
+  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
+}
+
+/** `query` with the first `name` set to `value` (in place), or `[name, value]` appended. */
+export function setParam(query: readonly Pair[], name: string, value: string): Pair[] {
+  const i = query.findIndex(([k]) => k === name);
+  if (i < 0) return [...query, [name, value]];
+  return query.map((p, j): Pair => (j === i ? [name, value] : p));
+}
+
 /**
  * A representative call for each endpoint, built from discovered ids (the busiest tag, the
  * first member, group and contact). Endpoints whose ids could not be discovered are left out.
  */
-export async function sampleCalls(
-  ctx: CheckContext,
-): Promise<{ endpoint: EndpointId; call: EndpointCall }[]> {
+export async function sampleCalls(ctx: CheckContext): Promise<Sample[]> {
   const d = await ctx.discover();
   const tag = busiestTag(d.tags as unknown as TagRecord[]);
   const member = (d.members as unknown as MemberRecord[])[0];
   const group = d.groups[0];
   const contact = (d.contacts as unknown as ContactRecord[])[0];
-  const out: { endpoint: EndpointId; call: EndpointCall }[] = [];
-  for (const e of ENDPOINTS) {
+  const out: Sample[] = [];
+  for (const e of ENDPOINT_LIST) {
     const pathParams: Record<string, string> = {};
     let ok = true;
     for (const p of e.pathParams) {

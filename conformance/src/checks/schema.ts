@@ -12,17 +12,14 @@ import {
   toTable,
 } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
-import {
-  type Check,
-  type CheckContext,
-  defineCheck,
-  describe,
-  type EndpointCall,
-  ensure,
-  Violation,
-} from './api.ts';
 import { mediaType } from './compare.ts';
+import type { CheckContext, EndpointCall } from './context.ts';
+import { type Check, defineCheck } from './define.ts';
+import { describe, ensure, Violation } from './failure.ts';
 import { type MemberRecord, sampleCalls } from './sample.ts';
+
+/** Requirement id prefix of this file's checks (area `schema`). */
+export const prefix = 'SCHEMA';
 
 /**
  * Whether a response's Content-Type is right (decisions §7 Revision 2: the media type matches
@@ -43,28 +40,24 @@ export function contentTypeMatches(a: string | undefined, b: string | undefined)
 }
 
 /**
- * Runs `each` on every sampled endpoint call with `rtn` (absent for the default). A list
- * answering 204 No Content has no body to judge here (PAGE-END-* judge the paging end) and is
- * passed over. Skips the check when no sample had a body.
+ * Runs `judge` on every sampled endpoint call with `rtn` (absent for the default), through
+ * `ctx.each`: a Violation it throws is one failure per sample. A list answering 204 No
+ * Content has no body to judge here (PAGE-END-* judge the paging end) and is passed over.
+ * Skips the check when no sample had a body.
  */
 async function forEachSample(
   ctx: CheckContext,
   rtn: Rtn | undefined,
-  each: (endpoint: EndpointId, ex: Exchange, call: EndpointCall) => Promise<void> | void,
+  judge: (endpoint: EndpointId, ex: Exchange, call: EndpointCall) => Promise<void> | void,
 ): Promise<void> {
   let judged = 0;
-  for (const { endpoint, call } of await sampleCalls(ctx)) {
+  await ctx.each(await sampleCalls(ctx), async ({ endpoint, call }) => {
     const query = [...(call.query ?? []), ...(rtn === undefined ? [] : [['rtn', rtn] as const])];
     const ex = await ctx.call(endpoint, { ...call, query });
-    if (ex.status === 204 && endpointById(endpoint).response === 'list') continue;
+    if (ex.status === 204 && endpointById(endpoint).response === 'list') return;
     judged++;
-    try {
-      await each(endpoint, ex, call);
-    } catch (e) {
-      if (e instanceof Violation) ctx.fail(e.message, { exchange: ex, ...e.details });
-      else throw e;
-    }
-  }
+    await judge(endpoint, ex, call);
+  });
   if (judged === 0) ctx.skip('no sampled endpoint answered with a body');
 }
 
@@ -77,7 +70,6 @@ function unsupported(rtn: Rtn) {
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCHEMA-JSON-ENVELOPE',
-    area: 'schema',
     title: 'JSON bodies of every endpoint match the envelope and record schemas',
     clause: 'decisions §3 (envelope), source: Resources and their fields, decisions §8 (values)',
     endpoints: ENDPOINT_IDS,
@@ -91,7 +83,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'SCHEMA-JSON-CONTENT-TYPE',
-    area: 'schema',
     title: 'rtn=json (and the default) answers Content-Type application/json; charset=utf-8',
     clause: 'decisions §7',
     endpoints: ENDPOINT_IDS,
@@ -102,7 +93,7 @@ export const checks: readonly Check[] = [
           ensure(
             contentTypeMatches('json', ct),
             `${describe(ex)}: Content-Type ${JSON.stringify(ct)}, expected "${CONTENT_TYPES.json}"`,
-            { exchange: ex, expected: CONTENT_TYPES.json, actual: ct },
+            { kind: 'header', exchange: ex, expected: CONTENT_TYPES.json, actual: ct },
           );
         });
       }
@@ -111,7 +102,6 @@ export const checks: readonly Check[] = [
   ...(['text', 'html'] as const).map((rtn) =>
     defineCheck({
       id: `SCHEMA-${rtn.toUpperCase()}-FORMAT`,
-      area: 'schema',
       title: `rtn=${rtn} answers ${CONTENT_TYPES[rtn]} with the endpoint's columns${rtn === 'html' ? ' in a complete HTML5 document' : ''}`,
       clause: 'decisions §7',
       endpoints: ENDPOINT_IDS,
@@ -119,17 +109,19 @@ export const checks: readonly Check[] = [
       async run(ctx) {
         await forEachSample(ctx, rtn, async (endpoint, ex, call) => {
           ensure(ex.status === 200, `${describe(ex)} answered ${ex.status}, expected 200`, {
+            kind: 'status',
             exchange: ex,
           });
           const ct = ex.responseHeaders['content-type'];
           ensure(
             contentTypeMatches(rtn, ct),
             `${describe(ex)}: Content-Type ${JSON.stringify(ct)}, expected ${CONTENT_TYPES[rtn].split(';')[0]} with charset=utf-8`,
-            { exchange: ex },
+            { kind: 'header', exchange: ex },
           );
           if (rtn === 'html') {
             const problems = htmlDocumentProblems(ex.body, ct);
             ensure(problems.length === 0, `${describe(ex)}: ${problems.join('; ')}`, {
+              kind: 'format',
               exchange: ex,
             });
           }
@@ -137,12 +129,16 @@ export const checks: readonly Check[] = [
           try {
             columns = (rtn === 'text' ? parseText(ex.body) : parseHtml(ex.body)).columns;
           } catch (e) {
-            throw new Violation(`${describe(ex)}: ${(e as Error).message}`, { exchange: ex });
+            throw new Violation(`${describe(ex)}: ${(e as Error).message}`, {
+              kind: 'format',
+              exchange: ex,
+            });
           }
           // columns by name, in any order; extra columns are free; a column may be left out
           // when the records have no value for it (decisions §7 Revision 2)
           const duplicate = columns.find((c, i) => columns.indexOf(c) !== i);
           ensure(duplicate === undefined, `${describe(ex)}: column '${duplicate}' appears twice`, {
+            kind: 'format',
             exchange: ex,
           });
           const e = endpointById(endpoint);
@@ -162,7 +158,7 @@ export const checks: readonly Check[] = [
             missing.length === 0,
             () =>
               `${describe(ex)}: no column ${missing.map((c) => `'${c}'`).join(', ')} in [${columns.join(', ')}], though the records have values for it`,
-            { exchange: ex, expected: expected.columns, actual: columns },
+            { kind: 'missing', exchange: ex, expected: expected.columns, actual: columns },
           );
         });
       },
@@ -170,7 +166,6 @@ export const checks: readonly Check[] = [
   ),
   defineCheck({
     id: 'SCHEMA-MEMBER-GROUP-FIELDS',
-    area: 'schema',
     title:
       'groupID and groupName come together; a member without a group omits them (or sends empty strings, per profile)',
     clause: 'decisions §8, source: Team member',
@@ -184,29 +179,27 @@ export const checks: readonly Check[] = [
         const hasId = 'groupID' in m;
         const hasName = 'groupName' in m;
         const empty = m.groupID === '' && m.groupName === '';
+        // one failure per member (a member listed twice counts on the first)
+        const details = { exchange: ex, key: `group fields of member ${m.memberID}` };
         if (hasId !== hasName) {
           ctx.fail(
             `member ${m.memberID} has ${hasId ? 'groupID' : 'groupName'} without the other`,
-            {
-              exchange: ex,
-            },
+            { ...details, kind: 'missing' },
           );
         } else if (ctx.profile.memberWithoutGroup === 'omit' && hasId && empty) {
           ctx.fail(
             `member ${m.memberID} has no group but sends empty groupID/groupName; the profile says omit`,
-            { exchange: ex },
+            { ...details, kind: 'extra' },
           );
-        } else if (
-          ctx.profile.memberWithoutGroup === 'empty' &&
-          !hasId &&
-          !ctx.failures.some((f) => f.message.includes(m.memberID))
-        ) {
+        } else if (ctx.profile.memberWithoutGroup === 'empty' && !hasId) {
           ctx.fail(`member ${m.memberID} omits groupID/groupName; the profile says empty strings`, {
-            exchange: ex,
+            ...details,
+            kind: 'missing',
           });
         } else if (hasId && !empty && (m.groupID === '' || m.groupName === '')) {
           ctx.fail(`member ${m.memberID} has one empty and one non-empty group field`, {
-            exchange: ex,
+            ...details,
+            kind: 'value',
           });
         }
       }
@@ -214,7 +207,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'SCHEMA-STATS-DATE',
-    area: 'schema',
     title:
       'stats records carry date (YYYY-MM-DD) exactly when aggregateData is false or absent, in every spelling',
     clause: 'decisions §3 (stats lists) and its Revision 2 (date iff aggregateData is false)',
@@ -238,7 +230,7 @@ export const checks: readonly Check[] = [
             if (has === aggregated) {
               ctx.fail(
                 `${describe(w.pages[0]!)}: ${aggregated ? `the aggregated record carries date ${JSON.stringify(r.date)}` : 'a daily record has no date'} (aggregateData ${value ?? 'absent'})`,
-                { exchange: w.pages[0] },
+                { kind: aggregated ? 'extra' : 'missing', exchange: w.pages[0] },
               );
               break;
             }

@@ -1,15 +1,12 @@
 import { type EndpointId, normaliseEmail } from '@tagtrack/core';
-import {
-  type Check,
-  type CheckContext,
-  type CheckEnv,
-  defineCheck,
-  describe,
-  type SuiteCredential,
-  Violation,
-} from './api.ts';
-import { expectError } from './input.ts';
+import type { CheckContext } from './context.ts';
+import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
+import { expectError } from './err.ts';
+import { describe } from './failure.ts';
 import { type ContactRecord, dayOf, type MemberRecord, type TagRecord } from './sample.ts';
+
+/** Requirement id prefix of this file's checks (area `scope`). */
+export const prefix = 'SCOPE';
 
 function declared(env: Pick<CheckEnv, 'credentials'>): SuiteCredential[] {
   return env.credentials.filter((c) => c.teamID !== undefined && c.accountType !== undefined);
@@ -33,7 +30,6 @@ async function visible(ctx: CheckContext, credential: SuiteCredential) {
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCOPE-TEAM-ISOLATION',
-    area: 'scope',
     title: 'a caller never sees members or tags of another team',
     clause: 'decisions §2 (a caller never sees anything of another team)',
     endpoints: ['teams.list', 'teams.tags'],
@@ -43,29 +39,35 @@ export const checks: readonly Check[] = [
         : undefined,
     async run(ctx) {
       const creds = declared(ctx);
-      for (const a of creds) {
-        for (const b of creds) {
-          if (a.teamID === b.teamID) continue;
-          const va = await visible(ctx, a);
-          const vb = await visible(ctx, b);
-          const m = [...va.members].find((id) => vb.members.has(id));
-          const t = [...va.tags.keys()].find((id) => vb.tags.has(id));
-          // contacts are per email and may legitimately appear in both teams (with each
-          // team's counters: REL-CONTACTS-TAGS and ORACLE-CONTACTS check those)
-          if (m !== undefined)
-            ctx.fail(
-              `member ${m} is visible to ${a.label} (team ${a.teamID}) and to ${b.label} (team ${b.teamID})`,
-            );
-          if (t !== undefined)
-            ctx.fail(`tag ${t} is visible to ${a.label} and to ${b.label} of another team`);
-        }
-        if (ctx.failures.length > 0) return;
-      }
+      // the first caller that sees another team's data is enough
+      await ctx.each(
+        creds,
+        async (a) => {
+          for (const b of creds) {
+            if (a.teamID === b.teamID) continue;
+            const va = await visible(ctx, a);
+            const vb = await visible(ctx, b);
+            const m = [...va.members].find((id) => vb.members.has(id));
+            const t = [...va.tags.keys()].find((id) => vb.tags.has(id));
+            // contacts are per email and may legitimately appear in both teams (with each
+            // team's counters: REL-CONTACTS-TAGS and ORACLE-CONTACTS check those)
+            if (m !== undefined)
+              ctx.fail(
+                `member ${m} is visible to ${a.label} (team ${a.teamID}) and to ${b.label} (team ${b.teamID})`,
+                { kind: 'extra' },
+              );
+            if (t !== undefined)
+              ctx.fail(`tag ${t} is visible to ${a.label} and to ${b.label} of another team`, {
+                kind: 'extra',
+              });
+          }
+        },
+        { stopAt: 1 },
+      );
     },
   }),
   defineCheck({
     id: 'SCOPE-ACCOUNT-TYPE',
-    area: 'scope',
     title: 'an admin sees the whole team, a manager the own group and self, a user only self',
     clause: 'decisions §2 (account types)',
     endpoints: ['teams.list', 'teams.member'],
@@ -83,14 +85,14 @@ export const checks: readonly Check[] = [
         if (self === undefined) {
           ctx.fail(
             `${describe(w.pages[0]!)}: the caller's own member ${c.memberID} is not listed`,
-            { exchange: w.pages[0] },
+            { kind: 'missing', exchange: w.pages[0] },
           );
           continue;
         }
         if (c.accountType === 'user' && ms.length !== 1)
           ctx.fail(
             `${describe(w.pages[0]!)}: a user sees ${ms.length} members [${ids.join(', ')}], expected only self`,
-            { exchange: w.pages[0] },
+            { kind: 'extra', exchange: w.pages[0] },
           );
         if (c.accountType === 'manager') {
           const group = self.groupID === '' ? undefined : self.groupID;
@@ -100,7 +102,7 @@ export const checks: readonly Check[] = [
           if (foreign !== undefined)
             ctx.fail(
               `${describe(w.pages[0]!)}: a manager of group ${group ?? '(none)'} sees member ${foreign.memberID} of group ${foreign.groupID ?? '(none)'}`,
-              { exchange: w.pages[0] },
+              { kind: 'extra', exchange: w.pages[0] },
             );
         }
         if (c.accountType === 'admin') {
@@ -108,7 +110,7 @@ export const checks: readonly Check[] = [
           if (mates.length > 0)
             ctx.fail(
               `${describe(w.pages[0]!)}: the admin does not see team member ${mates[0]!.memberID} (${mates[0]!.label})`,
-              { exchange: w.pages[0] },
+              { kind: 'missing', exchange: w.pages[0] },
             );
         }
       }
@@ -116,7 +118,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'SCOPE-404-OUT-OF-SCOPE',
-    area: 'scope',
     title: 'ids another caller can see but this one cannot answer 404, exactly like unknown ids',
     clause: 'decisions §2 (an id outside the caller’s scope answers 404: no existence oracle)',
     endpoints: [
@@ -164,15 +165,12 @@ export const checks: readonly Check[] = [
             calls.push(['teams.group', { group: group.groupID }, []]);
             calls.push(['stats.group', { group: group.groupID }, []]);
           }
-          for (const [endpoint, pathParams, query] of calls) {
-            try {
-              expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404);
-            } catch (e) {
-              if (!(e instanceof Violation)) throw e;
-              ctx.fail(`${e.message}: ${other.label} can see it but ${c.label} cannot`, e.details);
-              if (ctx.failures.length >= 5) return;
-            }
-          }
+          await ctx.each(
+            calls,
+            async ([endpoint, pathParams, query]) =>
+              expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404),
+            { note: () => `: ${other.label} can see it but ${c.label} cannot`, stopAt: 5 },
+          );
         }
       }
     },

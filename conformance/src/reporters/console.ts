@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import pc from 'picocolors';
-import { AREAS } from '../checks/api.ts';
+import { AREAS } from '../checks/define.ts';
 import type { CheckResult, CheckStatus, RunEvent, RunResult } from '../runner.ts';
 import { failureText } from './text.ts';
 
@@ -120,6 +120,11 @@ function describeFailure(r: CheckResult, c: Colors): string {
   const lines = [head];
   if (r.status === 'error') lines.push(`  error: ${r.reason}`);
   for (const f of r.failures.slice(0, 3)) lines.push(`  - ${failureText(f, '  ')}`);
-  if (r.failures.length > 3) lines.push(`  … and ${r.failures.length - 3} more`);
+  if (r.failures.length > 3) {
+    const kinds = new Map<string, number>();
+    for (const f of r.failures.slice(3)) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
+    const byKind = [...kinds].map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`  … and ${r.failures.length - 3} more (${byKind})`);
+  }
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
-import { ENDPOINTS } from '@tagtrack/core';
+import { ENDPOINT_LIST } from '@tagtrack/core';
 import { escapeUTF8 } from 'entities';
-import { AREAS } from '../checks/api.ts';
+import { AREA_TITLES, AREAS, type Area } from '../checks/define.ts';
 import type { Exchange } from '../http.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { failureText, redactCurl } from './text.ts';
@@ -51,7 +51,7 @@ function exchangeHtml(x: Exchange): string {
 
 /**
  * A self-contained HTML report of a run: verdict and summary by requirement area, every
- * check with its failures (message, seed, counterexample, curl with the Authorization value
+ * check with its failures (kind, message, seed, counterexample, curl with the Authorization value
  * redacted), a requirements-by-endpoint coverage matrix, and every request and response
  * (Authorization header replaced by `<redacted>`). Every value is escaped with `entities`.
  */
@@ -64,7 +64,7 @@ export function toHtml(result: RunResult): string {
   const summaryRows = areas
     .map(
       (a) =>
-        `<tr><th>${e(a)}</th><td>${count(a, 'pass')}</td><td>${count(a, 'fail')}</td><td>${count(a, 'error')}</td><td>${count(a, 'skip')}</td></tr>`,
+        `<tr><th title="${e(AREA_TITLES[a as Area] ?? '')}">${e(a)}</th><td>${count(a, 'pass')}</td><td>${count(a, 'fail')}</td><td>${count(a, 'error')}</td><td>${count(a, 'skip')}</td></tr>`,
     )
     .join('');
   const verdict = result.ok
@@ -88,7 +88,7 @@ export function toHtml(result: RunResult): string {
       return `<tr id="${e(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td>${statusCell(c)}<td>${e(c.title)}<br><small>${e(c.clause)}</small>${note}${stale}${failures}</td><td>${c.requests}</td><td>${c.durationMs}</td></tr>`;
     })
     .join('\n');
-  const endpointIds = ENDPOINTS.map((x) => x.id);
+  const endpointIds = ENDPOINT_LIST.map((x) => x.id);
   const matrix =
     `<tr><th>requirement</th>${endpointIds.map((id) => `<th>${e(id)}</th>`).join('')}</tr>` +
     result.checks

@@ -1,9 +1,14 @@
 import * as z from 'zod';
+import { FAILURE_KINDS, type FailureKind } from '../checks/failure.ts';
 import type { RunResult } from '../runner.ts';
 
 const Status = z.enum(['skip', 'pass', 'fail', 'error']);
 
-/** Schema of results.json: the run without the exchanges (those are in report.html). */
+/**
+ * Schema of results.json: the run without the exchanges (those are in report.html). Fields
+ * are only ever added: a failure's `kind`, `key` and `repeats` came in 0.2 and are optional,
+ * so results.json written by 0.1 still parses.
+ */
 export const ResultsJson = z.object({
   suite: z.literal('tagtrack-conformance'),
   profile: z.object({ name: z.string() }).loose(),
@@ -39,6 +44,10 @@ export const ResultsJson = z.object({
       durationMs: z.number(),
       failures: z.array(
         z.object({
+          /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */
+          kind: z.enum(Object.keys(FAILURE_KINDS) as [FailureKind, ...FailureKind[]]).optional(),
+          /** Dedup key; absent in results.json of 0.1. */
+          key: z.string().optional(),
           message: z.string(),
           expected: z.string().optional(),
           actual: z.string().optional(),
@@ -49,6 +58,8 @@ export const ResultsJson = z.object({
           exchangeId: z.int().optional(),
           request: z.string().optional(),
           curl: z.string().optional(),
+          /** How many more failures of the check had the same key. */
+          repeats: z.int().positive().optional(),
         }),
       ),
     }),

@@ -1,5 +1,5 @@
 import { create } from 'xmlbuilder2';
-import { AREAS } from '../checks/api.ts';
+import { AREAS } from '../checks/define.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { failureText } from './text.ts';
 

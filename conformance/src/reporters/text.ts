@@ -1,11 +1,13 @@
-import type { Failure } from '../checks/api.ts';
+import type { Failure } from '../checks/failure.ts';
 
 /**
- * A failure as plain text lines: the message in domain words, expected/actual, the
- * fast-check seed, path and shrunk counterexample, and the curl line that reproduces it.
+ * A failure as plain text lines: its kind and the message in domain words (with how many
+ * more failures had the same key), expected/actual, the fast-check seed, path and shrunk
+ * counterexample, and the curl line that reproduces it.
  */
 export function failureText(f: Failure, indent = ''): string {
-  const lines = [f.message];
+  const repeats = f.repeats ? ` (and ${f.repeats} more like it)` : '';
+  const lines = [`[${f.kind}] ${f.message}${repeats}`];
   if (f.expected !== undefined) lines.push(`expected: ${f.expected}`);
   if (f.actual !== undefined) lines.push(`actual:   ${f.actual}`);
   if (f.seed !== undefined)

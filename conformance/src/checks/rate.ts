@@ -1,5 +1,9 @@
-import { type Check, defineCheck, describe } from './api.ts';
-import { errorBodyProblem } from './input.ts';
+import { type Check, defineCheck } from './define.ts';
+import { errorBodyProblem } from './err.ts';
+import { describe } from './failure.ts';
+
+/** Requirement id prefix of this file's checks (area `rate`). */
+export const prefix = 'RATE';
 
 const declared = (env: { profile: { rateLimit: unknown } }) =>
   env.profile.rateLimit === null ? 'the profile declares no rate limit' : undefined;
@@ -8,7 +12,6 @@ const declared = (env: { profile: { rateLimit: unknown } }) =>
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'RATE-PACED-NO-429',
-    area: 'rate',
     title: 'requests paced to the declared rate are never answered 429',
     clause: 'decisions §6 (clients and the suite pace themselves to a configured rate)',
     endpoints: [],
@@ -19,6 +22,7 @@ export const checks: readonly Check[] = [
         ctx.fail(
           `${limited.length} paced requests were answered 429, first ${describe(limited[0]!)}`,
           {
+            kind: 'status',
             exchange: limited[0],
           },
         );
@@ -26,7 +30,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'RATE-429-HEADERS',
-    area: 'rate',
     title:
       'a burst beyond the declared limit answers 429 with X-Rate-Limit-Limit, -Remaining, -Reset (epoch seconds), Retry-After and the error body',
     clause: 'decisions §6',
@@ -46,6 +49,7 @@ export const checks: readonly Check[] = [
         ctx.fail(
           `${rl.limit + 3} requests at once got no 429 (declared limit ${rl.limit} per ${rl.windowMs} ms)`,
           {
+            kind: 'status',
             exchange: burst[burst.length - 1],
           },
         );
@@ -75,13 +79,10 @@ export const checks: readonly Check[] = [
         problems.push(`Retry-After ${JSON.stringify(h['retry-after'])} is not a number of seconds`);
       if (problems.length > 0)
         ctx.fail(`${describe(limited)} answered 429 but ${problems.join('; ')}`, {
+          kind: 'header',
           exchange: limited,
         });
-      try {
-        errorBodyProblem(limited);
-      } catch (e) {
-        ctx.fail((e as Error).message, { exchange: limited });
-      }
+      await ctx.attempt(() => errorBodyProblem(limited));
     },
   }),
 ];

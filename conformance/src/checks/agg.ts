@@ -1,6 +1,11 @@
 import type { Exchange } from '../http.ts';
-import { type Check, type CheckContext, defineCheck } from './api.ts';
+import type { CheckContext } from './context.ts';
+import { type Check, defineCheck, type RequirementId } from './define.ts';
+import { Violation } from './failure.ts';
 import { addDays, type ContactRecord, dayOf, recipientEmails, type TagRecord } from './sample.ts';
+
+/** Requirement id prefix of this file's checks (area `agg`). */
+export const prefix = 'AGG';
 
 /** Counter records on live responses: every visible tag, contact, and stats record. */
 async function counterRecords(
@@ -29,29 +34,32 @@ async function counterRecords(
   return out;
 }
 
-/** Reports at most this many violations per law. */
-const MAX_REPORTED = 5;
+/** Lists at most this many violations per law (one is enough to fail; more is noise). */
+const MAX_LISTED = 5;
 
+/** A law over every counter record: `test` says what is wrong with one, in domain words. */
 function law(
-  id: string,
+  id: RequirementId,
   title: string,
   test: (s: Record<string, number>, label: string) => string | undefined,
 ): Check {
   return defineCheck({
     id,
-    area: 'laws',
     title,
     clause: 'decisions §9 (invariants)',
     endpoints: ['teams.tags', 'contacts.list', 'stats.team'],
     async run(ctx) {
       const records = await counterRecords(ctx);
       if (records.length === 0) ctx.skip('no tag, contact or stats record is visible');
-      for (const r of records) {
-        const problem = test(r.stats, r.label);
-        if (problem !== undefined && ctx.failures.length < MAX_REPORTED) {
-          ctx.fail(problem, { exchange: r.exchange });
-        }
-      }
+      await ctx.each(
+        records,
+        (r) => {
+          const problem = test(r.stats, r.label);
+          if (problem !== undefined)
+            throw new Violation(problem, { kind: 'counter', exchange: r.exchange });
+        },
+        { list: MAX_LISTED },
+      );
     },
   });
 }
@@ -116,39 +124,41 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AGG-UNIQUE-LE-RECIPIENTS',
-    area: 'laws',
     title:
       'unique opens/clicks of a tag never exceed its number of recipients; a contact’s never exceed its totalSent',
     clause: 'decisions §9 (invariants)',
     endpoints: ['teams.tags', 'contacts.list'],
     async run(ctx) {
       const tags = await ctx.walk('teams.tags');
-      for (const t of tags.records as TagRecord[]) {
-        const n = recipientEmails(t).length;
-        for (const k of ['uniqueOpens', 'uniqueClicks']) {
-          if (t.stats[k]! > n && ctx.failures.length < MAX_REPORTED)
-            ctx.fail(`${k} ${t.stats[k]} > ${n} recipients for tag ${t.tagID}`, {
-              exchange: tags.pages[0],
-            });
-        }
-      }
       const contacts = await ctx.walk('contacts.list');
       if (tags.records.length + contacts.records.length === 0)
         ctx.skip('no tag or contact is visible to the credential');
-      for (const c of contacts.records as ContactRecord[]) {
-        for (const k of ['uniqueOpens', 'uniqueClicks']) {
-          if (c.stats[k]! > c.stats.totalSent! && ctx.failures.length < MAX_REPORTED)
-            ctx.fail(
-              `${k} ${c.stats[k]} > totalSent ${c.stats.totalSent} for contact ${c.contactID}`,
-              { exchange: contacts.pages[0] },
-            );
-        }
-      }
+      const cases = [
+        ...(tags.records as TagRecord[]).flatMap((t) =>
+          ['uniqueOpens', 'uniqueClicks'].map((k) => () => {
+            const n = recipientEmails(t).length;
+            if (t.stats[k]! > n)
+              throw new Violation(`${k} ${t.stats[k]} > ${n} recipients for tag ${t.tagID}`, {
+                kind: 'counter',
+                exchange: tags.pages[0],
+              });
+          }),
+        ),
+        ...(contacts.records as ContactRecord[]).flatMap((c) =>
+          ['uniqueOpens', 'uniqueClicks'].map((k) => () => {
+            if (c.stats[k]! > c.stats.totalSent!)
+              throw new Violation(
+                `${k} ${c.stats[k]} > totalSent ${c.stats.totalSent} for contact ${c.contactID}`,
+                { kind: 'counter', exchange: contacts.pages[0] },
+              );
+          }),
+        ),
+      ];
+      await ctx.each(cases, (judge) => judge(), { list: MAX_LISTED });
     },
   }),
   defineCheck({
     id: 'AGG-DAILY-LE-UNIQUE',
-    area: 'laws',
     title: 'daily opens/clicks of a tag never exceed its uniqueOpens/uniqueClicks',
     clause: 'decisions §9 (daily counts)',
     endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
@@ -161,14 +171,14 @@ export const checks: readonly Check[] = [
           if (d.opens > t.stats.uniqueOpens!)
             ctx.fail(
               `daily opens ${d.opens} > uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID} on ${day}`,
-              { exchange: d.exchange },
+              { kind: 'counter', exchange: d.exchange },
             );
           if (d.clicks > t.stats.uniqueClicks!)
             ctx.fail(
               `daily clicks ${d.clicks} > uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID} on ${day}`,
-              { exchange: d.exchange },
+              { kind: 'counter', exchange: d.exchange },
             );
-          if (ctx.failures.length >= MAX_REPORTED) return;
+          ctx.stopAt(MAX_LISTED);
         }
       }
       if (compared === 0) ctx.skip('the busiest visible tags have no open or click event');
@@ -176,7 +186,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'AGG-DAILY-SUM-GE-UNIQUE',
-    area: 'laws',
     title:
       'the daily opens/clicks of a tag summed over its event days are at least its unique counts',
     clause: 'decisions §9 (daily counts)',
@@ -196,19 +205,18 @@ export const checks: readonly Check[] = [
         if (opens < t.stats.uniqueOpens!)
           ctx.fail(
             `daily opens summed over ${days.length} event days = ${opens} < uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID}`,
-            { exchange: last },
+            { kind: 'counter', exchange: last },
           );
         if (clicks < t.stats.uniqueClicks!)
           ctx.fail(
             `daily clicks summed over ${days.length} event days = ${clicks} < uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID}`,
-            { exchange: last },
+            { kind: 'counter', exchange: last },
           );
       }
     },
   }),
   defineCheck({
     id: 'AGG-DAILY-ZERO-BEFORE-SEND',
-    area: 'laws',
     title: 'daily counts are 0 on the days before the tag was sent',
     clause: 'decisions §9 (daily counts)',
     endpoints: ['tags.daily', 'teams.tags'],
@@ -220,7 +228,7 @@ export const checks: readonly Check[] = [
           if (d.opens !== 0 || d.clicks !== 0)
             ctx.fail(
               `daily opens ${d.opens}, clicks ${d.clicks} on ${day}, before tag ${t.tagID} was sent (${t.dateSent})`,
-              { exchange: d.exchange },
+              { kind: 'counter', exchange: d.exchange },
             );
         }
       }

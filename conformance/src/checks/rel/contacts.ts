@@ -1,8 +1,10 @@
 import { normaliseEmail } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../http.ts';
-import { type Check, type CheckContext, defineCheck, describe, ensure } from './api.ts';
-import { comparable } from './compare.ts';
+import type { Exchange } from '../../http.ts';
+import { comparable } from '../compare.ts';
+import type { CheckContext } from '../context.ts';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
 import {
   type ContactRecord,
   type EventGroup,
@@ -11,10 +13,10 @@ import {
   recipientEmails,
   statsOfTagRecords,
   type TagRecord,
-} from './sample.ts';
+} from '../sample.ts';
 
-/** Reports at most this many id inconsistencies (one is enough to fail; more is noise). */
-const MAX_REPORTED = 5;
+/** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
+const MAX_LISTED = 5;
 
 /**
  * One credential's view of contact ids: its /contacts list by normalised email, checked for
@@ -33,13 +35,13 @@ async function listedIds(
     if (known !== undefined && known !== c.contactID)
       ctx.fail(
         `${describe(w.pages[0]!)}: contact ${email} is listed twice, with ids ${known} and ${c.contactID}`,
-        { exchange: w.pages[0] },
+        { kind: 'extra', exchange: w.pages[0] },
       );
     const other = emailOfId.get(c.contactID);
     if (other !== undefined && other !== email)
       ctx.fail(
         `${describe(w.pages[0]!)}: contact id ${c.contactID} is given to two emails, ${other} and ${email}`,
-        { exchange: w.pages[0] },
+        { kind: 'value', exchange: w.pages[0] },
       );
     ids.set(email, c.contactID);
     emailOfId.set(c.contactID, email);
@@ -55,7 +57,6 @@ async function listedIds(
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-CONTACTS-TAGS',
-    area: 'relations',
     title:
       'contacts are exactly the visible tags’ recipients, with counters over the visible tags only (for every credential)',
     clause:
@@ -90,7 +91,7 @@ export const checks: readonly Check[] = [
             `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
               (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
               (missing ? `; recipient ${missing} is missing` : ''),
-            { exchange: w.pages[0] },
+            { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
           );
           continue;
         }
@@ -118,14 +119,19 @@ export const checks: readonly Check[] = [
           if (wrong !== undefined) {
             ctx.fail(
               `contact ${c.contactID} (${email}) as ${credential.label}: stats.${wrong[0]} is ${c.stats[wrong[0]]}, expected ${wrong[1]} over the ${ts.length} visible tags sent to it`,
-              { exchange: w.pages[0], expected: wrong[1], actual: c.stats[wrong[0]] },
+              {
+                kind: 'counter',
+                exchange: w.pages[0],
+                expected: wrong[1],
+                actual: c.stats[wrong[0]],
+              },
             );
             break;
           }
           if (Date.parse(c.dateLastSent) !== Date.parse(last!)) {
             ctx.fail(
               `contact ${c.contactID} as ${credential.label}: dateLastSent ${c.dateLastSent}, expected ${last}`,
-              { exchange: w.pages[0] },
+              { kind: 'value', exchange: w.pages[0] },
             );
             break;
           }
@@ -135,7 +141,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'REL-CONTACTS-OF-TAG',
-    area: 'relations',
     title: '/contacts/tag/{tagID} lists exactly the tag’s recipients, as /contacts has them',
     clause:
       'source: endpoint 17; decisions §9 (contact = normalised email), §3 (contacts by email)',
@@ -152,7 +157,7 @@ export const checks: readonly Check[] = [
           got.join() === expected.join(),
           () =>
             `${describe(w.pages[0]!)}: contacts [${got.join(', ')}], expected the tag's recipients by email [${expected.join(', ')}]`,
-          { exchange: w.pages[0] },
+          { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
         );
         for (const c of w.records as ContactRecord[]) {
           // the same contact is the same normalised email (decisions §9)
@@ -165,7 +170,7 @@ export const checks: readonly Check[] = [
           ensure(
             diff === undefined,
             () => `contact ${email} of tag ${tag.tagID} differs from its /contacts record: ${diff}`,
-            { exchange: w.pages[0] },
+            { kind: 'value', exchange: w.pages[0] },
           );
         }
       });
@@ -173,7 +178,6 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'REL-CONTACT-IDS-CONSISTENT',
-    area: 'relations',
     title:
       'a contact has one id, unique to its normalised email: the same in /contacts, /contacts/{id}, /contacts/tag/{id} and as recipientID in /opens and /clicks',
     clause:
@@ -188,16 +192,20 @@ export const checks: readonly Check[] = [
         if (credential.teamID !== undefined) {
           const team = teamIds.get(credential.teamID) ?? new Map();
           teamIds.set(credential.teamID, team);
-          for (const [email, id] of ids) {
-            const seen = team.get(email);
-            if (seen !== undefined && seen.id !== id && ctx.failures.length < MAX_REPORTED)
-              ctx.fail(
-                `contact ${email} has id ${seen.id} in /contacts as ${seen.label} but ${id} as ${credential.label} of the same team`,
-                { exchange },
-              );
-            if (seen === undefined) team.set(email, { id, label: credential.label });
-            compared++;
-          }
+          await ctx.each(
+            ids,
+            ([email, id]) => {
+              const seen = team.get(email);
+              if (seen === undefined) team.set(email, { id, label: credential.label });
+              compared++;
+              if (seen !== undefined && seen.id !== id)
+                throw new Violation(
+                  `contact ${email} has id ${seen.id} in /contacts as ${seen.label} but ${id} as ${credential.label} of the same team`,
+                  { kind: 'value', exchange },
+                );
+            },
+            { list: MAX_LISTED },
+          );
         }
         // every event's recipient carries the contact's id
         for (const kind of ['opens', 'clicks'] as const) {
@@ -209,16 +217,21 @@ export const checks: readonly Check[] = [
             const id = ids.get(email);
             if (id === undefined) continue; // a missing contact is REL-CONTACTS-TAGS's to report
             compared++;
-            if (e.recipient.recipientID !== id && ctx.failures.length < MAX_REPORTED) {
+            if (e.recipient.recipientID !== id) {
               ctx.fail(
                 `${describe(w.pages[0]!)}: recipientID ${e.recipient.recipientID} of ${email} (tag ${e.tagID}) is not its contact id ${id} in /contacts`,
-                { exchange: w.pages[0], expected: id, actual: e.recipient.recipientID },
+                {
+                  kind: 'value',
+                  exchange: w.pages[0],
+                  expected: id,
+                  actual: e.recipient.recipientID,
+                },
               );
-              break;
+              break; // one per list is enough
             }
           }
         }
-        if (ctx.failures.length >= MAX_REPORTED) return;
+        ctx.stopAt(MAX_LISTED);
         // the single contact and the contacts of a tag, sampled
         const tags = (await ctx.walk('teams.tags', { credential })).records as TagRecord[];
         const targets = [
@@ -243,7 +256,7 @@ export const checks: readonly Check[] = [
                 normaliseEmail(data.email) === normaliseEmail(contact.email),
               () =>
                 `${describe(ex)} answered contact ${normaliseEmail(data.email)} with id ${data.contactID}, expected ${normaliseEmail(contact.email)} with the id /contacts lists`,
-              { exchange: ex },
+              { kind: 'value', exchange: ex },
             );
             return;
           }
@@ -257,7 +270,7 @@ export const checks: readonly Check[] = [
               c.contactID === id,
               () =>
                 `${describe(w.pages[0]!)}: contact ${email} has id ${c.contactID}, but ${id} in /contacts`,
-              { exchange: w.pages[0], expected: id, actual: c.contactID },
+              { kind: 'value', exchange: w.pages[0], expected: id, actual: c.contactID },
             );
           }
         });

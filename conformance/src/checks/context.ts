@@ -1,0 +1,354 @@
+import {
+  type Answer,
+  buildPath,
+  type EndpointId,
+  endpointById,
+  type PathParamName,
+  parseQuery,
+} from '@tagtrack/core';
+import fc from 'fast-check';
+import type { Credential, Exchange, HttpClient } from '../http.ts';
+import type { Profile } from '../profile.ts';
+import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
+import {
+  type Failure,
+  type FailureKind,
+  SkipCheck,
+  StopCheck,
+  Violation,
+  type ViolationDetails,
+} from './failure.ts';
+import { type ListPage, readEnvelope, readPage, type Walk, walkPages } from './walk.ts';
+
+/** Path parameters and query pairs of one request to a catalogue endpoint. */
+export interface EndpointCall {
+  readonly pathParams?: Partial<Record<PathParamName, string>>;
+  readonly query?: readonly (readonly [string, string])[];
+  readonly credential?: Credential | null;
+  readonly method?: 'GET' | 'HEAD' | 'POST';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cache?: boolean;
+}
+
+/** Ids discovered from list endpoints for one credential (blind mode needs nothing else). */
+export interface Discovery {
+  readonly members: Record<string, unknown>[];
+  readonly tags: Record<string, unknown>[];
+  readonly contacts: Record<string, unknown>[];
+  readonly groups: { groupID: string; groupName: string }[];
+}
+
+/** Shared per-run services a {@link CheckContext} is built from. */
+export interface RunServices {
+  readonly http: HttpClient;
+  readonly env: CheckEnv;
+  readonly primary: SuiteCredential;
+  readonly numRuns: number;
+  readonly baseSeed: number;
+  readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
+  readonly walkCache: Map<string, Promise<Walk>>;
+}
+
+/** Failures of one {@link CheckContext.each} loop listed one by one unless it says otherwise. */
+export const MAX_LISTED = 10;
+
+/** Options of {@link CheckContext.each}. */
+export interface EachOptions<T> {
+  /**
+   * Failures of this loop listed one by one (default {@link MAX_LISTED}); the rest are
+   * counted, and one failure of kind `summary` says how many items failed in all.
+   */
+  readonly list?: number;
+  /** Ends the check (as returning from `run` does) once it has this many failures, checked after each item. */
+  readonly stopAt?: number;
+  /** Words appended to the message of an item's failure (e.g. which header was sent). */
+  readonly note?: (item: T) => string;
+}
+
+/**
+ * What a running check can do: call endpoints, walk lists, read the oracle, record failures
+ * (typed, deduplicated by key, capped per loop) and run properties.
+ */
+export class CheckContext {
+  readonly seed: number;
+  requests = 0;
+  private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
+  private count = 0;
+
+  /** `id` is the check's requirement id (its seed derives from it). */
+  constructor(
+    readonly id: string,
+    private readonly services: RunServices,
+  ) {
+    this.seed = (services.baseSeed + hashString(id)) | 0;
+  }
+
+  get profile(): Profile {
+    return this.services.env.profile;
+  }
+  get mode(): 'blind' | 'fixture' {
+    return this.services.env.mode;
+  }
+  get numRuns(): number {
+    return this.services.numRuns;
+  }
+  get http(): HttpClient {
+    return this.services.http;
+  }
+  /** The credential used when a call names none. */
+  get primary(): SuiteCredential {
+    return this.services.primary;
+  }
+  get credentials(): readonly SuiteCredential[] {
+    return this.services.env.credentials;
+  }
+  get oracle(): Oracle | undefined {
+    return this.services.env.oracle;
+  }
+  /** The failures recorded so far, deduplicated (a repeated key counts on its first failure). */
+  get failures(): readonly Failure[] {
+    return this.recorded;
+  }
+  /** How many failures were recorded, repeats included. */
+  get failureCount(): number {
+    return this.count;
+  }
+
+  /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
+  call(endpoint: EndpointId, call: EndpointCall = {}): Promise<Exchange> {
+    this.requests++;
+    return this.services.http.request({
+      method: call.method ?? 'GET',
+      path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
+      query: call.query ?? [],
+      credential: call.credential === undefined ? this.primary : call.credential,
+      ...(call.headers === undefined ? {} : { headers: call.headers }),
+      ...(call.cache === undefined ? {} : { cache: call.cache }),
+    });
+  }
+
+  /** Sends a raw request (any path). */
+  raw(spec: Parameters<HttpClient['request']>[0]): Promise<Exchange> {
+    this.requests++;
+    return this.services.http.request(spec);
+  }
+
+  /** A 200 JSON response of `endpoint` parsed with core's envelope schema (see `readEnvelope`). */
+  envelope(endpoint: EndpointId, exchange: Exchange): { data: unknown; paging?: unknown } {
+    return readEnvelope(endpoint, exchange);
+  }
+
+  /**
+   * One list response as a page, a 204 as a page without records (see `readPage`). Use it
+   * instead of `envelope` wherever a list may be empty.
+   */
+  page(endpoint: EndpointId, exchange: Exchange): ListPage {
+    return readPage(endpoint, exchange);
+  }
+
+  /**
+   * Every record of a list endpoint, walked from cursor 0 whatever paging end the
+   * implementation uses (see `walkPages`), bounded by total/pageSize + 3 pages. Cached per
+   * run by endpoint, path parameters, query and credential.
+   */
+  walk(endpoint: EndpointId, call: EndpointCall = {}): Promise<Walk> {
+    const credential = call.credential === undefined ? this.primary : call.credential;
+    const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
+    const hit = this.services.walkCache.get(key);
+    if (hit !== undefined) {
+      // a walk another check made still counts as requests this check relied on
+      return hit.then((w) => {
+        this.requests += w.pages.length;
+        return w;
+      });
+    }
+    const p = walkPages(endpoint, call.query ?? [], this.profile.pageSize, (query) =>
+      this.call(endpoint, { ...call, credential, query }),
+    );
+    this.services.walkCache.set(key, p);
+    p.catch(() => this.services.walkCache.delete(key));
+    return p;
+  }
+
+  /** All records of a list endpoint (walked), or the one record of a single endpoint. */
+  async records<T = Record<string, unknown>>(
+    endpoint: EndpointId,
+    call: EndpointCall = {},
+  ): Promise<T[]> {
+    if (endpointById(endpoint).response === 'single') {
+      const ex = await this.call(endpoint, call);
+      return [this.envelope(endpoint, ex).data as T];
+    }
+    return (await this.walk(endpoint, call)).records as T[];
+  }
+
+  /** Ids discovered from the list endpoints for `credential` (default primary). */
+  discover(credential: SuiteCredential = this.primary): Promise<Discovery> {
+    return this.services.discover(credential);
+  }
+
+  /**
+   * The oracle's answer to a request (fixture mode): parses the query with core's
+   * `parseQuery` and asks `index.answer`. Throws when not in fixture mode.
+   */
+  expected(
+    credential: Credential,
+    endpoint: EndpointId,
+    pathParams: Partial<Record<PathParamName, string>>,
+    query: readonly (readonly [string, string])[],
+  ): Answer {
+    const oracle = this.oracle;
+    if (oracle === undefined) throw new Error('expected() needs fixture mode');
+    const caller = oracle.callerOf(credential);
+    if (caller === undefined)
+      throw new Error(`credential ${credential.label} is not in the dataset`);
+    const e = endpointById(endpoint);
+    const parsed = parseQuery(query, { allowed: e.query, required: e.requiredQuery });
+    return oracle.index.answer(caller, { endpoint, pathParams, query: parsed });
+  }
+
+  /** Records a failure of `details.kind` and continues. */
+  fail(message: string, details: ViolationDetails): void {
+    this.record(this.failureOf(message, details));
+  }
+
+  /** Records a failure built elsewhere (a Violation that escaped `run`, a property's). */
+  record(failure: Failure): void {
+    this.count++;
+    const same = this.recorded.find((f) => f.key === failure.key);
+    if (same === undefined) this.recorded.push({ ...failure });
+    else same.repeats = (same.repeats ?? 0) + 1;
+  }
+
+  /** Marks the check skipped (does not return). */
+  skip(reason: string): never {
+    throw new SkipCheck(reason);
+  }
+
+  /**
+   * Ends the check (as returning from `run` does; its failures stand) when it has recorded
+   * `n` failures or more: more would be noise, or cost requests against a broken server.
+   */
+  stopAt(n: number): void {
+    if (this.count >= n) throw new StopCheck(`${this.count} failures`);
+  }
+
+  /**
+   * Runs `fn` on every item in order, recording each {@link Violation} it throws as a failure
+   * (with `options.note(item)` appended) and going on: the one way a check loops over cases.
+   * After `options.list` (default {@link MAX_LISTED}) failures of this loop, the others are
+   * only counted, and one more failure (kind `summary`) says how many items failed in all.
+   * With `options.stopAt`, ends the check once it has that many failures (checked after each
+   * item). Any other exception propagates (an error of the check). Resolves the number of
+   * items that failed. Not for use inside a property predicate (a Violation there is the
+   * property's counterexample).
+   */
+  async each<T>(
+    items: Iterable<T>,
+    fn: (item: T) => Promise<void> | void,
+    options: EachOptions<T> = {},
+  ): Promise<number> {
+    const list = options.list ?? MAX_LISTED;
+    let failed = 0;
+    let n = 0;
+    for (const item of items) {
+      n++;
+      try {
+        await fn(item);
+      } catch (e) {
+        if (!(e instanceof Violation)) throw e;
+        failed++;
+        if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
+      }
+      if (options.stopAt !== undefined) this.stopAt(options.stopAt);
+    }
+    if (failed > list)
+      this.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
+        kind: 'summary',
+      });
+    return failed;
+  }
+
+  /**
+   * Runs `fn` once: resolves its value, or records the {@link Violation} it throws as a
+   * failure and resolves `undefined`. Any other exception propagates.
+   */
+  async attempt<T>(fn: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof Violation)) throw e;
+      this.fail(e.message, e.details);
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs a fast-check property with the run's `numRuns` and this check's seed (plus the
+   * given `examples`, tried first: edge cases that must always be checked). A
+   * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
+   * seed and path are recorded with the failing exchange. Other exceptions propagate (error).
+   */
+  async property<T>(
+    arb: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<void>,
+    options: { numRuns?: number; examples?: readonly T[] } = {},
+  ): Promise<void> {
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        await predicate(value);
+      }),
+      {
+        numRuns: options.numRuns ?? this.numRuns,
+        seed: this.seed,
+        endOnFailure: false,
+        examples: (options.examples ?? []).map((e): [T] => [e]),
+      },
+    );
+    if (!details.failed) return;
+    const err = details.errorInstance;
+    if (!(err instanceof Violation)) throw err;
+    this.record({
+      ...this.failureOf(err.message, err.details),
+      seed: details.seed,
+      path: details.counterexamplePath ?? undefined,
+      // a credential drawn by the property is shown by label: never print an access key
+      counterexample: JSON.stringify(details.counterexample?.[0], (k, v) =>
+        k === 'accessKey' ? '<redacted>' : v,
+      ),
+      numShrinks: details.numShrinks,
+    });
+  }
+
+  /** Builds a failure record from a message and details (exchange → curl, key by default). */
+  failureOf(message: string, details: ViolationDetails): Failure {
+    const ex = details.exchange;
+    const kind: FailureKind = details.kind;
+    return {
+      kind,
+      key: details.key ?? `${kind}: ${message}`,
+      message,
+      expected: details.expected === undefined ? undefined : show(details.expected),
+      actual: details.actual === undefined ? undefined : show(details.actual),
+      exchangeId: ex?.id,
+      request: ex === undefined ? undefined : `${ex.method} ${ex.target}`,
+      curl: ex === undefined ? undefined : this.services.http.curl(ex),
+    };
+  }
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
+}
+
+/** FNV-1a 32-bit of a string (per-check seed offsets). */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,144 @@
+import type { Caller, EndpointId, ReportingIndex } from '@tagtrack/core';
+import type { Credential } from '../http.ts';
+import type { Profile } from '../profile.ts';
+import type { CheckContext } from './context.ts';
+
+/**
+ * Requirement areas, in report order. An area is its requirement ids' prefix in lower case,
+ * and its checks live in `checks/<area>.ts` (or `checks/<area>/` when they outgrow one file):
+ * `AGG-UNIQUE-LE-TOTAL` is area `agg`, file `checks/agg.ts`.
+ */
+export const AREAS = [
+  'schema',
+  'agg',
+  'rel',
+  'page',
+  'input',
+  'err',
+  'auth',
+  'scope',
+  'oracle',
+  'rate',
+  'method',
+] as const;
+export type Area = (typeof AREAS)[number];
+
+/** A requirement id prefix: an area in upper case (`AGG`, `REL`, …). */
+export type Prefix = Uppercase<Area>;
+
+/** A requirement id: `PREFIX-WORDS`, upper case, e.g. `AUTH-401-MISSING`. */
+export type RequirementId = `${Prefix}-${string}`;
+
+/** What each area holds, in domain words (README of the checks, report headings). */
+export const AREA_TITLES: Readonly<Record<Area, string>> = {
+  schema: 'bodies and content types of every endpoint in every format',
+  agg: 'laws of the counters on live responses',
+  rel: 'metamorphic and cross-endpoint relations',
+  page: 'pagination: walking, cursors, paging ends, URLs, headers, order',
+  input: 'bad input answers 400 or 404, never a 5xx',
+  err: 'the error body',
+  auth: 'authentication',
+  scope: 'scoping by team and account type',
+  oracle: 'exact answers against the canonical dataset (fixture mode)',
+  rate: 'the declared rate limit',
+  method: 'methods other than GET and HEAD (opt-in)',
+};
+
+/**
+ * Area names of 0.1, accepted by `--only` for one release (they select what they selected):
+ * AGG was `laws`, REL `relations`, PAGE `pagination`, METHOD `methods`, and ERR-BODY-JSON
+ * was in `input`.
+ * @deprecated use the area names of {@link AREAS}; these aliases go in the next release.
+ */
+export const FORMER_AREAS: Readonly<Partial<Record<Area, string>>> = {
+  agg: 'laws',
+  rel: 'relations',
+  page: 'pagination',
+  err: 'input',
+  method: 'methods',
+};
+
+/** The area of a requirement id (its prefix in lower case), or undefined for another prefix. */
+export function areaOf(id: string): Area | undefined {
+  const prefix = id.slice(0, id.indexOf('-')).toLowerCase();
+  return (AREAS as readonly string[]).includes(prefix) ? (prefix as Area) : undefined;
+}
+
+/**
+ * A check: plain data plus an async `run(ctx)`.
+ *
+ * ```ts
+ * export const prefix = 'AGG';
+ * export const checks = [
+ *   defineCheck({
+ *     id: 'AGG-UNIQUE-LE-TOTAL',            // requirement id: the file's prefix, then words
+ *     title: 'uniqueOpens <= totalOpens on every tag',
+ *     clause: 'decisions §9',               // where the requirement comes from
+ *     endpoints: ['teams.tags'],            // for the coverage matrix
+ *     async run(ctx) {
+ *       const tags = await ctx.records('teams.tags');
+ *       await ctx.each(tags, (t) => {       // a Violation per bad tag, capped
+ *         if (bad(t)) throw new Violation(`… in domain words …`, { kind: 'counter' });
+ *       });
+ *       // or ctx.fail(message, { kind, exchange }) to record and go on
+ *       // or: await ctx.property(arb, async (value) => { … throw new Violation(…) … })
+ *     },
+ *   }),
+ * ];
+ * ```
+ * Outcome: `pass` when run resolves with no failure recorded; `fail` when a failure was
+ * recorded or a {@link Violation} escaped; `error` for any other exception (a suite or
+ * connection problem); `skip` when `skipIf` returns a reason or `ctx.skip(reason)` is called.
+ */
+export interface Check {
+  /** Requirement id, e.g. `AUTH-401-MISSING`: unique, upper case, area prefix first. */
+  readonly id: string;
+  /** Requirement area: the id's prefix in lower case (set by {@link defineCheck}). */
+  readonly area: Area;
+  readonly title: string;
+  /** The clause the requirement traces to, e.g. `decisions §9` or `source: Endpoints`. */
+  readonly clause: string;
+  /** Endpoints the check exercises (the report's coverage matrix). */
+  readonly endpoints: readonly EndpointId[];
+  /** Whether the check is required for the run to pass (default true). */
+  readonly required?: boolean;
+  /** A reason the check does not apply to this profile/mode (reported as skip), or undefined. */
+  skipIf?(env: CheckEnv): string | undefined;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+/** A check as written: its id starts with an area's prefix, and its area follows from it. */
+export type CheckSpec = Omit<Check, 'area' | 'id'> & { readonly id: RequirementId };
+
+/**
+ * Gives a check literal its type and its area (the id's prefix in lower case). Throws an
+ * `Error` for an id whose prefix is no area of {@link AREAS} (a suite bug).
+ */
+export function defineCheck(spec: CheckSpec): Check {
+  const area = areaOf(spec.id);
+  if (area === undefined) throw new Error(`requirement id ${spec.id} has no known area prefix`);
+  return { ...spec, area };
+}
+
+/** What a check may know before it runs (for `skipIf`). */
+export interface CheckEnv {
+  readonly profile: Profile;
+  readonly mode: 'blind' | 'fixture';
+  readonly probeMethods: boolean;
+  readonly credentials: readonly SuiteCredential[];
+  readonly oracle: Oracle | undefined;
+}
+
+/** A credential with what the profile says about its owner. */
+export interface SuiteCredential extends Credential {
+  readonly teamID?: string | undefined;
+  readonly accountType?: 'admin' | 'manager' | 'user' | undefined;
+  readonly memberID?: string | undefined;
+}
+
+/** Fixture mode's expected answers: core's `buildIndex` over the canonical dataset. */
+export interface Oracle {
+  readonly index: ReportingIndex;
+  /** The caller a credential belongs to in the dataset, or undefined when unknown. */
+  callerOf(credential: Credential): Caller | undefined;
+}

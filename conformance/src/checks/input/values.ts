@@ -1,0 +1,271 @@
+import {
+  ENDPOINT_LIST,
+  type Endpoint,
+  type EndpointId,
+  type ErrorBody,
+  endpointById,
+  IGNORED_PARAMS,
+  PARAM_NAMES,
+  type ParamName,
+} from '@tagtrack/core';
+import fc from 'fast-check';
+import { type Check, defineCheck } from '../define.ts';
+import { expectError } from '../err.ts';
+import { describe, Violation } from '../failure.ts';
+import { type Sample, sampleCalls, setParam } from '../sample.ts';
+import { ALL_ENDPOINTS, withQuery } from './shared.ts';
+
+/** Endpoints taking a date parameter (2, 4, 6, 7, 8, 9, 11, 13, 14). */
+const DATE_PARAMS: readonly ParamName[] = ['start', 'end', 'date'];
+const DATED_ENDPOINTS: readonly EndpointId[] = ENDPOINT_LIST.filter((e) =>
+  e.query.some((p) => DATE_PARAMS.includes(p)),
+).map((e) => e.id);
+
+/** Parameters of `e` that are validated (all but the ignored `total` and `next`). */
+function checkedParams(e: Endpoint): ParamName[] {
+  return e.query.filter((p) => !IGNORED_PARAMS.has(p));
+}
+
+/** Whether `message` names `name` as a word (not as part of a longer name). */
+export function namesWord(message: string, name: string): boolean {
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9_])${esc}($|[^A-Za-z0-9_])`).test(message);
+}
+
+/** A valid value of each parameter, so that sending it where it is foreign is the only fault. */
+const VALID_VALUE: Record<ParamName, string> = {
+  rtn: 'json',
+  cursor: '0',
+  total: '1',
+  next: '1',
+  start: '2024-01-01',
+  end: '2024-12-31',
+  date: '2024-01-01',
+  isClicked: 'true',
+  isUnclicked: 'false',
+  isOpened: '1',
+  isUnopened: '0',
+  aggregateData: 'true',
+  type: 'admin',
+};
+
+const BAD_DATES = [
+  '0000-01-01',
+  '10000-01-01',
+  '0000-12-31',
+  '2024-02-30',
+  '2023-02-29',
+  '2024-13-01',
+  '2024-00-10',
+  '2024-04-31',
+  '2024-1-05',
+  '20240105',
+  '2024-01-05T00:00:00Z',
+  '05/01/2024',
+  'yesterday',
+  '',
+  ' 2024-01-05',
+  '+2024-01-05',
+  '-2024-01-05',
+  '２０２４-01-05',
+];
+/** Dates on the edges of years 0001–9999: valid (decisions §4 Revision 2). */
+const EDGE_DATES = ['0001-01-01', '9999-12-31'];
+const BAD_BOOLEANS = ['yes', 'no', '2', 'truee', 'on', '', 'null', '-1'];
+
+/** Bad values of query parameters answer 400 naming the parameter (decisions §4, §5). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'INPUT-400-BAD-DATE',
+    title:
+      'start, end and date that are not a real calendar day of the years 0001-9999 as YYYY-MM-DD answer 400 naming the parameter, on every endpoint that takes them',
+    clause: 'decisions §4 (dates), §4 Revision 2 (same rules everywhere; years 0001-9999)',
+    endpoints: DATED_ENDPOINTS,
+    async run(ctx) {
+      const samples = (await sampleCalls(ctx)).filter((s) => DATED_ENDPOINTS.includes(s.endpoint));
+      const targets = samples.flatMap((s) =>
+        endpointById(s.endpoint)
+          .query.filter((p) => DATE_PARAMS.includes(p))
+          .map((param) => ({ sample: s, param })),
+      );
+      if (targets.length === 0) return ctx.skip('no endpoint taking a date could be sampled');
+      const send = (t: (typeof targets)[number], value: string) =>
+        ctx.call(
+          t.sample.endpoint,
+          withQuery(t.sample, setParam(t.sample.call.query ?? [], t.param, value)),
+        );
+      // every endpoint and parameter: the year bounds and one more bad date (rotating)
+      await ctx.each(
+        targets.flatMap((t, i) =>
+          ['0000-01-01', '10000-01-01', BAD_DATES[3 + (i % (BAD_DATES.length - 3))]!].map(
+            (value) => ({ t, value }),
+          ),
+        ),
+        async ({ t, value }) => expectError(await send(t, value), 400, [t.param]),
+      );
+      // the first and last days of the range are real days: never a 400
+      await ctx.each(
+        targets.flatMap((t) => EDGE_DATES.map((value) => ({ t, value }))),
+        async ({ t, value }) => {
+          const ex = await send(t, value);
+          const list = endpointById(t.sample.endpoint).response === 'list';
+          const ok = ex.status === 200 || (list && ex.status === 204);
+          if (!ok)
+            throw new Violation(
+              `${describe(ex)} answered ${ex.status} for ${t.param}=${value}, a real day of years 0001-9999; expected ${list ? '200 or 204' : '200'}`,
+              { kind: 'status', exchange: ex },
+            );
+        },
+      );
+      await ctx.property(
+        fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_DATES)),
+        async ([t, value]) => expectError(await send(t, value), 400, [t.param]),
+        { numRuns: Math.max(ctx.numRuns, BAD_DATES.length) },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-START-AFTER-END',
+    title: 'start after end answers 400',
+    clause: 'decisions §4 (start > end: 400)',
+    endpoints: ['teams.tags', 'stats.team', 'clicks.list'],
+    async run(ctx) {
+      for (const endpoint of ['teams.tags', 'stats.team', 'clicks.list'] as const) {
+        await ctx.attempt(async () =>
+          expectError(
+            await ctx.call(endpoint, {
+              query: [
+                ['start', '2024-03-02'],
+                ['end', '2024-03-01'],
+              ],
+            }),
+            400,
+            ['start', 'end'],
+          ),
+        );
+      }
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-BAD-BOOLEAN',
+    title: 'a boolean other than true/false/1/0 (any case) answers 400 naming the parameter',
+    clause: 'decisions §4 (booleans)',
+    endpoints: ['teams.tags', 'stats.team'],
+    async run(ctx) {
+      const targets: [EndpointId, string][] = [
+        ['teams.tags', 'isOpened'],
+        ['teams.tags', 'isUnopened'],
+        ['teams.tags', 'isClicked'],
+        ['teams.tags', 'isUnclicked'],
+        ['stats.team', 'aggregateData'],
+      ];
+      await ctx.property(
+        fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_BOOLEANS)),
+        async ([[endpoint, param], value]) => {
+          expectError(await ctx.call(endpoint, { query: [[param, value]] }), 400, [param]);
+        },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-BAD-ENUM',
+    title:
+      'type other than admin/manager/user and rtn other than json/text/html (both case-sensitive) answer 400',
+    clause: 'decisions §4 (type, rtn), §4 Revision 2 (rtn and type are case-sensitive)',
+    endpoints: ['teams.list', 'stats.team', 'teams.tags', 'contacts.list'],
+    async run(ctx) {
+      for (const [endpoint, param, value] of [
+        ['teams.list', 'type', 'owner'],
+        ['teams.list', 'type', 'Admin'],
+        ['stats.team', 'type', 'Admin '],
+        ['teams.tags', 'rtn', 'xml'],
+        ['teams.tags', 'rtn', 'JSON'],
+        ['contacts.list', 'rtn', 'JSONP'],
+      ] as const) {
+        await ctx.attempt(async () =>
+          expectError(await ctx.call(endpoint, { query: [[param, value]] }), 400, [param]),
+        );
+      }
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-EMPTY-VALUE',
+    title:
+      'an empty value (type=, start=, rtn=, cursor=, isOpened=, …) answers 400 naming the parameter, on every endpoint that takes it',
+    clause: 'decisions §4 Revision 2 (an empty value is a bad value)',
+    endpoints: ALL_ENDPOINTS,
+    async run(ctx) {
+      const samples = await sampleCalls(ctx);
+      const cases = samples.flatMap((s) =>
+        checkedParams(endpointById(s.endpoint)).map((param) => ({ s, param })),
+      );
+      await ctx.each(cases, async ({ s, param }) => {
+        const ex = await ctx.call(
+          s.endpoint,
+          withQuery(s, setParam(s.call.query ?? [], param, '')),
+        );
+        if (ex.status !== 400)
+          throw new Violation(
+            `${describe(ex)} answered ${ex.status} for the empty ${param}=; expected 400 naming '${param}' (an empty value is a bad value, not an absent one)`,
+            { kind: 'status', exchange: ex },
+          );
+        expectError(ex, 400, [param]);
+      });
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-DATE-REQUIRED',
+    title: '/tags/daily/{tagID} without date answers 400 naming date',
+    clause: 'decisions §4 (date is required on endpoint 14)',
+    endpoints: ['tags.daily'],
+    async run(ctx) {
+      const daily = (await sampleCalls(ctx)).find((s) => s.endpoint === 'tags.daily');
+      if (daily === undefined) return ctx.skip('no tag is visible to the credential');
+      expectError(await ctx.call('tags.daily', { pathParams: daily.call.pathParams! }), 400, [
+        'date',
+      ]);
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-UNKNOWN-PARAM',
+    title:
+      "an unknown query parameter (a typo like isOpen, or another endpoint's parameter like start on /contacts) answers 400 whose message names it and the allowed ones",
+    clause:
+      'decisions §4 (unknown query parameter), §4 Revision 2 (a parameter of another endpoint is unknown)',
+    endpoints: ALL_ENDPOINTS,
+    async run(ctx) {
+      const typos = ['isOpen', 'startDate', 'page', 'limit', 'aggregate', 'Rtn', 'NEXT'];
+      const samples = await sampleCalls(ctx);
+      const send = async (s: Sample, name: string, value: string) => {
+        const allowed = endpointById(s.endpoint).query;
+        const ex = await ctx.call(
+          s.endpoint,
+          withQuery(s, [...(s.call.query ?? []), [name, value]]),
+        );
+        if (ex.status !== 400)
+          throw new Violation(
+            `${describe(ex)} answered ${ex.status}; '${name}' is not a parameter of this endpoint (allowed: ${allowed.join(', ')}), expected 400`,
+            { kind: 'status', exchange: ex },
+          );
+        expectError(ex, 400, [name]);
+        const message = (JSON.parse(ex.body) as ErrorBody).message;
+        const missing = allowed.filter((p) => !IGNORED_PARAMS.has(p) && !namesWord(message, p));
+        if (missing.length > 0)
+          throw new Violation(
+            `${describe(ex)}: message ${JSON.stringify(message)} does not list the allowed parameters (${missing.join(', ')} missing)`,
+            { kind: 'format', exchange: ex },
+          );
+      };
+      // every parameter of the API on every endpoint that does not take it, with a valid value
+      const foreign = samples.flatMap((s) => {
+        const own = new Set<string>(endpointById(s.endpoint).query);
+        return PARAM_NAMES.filter((p) => !own.has(p)).map((param) => ({ s, param }));
+      });
+      await ctx.each(foreign, ({ s, param }) => send(s, param, VALID_VALUE[param]));
+      await ctx.property(
+        fc.tuple(fc.constantFrom(...samples), fc.constantFrom(...typos)),
+        async ([s, typo]) => send(s, typo, 'true'),
+      );
+    },
+  }),
+];

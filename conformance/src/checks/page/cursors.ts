@@ -1,0 +1,204 @@
+import fc from 'fast-check';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, ensure } from '../failure.ts';
+import { firstDifference } from '../sample.ts';
+import { headerCount } from '../walk.ts';
+import { listCalls, type SizedList, withQuery } from './shared.ts';
+
+/** Walking the pages: every record once, cursor arithmetic, both client loop styles (decisions §3). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'PAGE-WALK-ONCE',
+    title:
+      'walking the cursor to the end visits every record exactly once: as many records as paging.cursors.total and X-Total-Count',
+    clause: 'decisions §3 (pages never overlap or skip)',
+    endpoints: [
+      'teams.tags',
+      'teams.list',
+      'contacts.list',
+      'opens.tag',
+      'clicks.tag',
+      'stats.team',
+    ],
+    async run(ctx) {
+      const lists = await listCalls(ctx);
+      if (lists.length === 0) ctx.skip('no list endpoint could be sampled');
+      for (const { endpoint, call } of lists) {
+        const w = await ctx.walk(endpoint, call);
+        const header = w.pages[0]!.responseHeaders['x-total-count'];
+        if (w.records.length !== w.total) {
+          ctx.fail(
+            `${describe(w.pages[0]!)}: walking ${w.pages.length} pages of ${ctx.profile.pageSize} gave ${w.records.length} records, paging.cursors.total is ${w.total}`,
+            {
+              kind: w.records.length < w.total ? 'missing' : 'extra',
+              exchange: w.pages[w.pages.length - 1],
+            },
+          );
+        } else if (headerCount(w.pages[0]!) !== w.total) {
+          ctx.fail(
+            `${describe(w.pages[0]!)}: X-Total-Count ${JSON.stringify(header)}, paging.cursors.total ${w.total}`,
+            { kind: 'header', exchange: w.pages[0] },
+          );
+        }
+        const seen = new Map<string, number>();
+        w.records.forEach((r, i) => {
+          const k = JSON.stringify(r);
+          // one repeat listed per endpoint (the key counts the others on it)
+          if (seen.has(k) && endpoint !== 'opens.tag' && endpoint !== 'clicks.tag')
+            ctx.fail(
+              `${endpoint}: record ${i} repeats record ${seen.get(k)} while walking the pages (${k.slice(0, 80)})`,
+              {
+                kind: 'extra',
+                key: `repeated record of ${endpoint}`,
+                exchange: w.pages[Math.floor(i / ctx.profile.pageSize)],
+              },
+            );
+          seen.set(k, i);
+        });
+      }
+    },
+  }),
+  defineCheck({
+    id: 'PAGE-CURSOR-ARITHMETIC',
+    title:
+      'a page at any cursor holds records [cursor, cursor+pageSize) of the walk, next = min(cursor+pageSize, total), previous = max(cursor-pageSize, 0), previousURL null iff cursor = 0',
+    clause: 'decisions §3 (cursor = offset, next) and its Revision 2 (previous, previousURL)',
+    endpoints: ['teams.tags', 'teams.list', 'contacts.list', 'opens.tag', 'clicks.tag'],
+    async run(ctx) {
+      const lists = (await listCalls(ctx)).slice(0, 4);
+      if (lists.length === 0) ctx.skip('no list endpoint could be sampled');
+      const ps = ctx.profile.pageSize;
+      const arb = fc
+        .constantFrom(...lists)
+        .chain((l) => fc.tuple(fc.constant(l), fc.integer({ min: 0, max: l.total + ps })));
+      const examples = lists.flatMap((l): [SizedList, number][] => [
+        [l, 0],
+        [l, Math.min(1, l.total)],
+      ]);
+      await ctx.property(
+        arb,
+        async ([l, cursor]) => {
+          const all = (await ctx.walk(l.endpoint, l.call)).records;
+          const total = all.length;
+          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const page = ctx.page(l.endpoint, ex);
+          if (page.paging === undefined) {
+            // 204 No Content: only a page without records may answer it (its form: PAGE-END-*)
+            ensure(
+              cursor >= total,
+              () =>
+                `${describe(ex)} answered 204 No Content, but records ${cursor}..${Math.min(cursor + ps, total) - 1} of ${total} belong on this page`,
+              { kind: 'status', exchange: ex },
+            );
+            return;
+          }
+          const expected = {
+            previous: Math.max(cursor - ps, 0),
+            next: Math.min(cursor + ps, total),
+            total,
+          };
+          const diff = firstDifference(expected, page.paging.cursors);
+          ensure(diff === undefined, () => `${describe(ex)}: paging.cursors ${diff}`, {
+            kind: 'value',
+            exchange: ex,
+            expected,
+            actual: page.paging.cursors,
+          });
+          const d2 = firstDifference(all.slice(cursor, cursor + ps), page.data);
+          ensure(
+            d2 === undefined,
+            () =>
+              `${describe(ex)}: page data is not records ${cursor}..${cursor + ps - 1} of the walk: ${d2}`,
+            { kind: 'value', exchange: ex },
+          );
+          ensure(
+            (page.paging.previousURL === null) === (cursor === 0),
+            () =>
+              `${describe(ex)}: previousURL ${JSON.stringify(page.paging!.previousURL)} at cursor ${cursor}; it is null exactly on the first page (cursor 0)`,
+            { kind: 'url', exchange: ex },
+          );
+          // where both paging ends agree; the last non-empty page is PAGE-END-*'s to judge
+          if (cursor + ps < total)
+            ensure(
+              page.paging.nextURL !== null,
+              () =>
+                `${describe(ex)}: nextURL is null at cursor ${cursor}, but records ${cursor + ps}.. of ${total} follow`,
+              { kind: 'url', exchange: ex },
+            );
+          if (cursor >= total)
+            ensure(
+              page.paging.nextURL === null,
+              () =>
+                `${describe(ex)}: nextURL ${JSON.stringify(page.paging!.nextURL)} on a page without records (cursor ${cursor}, total ${total})`,
+              { kind: 'url', exchange: ex },
+            );
+        },
+        { examples },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'PAGE-LOOP-ENDS',
+    title:
+      'both client loop styles end with every record: "until the page is empty" (an empty page or 204 No Content) and "while next < total"',
+    clause:
+      'decisions §3 (a client looping until the result is empty must end, and so must one looping while next < total)',
+    endpoints: ['teams.tags', 'teams.list', 'contacts.list'],
+    async run(ctx) {
+      const lists = (await listCalls(ctx)).slice(0, 3);
+      if (lists.length === 0) ctx.skip('no list endpoint could be sampled');
+      const limit = (l: SizedList) => Math.ceil(l.total / ctx.profile.pageSize) + 2;
+      for (const l of lists) {
+        // until the page is empty (Python/Java clients: empty or non-JSON body)
+        let cursor = 0;
+        let rounds = 0;
+        let seen = 0;
+        for (;;) {
+          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const page = ctx.page(l.endpoint, ex);
+          if (page.data.length === 0) break;
+          seen += page.data.length;
+          cursor += page.data.length;
+          if (++rounds > limit(l)) {
+            ctx.fail(
+              `${describe(ex)}: looping until an empty page did not end after ${rounds} pages`,
+              { kind: 'value', exchange: ex },
+            );
+            break;
+          }
+        }
+        if (seen !== l.total && rounds <= limit(l))
+          ctx.fail(
+            `${l.endpoint}: looping until an empty page gave ${seen} records, the list has ${l.total}`,
+            { kind: seen < l.total ? 'missing' : 'extra' },
+          );
+        // while next < total
+        cursor = 0;
+        rounds = 0;
+        for (;;) {
+          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const page = ctx.page(l.endpoint, ex);
+          if (page.paging === undefined) break;
+          const { next, total } = page.paging.cursors;
+          if (next >= total) break;
+          cursor = next;
+          if (++rounds > limit(l)) {
+            ctx.fail(
+              `${describe(ex)}: looping while next < total did not end after ${rounds} pages`,
+              { kind: 'value', exchange: ex },
+            );
+            break;
+          }
+        }
+        // a cursor past the end answers no records, in either paging end
+        const past = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total + 7)]));
+        const page = ctx.page(l.endpoint, past);
+        if (page.data.length !== 0)
+          ctx.fail(
+            `${describe(past)}: a cursor past total gave ${page.data.length} records, expected none`,
+            { kind: 'extra', exchange: past },
+          );
+      }
+    },
+  }),
+];

@@ -1,0 +1,103 @@
+import { type EndpointId, endpointById } from '@tagtrack/core';
+import { type Check, defineCheck } from '../define.ts';
+import { describe } from '../failure.ts';
+import { sampleCalls } from '../sample.ts';
+
+/** The stable order of every list (decisions §3 and its Revision 2). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'PAGE-STABLE-ORDER',
+    title:
+      'lists come in the stable order: tags newest dateSent first then tagID; members by lastname, firstname, memberID; contacts by email; events and days oldest first (strings by UTF-16 code units)',
+    clause:
+      'decisions §3 (order) and its Revision 2 (ordinal string order, ties among events free)',
+    endpoints: [
+      'teams.tags',
+      'teams.list',
+      'contacts.list',
+      'opens.tag',
+      'clicks.tag',
+      'stats.team',
+      'opens.list',
+      'clicks.list',
+    ],
+    async run(ctx) {
+      let compared = 0;
+      for (const { endpoint, call } of await sampleCalls(ctx)) {
+        const order = orderOf(endpoint);
+        if (order === undefined || endpointById(endpoint).response !== 'list') continue;
+        const w = await ctx.walk(endpoint, call);
+        const recs = w.records as Rec[];
+        compared += recs.length;
+        const bad = recs.findIndex((r, i) => i > 0 && order(recs[i - 1]!, r) > 0);
+        if (bad > 0)
+          ctx.fail(
+            `${describe(w.pages[0]!)}: record ${bad} comes after record ${bad - 1} out of order (${JSON.stringify(recs[bad - 1]).slice(0, 100)} then ${JSON.stringify(recs[bad]).slice(0, 100)})`,
+            { kind: 'order', exchange: w.pages[0] },
+          );
+      }
+      // event groups follow the tag order
+      const tagOrder = new Map(
+        ((await ctx.walk('teams.tags')).records as Rec[]).map((t, i) => [t.tagID as string, i]),
+      );
+      for (const endpoint of ['opens.list', 'clicks.list'] as const) {
+        const w = await ctx.walk(endpoint);
+        compared += w.records.length;
+        const idx = (w.records as Rec[]).map((g) => tagOrder.get(g.tagID as string) ?? -1);
+        const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
+        if (bad > 0)
+          ctx.fail(
+            `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
+            { kind: 'order', exchange: w.pages[0] },
+          );
+      }
+      if (compared === 0) ctx.skip('every sampled list is empty: no order to check');
+    },
+  }),
+];
+
+type Rec = Record<string, unknown>;
+
+function compareBy<T>(...keys: ((r: T) => string)[]) {
+  return (a: T, b: T): number => {
+    for (const k of keys) {
+      const x = k(a);
+      const y = k(b);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+}
+
+const str = (f: string) => (r: Rec) => String(r[f] ?? '');
+/** A timestamp as a sortable key: epoch milliseconds, zero-padded (instants, any form). */
+const time = (f: string) => (r: Rec) => String(Date.parse(String(r[f])) + 1e15).padStart(20, '0');
+/** A timestamp as a key that sorts newest first. */
+const newestFirst = (f: string) => (r: Rec) =>
+  String(9e15 - Date.parse(String(r[f]))).padStart(20, '0');
+
+/** The stable order of decisions §3 per endpoint (undefined: nothing to check). */
+function orderOf(endpoint: EndpointId): ((a: Rec, b: Rec) => number) | undefined {
+  switch (endpoint) {
+    case 'teams.list':
+    case 'teams.group':
+      return compareBy(str('lastname'), str('firstname'), str('memberID'));
+    case 'teams.tags':
+    case 'teams.memberTags':
+      return compareBy(newestFirst('dateSent'), str('tagID'));
+    case 'contacts.list':
+    case 'contacts.tag':
+      return compareBy((r) => String(r.email).trim().toLowerCase());
+    case 'opens.tag':
+      return compareBy(time('openDate'));
+    case 'clicks.tag':
+      return compareBy(time('clickDate'));
+    case 'stats.team':
+    case 'stats.teamAlias':
+    case 'stats.group':
+    case 'stats.member':
+      return compareBy(str('date'));
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,202 @@
+import { normaliseEmail } from '@tagtrack/core';
+import fc from 'fast-check';
+import { comparable, instantOf } from '../compare.ts';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
+import {
+  dayOf,
+  type EventGroup,
+  firstDifference,
+  flattenEvents,
+  inWindow,
+  windowQuery,
+} from '../sample.ts';
+import { allTags, arbWindow } from './shared.ts';
+
+/** Counter mismatches listed one by one (one is enough to fail; more is noise). */
+const MAX_LISTED = 5;
+
+/** An event's identity for set comparisons: tag, recipient by normalised email, instant, details. */
+function eventKey(tagID: string, email: string, d: Record<string, string>) {
+  return JSON.stringify([
+    tagID,
+    normaliseEmail(email),
+    instantOf(d.openDate ?? d.clickDate),
+    d.device,
+    d.city,
+    d.os,
+  ]);
+}
+
+/** Counters against the events they count, and event windows (decisions §4, §8, §9). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'REL-TAG-COUNTERS-EVENTS',
+    title:
+      'per-tag counters agree with /opens/tag, /clicks/tag (totals, desktop, mobile incl. tablet) and /opens, /clicks (distinct recipients)',
+    clause: 'decisions §9 (per tag), §8 (device classes)',
+    endpoints: ['teams.tags', 'opens.tag', 'clicks.tag', 'opens.list', 'clicks.list'],
+    async run(ctx) {
+      const tags = await allTags(ctx);
+      if (tags.length === 0) ctx.skip('no tag is visible to the credential');
+      const openGroups = (await ctx.walk('opens.list')).records as EventGroup[];
+      const clickGroups = (await ctx.walk('clicks.list')).records as EventGroup[];
+      // every tag's counters against the events /opens and /clicks list for it
+      const cases = tags.flatMap((tag) =>
+        (['opens', 'clicks'] as const).map((kind) => ({ tag, kind })),
+      );
+      await ctx.each(
+        cases,
+        async ({ tag, kind }) => {
+          const Kind = kind === 'opens' ? 'Opens' : 'Clicks';
+          const groups = kind === 'opens' ? openGroups : clickGroups;
+          const events = groups.find((g) => g.tagID === tag.tagID)?.[kind] ?? [];
+          const expected: Record<string, number> = {
+            [`total${Kind}`]: events.length,
+            // a recipient is its normalised email (decisions §9; ids are checked elsewhere)
+            [`unique${Kind}`]: new Set(events.map((e) => normaliseEmail(e.recipient.email))).size,
+            [`desktop${Kind}`]: events.filter((e) => e.details.device === 'desktop').length,
+            [`mobile${Kind}`]: events.filter((e) =>
+              ['mobile', 'tablet'].includes(e.details.device!),
+            ).length,
+          };
+          const wrong = Object.entries(expected).find(([f, v]) => tag.stats[f] !== v);
+          if (wrong === undefined) return;
+          const [field, value] = wrong;
+          const what = field.startsWith('unique')
+            ? `${value} distinct recipients`
+            : field.startsWith('total')
+              ? `${value} events`
+              : field.startsWith('desktop')
+                ? `${value} desktop events`
+                : `${value} mobile or tablet events`;
+          throw new Violation(
+            `tag ${tag.tagID}: stats.${field} is ${tag.stats[field]}, but /${kind} lists ${what} for it`,
+            {
+              kind: 'counter',
+              exchange: (await ctx.walk(kind === 'opens' ? 'opens.list' : 'clicks.list')).pages[0],
+              expected: value,
+              actual: tag.stats[field],
+            },
+          );
+        },
+        { list: MAX_LISTED },
+      );
+      // and the per-tag endpoints list the same events as the groups
+      await ctx.property(fc.constantFrom(...tags), async (tag) => {
+        for (const kind of ['opens', 'clicks'] as const) {
+          const endpoint = kind === 'opens' ? 'opens.tag' : 'clicks.tag';
+          const ex = await ctx.call(endpoint, { pathParams: { tagID: tag.tagID } });
+          const events = await ctx.records<Record<string, string>>(endpoint, {
+            pathParams: { tagID: tag.tagID },
+          });
+          const grouped =
+            (kind === 'opens' ? openGroups : clickGroups).find((g) => g.tagID === tag.tagID)?.[
+              kind
+            ] ?? [];
+          const want = grouped.map((e) => ({ ...e.details, tagID: tag.tagID }));
+          // events of the same instant may come in any order (decisions §3 Revision 2)
+          const diff = firstDifference(comparable(endpoint, want), comparable(endpoint, events));
+          ensure(
+            diff === undefined,
+            () =>
+              `tag ${tag.tagID}: /${kind}/tag differs from the events /${kind} groups for it: ${diff}`,
+            {
+              kind: 'value',
+              exchange: ex,
+            },
+          );
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-DAILY-DISTINCT-RECIPIENTS',
+    title:
+      'daily counts of a tag on a day are the distinct recipients with an open (click) that UTC day',
+    clause: 'decisions §9 (daily counts)',
+    endpoints: ['tags.daily', 'opens.list', 'clicks.list'],
+    async run(ctx) {
+      const openGroups = (await ctx.walk('opens.list')).records as EventGroup[];
+      const clickGroups = (await ctx.walk('clicks.list')).records as EventGroup[];
+      const pairs: [string, string][] = [];
+      for (const g of [...openGroups, ...clickGroups])
+        for (const e of [...(g.opens ?? []), ...(g.clicks ?? [])])
+          pairs.push([g.tagID, dayOf(e.details.openDate ?? e.details.clickDate!)]);
+      if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
+      await ctx.property(fc.constantFrom(...pairs), async ([tagID, day]) => {
+        const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
+        const { data } = ctx.envelope('tags.daily', ex) as {
+          data: { opens: number; clicks: number };
+        };
+        const distinct = (groups: EventGroup[], kind: 'opens' | 'clicks') =>
+          new Set(
+            (groups.find((g) => g.tagID === tagID)?.[kind] ?? [])
+              .filter((e) => dayOf(e.details.openDate ?? e.details.clickDate!) === day)
+              .map((e) => normaliseEmail(e.recipient.email)),
+          ).size;
+        const opens = distinct(openGroups, 'opens');
+        const clicks = distinct(clickGroups, 'clicks');
+        ensure(
+          data.opens === opens,
+          `daily opens ${data.opens} for tag ${tagID} on ${day}, but ${opens} distinct recipients opened it that day`,
+          { kind: 'counter', exchange: ex, expected: opens, actual: data.opens },
+        );
+        ensure(
+          data.clicks === clicks,
+          `daily clicks ${data.clicks} for tag ${tagID} on ${day}, but ${clicks} distinct recipients clicked it that day`,
+          { kind: 'counter', exchange: ex, expected: clicks, actual: data.clicks },
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-EVENTS-WINDOW',
+    title:
+      'start/end on /opens and /clicks select events by their own date (openDate, clickDate), inclusive',
+    clause: 'decisions §4 (start/end select events by their own date on endpoints 9 and 11)',
+    endpoints: ['opens.list', 'clicks.list'],
+    async run(ctx) {
+      const all = {
+        opens: flattenEvents((await ctx.walk('opens.list')).records as EventGroup[], 'opens'),
+        clicks: flattenEvents((await ctx.walk('clicks.list')).records as EventGroup[], 'clicks'),
+      };
+      const days = [
+        ...new Set(
+          [...all.opens, ...all.clicks].map((e) =>
+            dayOf(e.details.openDate ?? e.details.clickDate!),
+          ),
+        ),
+      ].sort();
+      if (days.length === 0) ctx.skip('no open or click event is visible to the credential');
+      const arb = fc.record({
+        kind: fc.constantFrom('opens' as const, 'clicks' as const),
+        window: arbWindow(days),
+      });
+      await ctx.property(arb, async ({ kind, window }) => {
+        const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
+        const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
+        const got = flattenEvents(w.records as EventGroup[], kind).map((e) =>
+          eventKey(e.tagID, e.recipient.email, e.details),
+        );
+        const expected = all[kind]
+          .filter((e) =>
+            inWindow(dayOf(e.details.openDate ?? e.details.clickDate!), window.start, window.end),
+          )
+          .map((e) => eventKey(e.tagID, e.recipient.email, e.details));
+        const gotSet = new Set(got);
+        const missing = expected.find((k) => !gotSet.has(k));
+        const expSet = new Set(expected);
+        const extra = got.find((k) => !expSet.has(k));
+        ensure(
+          got.length === expected.length && missing === undefined && extra === undefined,
+          () =>
+            `${describe(w.pages[0]!)}: ${got.length} ${kind}, expected the ${expected.length} of ${all[kind].length} whose own date is in the window` +
+            (extra ? `; unexpected event ${extra}` : '') +
+            (missing ? `; missing event ${missing}` : ''),
+          { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
+        );
+      });
+    },
+  }),
+];

@@ -1,0 +1,303 @@
+import { type EndpointId, mergeAllStats, type StatsSummary } from '@tagtrack/core';
+import fc from 'fast-check';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, ensure, listDifferenceKind } from '../failure.ts';
+import {
+  addDays,
+  dayOf,
+  firstDifference,
+  type MemberRecord,
+  statsOfTagRecords,
+  type TagRecord,
+  windowQuery,
+} from '../sample.ts';
+import {
+  aggregated,
+  allTags,
+  arbMemberID,
+  arbWindow,
+  members,
+  type Pairs,
+  sameStats,
+  windowDays,
+} from './shared.ts';
+
+/** Stats merge and split like the summaries they are (decisions §3, §4, §9). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'REL-RANGE-SPLIT',
+    title: 'stats of two adjacent date ranges merge to the stats of the whole range',
+    clause: 'decisions §9 (splitting a date range)',
+    endpoints: ['stats.team', 'stats.member'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const ids = (await members(ctx)).map((m) => m.memberID);
+      const arb = fc.record({
+        bounds: fc
+          .uniqueArray(fc.constantFrom(...days), { minLength: 2, maxLength: 2 })
+          .map((b) => b.sort()),
+        member: arbMemberID(ids),
+      });
+      await ctx.property(arb, async ({ bounds, member }) => {
+        const [a, b] = bounds as [string, string];
+        const mid = days.filter((d) => d >= a && d < b);
+        const m = mid[Math.floor(mid.length / 2)] ?? a;
+        const [endpoint, pathParams] =
+          member === undefined
+            ? (['stats.team', {}] as const)
+            : (['stats.member', { memberID: member }] as const);
+        const left = await aggregated(ctx, endpoint, { pathParams, query: windowQuery(a, m) });
+        const right = await aggregated(ctx, endpoint, {
+          pathParams,
+          query: windowQuery(addDays(m, 1), b),
+        });
+        const whole = await aggregated(ctx, endpoint, { pathParams, query: windowQuery(a, b) });
+        sameStats(
+          mergeAllStats([left.record, right.record]),
+          whole.record,
+          `stats of ${a}..${m} merged with ${addDays(m, 1)}..${b} differ from ${a}..${b}`,
+          whole.exchange,
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-AGGREGATE-MERGE',
+    title:
+      'aggregateData=true gives one record equal to the merge of the aggregateData=false records (one per UTC day, oldest first)',
+    clause: 'decisions §3 (stats endpoints), §9 (merging)',
+    endpoints: ['stats.team', 'stats.group', 'stats.member'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const d = await ctx.discover();
+      const ids = (await members(ctx)).map((m) => m.memberID);
+      const subjects: [EndpointId, Record<string, string>][] = [
+        ['stats.team', {}],
+        ...d.groups.map((g): [EndpointId, Record<string, string>] => [
+          'stats.group',
+          { group: g.groupID },
+        ]),
+        ...ids.map((id): [EndpointId, Record<string, string>] => [
+          'stats.member',
+          { memberID: id },
+        ]),
+      ];
+      const arb = fc.record({ subject: fc.constantFrom(...subjects), window: arbWindow(days) });
+      await ctx.property(arb, async ({ subject: [endpoint, pathParams], window }) => {
+        const query = windowQuery(window.start, window.end);
+        const daily = await ctx.walk(endpoint, {
+          pathParams,
+          query: [...query, ['aggregateData', 'false']],
+        });
+        const records = daily.records as StatsSummary[];
+        for (let i = 0; i < records.length; i++) {
+          const r = records[i]!;
+          ensure(r.date !== undefined, `${describe(daily.pages[0]!)}: record ${i} has no date`, {
+            kind: 'missing',
+            exchange: daily.pages[0],
+          });
+          ensure(
+            i === 0 || records[i - 1]!.date! < r.date,
+            () =>
+              `${describe(daily.pages[0]!)}: record dates ${records[i - 1]!.date} then ${r.date} are not strictly increasing`,
+            { kind: 'order', exchange: daily.pages[0] },
+          );
+        }
+        const agg = await aggregated(ctx, endpoint, { pathParams, query });
+        sameStats(
+          mergeAllStats(records),
+          agg.record,
+          `the aggregated record differs from the merge of the ${records.length} daily records`,
+          agg.exchange,
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-STATS-SUM-TAGS',
+    title:
+      'stats are the summary of the selected tags: count, summed counters, latest dateSent, one record per send day',
+    clause: 'decisions §9 (stats summary of a set of tags), §3 (one record per UTC day)',
+    endpoints: ['stats.team', 'stats.member', 'teams.tags', 'teams.memberTags'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const ids = (await members(ctx)).map((m) => m.memberID);
+      const arb = fc.record({
+        window: arbWindow(days),
+        member: arbMemberID(ids),
+      });
+      await ctx.property(arb, async ({ window, member: memberID }) => {
+        const query = windowQuery(window.start, window.end);
+        const tags = await allTags(ctx, memberID, query);
+        const [endpoint, pathParams] =
+          memberID === undefined
+            ? (['stats.team', {}] as const)
+            : (['stats.member', { memberID }] as const);
+        const agg = await aggregated(ctx, endpoint, { pathParams, query });
+        sameStats(
+          statsOfTagRecords(tags),
+          agg.record,
+          `aggregated stats differ from the summary of the ${tags.length} tags the same query selects`,
+          agg.exchange,
+        );
+        const perDay = new Map<string, TagRecord[]>();
+        for (const t of tags)
+          perDay.set(dayOf(t.dateSent), [...(perDay.get(dayOf(t.dateSent)) ?? []), t]);
+        const daily = await ctx.walk(endpoint, {
+          pathParams,
+          query: [...query, ['aggregateData', 'false']],
+        });
+        const records = daily.records as StatsSummary[];
+        const expectedDays = [...perDay.keys()].sort();
+        ensure(
+          records.map((r) => r.date).join() === expectedDays.join(),
+          () =>
+            `${describe(daily.pages[0]!)}: daily records for days [${records.map((r) => r.date).join(', ')}], expected the send days [${expectedDays.join(', ')}]`,
+          {
+            kind: listDifferenceKind(
+              expectedDays,
+              records.map((r) => r.date),
+            ),
+            exchange: daily.pages[0],
+          },
+        );
+        for (const r of records) {
+          sameStats(
+            statsOfTagRecords(perDay.get(r.date!)!),
+            r,
+            `daily record of ${r.date} differs from the summary of the tags sent that day`,
+            daily.pages[0]!,
+          );
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-TEAM-MERGE-MEMBERS',
+    title:
+      'team stats (optionally of one account type) are the merge of the visible members’ stats',
+    clause: 'decisions §9 (team stats = merge of member stats), §4 (type)',
+    endpoints: ['stats.team', 'stats.member', 'teams.list'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const arb = fc.record({
+        window: arbWindow(days),
+        type: fc.option(fc.constantFrom('admin', 'manager', 'user')),
+      });
+      await ctx.property(arb, async ({ window, type }) => {
+        const query = windowQuery(window.start, window.end);
+        const typeQ: Pairs = type === null ? [] : [['type', type]];
+        const ms = (await ctx.walk('teams.list', { query: typeQ })).records as MemberRecord[];
+        const parts: StatsSummary[] = [];
+        for (const m of ms)
+          parts.push(
+            (await aggregated(ctx, 'stats.member', { pathParams: { memberID: m.memberID }, query }))
+              .record,
+          );
+        const team = await aggregated(ctx, 'stats.team', { query: [...query, ...typeQ] });
+        sameStats(
+          mergeAllStats(parts),
+          team.record,
+          `team stats${type === null ? '' : ` of type ${type}`} differ from the merge of the ${ms.length} members’ stats`,
+          team.exchange,
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-GROUP-MERGE-MEMBERS',
+    title:
+      'group stats are the merge of the group members’ stats; a group answers the same by id and by name',
+    clause: 'decisions §9 (group stats), §4 (group segment)',
+    endpoints: ['stats.group', 'teams.group', 'stats.member'],
+    async run(ctx) {
+      const d = await ctx.discover();
+      if (d.groups.length === 0) ctx.skip('no group is visible to the credential');
+      const days = await windowDays(ctx);
+      const arb = fc.record({
+        group: fc.constantFrom(...d.groups),
+        window: arbWindow(days),
+        type: fc.option(fc.constantFrom('admin', 'manager', 'user'), { freq: 3 }),
+      });
+      await ctx.property(arb, async ({ group, window, type }) => {
+        const query = windowQuery(window.start, window.end);
+        const typeQ: Pairs = type === null ? [] : [['type', type]];
+        const byId = await ctx.walk('teams.group', {
+          pathParams: { group: group.groupID },
+          query: typeQ,
+        });
+        const byName = await ctx.walk('teams.group', {
+          pathParams: { group: group.groupName },
+          query: typeQ,
+        });
+        const diff = firstDifference(byId.records, byName.records);
+        ensure(
+          diff === undefined,
+          () => `group ${group.groupID} by name "${group.groupName}" differs from by id: ${diff}`,
+          {
+            kind: 'value',
+            exchange: byName.pages[0],
+          },
+        );
+        const parts: StatsSummary[] = [];
+        for (const m of byId.records as MemberRecord[])
+          parts.push(
+            (await aggregated(ctx, 'stats.member', { pathParams: { memberID: m.memberID }, query }))
+              .record,
+          );
+        const stats = await aggregated(ctx, 'stats.group', {
+          pathParams: { group: group.groupID },
+          query: [...query, ...typeQ],
+        });
+        sameStats(
+          mergeAllStats(parts),
+          stats.record,
+          `stats of group ${group.groupName}${type === null ? '' : ` of type ${type}`} differ from the merge of its ${byId.records.length} members’ stats`,
+          stats.exchange,
+        );
+        const statsByName = await aggregated(ctx, 'stats.group', {
+          pathParams: { group: group.groupName },
+          query: [...query, ...typeQ],
+        });
+        sameStats(
+          stats.record,
+          statsByName.record,
+          `group stats by name "${group.groupName}" differ from by id`,
+          statsByName.exchange,
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-STATS-ALIAS',
+    title: '/stats and /teams/stats give the same answer for the same parameters (type included)',
+    clause: 'decisions §4 (both /stats and /teams/stats; type works on both)',
+    endpoints: ['stats.team', 'stats.teamAlias'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const arb = fc.record({
+        window: arbWindow(days),
+        type: fc.option(fc.constantFrom('admin', 'manager', 'user')),
+        aggregateData: fc.constantFrom('true', 'false'),
+      });
+      await ctx.property(arb, async ({ window, type, aggregateData }) => {
+        const query: Pairs = [
+          ...windowQuery(window.start, window.end),
+          ...(type === null ? [] : ([['type', type]] as Pairs)),
+          ['aggregateData', aggregateData],
+        ];
+        const a = await ctx.walk('stats.team', { query });
+        const b = await ctx.walk('stats.teamAlias', { query });
+        const diff = firstDifference(a.records, b.records);
+        ensure(
+          diff === undefined,
+          () => `${describe(b.pages[0]!)} differs from ${describe(a.pages[0]!)}: ${diff}`,
+          {
+            kind: 'value',
+            exchange: b.pages[0],
+          },
+        );
+      });
+    },
+  }),
+];

@@ -1,0 +1,168 @@
+import fc from 'fast-check';
+import { comparable } from '../compare.ts';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, ensure, listDifferenceKind } from '../failure.ts';
+import { dayOf, firstDifference, inWindow, type TagRecord, windowQuery } from '../sample.ts';
+import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
+
+const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
+const TRUE_SPELLINGS = ['true', 'True', '1'] as const;
+const FALSE_SPELLINGS = ['false', 'FALSE', '0'] as const;
+
+function filterHolds(filter: (typeof FILTERS)[number], t: TagRecord): boolean {
+  switch (filter) {
+    case 'isOpened':
+      return t.stats.uniqueOpens! > 0;
+    case 'isUnopened':
+      return t.stats.totalOpens === 0;
+    case 'isClicked':
+      return t.stats.uniqueClicks! > 0;
+    case 'isUnclicked':
+      return t.stats.totalClicks === 0;
+  }
+}
+
+/** Tag filters, windows and member tags against the team tags (decisions §2, §3, §4). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'REL-FILTER-CONJUNCTION',
+    title:
+      'tag filters return the subset of tags satisfying them, and several filters their conjunction',
+    clause: 'decisions §4 (tag filters), §4 (boolean spellings)',
+    endpoints: ['teams.tags', 'teams.memberTags'],
+    async run(ctx) {
+      if ((await allTags(ctx)).length === 0) ctx.skip('no tag is visible to the credential');
+      const ids = (await members(ctx)).map((m) => m.memberID);
+      const arb = fc.record({
+        member: arbMemberID(ids),
+        filters: fc.array(
+          fc.tuple(
+            fc.constantFrom(...FILTERS),
+            fc.constantFrom(...TRUE_SPELLINGS, ...FALSE_SPELLINGS),
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+      });
+      await ctx.property(arb, async ({ member: memberID, filters }) => {
+        const unique = [...new Map(filters.map(([k, v]) => [k, v])).entries()];
+        const all = await allTags(ctx, memberID);
+        const active = unique
+          .filter(([, v]) => (TRUE_SPELLINGS as readonly string[]).includes(v))
+          .map(([k]) => k);
+        const expected = all
+          .filter((t) => active.every((f) => filterHolds(f, t)))
+          .map((t) => t.tagID);
+        const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
+          ...(memberID === undefined ? {} : { pathParams: { memberID } }),
+          query: unique,
+        });
+        const actual = (w.records as TagRecord[]).map((t) => t.tagID);
+        const extra = actual.filter((id) => !expected.includes(id));
+        const missing = expected.filter((id) => !actual.includes(id));
+        ensure(
+          extra.length === 0 && missing.length === 0 && actual.join() === expected.join(),
+          () =>
+            `${describe(w.pages[0]!)}: ${actual.length} tags, expected the ${expected.length} of ${all.length} unfiltered tags with ${active.join(' and ') || 'no filter'}` +
+            (extra.length ? `; tag ${extra[0]} does not satisfy the filters` : '') +
+            (missing.length ? `; tag ${missing[0]} is missing` : ''),
+          { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-WINDOW-INCLUSIVE',
+    title:
+      'start/end select exactly the tags sent on the whole UTC days start..end, both inclusive',
+    clause: 'decisions §4 (dates)',
+    endpoints: ['teams.tags', 'teams.memberTags'],
+    async run(ctx) {
+      const days = await windowDays(ctx);
+      const ids = (await members(ctx)).map((m) => m.memberID);
+      const arb = fc.record({
+        window: arbWindow(days),
+        member: arbMemberID(ids, 3),
+      });
+      await ctx.property(arb, async ({ window, member: memberID }) => {
+        const all = await allTags(ctx, memberID);
+        const expected = all
+          .filter((t) => inWindow(dayOf(t.dateSent), window.start, window.end))
+          .map((t) => t.tagID);
+        const query = windowQuery(window.start, window.end);
+        const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
+          ...(memberID === undefined ? {} : { pathParams: { memberID } }),
+          query,
+        });
+        const got = w.records as TagRecord[];
+        const outside = got.find((t) => !inWindow(dayOf(t.dateSent), window.start, window.end));
+        ensure(
+          outside === undefined,
+          () =>
+            `${describe(w.pages[0]!)}: tag ${outside?.tagID} sent ${outside?.dateSent} is outside the window`,
+          { kind: 'extra', exchange: w.pages[0] },
+        );
+        const actual = got.map((t) => t.tagID);
+        const missing = all.find((t) => expected.includes(t.tagID) && !actual.includes(t.tagID));
+        ensure(
+          actual.join() === expected.join(),
+          () =>
+            `${describe(w.pages[0]!)}: ${actual.length} tags, expected ${expected.length}` +
+            (missing ? `; tag ${missing.tagID} sent ${missing.dateSent} is missing` : ''),
+          { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
+        );
+      });
+    },
+  }),
+  defineCheck({
+    id: 'REL-MEMBER-TAGS-IN-TEAM',
+    title:
+      'every member’s tags are team tags, in team order, and together they are all the team tags',
+    clause: 'decisions §2 (scoping), §3 (order)',
+    endpoints: ['teams.tags', 'teams.memberTags', 'teams.list'],
+    async run(ctx) {
+      const team = await allTags(ctx);
+      if (team.length === 0) ctx.skip('no tag is visible to the credential');
+      const order = new Map(team.map((t, i) => [t.tagID, i]));
+      const seen = new Set<string>();
+      for (const m of await members(ctx)) {
+        const w = await ctx.walk('teams.memberTags', { pathParams: { memberID: m.memberID } });
+        let last = -1;
+        for (const t of w.records as TagRecord[]) {
+          const i = order.get(t.tagID);
+          if (i === undefined) {
+            ctx.fail(`tag ${t.tagID} of member ${m.memberID} is not among the team tags`, {
+              kind: 'extra',
+              exchange: w.pages[0],
+            });
+            break;
+          }
+          const diff = firstDifference(
+            comparable('teams.tags', [team[i]])[0],
+            comparable('teams.memberTags', [t])[0],
+          );
+          if (diff !== undefined) {
+            ctx.fail(`tag ${t.tagID} differs between the member's and the team's tags: ${diff}`, {
+              kind: 'value',
+              exchange: w.pages[0],
+            });
+            break;
+          }
+          if (i < last) {
+            ctx.fail(`tags of member ${m.memberID} are not in the team order at tag ${t.tagID}`, {
+              kind: 'order',
+              exchange: w.pages[0],
+            });
+            break;
+          }
+          last = i;
+          seen.add(t.tagID);
+        }
+      }
+      const orphan = team.find((t) => !seen.has(t.tagID));
+      if (orphan !== undefined)
+        ctx.fail(`team tag ${orphan.tagID} belongs to no visible member's tags`, {
+          kind: 'missing',
+        });
+    },
+  }),
+];

@@ -1,0 +1,136 @@
+import { type EndpointId, endpointById, envelopeSchema } from '@tagtrack/core';
+import type { Exchange } from '../http.ts';
+import { describe, ensure, snippet, Violation } from './failure.ts';
+
+/** The `paging` object of a list body (decisions §3). */
+export interface PagingBody {
+  readonly cursors: { readonly previous: number; readonly next: number; readonly total: number };
+  readonly previousURL: string | null;
+  readonly nextURL: string | null;
+}
+
+/** One list response read as a page (see {@link readPage}). */
+export interface ListPage {
+  readonly data: unknown[];
+  /** `undefined` for a 204 No Content. */
+  readonly paging: PagingBody | undefined;
+  readonly noContent: boolean;
+}
+
+/** A walked list: every record of every page, and the pages' exchanges. */
+export interface Walk {
+  readonly records: unknown[];
+  readonly pages: Exchange[];
+  readonly total: number;
+}
+
+/** Parses a JSON body or throws a {@link Violation} (kind `schema`) naming the exchange. */
+export function parseJson(exchange: Exchange): unknown {
+  try {
+    return JSON.parse(exchange.body);
+  } catch {
+    throw new Violation(`${describe(exchange)}: body is not JSON: ${snippet(exchange.body)}`, {
+      kind: 'schema',
+      exchange,
+    });
+  }
+}
+
+/** `X-Total-Count` of a response as a number, or `undefined` when absent or not a count. */
+export function headerCount(exchange: Exchange): number | undefined {
+  const v = exchange.responseHeaders['x-total-count'];
+  return v !== undefined && /^[0-9]+$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
+
+/**
+ * Parses a 200 JSON response of `endpoint` with core's envelope schema. Throws a
+ * {@link Violation} of kind `status` for another status, of kind `schema` for a body that is
+ * not JSON or does not conform (message from zod, first three issues).
+ */
+export function readEnvelope(
+  endpoint: EndpointId,
+  exchange: Exchange,
+): { data: unknown; paging?: unknown } {
+  ensure(
+    exchange.status === 200,
+    () =>
+      `${describe(exchange)} answered ${exchange.status}, expected 200: ${snippet(exchange.body)}`,
+    { kind: 'status', exchange },
+  );
+  const body = parseJson(exchange);
+  const e = endpointById(endpoint);
+  const parsed = envelopeSchema(e).safeParse(body);
+  ensure(
+    parsed.success,
+    () =>
+      `${describe(exchange)}: body does not match the ${e.id} envelope: ${parsed.error?.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+    { kind: 'schema', exchange },
+  );
+  return body as { data: unknown; paging?: unknown };
+}
+
+/**
+ * One response of a list endpoint as a page: a 200 parsed with the envelope schema, or a
+ * 204 No Content read as a page without records (`paging` undefined, `noContent` true)
+ * whatever the declared paging end (decisions §3 Revision 2; the PAGE-END checks judge the
+ * form). Throws a {@link Violation} for any other status or a body that does not conform.
+ */
+export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
+  if (exchange.status === 204) return { data: [], paging: undefined, noContent: true };
+  const body = readEnvelope(endpoint, exchange) as { data: unknown[]; paging: PagingBody };
+  return { data: body.data, paging: body.paging, noContent: false };
+}
+
+/**
+ * Walks a list endpoint from cursor 0 following `paging.cursors.next` until the list ends,
+ * whichever paging end the implementation uses (decisions §3 Revision 2): `next >= total`,
+ * a 200 page with `data: []`, or a 204 No Content (its body is not read). Judging which end
+ * the profile declares is the job of PAGE-END-NO-CONTENT and PAGE-END-EMPTY-PAGE, so a walk
+ * never fails on the other form. `send(query)` sends one page's request: `query` plus
+ * `cursor` from the second page on. Throws a {@link Violation} when a page does not parse,
+ * `next` does not advance (kind `value`) or the pages do not end within total/pageSize + 3
+ * (kind `value`). When the first page is a 204, `total` is its `X-Total-Count` (0 when absent).
+ */
+export async function walkPages(
+  endpoint: EndpointId,
+  query: readonly (readonly [string, string])[],
+  pageSize: number,
+  send: (query: readonly (readonly [string, string])[]) => Promise<Exchange>,
+): Promise<Walk> {
+  const records: unknown[] = [];
+  const pages: Exchange[] = [];
+  let cursor = 0;
+  let total = 0;
+  for (let i = 0; ; i++) {
+    const q = [...query];
+    if (cursor > 0) q.push(['cursor', String(cursor)]);
+    const ex = await send(q);
+    pages.push(ex);
+    if (ex.status === 204) {
+      if (i === 0) total = headerCount(ex) ?? 0;
+      break;
+    }
+    const env = readEnvelope(endpoint, ex) as {
+      data: unknown[];
+      paging: { cursors: { next: number; total: number } };
+    };
+    total = env.paging.cursors.total;
+    records.push(...env.data);
+    const next = env.paging.cursors.next;
+    if (env.data.length === 0 || next >= total) break;
+    ensure(next > cursor, `${describe(ex)}: paging.cursors.next ${next} does not advance`, {
+      kind: 'value',
+      exchange: ex,
+    });
+    ensure(
+      i <= total / pageSize + 3,
+      `${describe(ex)}: walking the pages does not end after ${i + 1} pages`,
+      { kind: 'value', exchange: ex },
+    );
+    cursor = next;
+  }
+  return { records, pages, total };
+}
