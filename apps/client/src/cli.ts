@@ -2,11 +2,15 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   CalendarDate,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
+  PARAM_NAMES,
   type ParamName,
   type PathParamName,
+  QUERY_PARAMS,
   toTable,
+  valueSchema,
+  wireSchema,
 } from '@tagtrack/core';
 import { SingleBar } from 'cli-progress';
 import Table from 'cli-table3';
@@ -17,7 +21,8 @@ import {
   Option,
 } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import { type Clock, createClient, type EndpointCall, type TagtrackClient } from './client.ts';
+import * as z from 'zod';
+import { createClient } from './client.ts';
 import {
   ApiError,
   InvalidArgumentError,
@@ -25,6 +30,7 @@ import {
   TagtrackError,
 } from './errors.ts';
 import type { ListPage } from './paginate.ts';
+import type { Clock, EndpointCall, TagtrackClient } from './types.ts';
 
 /**
  * `tagtrack`: the command-line client. One subcommand per endpoint of the catalogue
@@ -71,30 +77,42 @@ interface GlobalOptions {
 class UsageError extends Error {}
 
 /**
- * Flag of each query parameter of core's catalogue; `cursor` (`--cursor`) and `rtn` (`--rtn`)
- * are global options instead. `total` and `next` are sent as given, on every page of `--all`.
+ * Flag names that differ from the parameter's name in kebab case: the boolean filters drop
+ * their `is` (`--opened`), `aggregateData` is `--aggregate`. Everything else about a flag
+ * comes from the parameter's schema in core's catalogue.
+ */
+function flagName(name: ParamName): string {
+  if (name === 'aggregateData') return 'aggregate';
+  return kebab(name.replace(/^is([A-Z])/, (_, c: string) => c.toLowerCase()));
+}
+
+/** The option of a query parameter, derived from its schema (`QUERY_PARAMS`). */
+function queryFlag(name: ParamName): { readonly flags: string; readonly description: string } {
+  const field: z.ZodType = QUERY_PARAMS[name];
+  const wire = wireSchema(field);
+  const placeholder =
+    wire === CalendarDate ? 'YYYY-MM-DD' : wire instanceof z.ZodEnum ? name : 'value';
+  const switchOnly = valueSchema(field) instanceof z.ZodBoolean;
+  return {
+    flags: `--${flagName(name)}${switchOnly ? '' : ` <${placeholder}>`}`,
+    description: field.description ?? name,
+  };
+}
+
+/**
+ * Flag of each query parameter of core's catalogue, derived from its schema (switch for a
+ * boolean, `<YYYY-MM-DD>` for a day, choices for an enum, the schema's description);
+ * `cursor` (`--cursor`) and `rtn` (`--rtn`) are global options instead. `total` and `next`
+ * are sent as given, on every page of `--all`.
  */
 export const QUERY_FLAGS: Readonly<
   Partial<Record<ParamName, { readonly flags: string; readonly description: string }>>
-> = {
-  start: { flags: '--start <YYYY-MM-DD>', description: 'first UTC day, inclusive' },
-  end: { flags: '--end <YYYY-MM-DD>', description: 'last UTC day, inclusive' },
-  date: { flags: '--date <YYYY-MM-DD>', description: 'the UTC day' },
-  isOpened: { flags: '--opened', description: 'only opened tags' },
-  isUnopened: { flags: '--unopened', description: 'only unopened tags' },
-  isClicked: { flags: '--clicked', description: 'only clicked tags' },
-  isUnclicked: { flags: '--unclicked', description: 'only unclicked tags' },
-  aggregateData: { flags: '--aggregate', description: 'combine the stats records into one' },
-  type: { flags: '--type <type>', description: 'account type' },
-  total: {
-    flags: '--total <value>',
-    description: 'sent as given; accepted and ignored by the server (the Node client sends it)',
-  },
-  next: {
-    flags: '--next <value>',
-    description: 'sent as given; accepted and ignored by the server (the Node client sends it)',
-  },
-};
+> = Object.fromEntries(
+  PARAM_NAMES.filter((name) => name !== 'cursor' && name !== 'rtn').map((name) => [
+    name,
+    queryFlag(name),
+  ]),
+);
 
 function parseDay(value: string): string {
   if (!CalendarDate.safeParse(value).success) {
@@ -121,8 +139,9 @@ function queryOption(name: ParamName, required: boolean): Option | undefined {
   const spec = QUERY_FLAGS[name];
   if (spec === undefined) return undefined;
   const option = new Option(spec.flags, spec.description);
-  if (name === 'type') option.choices(['admin', 'manager', 'user']);
-  if (name === 'start' || name === 'end' || name === 'date') option.argParser(parseDay);
+  const wire = wireSchema(QUERY_PARAMS[name]);
+  if (wire instanceof z.ZodEnum) option.choices(wire.options.map(String));
+  if (wire === CalendarDate) option.argParser(parseDay);
   if (required) option.makeOptionMandatory();
   return option;
 }
@@ -284,7 +303,7 @@ function buildProgram(io: CliIo, run: (action: () => Promise<void>) => void): Co
     .option('--no-validate', 'do not validate responses against the schemas');
 
   const resources = new Map<string, Command>();
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of ENDPOINT_LIST) {
     if (endpoint.id === 'stats.teamAlias') continue; // same answer as `stats team`
     const [resource, action] = endpoint.id.split('.') as [string, string];
     let parent = resources.get(resource);

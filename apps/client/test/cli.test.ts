@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import {
   buildIndex,
   type Caller,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   endpointById,
   type ReportingIndex,
   tableColumns,
@@ -271,7 +271,7 @@ describe('tagtrack CLI credentials and exit codes', () => {
 
 describe('tagtrack CLI paging end and common parameters (decisions §3 Revision 2)', () => {
   test('every query parameter of every catalogue endpoint has a flag, or is the global --cursor / --rtn', () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       for (const q of e.query) {
         const covered = q === 'cursor' || q === 'rtn' || QUERY_FLAGS[q] !== undefined;
         expect(covered, `${e.id} ${q}`).toBe(true);

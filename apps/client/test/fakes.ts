@@ -1,5 +1,5 @@
 import { type Contact, type PagingEnd, pageOf, pagingOf, queryWithCursor } from '@tagtrack/core';
-import type { Clock } from '../src/client.ts';
+import type { Clock } from '../src/types.ts';
 
 /** A request as the fake fetch saw it. */
 export interface RecordedRequest {

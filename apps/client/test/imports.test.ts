@@ -3,7 +3,16 @@ import { builtinModules } from 'node:module';
 import { describe, expect, test } from 'vitest';
 
 /** The SDK and signing path must run outside Node (browsers, Deno, Bun): no Node-only imports. */
-const SDK_FILES = ['client.ts', 'paginate.ts', 'errors.ts', 'index.ts'];
+const SDK_FILES = [
+  'client.ts',
+  'call.ts',
+  'transport.ts',
+  'pacing.ts',
+  'types.ts',
+  'paginate.ts',
+  'errors.ts',
+  'index.ts',
+];
 const NODE_BUILTINS = new Set(builtinModules);
 
 function importsOf(source: string): string[] {

@@ -1,8 +1,8 @@
 import { fc, test as propTest } from '@fast-check/vitest';
 import { type PagingEnd, pageOf, pagingOf } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
-import { createClient } from '../src/client.ts';
 import { PaginationError } from '../src/errors.ts';
+import { createClient } from '../src/index.ts';
 import {
   type ListPage,
   linkTarget,

@@ -8,7 +8,7 @@ import {
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { createClient, queryPairs, type TagtrackClient } from '../src/client.ts';
+import { createClient, queryPairs, type TagtrackClient } from '../src/index.ts';
 
 /**
  * The client against the reference server in memory (its `fetch`, no socket), in both paging

@@ -1,13 +1,12 @@
 import { createHmac } from 'node:crypto';
 import {
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
   parseAuthorization,
   SIGNING_VECTORS,
   verifySignature,
 } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
-import { createClient, retryDelayMs } from '../src/client.ts';
 import {
   AbortError,
   ApiError,
@@ -16,6 +15,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../src/errors.ts';
+import { createClient, retryDelayMs } from '../src/index.ts';
 import { contacts, FakeClock, fakeFetch, json, listHandler, never } from './fakes.ts';
 
 const BASE = 'http://127.0.0.1:9';
@@ -82,7 +82,7 @@ function methodOf(client: unknown, e: Endpoint): (...args: unknown[]) => Promise
 
 describe('methods and requests', () => {
   test('every catalogue endpoint has a method named after its id, requesting its path with GET', async () => {
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const f = fakeFetch(() => json(validAnswer(e)));
       const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
       const ids = e.pathParams.map((p) => `${p}-x`);
@@ -186,7 +186,7 @@ describe('common parameters cursor, total, next (decisions §3 Revision 2)', () 
       total: 9,
       next: 'x',
     };
-    for (const e of ENDPOINTS) {
+    for (const e of ENDPOINT_LIST) {
       const f = fakeFetch(() => new Response('x'));
       const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
       const names = e.query.filter((q) => q !== 'rtn');

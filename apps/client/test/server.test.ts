@@ -4,7 +4,7 @@ import {
   type Answer,
   buildIndex,
   type Caller,
-  ENDPOINTS,
+  ENDPOINT_LIST,
   type Endpoint,
   type PathParamName,
   parseQuery,
@@ -16,8 +16,8 @@ import {
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createClient, queryPairs, type TagtrackClient } from '../src/client.ts';
 import { ApiError, ResponseValidationError, TimeoutError } from '../src/errors.ts';
+import { createClient, queryPairs, type TagtrackClient } from '../src/index.ts';
 import { FakeClock } from './fakes.ts';
 
 const PAGE_SIZE = 7;
@@ -116,7 +116,7 @@ describe('every SDK method against the reference server (canonical dataset, page
     async (_, cred) => {
       const client = clientFor(cred);
       const caller = callerOf(cred);
-      for (const e of ENDPOINTS) {
+      for (const e of ENDPOINT_LIST) {
         const pathParams = pathParamsFor(e, caller);
         const args = e.pathParams.map((p) => pathParams[p]);
         const queries =
@@ -165,7 +165,7 @@ describe('every SDK method against the reference server (canonical dataset, page
 
     const text = await client.teams.list({}, { rtn: 'text' });
     const members = index.members(caller);
-    expect(parseText(text)).toEqual(toTable(ENDPOINTS[0]!, members.slice(0, PAGE_SIZE)));
+    expect(parseText(text)).toEqual(toTable(ENDPOINT_LIST[0]!, members.slice(0, PAGE_SIZE)));
     const html = await client.teams.list({}, { rtn: 'html' });
     expect(html).toMatch(/^<!doctype html>/i);
     expect(html).toContain(members[0]!.memberID);

@@ -169,6 +169,7 @@ export {
   Rtn,
   TAG_FILTER_PARAMS,
   TAG_FILTERS,
+  valueSchema,
   wireSchema,
 } from './params.ts';
 export {

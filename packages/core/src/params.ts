@@ -134,6 +134,18 @@ export function wireSchema(field: z.ZodType): z.ZodType {
   return field;
 }
 
+/**
+ * The value schema of a query parameter field: the field without its `optional`/`default`
+ * wrapper and, for a codec, its output side (`z.boolean()` for a boolean parameter).
+ */
+export function valueSchema(field: z.ZodType): z.ZodType {
+  if (field instanceof z.ZodOptional || field instanceof z.ZodDefault) {
+    return valueSchema(field.unwrap() as z.ZodType);
+  }
+  if (field instanceof z.ZodPipe) return field.out as z.ZodType;
+  return field;
+}
+
 /** The default value of a query parameter field (the typed value), or `undefined`. */
 export function defaultOf(field: z.ZodType): unknown {
   return field instanceof z.ZodDefault ? field.def.defaultValue : undefined;
