@@ -9,7 +9,7 @@ import { parseTimestampMs } from '../aggregate/time.ts';
 import type { Contact } from '../contact.ts';
 import { normaliseEmail } from '../dataset/schema.ts';
 import type { TeamMember } from '../member.ts';
-import type { Tag } from '../tag.ts';
+import { TAG_COUNTER_FIELDS, type Tag } from '../tag.ts';
 import { firstOf, outOfOrder, sameInstant, TAG_ENDPOINTS } from './helpers.ts';
 import type { ContactView, EventGroupsView, EventList, Law } from './types.ts';
 
@@ -61,7 +61,7 @@ export const contactSumsEqualTagSums: Law<Pick<ContactView, 'contacts' | 'tags'>
     const gotSent = sum(contacts, (c) => c.stats.totalSent);
     if (gotSent !== sent)
       return `contacts' totalSent sums to ${gotSent}, but the visible tags have ${sent} recipients`;
-    return firstOf(Object.keys(tags[0]?.stats ?? {}) as (keyof Tag['stats'])[], (k) => {
+    return firstOf(TAG_COUNTER_FIELDS, (k) => {
       const a = sum(contacts, (c) => c.stats[k]);
       const b = sum(tags, (t) => t.stats[k]);
       return a === b ? undefined : `contacts' ${k} sums to ${a}, the visible tags' to ${b}`;
