@@ -1,4 +1,4 @@
-import type { EndpointId } from '../../endpoints.ts';
+import type { EndpointId, PathParamName } from '../../endpoints.ts';
 import { missingParameter, type QueryParams } from '../../params.ts';
 import type {
   Answer,
@@ -7,11 +7,20 @@ import type {
   EndpointRequest,
   ReportingIndex,
   StatsQuery,
+  StatsSubject,
   TagFilters,
 } from '../types.ts';
 
 /** Answers one endpoint's request with the methods of a {@link ReportingIndex}. */
 type Handler = (index: ReportingIndex, caller: Caller, request: EndpointRequest) => Answer;
+
+/** Finds what a path id names for a caller; `undefined` when unknown or out of scope. */
+type Find<T> = (
+  index: ReportingIndex,
+  caller: Caller,
+  id: string,
+  query: QueryParams,
+) => T | undefined;
 
 /**
  * How each endpoint is answered: which index method, with which path parameter and query
@@ -22,76 +31,33 @@ const HANDLERS = {
   'teams.list': (ix, caller, { query: q }) => list(ix.members(caller, { type: q.type }), 'members'),
   'teams.tags': (ix, caller, { query: q }) =>
     list(ix.tags(caller, { ...windowOf(q), ...filtersOf(q) }), 'tags'),
-  'teams.member': (ix, caller, { pathParams: { memberID } }) =>
-    single(
-      found(memberID, (id) => ix.member(caller, id)),
-      describe('member', memberID),
-    ),
-  'teams.memberTags': (ix, caller, { pathParams: { memberID }, query: q }) =>
-    list(
-      found(memberID, (id) => ix.tags(caller, { ...windowOf(q), ...filtersOf(q), memberID: id })),
-      describe('member', memberID),
-    ),
-  'teams.group': (ix, caller, { pathParams: { group }, query: q }) =>
-    list(
-      found(group, (g) => ix.groupMembers(caller, g, { type: q.type })),
-      describe('group', group),
-    ),
-  'stats.team': (ix, caller, { query: q }) => list(teamStats(ix, caller, q), 'stats'),
-  'stats.teamAlias': (ix, caller, { query: q }) => list(teamStats(ix, caller, q), 'stats'),
-  'stats.group': (ix, caller, { pathParams: { group }, query: q }) =>
-    list(
-      found(group, (g) =>
-        ix.stats(caller, {
-          ...windowOf(q),
-          subject: { kind: 'group', group: g },
-          aggregateData: q.aggregateData,
-          type: q.type,
-        }),
-      ),
-      describe('group', group),
-    ),
-  'stats.member': (ix, caller, { pathParams: { memberID }, query: q }) =>
-    list(
-      found(memberID, (id) =>
-        ix.stats(caller, {
-          ...windowOf(q),
-          subject: { kind: 'member', memberID: id },
-          aggregateData: q.aggregateData,
-        }),
-      ),
-      describe('member', memberID),
-    ),
+  'teams.member': byId(single, 'memberID', 'member', (ix, caller, id) => ix.member(caller, id)),
+  'teams.memberTags': byId(list, 'memberID', 'member', (ix, caller, id, q) =>
+    ix.tags(caller, { ...windowOf(q), ...filtersOf(q), memberID: id }),
+  ),
+  'teams.group': byId(list, 'group', 'group', (ix, caller, group, q) =>
+    ix.groupMembers(caller, group, { type: q.type }),
+  ),
+  'stats.team': teamStats,
+  'stats.teamAlias': teamStats,
+  'stats.group': byId(list, 'group', 'group', (ix, caller, group, q) =>
+    ix.stats(caller, statsQuery(q, { kind: 'group', group })),
+  ),
+  'stats.member': byId(list, 'memberID', 'member', (ix, caller, memberID, q) =>
+    ix.stats(caller, statsQuery(q, { kind: 'member', memberID })),
+  ),
   'clicks.list': (ix, caller, { query: q }) => list(ix.clickGroups(caller, windowOf(q)), 'clicks'),
   'opens.list': (ix, caller, { query: q }) => list(ix.openGroups(caller, windowOf(q)), 'opens'),
-  'clicks.tag': (ix, caller, { pathParams: { tagID } }) =>
-    list(
-      found(tagID, (id) => ix.tagClicks(caller, id)),
-      describe('tag', tagID),
-    ),
-  'opens.tag': (ix, caller, { pathParams: { tagID } }) =>
-    list(
-      found(tagID, (id) => ix.tagOpens(caller, id)),
-      describe('tag', tagID),
-    ),
-  'tags.daily': (ix, caller, { pathParams: { tagID }, query: { date } }) => {
+  'clicks.tag': byId(list, 'tagID', 'tag', (ix, caller, id) => ix.tagClicks(caller, id)),
+  'opens.tag': byId(list, 'tagID', 'tag', (ix, caller, id) => ix.tagOpens(caller, id)),
+  'tags.daily': (ix, caller, request) => {
+    const { date } = request.query;
     if (date === undefined) throw missingParameter('date');
-    return single(
-      found(tagID, (id) => ix.daily(caller, id, date)),
-      describe('tag', tagID),
-    );
+    return byId(single, 'tagID', 'tag', (ix, c, id) => ix.daily(c, id, date))(ix, caller, request);
   },
   'contacts.list': (ix, caller) => list(ix.contacts(caller), 'contacts'),
-  'contacts.get': (ix, caller, { pathParams: { contactID } }) =>
-    single(
-      found(contactID, (id) => ix.contact(caller, id)),
-      describe('contact', contactID),
-    ),
-  'contacts.tag': (ix, caller, { pathParams: { tagID } }) =>
-    list(
-      found(tagID, (id) => ix.tagContacts(caller, id)),
-      describe('tag', tagID),
-    ),
+  'contacts.get': byId(single, 'contactID', 'contact', (ix, caller, id) => ix.contact(caller, id)),
+  'contacts.tag': byId(list, 'tagID', 'tag', (ix, caller, id) => ix.tagContacts(caller, id)),
 } satisfies Record<EndpointId, Handler>;
 
 /**
@@ -108,14 +74,32 @@ export function answerRequest(
   return handler(index, caller, request);
 }
 
-function teamStats(ix: ReportingIndex, caller: Caller, q: QueryParams) {
-  const query: StatsQuery = {
-    ...windowOf(q),
-    subject: { kind: 'team' },
-    aggregateData: q.aggregateData,
-    type: q.type,
+/**
+ * The handler of an endpoint naming one record (or the list of one record's children) by
+ * the path parameter `param`: what `find` finds as `shape` (`list` or `single`), or not found
+ * naming `kind` and the id.
+ */
+function byId<T>(
+  shape: (found: T | undefined, what: string) => Answer,
+  param: PathParamName,
+  kind: string,
+  find: Find<T>,
+): Handler {
+  return (ix, caller, { pathParams, query }) => {
+    const id = pathParams[param];
+    return shape(id === undefined ? undefined : find(ix, caller, id, query), describe(kind, id));
   };
-  return ix.stats(caller, query);
+}
+
+/** Endpoints 6 and 13 (`/teams/stats` is an alias of `/stats`). */
+function teamStats(ix: ReportingIndex, caller: Caller, { query: q }: EndpointRequest): Answer {
+  return list(ix.stats(caller, statsQuery(q, { kind: 'team' })), 'stats');
+}
+
+/** The stats query of endpoints 6, 7, 8 and 13; `type` filters the team and group ones. */
+function statsQuery(q: QueryParams, subject: StatsSubject): StatsQuery {
+  const query = { ...windowOf(q), subject, aggregateData: q.aggregateData };
+  return subject.kind === 'member' ? query : { ...query, type: q.type };
 }
 
 function windowOf(q: QueryParams): DayWindow {
@@ -129,11 +113,6 @@ function filtersOf(q: QueryParams): TagFilters {
     isClicked: q.isClicked,
     isUnclicked: q.isUnclicked,
   };
-}
-
-/** `find(id)` for a path parameter; an absent one finds nothing. */
-function found<T>(id: string | undefined, find: (id: string) => T | undefined): T | undefined {
-  return id === undefined ? undefined : find(id);
 }
 
 function list(records: readonly unknown[] | undefined, what: string): Answer {
