@@ -214,7 +214,7 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
     },
     says: /aggregated record: dateLastSent 2024-03-01T10:00:00Z, expected 2024-03-02T09:00:00Z from the merge of 2 daily records/,
   },
-  'ORDER-STATS-DAYS-ASCENDING': {
+  'PAGE-ORDER-STATS-DAYS': {
     ok: { daily: [day1, day2] },
     bad: { daily: [day2, day1] },
     says: /daily records of 2024-03-02 then 2024-03-01/,
@@ -277,22 +277,22 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
     bad: { ...view, contacts: [ann, bobOneClick] },
     says: /contacts' totalClicks sums to 1, the visible tags' to 2/,
   },
-  'ORDER-CONTACTS-BY-EMAIL': {
+  'PAGE-ORDER-CONTACTS': {
     ok: { contacts: [ann, bob] },
     bad: { contacts: [bob, ann] },
     says: /contact 1 \(a@x.test\) comes after b@x.test/,
   },
-  'ORDER-TAGS-NEWEST-FIRST': {
+  'PAGE-ORDER-TAGS': {
     ok: [tag2, tag],
     bad: [tag, tag2],
     says: /tag t2 \(sent 2024-03-02T09:00:00Z\) comes after tag t1/,
   },
-  'ORDER-MEMBERS-BY-NAME': {
+  'PAGE-ORDER-MEMBERS': {
     ok: [member('m2', 'Ng', 'Zed'), member('m1', 'Smith', 'Ann'), member('m3', 'Smith', 'Ann')],
     bad: [member('m1', 'Smith', 'Ann'), member('m2', 'Ng', 'Zed')],
     says: /member m2 \(Ng, Zed\) comes after m1 \(Smith, Ann\)/,
   },
-  'ORDER-EVENTS-OLDEST-FIRST': {
+  'PAGE-ORDER-EVENTS': {
     ok: [
       { openDate: '2024-03-01T11:00:00Z' },
       { openDate: '2024-03-01T11:00:00.000Z' },
@@ -301,7 +301,7 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
     bad: [{ clickDate: '2024-03-02T00:00:00Z' }, { clickDate: '2024-03-01T11:00:00Z' }],
     says: /event 1 \(2024-03-01T11:00:00Z\) comes after an event of 2024-03-02T00:00:00Z/,
   },
-  'ORDER-EVENT-GROUPS-TAG-ORDER': {
+  'PAGE-ORDER-EVENT-GROUPS': {
     ok: {
       tags: [tag2, tag],
       groups: [
@@ -324,7 +324,7 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
   it('ids are unique, in the suite’s style, and every law is in exactly one group', () => {
     const ids = LAWS.map((l) => l.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^(AGG|REL|ORDER)(-[A-Z0-9]+)+$/);
+    for (const id of ids) expect(id).toMatch(/^(AGG|REL|PAGE)(-[A-Z0-9]+)+$/);
     const grouped = [
       COUNTER_LAWS,
       TAG_EVENT_LAWS,

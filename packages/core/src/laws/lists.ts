@@ -70,7 +70,7 @@ export const contactSumsEqualTagSums: Law<Pick<ContactView, 'contacts' | 'tags'>
 };
 
 export const contactsByEmail: Law<Pick<ContactView, 'contacts'>> = {
-  id: 'ORDER-CONTACTS-BY-EMAIL',
+  id: 'PAGE-ORDER-CONTACTS',
   title: 'contacts come by normalised email, each once (code-unit order)',
   clause: 'decisions §3 (order)',
   endpoints: ['contacts.list', 'contacts.tag'],
@@ -85,7 +85,7 @@ export const contactsByEmail: Law<Pick<ContactView, 'contacts'>> = {
 // ---- ordered lists (decisions §3, order) ----------------------------------------------------
 
 export const tagsNewestFirst: Law<readonly Pick<Tag, 'tagID' | 'dateSent'>[]> = {
-  id: 'ORDER-TAGS-NEWEST-FIRST',
+  id: 'PAGE-ORDER-TAGS',
   title: 'tags come newest dateSent first, then by tagID (code-unit order)',
   clause: 'decisions §3 (order)',
   endpoints: TAG_ENDPOINTS,
@@ -100,7 +100,7 @@ export const tagsNewestFirst: Law<readonly Pick<Tag, 'tagID' | 'dateSent'>[]> = 
 export const membersByName: Law<
   readonly Pick<TeamMember, 'memberID' | 'lastname' | 'firstname'>[]
 > = {
-  id: 'ORDER-MEMBERS-BY-NAME',
+  id: 'PAGE-ORDER-MEMBERS',
   title: 'members come by lastname, then firstname, then memberID (code-unit order)',
   clause: 'decisions §3 (order)',
   endpoints: ['teams.list', 'teams.group'],
@@ -114,7 +114,7 @@ export const membersByName: Law<
 };
 
 export const eventsOldestFirst: Law<EventList> = {
-  id: 'ORDER-EVENTS-OLDEST-FIRST',
+  id: 'PAGE-ORDER-EVENTS',
   title: 'events come oldest first (events of the same instant in any order)',
   clause: 'decisions §3 (order) and its Revision 2 (ties among events free)',
   endpoints: ['opens.tag', 'clicks.tag', 'opens.list', 'clicks.list'],
@@ -129,7 +129,7 @@ export const eventsOldestFirst: Law<EventList> = {
 };
 
 export const eventGroupsInTagOrder: Law<EventGroupsView> = {
-  id: 'ORDER-EVENT-GROUPS-TAG-ORDER',
+  id: 'PAGE-ORDER-EVENT-GROUPS',
   title: 'event groups come in the tag order, one group per tag',
   clause: 'decisions §3 (order)',
   endpoints: ['opens.list', 'clicks.list', 'teams.tags'],

@@ -56,7 +56,7 @@ export const aggregatedIsMergeOfDays: Law<Pick<StatsAnswers, 'daily' | 'aggregat
 };
 
 export const statsDaysAscending: Law<Pick<StatsAnswers, 'daily'>> = {
-  id: 'ORDER-STATS-DAYS-ASCENDING',
+  id: 'PAGE-ORDER-STATS-DAYS',
   title: 'per-day stats records carry their date, one per day, oldest first',
   clause: 'decisions §3 (stats lists, order)',
   endpoints: STATS_ENDPOINTS,
