@@ -21,32 +21,14 @@ import type {
   EndpointCall,
   RawOptions,
   RawResponse,
+  Runtime,
   WalkOptions,
 } from './types.ts';
 
 /**
- * The untyped runtime of the client (tRPC's `createTRPCUntypedClient`): calls any catalogue
- * endpoint by its `Endpoint` entry with a plain query object, validates the answer against
- * the endpoint's envelope schema, walks pages, and sends raw requests. The typed client
- * (`client.ts`) is a thin mapped view over it.
+ * The untyped runtime of the client: {@link createRuntime} (the typed client, `client.ts`, is
+ * a thin mapped view over it), {@link queryPairs}, and the error of a non-2xx answer.
  */
-export interface Runtime {
-  /** `{ data, paging }`, `{ data }`, or a string for `rtn` text/html. */
-  call(endpoint: Endpoint, call: EndpointCall, options?: CallOptions): Promise<unknown>;
-  /** The pages of a list endpoint from `call.query.cursor` on (see `paginatePages`). */
-  pages(
-    endpoint: Endpoint,
-    call: EndpointCall,
-    options?: WalkOptions,
-  ): AsyncGenerator<ListPage<unknown>, void, undefined>;
-  raw(
-    path: string,
-    query?: Iterable<readonly [string, string]> | Readonly<Record<string, string>>,
-    options?: RawOptions,
-  ): Promise<RawResponse>;
-  /** The effective pacing, in requests per second (0: none). */
-  readonly rateLimit: number;
-}
 
 /**
  * The query parameters of a call as `[name, value]` pairs, in the documented, stable order

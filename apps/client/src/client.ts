@@ -1,11 +1,12 @@
 import { ENDPOINT_LIST, type Endpoint, type PathParamName } from '@tagtrack/core';
-import { createRuntime, type Runtime } from './call.ts';
+import { createRuntime } from './call.ts';
 import { InvalidArgumentError } from './errors.ts';
 import type {
   CallOptions,
   ClientOptions,
   EndpointCall,
   ResourceMethods,
+  Runtime,
   TagtrackClient,
   WalkOptions,
 } from './types.ts';

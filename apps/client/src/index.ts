@@ -1,4 +1,4 @@
-export { createRuntime, queryPairs, type Runtime } from './call.ts';
+export { createRuntime, queryPairs } from './call.ts';
 export { createClient } from './client.ts';
 export {
   AbortError,
@@ -46,6 +46,7 @@ export type {
   RawResponse,
   ResourceMethods,
   RetryOptions,
+  Runtime,
   SingleMethod,
   SingleQuery,
   StatsQuery,

@@ -203,21 +203,20 @@ export interface EndpointCall {
 }
 
 /**
- * The client: one method per endpoint of core's catalogue, named after its id
- * (`teams.memberTags` is `client.teams.memberTags`), path parameters first in path order,
- * then the query object (typed by the endpoint's query schema), then call options; plus the
- * untyped calls by id and the raw request.
+ * The untyped runtime of the client (tRPC's `createTRPCUntypedClient`, built by
+ * `createRuntime`): calls any catalogue endpoint by its `Endpoint` entry with a plain query
+ * object; the typed client is a mapped view over it.
  */
-export interface TagtrackClient extends ResourceMethods {
+export interface Runtime {
   /**
-   * Calls an endpoint by catalogue id: `{ data, paging }`, `{ data }`, or a string for
-   * `rtn` text/html. Same errors as the typed methods.
+   * `{ data, paging }`, `{ data }`, or a string for `rtn` text/html; the JSON answer is
+   * validated against the endpoint's envelope schema unless `validate: false`.
    */
-  request(id: EndpointId, call?: EndpointCall, options?: CallOptions): Promise<unknown>;
-  /** Walks the pages of a list endpoint by id (see `paginatePages`). */
+  call(endpoint: Endpoint, call: EndpointCall, options?: CallOptions): Promise<unknown>;
+  /** The pages of a list endpoint from `call.query.cursor` on (see `paginatePages`). */
   pages(
-    id: EndpointId,
-    call?: EndpointCall,
+    endpoint: Endpoint,
+    call: EndpointCall,
     options?: WalkOptions,
   ): AsyncGenerator<ListPage<unknown>, void, undefined>;
   /**
@@ -232,4 +231,24 @@ export interface TagtrackClient extends ResourceMethods {
   ): Promise<RawResponse>;
   /** The effective pacing, in requests per second (0: none). */
   readonly rateLimit: number;
+}
+
+/**
+ * The client: one method per endpoint of core's catalogue, named after its id
+ * (`teams.memberTags` is `client.teams.memberTags`), path parameters first in path order,
+ * then the query object (typed by the endpoint's query schema), then call options; plus the
+ * untyped calls by id and the runtime's `raw` request and `rateLimit`.
+ */
+export interface TagtrackClient extends ResourceMethods, Pick<Runtime, 'raw' | 'rateLimit'> {
+  /**
+   * Calls an endpoint by catalogue id: `{ data, paging }`, `{ data }`, or a string for
+   * `rtn` text/html. Same errors as the typed methods.
+   */
+  request(id: EndpointId, call?: EndpointCall, options?: CallOptions): Promise<unknown>;
+  /** Walks the pages of a list endpoint by id (see `paginatePages`). */
+  pages(
+    id: EndpointId,
+    call?: EndpointCall,
+    options?: WalkOptions,
+  ): AsyncGenerator<ListPage<unknown>, void, undefined>;
 }

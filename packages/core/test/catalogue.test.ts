@@ -15,6 +15,7 @@ import {
 import { QueryParamError } from '../src/errors.ts';
 import type { AccountType, TeamMember } from '../src/member.ts';
 import {
+  defaultOf,
   defaultQueryParams,
   IGNORED_PARAMS,
   PARAM_NAMES,
@@ -67,15 +68,11 @@ describe('parseQuery derived from the query schemas', () => {
   });
 
   it('the default of every parameter comes from its schema', () => {
-    expect(defaultQueryParams()).toEqual({
-      rtn: 'json',
-      cursor: 0,
-      isClicked: false,
-      isUnclicked: false,
-      isOpened: false,
-      isUnopened: false,
-      aggregateData: false,
-    });
+    const defaults: Record<string, unknown> = defaultQueryParams();
+    const withDefault = PARAM_NAMES.filter((name) => defaultOf(QUERY_PARAMS[name]) !== undefined);
+    expect(withDefault).toHaveLength(7);
+    expect(Object.keys(defaults).sort()).toEqual([...withDefault].sort());
+    for (const name of withDefault) expect(defaults[name]).toBe(defaultOf(QUERY_PARAMS[name]));
     expect(defaultQueryParams({ type: 'user' }).type).toBe('user');
   });
 
