@@ -287,7 +287,8 @@ export class CheckContext {
    * Runs a fast-check property with the run's `numRuns` and this check's seed (plus the
    * given `examples`, tried first: edge cases that must always be checked). A
    * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
-   * seed and path are recorded with the failing exchange. Other exceptions propagate (error).
+   * seed and path are recorded with the failing exchange (under a key of its own, so it is
+   * never counted on another failure). Other exceptions propagate (error).
    */
   async property<T>(
     arb: fc.Arbitrary<T>,
@@ -308,8 +309,11 @@ export class CheckContext {
     if (!details.failed) return;
     const err = details.errorInstance;
     if (!(err instanceof Violation)) throw err;
+    const failure = this.failureOf(err.message, err.details);
     this.record({
-      ...this.failureOf(err.message, err.details),
+      ...failure,
+      // never folded into a loop's failure of the same message: the counterexample reproduces it
+      key: `${failure.key} (property)`,
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
       // a credential drawn by the property is shown by label: never print an access key
