@@ -3,12 +3,10 @@ import { missingParameter, type QueryParams } from '../../params.ts';
 import type {
   Answer,
   Caller,
-  DayWindow,
   EndpointRequest,
   ReportingIndex,
   StatsQuery,
   StatsSubject,
-  TagFilters,
 } from '../types.ts';
 
 /** Answers one endpoint's request with the methods of a {@link ReportingIndex}. */
@@ -102,11 +100,13 @@ function statsQuery(q: QueryParams, subject: StatsSubject): StatsQuery {
   return subject.kind === 'member' ? query : { ...query, type: q.type };
 }
 
-function windowOf(q: QueryParams): DayWindow {
+/** The day window of a query (decisions §4). */
+function windowOf(q: QueryParams) {
   return { start: q.start, end: q.end };
 }
 
-function filtersOf(q: QueryParams): TagFilters {
+/** The four tag filters of a query (decisions §4). */
+function filtersOf(q: QueryParams) {
   return {
     isOpened: q.isOpened,
     isUnopened: q.isUnopened,
