@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
 import { dayNumber, dayString } from '../src/aggregate/time.ts';
 import type { Caller, DayWindow, ReportingIndex } from '../src/aggregate/types.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
@@ -39,6 +38,7 @@ import {
   arbStatsSummary,
   arbTagFilters,
 } from '../src/testing.ts';
+import { indexOf } from './indexes.ts';
 
 /*
  * The laws of docs/spec.md §10 and §5, as core's LAWS states them, applied to the answers of
@@ -50,17 +50,6 @@ import {
 
 const RUNS = { numRuns: 100 };
 const TYPES = [undefined, 'admin', 'manager', 'user'] as const;
-
-/** Indexes are memoised per generated dataset object, so one dataset is indexed once. */
-const indexes = new WeakMap<Dataset, ReportingIndex>();
-function indexOf(dataset: Dataset): ReportingIndex {
-  let idx = indexes.get(dataset);
-  if (!idx) {
-    idx = buildIndex(dataset);
-    indexes.set(dataset, idx);
-  }
-  return idx;
-}
 
 /** The ids of the laws a property below states; every law of LAWS must be among them. */
 const stated = new Set<string>();

@@ -1,6 +1,5 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
 import { contactIdOf } from '../src/aggregate/contact-id.ts';
 import {
   contactOf,
@@ -17,7 +16,7 @@ import {
   visibleTags,
 } from '../src/aggregate/rules.ts';
 import { parseTimestampMs } from '../src/aggregate/time.ts';
-import type { Caller, ReportingIndex, TagFilters } from '../src/aggregate/types.ts';
+import type { Caller, TagFilters } from '../src/aggregate/types.ts';
 import { validateDataset } from '../src/aggregate/validate.ts';
 import { type Dataset, normaliseEmail } from '../src/dataset/schema.ts';
 import { pageOf } from '../src/paging.ts';
@@ -32,6 +31,7 @@ import {
   arbTagFilters,
   callerOfMember,
 } from '../src/testing.ts';
+import { indexOf } from './indexes.ts';
 
 /*
  * The index's answers against the plain rules of rules.ts, method by method, on generated
@@ -41,17 +41,6 @@ import {
  */
 
 const RUNS = { numRuns: 100 };
-
-/** Indexes are memoised per generated dataset object, so one dataset is indexed once. */
-const indexes = new WeakMap<Dataset, ReportingIndex>();
-function indexOf(dataset: Dataset): ReportingIndex {
-  let idx = indexes.get(dataset);
-  if (!idx) {
-    idx = buildIndex(dataset);
-    indexes.set(dataset, idx);
-  }
-  return idx;
-}
 
 /** The plain rules' tag records of the caller's visible tags, in tag order. */
 function plainTags(dataset: Dataset, caller: Caller) {
