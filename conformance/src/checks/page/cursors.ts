@@ -3,7 +3,7 @@ import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure } from '../failure.ts';
 import { firstDifference } from '../sample.ts';
 import { headerCount } from '../walk.ts';
-import { listCalls, type SizedList, withQuery } from './shared.ts';
+import { listCalls, PAGED, type SizedList, withQuery } from './shared.ts';
 
 /** Walking the pages: every record once, cursor arithmetic, both client loop styles (decisions §3). */
 export const checks: readonly Check[] = [
@@ -12,14 +12,7 @@ export const checks: readonly Check[] = [
     title:
       'walking the cursor to the end visits every record exactly once: as many records as paging.cursors.total and X-Total-Count',
     clause: 'decisions §3 (pages never overlap or skip)',
-    endpoints: [
-      'teams.tags',
-      'teams.list',
-      'contacts.list',
-      'opens.tag',
-      'clicks.tag',
-      'stats.team',
-    ],
+    endpoints: [...PAGED, 'stats.team'],
     async run(ctx) {
       const lists = await listCalls(ctx);
       if (lists.length === 0) ctx.skip('no list endpoint could be sampled');
@@ -63,7 +56,7 @@ export const checks: readonly Check[] = [
     title:
       'a page at any cursor holds records [cursor, cursor+pageSize) of the walk, next = min(cursor+pageSize, total), previous = max(cursor-pageSize, 0), previousURL null iff cursor = 0',
     clause: 'decisions §3 (cursor = offset, next) and its Revision 2 (previous, previousURL)',
-    endpoints: ['teams.tags', 'teams.list', 'contacts.list', 'opens.tag', 'clicks.tag'],
+    endpoints: PAGED,
     async run(ctx) {
       const lists = (await listCalls(ctx)).slice(0, 4);
       if (lists.length === 0) ctx.skip('no list endpoint could be sampled');

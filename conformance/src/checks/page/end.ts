@@ -8,6 +8,7 @@ import {
   EMPTY_LIST,
   lastPageStart,
   listCalls,
+  PAGED,
   type SizedList,
   withQuery,
 } from './shared.ts';
@@ -26,7 +27,7 @@ export const checks: readonly Check[] = [
     title:
       'paging end no-content: the last non-empty page links to cursor=total; a page without records answers 204 with an empty body, X-Total-Count and Link rel="prev" only',
     clause: 'decisions §3 Revision 2 (paging end, option pagingEnd = no-content)',
-    endpoints: ['teams.tags', 'teams.list', 'contacts.list', 'opens.tag', 'clicks.tag'],
+    endpoints: PAGED,
     skipIf: skipUnless('no-content'),
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 3);
@@ -91,7 +92,7 @@ export const checks: readonly Check[] = [
     title:
       'paging end empty-page: nextURL is null on the last page; past the end answers 200 with data [] (never 204)',
     clause: 'decisions §3 Revision 2 (paging end, option pagingEnd = empty-page)',
-    endpoints: ['teams.tags', 'teams.list', 'contacts.list', 'opens.tag', 'clicks.tag'],
+    endpoints: PAGED,
     skipIf: skipUnless('empty-page'),
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 3);

@@ -9,6 +9,7 @@ import { headerCount } from '../walk.ts';
 import {
   lastPageStart,
   listCalls,
+  PAGED,
   type Pairs,
   pagingUrlProblem,
   type SizedList,
@@ -35,7 +36,7 @@ export const checks: readonly Check[] = [
     title:
       'nextURL, previousURL and the Link targets are absolute URLs on the base URL whose query is the request’s query with only cursor replaced, every other parameter and its order kept',
     clause: 'decisions §3 Revision 2 (nextURL and previousURL)',
-    endpoints: ['teams.tags', 'teams.list', 'contacts.list', 'opens.tag', 'clicks.tag'],
+    endpoints: PAGED,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 4);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');
@@ -112,16 +113,7 @@ export const checks: readonly Check[] = [
       'every list response, in every format and on HEAD, carries X-Total-Count and Link with rel="next" iff nextURL and rel="prev" iff previousURL (the same URLs); single-object responses never carry X-Total-Count',
     clause:
       'decisions §3 (Link, X-Total-Count) and its Revision 2 (every rtn, HEAD, never on single objects)',
-    endpoints: [
-      'teams.tags',
-      'teams.list',
-      'contacts.list',
-      'opens.tag',
-      'clicks.tag',
-      'teams.member',
-      'tags.daily',
-      'contacts.get',
-    ],
+    endpoints: [...PAGED, 'teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const ps = ctx.profile.pageSize;
       let compared = 0;

@@ -2,6 +2,7 @@ import { type EndpointId, endpointById } from '@tagtrack/core';
 import { type Check, defineCheck } from '../define.ts';
 import { describe } from '../failure.ts';
 import { sampleCalls } from '../sample.ts';
+import { PAGED } from './shared.ts';
 
 /** The stable order of every list (decisions §3 and its Revision 2). */
 export const checks: readonly Check[] = [
@@ -11,16 +12,7 @@ export const checks: readonly Check[] = [
       'lists come in the stable order: tags newest dateSent first then tagID; members by lastname, firstname, memberID; contacts by email; events and days oldest first (strings by UTF-16 code units)',
     clause:
       'decisions §3 (order) and its Revision 2 (ordinal string order, ties among events free)',
-    endpoints: [
-      'teams.tags',
-      'teams.list',
-      'contacts.list',
-      'opens.tag',
-      'clicks.tag',
-      'stats.team',
-      'opens.list',
-      'clicks.list',
-    ],
+    endpoints: [...PAGED, 'stats.team', 'opens.list', 'clicks.list'],
     async run(ctx) {
       let compared = 0;
       for (const { endpoint, call } of await sampleCalls(ctx)) {

@@ -5,6 +5,15 @@ import { sampleCalls } from '../sample.ts';
 /** Query pairs as sent. */
 export type Pairs = [string, string][];
 
+/** The paged list endpoints every pagination check covers (others add theirs). */
+export const PAGED: readonly EndpointId[] = [
+  'teams.tags',
+  'teams.list',
+  'contacts.list',
+  'opens.tag',
+  'clicks.tag',
+];
+
 /** A sampled list request and its walked size. */
 export interface SizedList {
   readonly endpoint: EndpointId;
