@@ -34,8 +34,9 @@ export interface PlainAnswerOptions {
  * The answer to one endpoint request computed from the plain rules of `rules.ts` alone
  * (decisions §2, §3, §4, §8, §9): no index, every list recomputed from the dataset by the
  * obviously correct loop. It is the oracle `buildIndex(dataset).answer` is tested against
- * (the differential test) and what fixture mode expects; small enough for the canonical
- * dataset (tens of milliseconds per request), not for large datasets.
+ * (the differential test) and what fixture mode expects. Small enough for the canonical
+ * dataset (about 150 ms for `contacts.list` there, the slowest; most answers take a few
+ * milliseconds), not for large datasets.
  *
  * Same shape and meaning as `ReportingIndex.answer`: the whole stably ordered list, the
  * single record, or `not_found` for an unknown or out-of-scope id (same message for both).
