@@ -306,7 +306,10 @@ export interface Endpoint {
   readonly summary: string;
 }
 
-/** The catalogue as an array in catalogue order, for code that iterates over endpoints. */
+/**
+ * The catalogue as an array in catalogue order, for code that iterates over endpoints. (This
+ * assignment also checks every entry of {@link ENDPOINTS} against the runtime shape.)
+ */
 export const ENDPOINT_LIST: readonly Endpoint[] = ENDPOINT_IDS.map((id) => ENDPOINTS[id]);
 
 /** The query schema of endpoint `Id`. */
@@ -319,6 +322,10 @@ export type QuerySchemaOf<Id extends EndpointId> = Catalogue[Id]['querySchema'];
  */
 export type QueryOf<Id extends EndpointId> = ClientQuery<QuerySchemaOf<Id>>;
 
+/**
+ * The client form of a query schema: the keys of its input (optional where the wire allows
+ * absence: a default or `.optional()`), each with its output value type.
+ */
 type ClientQuery<S extends z.ZodObject> = {
   readonly [K in keyof z.input<S>]: K extends keyof S['shape']
     ?
