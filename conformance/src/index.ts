@@ -3,6 +3,7 @@ export {
   AREA_TITLES,
   AREAS,
   type Area,
+  areaOf,
   type Check,
   type CheckEnv,
   defineCheck,
