@@ -46,7 +46,7 @@ Modes:
   blind    any implementation with any data; needs one working credential. Ids are
            discovered from the list endpoints.
   fixture  the implementation loaded the canonical dataset; adds exact expected answers
-           (core's buildIndex as the oracle) and scoping checks with the admin/manager/user
+           (core's plain rules as the oracle) and scoping checks with the admin/manager/user
            credentials of both teams. Without --profile it uses the shipped
            fixtures/canonical-profile.json.
 

@@ -1,4 +1,10 @@
-import { buildIndex, type Dataset, type EndpointId } from '@tagtrack/core';
+import {
+  type Answer,
+  type Caller,
+  type Dataset,
+  type EndpointId,
+  plainAnswer,
+} from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { CheckContext, type Discovery, type RunServices } from './checks/context.ts';
 import {
@@ -167,13 +173,47 @@ function credentialsOf(
   return { primary, all };
 }
 
+/**
+ * Fixture mode's oracle: core's plain rules (`plainAnswer`) over `dataset`, independent of
+ * the reference server's engine. A credential's caller is the member of the first dataset
+ * credential with its auth id whose member exists (decisions §1), when the access key
+ * matches. Answers are memoised per caller and request (checks repeat requests; the plain
+ * rules recompute every list, about 150 ms for `contacts.list` on the canonical dataset).
+ */
 function makeOracle(dataset: Dataset, profile: Profile): Oracle {
-  const index = buildIndex(dataset, { memberWithoutGroup: profile.memberWithoutGroup });
+  const members = new Map(
+    dataset.teams.flatMap((t) =>
+      t.members.map((m) => [m.memberID, { teamID: t.teamID, accountType: m.accountType }]),
+    ),
+  );
+  const credentials = new Map<string, { accessKey: string; caller: Caller }>();
+  for (const c of dataset.credentials) {
+    const m = members.get(c.memberID);
+    if (m !== undefined && !credentials.has(c.authId))
+      credentials.set(c.authId, { accessKey: c.accessKey, caller: { memberID: c.memberID, ...m } });
+  }
+  const answers = new Map<string, Answer>();
   return {
-    index,
+    dataset,
     callerOf(credential) {
-      const c = index.credential(credential.authId);
+      const c = credentials.get(credential.authId);
       return c !== undefined && c.accessKey === credential.accessKey ? c.caller : undefined;
+    },
+    answer(caller, request) {
+      const key = JSON.stringify([
+        caller.memberID,
+        request.endpoint,
+        request.pathParams,
+        request.query,
+      ]);
+      let answer = answers.get(key);
+      if (answer === undefined) {
+        answer = plainAnswer(dataset, caller, request, {
+          memberWithoutGroup: profile.memberWithoutGroup,
+        });
+        answers.set(key, answer);
+      }
+      return answer;
     },
   };
 }

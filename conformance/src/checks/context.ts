@@ -189,7 +189,7 @@ export class CheckContext {
 
   /**
    * The oracle's answer to a request (fixture mode): parses the query with core's
-   * `parseQuery` and asks `index.answer`. Throws when not in fixture mode.
+   * `parseQuery` and asks the plain rules (`Oracle.answer`). Throws when not in fixture mode.
    */
   expected(
     credential: Credential,
@@ -204,7 +204,7 @@ export class CheckContext {
       throw new Error(`credential ${credential.label} is not in the dataset`);
     const e = endpointById(endpoint);
     const parsed = parseQuery(query, { allowed: e.query, required: e.requiredQuery });
-    return oracle.index.answer(caller, { endpoint, pathParams, query: parsed });
+    return oracle.answer(caller, { endpoint, pathParams, query: parsed });
   }
 
   /** Records a failure of `details.kind` and continues. */

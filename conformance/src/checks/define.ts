@@ -1,4 +1,4 @@
-import type { Caller, EndpointId, ReportingIndex } from '@tagtrack/core';
+import type { Answer, Caller, Dataset, EndpointId, EndpointRequest } from '@tagtrack/core';
 import type { Credential } from '../http.ts';
 import type { Profile } from '../profile.ts';
 import type { CheckContext } from './context.ts';
@@ -136,9 +136,20 @@ export interface SuiteCredential extends Credential {
   readonly memberID?: string | undefined;
 }
 
-/** Fixture mode's expected answers: core's `buildIndex` over the canonical dataset. */
+/**
+ * Fixture mode's expected answers: core's plain rules (`plainAnswer`) over the dataset the
+ * implementation serves, never the reference server's engine (`buildIndex`), so the suite
+ * judges the reference server independently.
+ */
 export interface Oracle {
-  readonly index: ReportingIndex;
+  /** The dataset the implementation serves (canonical unless the run names another). */
+  readonly dataset: Dataset;
   /** The caller a credential belongs to in the dataset, or undefined when unknown. */
   callerOf(credential: Credential): Caller | undefined;
+  /**
+   * The plain rules' answer to a request of `caller` (same shape as `ReportingIndex.answer`:
+   * whole ordered list, single record or `not_found`). Throws core's `QueryParamError` for
+   * a missing required parameter.
+   */
+  answer(caller: Caller, request: EndpointRequest): Answer;
 }

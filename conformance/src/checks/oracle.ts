@@ -1,4 +1,12 @@
-import { type EndpointId, normaliseEmail, type PathParamName, utcDay } from '@tagtrack/core';
+import {
+  contactIdOf,
+  type EndpointId,
+  normaliseEmail,
+  type PathParamName,
+  recipientEmails,
+  utcDay,
+  visibleTags,
+} from '@tagtrack/core';
 import { arbDayFor, arbDayWindowFor } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import { comparable } from './compare.ts';
@@ -26,7 +34,7 @@ function known(ctx: CheckContext): SuiteCredential[] {
 
 /**
  * Asserts the implementation's answer to one request equals the oracle's (core's
- * `buildIndex` over the canonical dataset): the whole walked list, the single record, or 404.
+ * plain rules, `plainAnswer`, over the canonical dataset): the whole walked list, the single record, or 404.
  * Compared by meaning (compare.ts): contacts and event recipients by normalised email (the
  * dataset fixes no contact id: decisions §8 Revision 2), a tag's recipients as a set, ties
  * among events free, timestamps as instants, extra fields ignored. `oraclePathParams` asks
@@ -100,7 +108,7 @@ export async function contactIdsByEmail(
  * the dataset and their neighbours, start <= end, either absent).
  */
 function arbWindow(ctx: CheckContext): fc.Arbitrary<Pairs> {
-  return arbDayWindowFor(ctx.oracle!.index.dataset).map(
+  return arbDayWindowFor(ctx.oracle!.dataset).map(
     (w): Pairs => [
       ...(w.start === undefined ? [] : [['start', w.start] as [string, string]]),
       ...(w.end === undefined ? [] : [['end', w.end] as [string, string]]),
@@ -110,7 +118,7 @@ function arbWindow(ctx: CheckContext): fc.Arbitrary<Pairs> {
 
 const arbBool = fc.constantFrom('true', 'false', '1', 'True');
 
-/** Exact answers in fixture mode: every endpoint against core's buildIndex (decisions §2, §3, §9). */
+/** Exact answers in fixture mode: every endpoint against core's plain rules (decisions §2, §3, §9). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'ORACLE-MEMBERS',
@@ -120,7 +128,7 @@ export const checks: readonly Check[] = [
     endpoints: ['teams.list', 'teams.member', 'teams.group'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const ds = ctx.oracle!.index.dataset;
+      const ds = ctx.oracle!.dataset;
       for (const c of known(ctx)) {
         const requests: [EndpointId, Record<string, string>, Pairs][] = [];
         for (const type of [undefined, 'admin', 'manager', 'user'])
@@ -149,7 +157,7 @@ export const checks: readonly Check[] = [
     endpoints: ['teams.tags', 'teams.memberTags'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const ds = ctx.oracle!.index.dataset;
+      const ds = ctx.oracle!.dataset;
       const members = ds.teams.flatMap((t) => t.members.map((m) => m.memberID));
       const arb = fc.record({
         credential: fc.constantFrom(...known(ctx)),
@@ -187,7 +195,7 @@ export const checks: readonly Check[] = [
     endpoints: ['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const ds = ctx.oracle!.index.dataset;
+      const ds = ctx.oracle!.dataset;
       const subjects: [EndpointId, Record<string, string>][] = [
         ['stats.team', {}],
         ['stats.teamAlias', {}],
@@ -242,7 +250,7 @@ export const checks: readonly Check[] = [
     endpoints: ['opens.list', 'clicks.list', 'opens.tag', 'clicks.tag'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const ds = ctx.oracle!.index.dataset;
+      const ds = ctx.oracle!.dataset;
       const tagIds = ds.tags.map((t) => t.tagID);
       const arb = fc.record({
         credential: fc.constantFrom(...known(ctx)),
@@ -289,7 +297,7 @@ export const checks: readonly Check[] = [
     endpoints: ['tags.daily'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const ds = ctx.oracle!.index.dataset;
+      const ds = ctx.oracle!.dataset;
       const pairs: [string, string][] = [];
       for (const e of [...ds.opens, ...ds.clicks])
         pairs.push([e.tagID, utcDay(Date.parse(e.date))]);
@@ -315,23 +323,22 @@ export const checks: readonly Check[] = [
     endpoints: ['contacts.list', 'contacts.get', 'contacts.tag'],
     skipIf: fixtureOnly,
     async run(ctx) {
-      const index = ctx.oracle!.index;
+      const dataset = ctx.oracle!.dataset;
       const creds = known(ctx);
       await ctx.each(creds, (c) => matchesOracle(ctx, c, 'contacts.list', {}, []));
       // contacts are identified by normalised email: the oracle's id asks the oracle, the
       // implementation's id (from a /contacts list that has the email) goes on the wire
       const oracleIds = new Map<string, string>();
       for (const c of creds)
-        for (const x of index.contacts(ctx.oracle!.callerOf(c)!))
-          oracleIds.set(normaliseEmail(x.email), x.contactID);
+        for (const email of recipientEmails(visibleTags(dataset, ctx.oracle!.callerOf(c)!)))
+          oracleIds.set(normaliseEmail(email), contactIdOf(email));
       const implIds = new Map<SuiteCredential, Map<string, string>>();
       for (const c of creds) implIds.set(c, await contactIdsByEmail(ctx, c));
       const idFor = (credential: SuiteCredential, email: string): string | undefined =>
         implIds.get(credential)!.get(email) ??
         [...implIds.values()].find((m) => m.has(email))?.get(email);
       const emails = [...oracleIds.keys()].filter((e) => idFor(creds[0]!, e) !== undefined);
-      if (emails.length === 0 && index.dataset.tags.length === 0)
-        ctx.skip('the dataset has no contacts');
+      if (emails.length === 0 && dataset.tags.length === 0) ctx.skip('the dataset has no contacts');
       const arb = fc.record({
         credential: fc.constantFrom(...creds),
         target: fc.oneof(
@@ -339,7 +346,7 @@ export const checks: readonly Check[] = [
             ? [fc.constantFrom(...emails).map((email) => ['contacts.get', email] as const)]
             : []),
           fc
-            .constantFrom(...index.dataset.tags.map((t) => t.tagID))
+            .constantFrom(...dataset.tags.map((t) => t.tagID))
             .map((id) => ['contacts.tag', id] as const),
         ),
       });

@@ -139,7 +139,7 @@ export const checks: readonly Check[] = [
       const visible: GroupRef[] = [...d.groups];
       const caller = ctx.oracle?.callerOf(ctx.primary);
       if (ctx.oracle !== undefined && caller !== undefined)
-        for (const g of visibleGroups(ctx.oracle.index.dataset, caller))
+        for (const g of visibleGroups(ctx.oracle.dataset, caller))
           if (!visible.some((v) => v.groupID === g.groupID))
             visible.push({ groupID: g.groupID, groupName: g.groupName });
       const taken = new Set(visible.flatMap((g) => [g.groupID, g.groupName]));
