@@ -337,6 +337,13 @@ export const FAULTS = [
       "events' recipient.recipientID (9, 11) is an id of the tag's recipient entry, not the contact's id of 15-17 (decisions §8 Revision 2)",
     detectedBy: ['REL-CONTACT-IDS-CONSISTENT'],
   },
+  {
+    name: 'out-of-scope-message',
+    area: 'store',
+    description:
+      'the 404 of an out-of-scope id says the id exists but is not visible, unlike the 404 of an unknown id (decisions §2 Revision 2)',
+    detectedBy: ['SCOPE-404-SAME-AS-UNKNOWN'],
+  },
 ] as const satisfies readonly FaultInfo[];
 
 /** One injectable fault's name. */

@@ -122,6 +122,7 @@ export class Store {
       'daily-counts-total',
       'clicks-window-by-send-date',
       'out-of-scope-403',
+      'out-of-scope-message',
       'scope-leak-team',
       'contacts-all-team-tags',
     ] as const;
@@ -296,6 +297,12 @@ export class Store {
     if (facts && f.has('out-of-scope-403') && answer.kind === 'not_found') {
       if (this.#exists(request, facts)) {
         return { kind: 'forbidden', message: 'you are not allowed to see this resource' };
+      }
+    }
+    if (facts && f.has('out-of-scope-message') && answer.kind === 'not_found') {
+      if (this.#exists(request, facts)) {
+        // bug: the 404 tells an out-of-scope id from an unknown one (an existence oracle)
+        return { ...answer, message: `${answer.message} (it exists but is not visible to you)` };
       }
     }
     return answer;

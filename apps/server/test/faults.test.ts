@@ -258,6 +258,18 @@ const PROBES: Record<FaultName, Probe> = {
       expect(recipients.some((id: string) => ids.has(id))).toBe(false);
     },
   },
+  'out-of-scope-message': {
+    requests: [
+      [`/teams/member/${otherTeamMember}`, ''],
+      ['/teams/member/zz0000unknown', ''],
+    ],
+    faulty: ([hidden, unknown]) => {
+      expect(hidden!.status).toBe(404);
+      expect(json(hidden!).message.replace(otherTeamMember, '{id}')).not.toBe(
+        json(unknown!).message.replace('zz0000unknown', '{id}'),
+      );
+    },
+  },
 };
 
 async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
@@ -276,7 +288,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(43);
+    expect(FAULT_NAMES).toHaveLength(44);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

@@ -2,7 +2,7 @@ import { type EndpointId, normaliseEmail } from '@tagtrack/core';
 import type { CheckContext } from './context.ts';
 import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
 import { expectError } from './err.ts';
-import { describe } from './failure.ts';
+import { describe, Violation } from './failure.ts';
 import { type ContactRecord, dayOf, type MemberRecord, type TagRecord } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `scope`). */
@@ -24,6 +24,95 @@ async function visible(ctx: CheckContext, credential: SuiteCredential) {
     ),
     groups: d.groups,
   };
+}
+
+/** Path parameters and query of one request naming an id. */
+type IdCall = [EndpointId, Record<string, string>, [string, string][]];
+
+/**
+ * The requests naming an id that `other` sees and `c` does not: a member, a tag, a contact
+ * and (of another team) a group, each on every endpoint that takes it.
+ */
+async function outOfScopeCalls(
+  ctx: CheckContext,
+  c: SuiteCredential,
+  other: SuiteCredential,
+): Promise<{ id: string; call: IdCall }[]> {
+  const mine = await visible(ctx, c);
+  const theirs = await visible(ctx, other);
+  const member = [...theirs.members].find((id) => !mine.members.has(id));
+  const tag = [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID));
+  const contact = [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
+  const group =
+    other.teamID !== c.teamID
+      ? theirs.groups.find((g) => !mine.groups.some((x) => x.groupID === g.groupID))
+      : undefined;
+  const out: { id: string; call: IdCall }[] = [];
+  if (member)
+    for (const e of ['teams.member', 'teams.memberTags', 'stats.member'] as const)
+      out.push({ id: member, call: [e, { memberID: member }, []] });
+  if (tag) {
+    for (const e of ['opens.tag', 'clicks.tag', 'contacts.tag'] as const)
+      out.push({ id: tag.tagID, call: [e, { tagID: tag.tagID }, []] });
+    out.push({
+      id: tag.tagID,
+      call: ['tags.daily', { tagID: tag.tagID }, [['date', dayOf(tag.dateSent)]]],
+    });
+  }
+  if (contact) out.push({ id: contact, call: ['contacts.get', { contactID: contact }, []] });
+  if (group)
+    for (const e of ['teams.group', 'stats.group'] as const)
+      out.push({ id: group.groupID, call: [e, { group: group.groupID }, []] });
+  return out;
+}
+
+const HEX = '0123456789abcdef';
+/**
+ * An id of the same length and character classes as `id` that is none of `known`: hex digits
+ * shifted by 8 within 0-9a-f (either case), other letters by 13, so a server checking the
+ * shape of ids still reads it as a well-formed unknown id.
+ */
+export function unknownIdLike(id: string, known: ReadonlySet<string>): string {
+  for (let shift = 8; shift < 8 + 16; shift++) {
+    const candidate = [...id]
+      .map((ch) => {
+        const lower = ch.toLowerCase();
+        const upper = ch !== lower;
+        const h = HEX.indexOf(lower);
+        let out = ch;
+        if (h >= 0) out = HEX[(h + shift) % 16]!;
+        else if (/[a-z]/.test(lower))
+          out = String.fromCharCode(((lower.charCodeAt(0) - 97 + 13) % 26) + 97);
+        return upper ? out.toUpperCase() : out;
+      })
+      .join('');
+    if (!known.has(candidate) && candidate !== id) return candidate;
+  }
+  return `${id}0`;
+}
+
+/**
+ * A body with every occurrence of `id` in its strings replaced by `{id}`, as JSON with sorted
+ * keys (key order and escapes are free), or the raw body with `id` replaced when not JSON.
+ */
+function bodyWithoutId(body: string, id: string): string {
+  const strip = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.split(id).join('{id}')
+      : Array.isArray(v)
+        ? v.map(strip)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v as Record<string, unknown>)
+                .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+                .map(([k, x]) => [k, strip(x)]),
+            )
+          : v;
+  try {
+    return JSON.stringify(strip(JSON.parse(body)));
+  } catch {
+    return body.split(id).join('{id}');
+  }
 }
 
 /** Scoping by team and account type (decisions §2), with the profile's declared credentials. */
@@ -173,6 +262,78 @@ export const checks: readonly Check[] = [
           );
         }
       }
+    },
+  }),
+  defineCheck({
+    id: 'SCOPE-404-SAME-AS-UNKNOWN',
+    title:
+      'the 404 of an id outside the scope is the 404 of an unknown id, message included, only the echoed id differing',
+    clause:
+      'decisions §2 Revision 2 (the 404 of an out-of-scope id is identical to the 404 of an unknown id)',
+    endpoints: [
+      'teams.member',
+      'teams.memberTags',
+      'teams.group',
+      'stats.group',
+      'stats.member',
+      'clicks.tag',
+      'opens.tag',
+      'tags.daily',
+      'contacts.get',
+      'contacts.tag',
+    ],
+    skipIf: (env) =>
+      declared(env).length < 2 ? 'needs two declared credentials with different scopes' : undefined,
+    async run(ctx) {
+      const creds = declared(ctx);
+      const known = new Set<string>();
+      for (const c of creds) {
+        const v = await visible(ctx, c);
+        for (const id of [...v.members, ...v.tags.keys(), ...v.contacts.values()]) known.add(id);
+        for (const g of v.groups) known.add(g.groupID).add(g.groupName);
+      }
+      let compared = 0;
+      for (const c of creds) {
+        for (const other of creds) {
+          if (other === c) continue;
+          const calls = await outOfScopeCalls(ctx, c, other);
+          await ctx.each(
+            calls,
+            async ({ id, call: [endpoint, pathParams, query] }) => {
+              const unknown = unknownIdLike(id, known);
+              const unknownParams = Object.fromEntries(
+                Object.entries(pathParams).map(([k, v]) => [k, v === id ? unknown : v]),
+              );
+              const hidden = await ctx.call(endpoint, { pathParams, query, credential: c });
+              const absent = await ctx.call(endpoint, {
+                pathParams: unknownParams,
+                query,
+                credential: c,
+              });
+              compared++;
+              if (hidden.status !== absent.status)
+                throw new Violation(
+                  `${describe(hidden)} answered ${hidden.status}, but the unknown id ${unknown} (${describe(absent)}) answered ${absent.status}: the status tells an out-of-scope id from an unknown one`,
+                  {
+                    kind: 'status',
+                    exchange: hidden,
+                    expected: absent.status,
+                    actual: hidden.status,
+                  },
+                );
+              const a = bodyWithoutId(hidden.body, id);
+              const b = bodyWithoutId(absent.body, unknown);
+              if (a !== b)
+                throw new Violation(
+                  `${describe(hidden)}: the 404 of id ${id}, outside the caller's scope, differs from the 404 of the unknown id ${unknown} (${describe(absent)}) beyond the echoed id, so it tells that the id exists`,
+                  { kind: 'format', exchange: hidden, expected: b, actual: a },
+                );
+            },
+            { note: () => `: ${other.label} can see it but ${c.label} cannot`, stopAt: 5 },
+          );
+        }
+      }
+      if (compared === 0) ctx.skip('no declared credential sees an id another one cannot');
     },
   }),
 ];
