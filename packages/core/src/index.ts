@@ -258,6 +258,25 @@ export {
 } from './stats.ts';
 export { Recipient, TAG_COUNTER_FIELDS, Tag, TagCounters } from './tag.ts';
 export {
+  type Authorizer,
+  type Clock,
+  hmacAuthorizer,
+  monotonicClock,
+  Pacer,
+  type PageReading,
+  type RequestTarget,
+  retryDelayMs,
+  type SignedRequest,
+  signRequest,
+  sleep,
+  systemClock,
+  type WalkCursorOptions,
+  type WalkLaw,
+  type WalkStep,
+  type WalkViolation,
+  walkCursor,
+} from './transport/index.ts';
+export {
   CalendarDate,
   Counter,
   DAY_MS,
