@@ -344,6 +344,13 @@ export const FAULTS = [
       'the 404 of an out-of-scope id says the id exists but is not visible, unlike the 404 of an unknown id (decisions §2 Revision 2)',
     detectedBy: ['SCOPE-404-SAME-AS-UNKNOWN'],
   },
+  {
+    name: 'repeated-param-last-wins',
+    area: 'params',
+    description:
+      'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (decisions §4 Revision 2)',
+    detectedBy: ['INPUT-400-REPEATED-PARAM'],
+  },
 ] as const satisfies readonly FaultInfo[];
 
 /** One injectable fault's name. */

@@ -4,6 +4,7 @@ import {
   dayStartMs,
   type Endpoint,
   type EndpointId,
+  IGNORED_PARAMS,
   PARAM_NAMES,
   parseQuery,
   type QueryParams,
@@ -53,7 +54,8 @@ const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  * {@link parseQuery}; throws its `QueryParamError`), with the parameter-layer faults
  * applied: `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
  * `end-day-exclusive`, `alias-ignores-type`, `next-param-rejected`,
- * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`.
+ * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`,
+ * `repeated-param-last-wins`.
  */
 export function parseRequestQuery(
   endpoint: Endpoint,
@@ -78,6 +80,14 @@ export function parseRequestQuery(
     // bug: any parameter of the API passes, whichever endpoint it belongs to
     const own = new Set<string>(endpoint.query);
     input = input.filter(([name]) => own.has(name) || !API_PARAMS.has(name));
+  }
+  if (faults.has('repeated-param-last-wins')) {
+    // bug: the query is read into a map, so a repeated parameter's last value wins
+    const last = new Map<string, number>();
+    input.forEach(([name], i) => {
+      last.set(name, i);
+    });
+    input = input.filter(([name], i) => IGNORED_PARAMS.has(name) || last.get(name) === i);
   }
   if (faults.has('unknown-param-ignored')) {
     // bug: the parser only looks at the names it knows instead of rejecting the others

@@ -270,6 +270,10 @@ const PROBES: Record<FaultName, Probe> = {
       );
     },
   },
+  'repeated-param-last-wins': {
+    requests: [['/teams', 'type=user&type=admin']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
 };
 
 async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
@@ -288,7 +292,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(44);
+    expect(FAULT_NAMES).toHaveLength(45);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

@@ -49,6 +49,23 @@ const VALID_VALUE: Record<ParamName, string> = {
   type: 'admin',
 };
 
+/** A second valid value of each parameter, other than {@link VALID_VALUE}'s. */
+const OTHER_VALID_VALUE: Record<ParamName, string> = {
+  rtn: 'text',
+  cursor: '1',
+  total: '2',
+  next: '2',
+  start: '2024-02-01',
+  end: '2024-11-30',
+  date: '2024-01-02',
+  isClicked: 'false',
+  isUnclicked: 'true',
+  isOpened: '0',
+  isUnopened: '1',
+  aggregateData: 'false',
+  type: 'manager',
+};
+
 const BAD_DATES = [
   '0000-01-01',
   '10000-01-01',
@@ -266,6 +283,36 @@ export const checks: readonly Check[] = [
         fc.tuple(fc.constantFrom(...samples), fc.constantFrom(...typos)),
         async ([s, typo]) => send(s, typo, 'true'),
       );
+    },
+  }),
+  defineCheck({
+    id: 'INPUT-400-REPEATED-PARAM',
+    title:
+      'a parameter other than total and next sent twice (same or different value) answers 400 naming it, on every endpoint that takes it',
+    clause: 'decisions §4 Revision 2 (a repeated parameter: 400)',
+    endpoints: ALL_ENDPOINTS,
+    async run(ctx) {
+      const samples = await sampleCalls(ctx);
+      const cases = samples.flatMap((s) =>
+        checkedParams(endpointById(s.endpoint)).flatMap((param) =>
+          [VALID_VALUE[param], OTHER_VALID_VALUE[param]].map((second) => ({ s, param, second })),
+        ),
+      );
+      if (cases.length === 0) return ctx.skip('no endpoint could be sampled');
+      await ctx.each(cases, async ({ s, param, second }) => {
+        const rest = (s.call.query ?? []).filter(([name]) => name !== param);
+        const ex = await ctx.call(
+          s.endpoint,
+          withQuery(s, [...rest, [param, VALID_VALUE[param]], [param, second]]),
+        );
+        const how = second === VALID_VALUE[param] ? 'the same value' : 'two values';
+        if (ex.status !== 400)
+          throw new Violation(
+            `${describe(ex)} answered ${ex.status} for ${param} sent twice with ${how}; expected 400 naming '${param}' (a repeated parameter is a bad request, neither the first nor the last one wins)`,
+            { kind: 'status', exchange: ex, expected: 400, actual: ex.status },
+          );
+        expectError(ex, 400, [param]);
+      });
     },
   }),
 ];
