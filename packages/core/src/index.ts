@@ -53,9 +53,18 @@ export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,
   CANONICAL_SEED,
+  generateDataset,
+} from './dataset/generate.ts';
+export {
+  AGENTS,
+  type Agent,
+  type GeoLocation,
+  LOCATIONS,
+  PROXY_LOCATION,
+} from './dataset/locations.ts';
+export {
   expectedEvents,
   type GenerateOptions,
-  generateDataset,
   MAX_CLICKS_PER_RECIPIENT,
   MAX_EVENT_DELAY_DAYS,
   MAX_OPENS_PER_RECIPIENT,
@@ -65,14 +74,7 @@ export {
   Scale,
   type ScaleName,
   scaleForEvents,
-} from './dataset/generate.ts';
-export {
-  AGENTS,
-  type Agent,
-  type GeoLocation,
-  LOCATIONS,
-  PROXY_LOCATION,
-} from './dataset/locations.ts';
+} from './dataset/scales.ts';
 export {
   Dataset,
   DatasetCredential,

@@ -1,4 +1,4 @@
-import { MAX_EVENT_DELAY_DAYS } from '../src/dataset/generate.ts';
+import { MAX_EVENT_DELAY_DAYS } from '../src/dataset/scales.ts';
 import { type Dataset, normaliseEmail } from '../src/dataset/schema.ts';
 import { DAY_MS } from '../src/values.ts';
 

@@ -1,19 +1,18 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { validateDataset } from '../src/aggregate/validate.ts';
+import { CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
+import { LOCATIONS } from '../src/dataset/locations.ts';
+import { Prng } from '../src/dataset/prng.ts';
 import {
-  CANONICAL_SEED,
   expectedEvents,
   formatEpochSeconds,
-  generateDataset,
   MAX_CLICKS_PER_RECIPIENT,
   MAX_OPENS_PER_RECIPIENT,
   SCALES,
   type Scale,
   scaleForEvents,
-} from '../src/dataset/generate.ts';
-import { LOCATIONS } from '../src/dataset/locations.ts';
-import { Prng } from '../src/dataset/prng.ts';
+} from '../src/dataset/scales.ts';
 import { Dataset, type DatasetEvent, normaliseEmail } from '../src/dataset/schema.ts';
 import { formatTimestamp, utcDay } from '../src/values.ts';
 import { generatorProblems } from './dataset-checks.ts';

@@ -319,18 +319,3 @@ export function generateDataset(options: GenerateOptions): Dataset {
 export const CANONICAL_SEED = 20_240_305;
 /** The scale of the committed canonical dataset: 2 teams of 6 members, 300 tags. */
 export const CANONICAL_SCALE: ScaleName = 'small';
-
-export {
-  expectedEvents,
-  formatEpochSeconds,
-  type GenerateOptions,
-  MAX_CLICKS_PER_RECIPIENT,
-  MAX_EVENT_DELAY_DAYS,
-  MAX_OPENS_PER_RECIPIENT,
-  resolveScale,
-  SCALE_NAMES,
-  SCALES,
-  Scale,
-  type ScaleName,
-  scaleForEvents,
-} from './scales.ts';
