@@ -1,86 +1,13 @@
-import type { Clock } from './types.ts';
-
 /**
- * Pacing and waiting (decisions §6): the clock, the pacer that spaces requests out, an
- * abortable sleep and the delay a 429 asks for. Pure web-platform code.
+ * Pacing and waiting (decisions §6). The clock, the pacer, the abortable sleep and the delay
+ * a 429 asks for are core's transport steps (`@tagtrack/core` `transport/pace.ts`), shared with
+ * the conformance suite; this module adds the client's default rate.
  */
-
-/** The real clock: `Date.now()` and `setTimeout`. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+export { Pacer, retryDelayMs, sleep, systemClock } from '@tagtrack/core';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** Default pacing for a base URL (decisions §6): 1 request/s, none on loopback hosts. */
 export function defaultRateLimit(baseUrl: string): number {
   return LOOPBACK_HOSTS.has(new URL(baseUrl).hostname) ? 0 : 1;
-}
-
-/**
- * Resolves after `ms` on `clock`, or rejects with `onAbort()` as soon as `signal` aborts
- * (at once when it already has).
- */
-export function sleep(
-  clock: Clock,
-  ms: number,
-  signal: AbortSignal | undefined,
-  onAbort: () => Error,
-): Promise<void> {
-  if (signal === undefined) return clock.sleep(ms);
-  if (signal.aborted) return Promise.reject(onAbort());
-  return new Promise<void>((resolve, reject) => {
-    const abort = () => reject(onAbort());
-    signal.addEventListener('abort', abort, { once: true });
-    clock.sleep(ms).then(
-      () => {
-        signal.removeEventListener('abort', abort);
-        resolve();
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(e);
-      },
-    );
-  });
-}
-
-/** Reserves request slots at a fixed interval; concurrent callers queue in call order. */
-export class Pacer {
-  #nextAt = Number.NEGATIVE_INFINITY;
-  constructor(
-    /** Milliseconds between two requests; 0: no pacing. */
-    readonly intervalMs: number,
-    readonly clock: Clock,
-  ) {}
-  /** Waits until this request may go out (rejects with `onAbort()` when `signal` aborts). */
-  async acquire(signal: AbortSignal | undefined, onAbort: () => Error): Promise<void> {
-    const now = this.clock.now();
-    const at = Math.max(now, this.#nextAt);
-    if (this.intervalMs > 0) this.#nextAt = at + this.intervalMs;
-    if (at > now) await sleep(this.clock, at - now, signal, onAbort);
-  }
-  /** Holds every request back until `at` (after a 429). */
-  holdUntil(at: number): void {
-    this.#nextAt = Math.max(this.#nextAt, at);
-  }
-}
-
-/**
- * How long to wait after a 429, in ms (decisions §6): `Retry-After` (seconds or an HTTP
- * date), else `X-Rate-Limit-Reset` (epoch seconds), else `fallbackMs`. Never negative.
- */
-export function retryDelayMs(headers: Headers, nowMs: number, fallbackMs: number): number {
-  const retryAfter = headers.get('retry-after')?.trim();
-  if (retryAfter !== undefined && retryAfter !== '') {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Number(retryAfter) * 1000;
-    const at = Date.parse(retryAfter);
-    if (!Number.isNaN(at)) return Math.max(0, at - Date.now());
-  }
-  const reset = headers.get('x-rate-limit-reset')?.trim();
-  if (reset !== undefined && /^\d+(\.\d+)?$/.test(reset)) {
-    return Math.max(0, Number(reset) * 1000 - nowMs);
-  }
-  return fallbackMs;
 }

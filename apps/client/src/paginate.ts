@@ -1,4 +1,4 @@
-import type { Paging } from '@tagtrack/core';
+import { type PageReading, type Paging, type WalkViolation, walkCursor } from '@tagtrack/core';
 import { PaginationError, ResponseValidationError } from './errors.ts';
 
 /** One page of a list endpoint: the records and the `paging` object of decisions §3. */
@@ -26,7 +26,8 @@ export interface PaginateOptions {
 
 /**
  * Walks a cursor-paginated list page by page (decisions §3 and its Revision 2), holding one
- * page in memory at a time, in either paging end of the profile:
+ * page in memory at a time, in either paging end of the profile. The loop and its guards are
+ * core's `walkCursor` (shared with the conformance suite); this maps its violations:
  * - it ends after a page with `paging.cursors.next >= paging.cursors.total` (that page is
  *   yielded), so neither the 204 of `no-content` nor the `data: []` of `empty-page` past the
  *   end is requested by a walk from a cursor inside the list; on a conforming server this is
@@ -45,43 +46,53 @@ export async function* paginatePages<T>(
   fetchPage: FetchPage<T>,
   options: PaginateOptions = {},
 ): AsyncGenerator<ListPage<T>, void, undefined> {
-  let cursor = options.cursor ?? 0;
-  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
-  let total: number | undefined;
-  for (let fetched = 0; ; fetched++) {
-    if (fetched >= maxPages) {
-      throw new PaginationError('page_cap', cursor, 0, cursor, total ?? cursor, { maxPages });
-    }
-    const page = await fetchPage(cursor);
-    if (page.data.length === 0) return;
-    const cursors = page.paging?.cursors;
-    if (
-      cursors === undefined ||
-      typeof cursors.next !== 'number' ||
-      typeof cursors.total !== 'number'
-    ) {
-      throw new ResponseValidationError(
-        'paging.cursors',
-        'paging.cursors with numeric next and total is required to follow pages (decisions §3)',
-        `cursor=${cursor}`,
-      );
-    }
-    const { next } = cursors;
-    if (total !== undefined && cursors.total !== total) {
-      throw new PaginationError('total_changed', cursor, page.data.length, next, cursors.total, {
-        previousTotal: total,
+  const steps = walkCursor(async (cursor) => readListPage(await fetchPage(cursor), cursor), {
+    cursor: options.cursor ?? 0,
+    maxPages: options.maxPages ?? DEFAULT_MAX_PAGES,
+    contiguous: true,
+  });
+  for await (const step of steps) {
+    if (step.kind === 'violation') throw paginationErrorOf(step.violation);
+    if (step.kind === 'page') yield step.page;
+  }
+}
+
+/**
+ * A fetched page as the shared walker reads it: a page without records ends the list; any
+ * other needs numeric `paging.cursors` (else {@link ResponseValidationError}).
+ */
+function readListPage<T>(page: ListPage<T>, cursor: number): PageReading<ListPage<T>> {
+  if (page.data.length === 0) return { end: true, page };
+  const cursors = page.paging?.cursors;
+  if (
+    cursors === undefined ||
+    typeof cursors.next !== 'number' ||
+    typeof cursors.total !== 'number'
+  ) {
+    throw new ResponseValidationError(
+      'paging.cursors',
+      'paging.cursors with numeric next and total is required to follow pages (decisions §3)',
+      `cursor=${cursor}`,
+    );
+  }
+  return { end: false, page, count: page.data.length, next: cursors.next, total: cursors.total };
+}
+
+/** The client's {@link PaginationError} for a guard failure of the shared walker. */
+function paginationErrorOf(v: WalkViolation): PaginationError {
+  switch (v.law) {
+    case 'page-cap':
+      return new PaginationError('page_cap', v.cursor, 0, v.cursor, v.total ?? v.cursor, {
+        maxPages: v.maxPages,
       });
-    }
-    total = cursors.total;
-    yield page;
-    if (next >= total) return;
-    if (next <= cursor) {
-      throw new PaginationError('stalled', cursor, page.data.length, next, total);
-    }
-    if (next !== cursor + page.data.length) {
-      throw new PaginationError('inconsistent', cursor, page.data.length, next, total);
-    }
-    cursor = next;
+    case 'total-stable':
+      return new PaginationError('total_changed', v.cursor, v.count, v.next, v.total, {
+        previousTotal: v.previousTotal,
+      });
+    case 'cursor-advances':
+      return new PaginationError('stalled', v.cursor, v.count, v.next, v.total);
+    case 'cursor-contiguous':
+      return new PaginationError('inconsistent', v.cursor, v.count, v.next, v.total);
   }
 }
 

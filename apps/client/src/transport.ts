@@ -1,11 +1,12 @@
-import { authorizationHeader, buildQueryString } from '@tagtrack/core';
+import { hmacAuthorizer, signRequest } from '@tagtrack/core';
 import { AbortError, InvalidArgumentError, NetworkError, TimeoutError } from './errors.ts';
 import { defaultRateLimit, Pacer, retryDelayMs, sleep, systemClock } from './pacing.ts';
 import type { BaseCallOptions, ClientOptions, Clock, RawResponse } from './types.ts';
 
 /**
  * The transport: one signed, paced, retried HTTP request (decisions §1 signing, §6 pacing and
- * 429). Knows nothing of endpoints; the runtime (`call.ts`) builds on it.
+ * 429), composed of core's transport steps (`signRequest`, `Pacer`, shared with the suite)
+ * plus the client's retries. Knows nothing of endpoints; the runtime (`call.ts`) builds on it.
  */
 
 /** Options of one {@link Transport.send}. */
@@ -58,6 +59,7 @@ export function createTransport(options: ClientOptions): Transport {
   const rate = options.rateLimit ?? defaultRateLimit(baseUrl);
   const rateLimit = rate > 0 && Number.isFinite(rate) ? rate : 0;
   const pacer = new Pacer(rateLimit > 0 ? 1000 / rateLimit : 0, clock);
+  const authorize = hmacAuthorizer(options.authId, options.accessKey);
   const maxRateLimited = options.retries?.rateLimited ?? 3;
   const maxNetwork = options.retries?.network ?? 2;
   const backoffMs = options.retries?.backoffMs ?? 250;
@@ -96,14 +98,10 @@ export function createTransport(options: ClientOptions): Transport {
     pairs: Iterable<readonly [string, string]>,
     opts: SendOptions,
   ): Promise<RawResponse> {
-    // Sign exactly the query string that goes out: fetch parses the URL (WHATWG), which
-    // percent-encodes what encodeURIComponent leaves alone in a query (e.g. `'`), so the
-    // signed string is the parsed URL's query, not the built one (decisions §1).
-    const built = buildQueryString(pairs);
-    const target = new URL(`${baseUrl}${path}${built === '' ? '' : `?${built}`}`);
-    const qs = target.search.replace(/^\?/, '');
-    const url = target.href;
-    const headers = { authorization: authorizationHeader(options.authId, options.accessKey, qs) };
+    // signs exactly the query string that goes out (the parsed URL's, decisions §1)
+    const signed = signRequest({ baseUrl, path, query: pairs }, authorize);
+    const url = signed.href;
+    const headers = { authorization: signed.authorization ?? '' };
     const onAbort = () => new AbortError(url, opts.method, opts.signal?.reason);
     let rateLimitedRetries = 0;
     let networkRetries = 0;
