@@ -32,7 +32,7 @@ const DUMMY_ACCESS_KEY = 'tagtrack-dummy-access-key-for-unknown-auth-ids';
  * {@link BAD_CREDENTIALS_MESSAGE}; a missing or malformed header throws core's own message.
  *
  * Auth-layer faults: `signature-not-checked`, `unknown-auth-id-message`, `plus-not-space`,
- * `hex-case-sensitive`, `next-not-signed`.
+ * `hex-case-sensitive`, `next-not-signed`, `auth-unpadded-accepted`.
  */
 export function authenticate(
   store: Store,
@@ -40,7 +40,9 @@ export function authenticate(
   authorization: string | undefined,
   rawQuery: string,
 ): Authenticated {
-  const auth = parseAuthorization(authorization);
+  const auth = parseAuthorization(
+    faults.has('auth-unpadded-accepted') ? padBase64(authorization) : authorization,
+  );
   if (faults.has('hex-case-sensitive') && /[A-F]/.test(signatureAsSent(authorization))) {
     // bug: the signature is compared as a string, and the server's hex is lowercase
     throw new AuthError('bad_signature', BAD_CREDENTIALS_MESSAGE);
@@ -106,4 +108,14 @@ function decodedWithoutPlus(rawQuery: string): string[] {
 function signatureAsSent(authorization: string | undefined): string {
   const decoded = atob((authorization ?? '').trim());
   return decoded.slice(decoded.indexOf(':') + 1);
+}
+
+/** Fault `auth-unpadded-accepted`: base64 without its `=` padding is padded before decoding. */
+function padBase64(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const value = authorization.trim();
+  // bug: a lenient decoder, as atob is, accepts the missing padding
+  return /^[A-Za-z0-9+/]+$/.test(value)
+    ? value.padEnd(Math.ceil(value.length / 4) * 4, '=')
+    : value;
 }

@@ -351,6 +351,13 @@ export const FAULTS = [
       'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (decisions §4 Revision 2)',
     detectedBy: ['INPUT-400-REPEATED-PARAM'],
   },
+  {
+    name: 'auth-unpadded-accepted',
+    area: 'auth',
+    description:
+      'an Authorization value in base64 without its = padding is accepted (decisions §1 Revision 2: strict base64)',
+    detectedBy: ['AUTH-HEADER-FORMS'],
+  },
 ] as const satisfies readonly FaultInfo[];
 
 /** One injectable fault's name. */

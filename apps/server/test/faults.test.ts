@@ -57,6 +57,11 @@ const otherTeamMember = ds.teams[1]!.members[0]!.memberID;
 const group = ds.teams[0]!.groups[0]!;
 const upperHex = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey).toUpperCase()}`);
 const PUBLIC = 'http://public.example';
+/** The team 1 admin's header without its base64 padding (its authId makes one necessary). */
+const unpadded = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey)}`).replace(
+  /=+$/,
+  '',
+);
 
 /** One response as the probes see it. */
 interface Observed {
@@ -274,6 +279,10 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams', 'type=user&type=admin']],
     faulty: ([o]) => expect(o!.status).toBe(200),
   },
+  'auth-unpadded-accepted': {
+    requests: [['/teams', '', { as: null, headers: { Authorization: unpadded } }]],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
 };
 
 async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
@@ -292,7 +301,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(45);
+    expect(FAULT_NAMES).toHaveLength(46);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

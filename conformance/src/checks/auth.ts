@@ -402,4 +402,58 @@ export const checks: readonly Check[] = [
       );
     },
   }),
+  defineCheck({
+    id: 'AUTH-HEADER-FORMS',
+    title:
+      'the Authorization value is strict base64: the header of a valid signature without its = padding answers 401, with it 200',
+    clause:
+      'decisions §1 Revision 2 (base64 is strict, padding required; surrounding whitespace and the header name case are free to the client)',
+    endpoints: ['teams.list', 'teams.tags'],
+    skipIf: hmacOnly,
+    async run(ctx) {
+      // Surrounding whitespace and the header name case cannot be sent: fetch's Headers strips
+      // leading and trailing whitespace from every value, and the suite's client sends header
+      // names in lower case (a server reads them case-insensitively in any HTTP library).
+      const padded = ctx.credentials.filter((c) =>
+        b64(`${c.authId}:${'0'.repeat(40)}`).endsWith('='),
+      );
+      if (padded.length === 0)
+        return ctx.skip(
+          'no credential has an authId whose base64 header needs = padding (the length of authId:signature is a multiple of 3)',
+        );
+      const requests: { endpoint: EndpointId; query: Pair[] }[] = [
+        { endpoint: 'teams.list', query: [] },
+        { endpoint: 'teams.tags', query: [['isOpened', 'true']] },
+      ];
+      await ctx.each(
+        padded.flatMap((c) => requests.map((r) => ({ c, r }))),
+        async ({ c, r }) => {
+          const header = b64(`${c.authId}:${signQuery(buildQueryString(r.query), c.accessKey)}`);
+          const unpadded = header.replace(/=+$/, '');
+          const ok = await ctx.call(r.endpoint, {
+            query: r.query,
+            credential: null,
+            headers: { authorization: header },
+          });
+          if (ok.status === 401)
+            throw new Violation(
+              `${describe(ok)} with the padded header of ${c.label} answered 401, so the unpadded form cannot be judged`,
+              { kind: 'status', exchange: ok },
+            );
+          const ex = await ctx.call(r.endpoint, {
+            query: r.query,
+            credential: null,
+            headers: { authorization: unpadded },
+          });
+          if (ex.status !== 401)
+            throw new Violation(
+              `${describe(ex)} with the header of ${c.label} without its base64 padding (${JSON.stringify(unpadded.slice(-8))} instead of ${JSON.stringify(header.slice(-8))}) answered ${ex.status}; expected 401 (base64 is strict)`,
+              { kind: 'status', exchange: ex, expected: 401, actual: ex.status },
+            );
+          expectError(ex, 401);
+        },
+        { note: ({ c }) => ` (credential ${c.label})` },
+      );
+    },
+  }),
 ];
