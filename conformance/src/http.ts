@@ -1,4 +1,10 @@
-import { authorizationHeader, buildQueryString } from '@tagtrack/core';
+import {
+  authorizationHeader,
+  type Clock,
+  monotonicClock,
+  Pacer,
+  signRequest,
+} from '@tagtrack/core';
 import type { Profile } from './profile.ts';
 
 /** A credential the suite signs requests with (decisions §1). */
@@ -70,13 +76,16 @@ export interface HttpClientOptions {
   readonly timeoutMs: number;
   /** Requests per second to pace to; `undefined` for no pacing. */
   readonly ratePerSecond?: number | undefined;
+  /** Clock of the pacing; default `performance.now()` and `setTimeout` (tests pass a fake). */
+  readonly clock?: Clock | undefined;
   /** Called after every exchange sent over the wire (not cache hits). */
   readonly onExchange?: ((exchange: Exchange) => void) | undefined;
 }
 
 /**
- * The suite's only way to talk to an implementation: signs requests (decisions §1), paces
- * them to a rate, applies a timeout, caches identical GET/HEAD requests within a run (the
+ * The suite's only way to talk to an implementation: signs requests (decisions §1) and paces
+ * them to a rate with core's transport steps (`signRequest`, `Pacer`, shared with the client),
+ * applies a timeout, caches identical GET/HEAD requests within a run (the
  * relation checks reuse responses), and records every exchange for the report.
  */
 export class HttpClient {
@@ -86,11 +95,12 @@ export class HttpClient {
   cacheHits = 0;
   private readonly cache = new Map<string, Promise<Exchange>>();
   private readonly fetchFn: FetchLike;
-  private nextSlot = 0;
+  private readonly pacer: Pacer;
 
   constructor(private readonly options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchFn = options.fetch ?? ((r) => fetch(r));
+    this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
   }
 
   /** The Authorization header value for `credential` over `queryString` (no leading `?`). */
@@ -103,14 +113,15 @@ export class HttpClient {
   /** Sends (or reuses) a request; resolves its {@link Exchange}. Throws {@link ConnectionError}. */
   request(spec: RequestSpec): Promise<Exchange> {
     const method = spec.method ?? 'GET';
-    // Sign exactly the query string the URL serializer will send (it percent-encodes a few
-    // characters encodeURIComponent leaves alone, such as an apostrophe).
-    const built = spec.rawQuery ?? buildQueryString(spec.query ?? []);
-    const parsed = new URL(`${this.baseUrl}${spec.path}${built === '' ? '' : `?${built}`}`);
-    const qs = parsed.search.slice(1);
-    const target = `${spec.path}${qs === '' ? '' : `?${qs}`}`;
+    // signs exactly the query string the URL serializer will send (core's signRequest; a
+    // `rawQuery` goes out and is signed verbatim)
+    const credential = spec.credential;
+    const { target, authorization } = signRequest(
+      { baseUrl: this.baseUrl, path: spec.path, query: spec.query, rawQuery: spec.rawQuery },
+      credential === null ? null : (qs) => this.authorization(credential, qs),
+    );
     const headers: Record<string, string> = {};
-    if (spec.credential !== null) headers.authorization = this.authorization(spec.credential, qs);
+    if (authorization !== undefined) headers.authorization = authorization;
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
     const cacheable = (spec.cache ?? true) && (method === 'GET' || method === 'HEAD');
     const key = `${method} ${target} ${headers.authorization ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
@@ -149,13 +160,7 @@ export class HttpClient {
   }
 
   private async pace(unpaced: boolean | undefined): Promise<void> {
-    const rate = this.options.ratePerSecond;
-    if (rate === undefined || rate <= 0 || unpaced) return;
-    const interval = 1000 / rate;
-    const now = performance.now();
-    const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + interval;
-    if (slot > now) await new Promise((r) => setTimeout(r, slot - now));
+    if (!unpaced) await this.pacer.acquire();
   }
 
   private async send(
