@@ -358,6 +358,13 @@ export const FAULTS = [
       'an Authorization value in base64 without its = padding is accepted (decisions §1 Revision 2: strict base64)',
     detectedBy: ['AUTH-HEADER-FORMS'],
   },
+  {
+    name: 'params-before-auth',
+    area: 'auth',
+    description:
+      'query parameters are validated before the credentials: a bad parameter without valid credentials answers 400, not 401 (decisions §3 Revision 2, order of checks)',
+    detectedBy: ['INPUT-ORDER-OF-CHECKS'],
+  },
 ] as const satisfies readonly FaultInfo[];
 
 /** One injectable fault's name. */

@@ -283,6 +283,10 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams', '', { as: null, headers: { Authorization: unpadded } }]],
     faulty: ([o]) => expect(o!.status).toBe(200),
   },
+  'params-before-auth': {
+    requests: [['/teams/tags', 'isOpened=maybe', { as: null }]],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
 };
 
 async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
@@ -301,7 +305,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(46);
+    expect(FAULT_NAMES).toHaveLength(47);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

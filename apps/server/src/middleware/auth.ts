@@ -1,15 +1,16 @@
-import { AuthError } from '@tagtrack/core';
+import { AuthError, QueryParamError } from '@tagtrack/core';
 import { type Authenticated, authenticate } from '../auth.ts';
 import { LruCache } from '../cache.ts';
 import type { FaultSet } from '../faults.ts';
 import type { Renderer } from '../render.ts';
+import { parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Middleware, respond } from './context.ts';
 
 /**
  * Step 3 of the order of checks (decisions §1): {@link authenticate} the `Authorization`
  * header against the raw query string; failure answers 401. Sets `caller` and `authId`.
- * The auth faults live in `authenticate`.
+ * The auth faults live in `authenticate`; fault `params-before-auth` validates the query first.
  *
  * A verified (Authorization, query string) pair stays valid: HMAC is deterministic and
  * credentials never change after start-up. Remembering it (at most 16,384 pairs, 16 MiB of
@@ -21,6 +22,16 @@ export function auth(store: Store, faults: FaultSet, renderer: Renderer): Middle
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     const { rawQuery } = c.get('target');
+    if (faults.has('params-before-auth')) {
+      // bug: the query is validated before the credentials, so a caller without valid
+      // credentials learns which parameters an endpoint takes
+      try {
+        parseRequestQuery(c.get('match').endpoint, queryEntries(rawQuery), faults);
+      } catch (e) {
+        if (e instanceof QueryParamError) return respond(c, renderer.error(400, e.message));
+        throw e;
+      }
+    }
     const key = `${authorization}\u0000${rawQuery}`;
     let found = authorization === undefined ? undefined : verified.get(key);
     if (!found) {
