@@ -365,6 +365,13 @@ export const FAULTS = [
       'query parameters are validated before the credentials: a bad parameter without valid credentials answers 400, not 401 (decisions §3 Revision 2, order of checks)',
     detectedBy: ['INPUT-ORDER-OF-CHECKS'],
   },
+  {
+    name: 'paging-url-from-host',
+    area: 'paging',
+    description:
+      'nextURL, previousURL and Link are built on the request’s X-Forwarded-Host or Host header instead of the configured public URL (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-URLS-PUBLIC-BASE'],
+  },
 ] as const satisfies readonly FaultInfo[];
 
 /** One injectable fault's name. */

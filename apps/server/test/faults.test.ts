@@ -287,6 +287,10 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams/tags', 'isOpened=maybe', { as: null }]],
     faulty: ([o]) => expect(o!.status).toBe(400),
   },
+  'paging-url-from-host': {
+    requests: [['/teams', '', { headers: { Host: 'forged.invalid' } }]],
+    faulty: ([o]) => expect(json(o!).paging.nextURL).toMatch(/^http:\/\/forged\.invalid\/teams\?/),
+  },
 };
 
 async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]> {
@@ -305,7 +309,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(47);
+    expect(FAULT_NAMES).toHaveLength(48);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

@@ -26,7 +26,7 @@ export interface AnswerDeps {
  * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
  * The parameter faults live in `parseRequestQuery`, the paging faults in `listPage`, the
- * store faults in the store, the render faults in the renderer.
+ * store faults in the store, the render faults in the renderer; `paging-url-from-host` here.
  */
 export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
   const { store, renderer, faults, pageSize, pagingEnd } = deps;
@@ -61,7 +61,9 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
             cursor: query.cursor,
             pageSize,
             pagingEnd,
-            publicUrl: deps.publicUrl(),
+            publicUrl: faults.has('paging-url-from-host')
+              ? (hostBase(c) ?? deps.publicUrl())
+              : deps.publicUrl(),
             target,
             rtn: query.rtn,
             method,
@@ -87,4 +89,16 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
     c.set('rendered', rendered);
     return respond(c, rendered);
   };
+}
+
+/**
+ * Fault `paging-url-from-host`: the base URL of the paging URLs read from the request's
+ * `X-Forwarded-Host` (and `X-Forwarded-Proto`) or `Host` header, as a server behind a proxy
+ * might; `undefined` without either header.
+ */
+function hostBase(c: Context<Env>): string | undefined {
+  // bug: the request's headers name the base URL instead of the configured public URL
+  const host = c.req.header('x-forwarded-host') ?? c.req.header('host');
+  if (host === undefined || host === '') return undefined;
+  return `${c.req.header('x-forwarded-proto') ?? 'http'}://${host}`;
 }

@@ -197,4 +197,60 @@ export const checks: readonly Check[] = [
       if (compared === 0) ctx.skip('no endpoint could be sampled');
     },
   }),
+  defineCheck({
+    id: 'PAGE-URLS-PUBLIC-BASE',
+    title:
+      'nextURL, previousURL and the Link targets stay on the base URL when the request carries a forged Host, X-Forwarded-Host or Forwarded header',
+    clause:
+      'decisions §3 Revision 2 (paging URLs on the public base URL, configured, never taken from the request’s Host)',
+    endpoints: PAGED,
+    async run(ctx) {
+      // In memory the Host header reaches the server as sent; over a socket fetch sends the
+      // connection's own Host instead, and only the X-Forwarded-* and Forwarded headers go.
+      const forged = {
+        host: 'forged.invalid',
+        'x-forwarded-host': 'forged.invalid',
+        'x-forwarded-proto': 'https',
+        forwarded: 'for=192.0.2.1;host=forged.invalid;proto=https',
+      };
+      const ps = ctx.profile.pageSize;
+      let compared = 0;
+      const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 4);
+      await ctx.each(
+        lists.flatMap((l) => [...new Set([Math.min(1, l.total), 0])].map((c) => ({ l, c }))),
+        async ({ l, c }) => {
+          // `next` (ignored) makes the request one the implementation has not answered yet
+          const sent: Pairs = [
+            ...((l.call.query ?? []) as Pairs),
+            ['next', 'forged-host'],
+            ['cursor', String(c)],
+          ];
+          const ex = await ctx.call(l.endpoint, { ...l.call, query: sent, headers: forged });
+          const target = ex.target.split('?')[0]!;
+          const urls: [string, string, number][] = [];
+          const links = linksOf(ex.responseHeaders.link);
+          if (links.next !== undefined)
+            urls.push(['Link rel="next"', links.next, Math.min(c + ps, l.total)]);
+          if (links.prev !== undefined)
+            urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
+          if (ex.status === 200) {
+            const p = ctx.page(l.endpoint, ex).paging;
+            if (p?.nextURL) urls.push(['nextURL', p.nextURL, p.cursors.next]);
+            if (p?.previousURL) urls.push(['previousURL', p.previousURL, p.cursors.previous]);
+          }
+          for (const [what, url, at] of urls) {
+            compared++;
+            const problem = pagingUrlProblem(url, ctx.http.baseUrl, target, sent, at);
+            ensure(
+              problem === undefined,
+              () =>
+                `${describe(ex)} with a forged Host, X-Forwarded-Host and Forwarded (forged.invalid): ${what} ${problem}`,
+              { kind: 'url', exchange: ex },
+            );
+          }
+        },
+      );
+      if (compared === 0) ctx.skip('no response carried a paging URL');
+    },
+  }),
 ];
