@@ -1,8 +1,21 @@
+import {
+  type CountedRecord,
+  type DailyCounts,
+  dailyAtMostUnique,
+  dailySumAtLeastUnique,
+  dailyZeroBeforeSend,
+  deviceAtMostTotal,
+  type Law,
+  type StatsSummary,
+  uniqueAtMostRecipients,
+  uniqueAtMostTotal,
+  uniqueZeroIffTotalZero,
+} from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import type { CheckContext } from './context.ts';
 import { type Check, defineCheck, type RequirementId } from './define.ts';
 import { Violation } from './failure.ts';
-import { addDays, type ContactRecord, dayOf, recipientEmails, type TagRecord } from './sample.ts';
+import { addDays, type ContactRecord, dayOf, type TagRecord } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `agg`). */
 export const prefix = 'AGG';
@@ -10,26 +23,17 @@ export const prefix = 'AGG';
 /** Counter records on live responses: every visible tag, contact, and stats record. */
 async function counterRecords(
   ctx: CheckContext,
-): Promise<{ label: string; stats: Record<string, number>; exchange: Exchange | undefined }[]> {
-  const out: { label: string; stats: Record<string, number>; exchange: Exchange | undefined }[] =
-    [];
+): Promise<{ record: CountedRecord; exchange: Exchange | undefined }[]> {
+  const out: { record: CountedRecord; exchange: Exchange | undefined }[] = [];
   const tags = await ctx.walk('teams.tags');
-  for (const t of tags.records as TagRecord[]) {
-    out.push({ label: `tag ${t.tagID}`, stats: t.stats, exchange: tags.pages[0] });
-  }
+  for (const record of tags.records as TagRecord[]) out.push({ record, exchange: tags.pages[0] });
   const contacts = await ctx.walk('contacts.list');
-  for (const c of contacts.records as ContactRecord[]) {
-    out.push({ label: `contact ${c.contactID}`, stats: c.stats, exchange: contacts.pages[0] });
-  }
+  for (const record of contacts.records as ContactRecord[])
+    out.push({ record, exchange: contacts.pages[0] });
   for (const aggregate of ['false', 'true']) {
     const stats = await ctx.walk('stats.team', { query: [['aggregateData', aggregate]] });
-    for (const s of stats.records as Record<string, number>[]) {
-      out.push({
-        label: `team stats record${s.date === undefined ? ' (aggregated)' : ` of ${s.date}`}`,
-        stats: s,
-        exchange: stats.pages[0],
-      });
-    }
+    for (const record of stats.records as StatsSummary[])
+      out.push({ record, exchange: stats.pages[0] });
   }
   return out;
 }
@@ -37,12 +41,11 @@ async function counterRecords(
 /** Lists at most this many violations per law (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;
 
-/** A law over every counter record: `test` says what is wrong with one, in domain words. */
-function law(
-  id: RequirementId,
-  title: string,
-  test: (s: Record<string, number>, label: string) => string | undefined,
-): Check {
+/**
+ * Core's law `law` (its predicate, in domain words) over every counter record; the check
+ * keeps its own id (the law's), title and clause.
+ */
+function lawCheck(id: RequirementId, title: string, law: Law<CountedRecord>): Check {
   return defineCheck({
     id,
     title,
@@ -54,7 +57,7 @@ function law(
       await ctx.each(
         records,
         (r) => {
-          const problem = test(r.stats, r.label);
+          const problem = law.check(r.record);
           if (problem !== undefined)
             throw new Violation(problem, { kind: 'counter', exchange: r.exchange });
         },
@@ -96,32 +99,21 @@ async function daily(ctx: CheckContext, tagID: string, date: string) {
 
 /** Laws on live responses (decisions §9): counters that cannot contradict each other. */
 export const checks: readonly Check[] = [
-  law('AGG-UNIQUE-LE-TOTAL', 'unique opens/clicks never exceed total opens/clicks', (s, l) => {
-    if (s.uniqueOpens! > s.totalOpens!)
-      return `uniqueOpens ${s.uniqueOpens} > totalOpens ${s.totalOpens} for ${l}`;
-    if (s.uniqueClicks! > s.totalClicks!)
-      return `uniqueClicks ${s.uniqueClicks} > totalClicks ${s.totalClicks} for ${l}`;
-    return undefined;
-  }),
-  law(
+  lawCheck(
+    'AGG-UNIQUE-LE-TOTAL',
+    'unique opens/clicks never exceed total opens/clicks',
+    uniqueAtMostTotal,
+  ),
+  lawCheck(
     'AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO',
     'unique opens/clicks are 0 exactly when total opens/clicks are 0',
-    (s, l) => {
-      if ((s.uniqueOpens === 0) !== (s.totalOpens === 0))
-        return `uniqueOpens ${s.uniqueOpens} but totalOpens ${s.totalOpens} for ${l}`;
-      if ((s.uniqueClicks === 0) !== (s.totalClicks === 0))
-        return `uniqueClicks ${s.uniqueClicks} but totalClicks ${s.totalClicks} for ${l}`;
-      return undefined;
-    },
+    uniqueZeroIffTotalZero,
   ),
-  law('AGG-DEVICE-LE-TOTAL', 'desktop + mobile opens/clicks never exceed the totals', (s, l) => {
-    if (s.desktopOpens === undefined) return undefined; // stats records carry no device counters
-    if (s.desktopOpens + s.mobileOpens! > s.totalOpens!)
-      return `desktopOpens ${s.desktopOpens} + mobileOpens ${s.mobileOpens} > totalOpens ${s.totalOpens} for ${l}`;
-    if (s.desktopClicks! + s.mobileClicks! > s.totalClicks!)
-      return `desktopClicks ${s.desktopClicks} + mobileClicks ${s.mobileClicks} > totalClicks ${s.totalClicks} for ${l}`;
-    return undefined;
-  }),
+  lawCheck(
+    'AGG-DEVICE-LE-TOTAL',
+    'desktop + mobile opens/clicks never exceed the totals',
+    deviceAtMostTotal,
+  ),
   defineCheck({
     id: 'AGG-UNIQUE-LE-RECIPIENTS',
     title:
@@ -134,26 +126,15 @@ export const checks: readonly Check[] = [
       if (tags.records.length + contacts.records.length === 0)
         ctx.skip('no tag or contact is visible to the credential');
       const cases = [
-        ...(tags.records as TagRecord[]).flatMap((t) =>
-          ['uniqueOpens', 'uniqueClicks'].map((k) => () => {
-            const n = recipientEmails(t).length;
-            if (t.stats[k]! > n)
-              throw new Violation(`${k} ${t.stats[k]} > ${n} recipients for tag ${t.tagID}`, {
-                kind: 'counter',
-                exchange: tags.pages[0],
-              });
-          }),
-        ),
-        ...(contacts.records as ContactRecord[]).flatMap((c) =>
-          ['uniqueOpens', 'uniqueClicks'].map((k) => () => {
-            if (c.stats[k]! > c.stats.totalSent!)
-              throw new Violation(
-                `${k} ${c.stats[k]} > totalSent ${c.stats.totalSent} for contact ${c.contactID}`,
-                { kind: 'counter', exchange: contacts.pages[0] },
-              );
-          }),
-        ),
-      ];
+        ...(tags.records as TagRecord[]).map((record) => ({ record, exchange: tags.pages[0] })),
+        ...(contacts.records as ContactRecord[]).map((record) => ({
+          record,
+          exchange: contacts.pages[0],
+        })),
+      ].map(({ record, exchange }) => () => {
+        const problem = uniqueAtMostRecipients.check(record);
+        if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange });
+      });
       await ctx.each(cases, (judge) => judge(), { list: MAX_LISTED });
     },
   }),
@@ -168,16 +149,8 @@ export const checks: readonly Check[] = [
         for (const day of await eventDays(ctx, t.tagID)) {
           compared++;
           const d = await daily(ctx, t.tagID, day);
-          if (d.opens > t.stats.uniqueOpens!)
-            ctx.fail(
-              `daily opens ${d.opens} > uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID} on ${day}`,
-              { kind: 'counter', exchange: d.exchange },
-            );
-          if (d.clicks > t.stats.uniqueClicks!)
-            ctx.fail(
-              `daily clicks ${d.clicks} > uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID} on ${day}`,
-              { kind: 'counter', exchange: d.exchange },
-            );
+          const problem = dailyAtMostUnique.check({ tag: t, date: day, daily: d });
+          if (problem !== undefined) ctx.fail(problem, { kind: 'counter', exchange: d.exchange });
           ctx.stopAt(MAX_LISTED);
         }
       }
@@ -192,26 +165,15 @@ export const checks: readonly Check[] = [
     endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
     async run(ctx) {
       for (const t of await dailySubjects(ctx)) {
-        let opens = 0;
-        let clicks = 0;
         let last: Exchange | undefined;
-        const days = await eventDays(ctx, t.tagID);
-        for (const day of days) {
+        const series: { date: string; daily: DailyCounts }[] = [];
+        for (const day of await eventDays(ctx, t.tagID)) {
           const d = await daily(ctx, t.tagID, day);
-          opens += d.opens;
-          clicks += d.clicks;
+          series.push({ date: day, daily: d });
           last = d.exchange;
         }
-        if (opens < t.stats.uniqueOpens!)
-          ctx.fail(
-            `daily opens summed over ${days.length} event days = ${opens} < uniqueOpens ${t.stats.uniqueOpens} for tag ${t.tagID}`,
-            { kind: 'counter', exchange: last },
-          );
-        if (clicks < t.stats.uniqueClicks!)
-          ctx.fail(
-            `daily clicks summed over ${days.length} event days = ${clicks} < uniqueClicks ${t.stats.uniqueClicks} for tag ${t.tagID}`,
-            { kind: 'counter', exchange: last },
-          );
+        const problem = dailySumAtLeastUnique.check({ tag: t, days: series });
+        if (problem !== undefined) ctx.fail(problem, { kind: 'counter', exchange: last });
       }
     },
   }),
@@ -225,11 +187,8 @@ export const checks: readonly Check[] = [
         for (const back of [1, 30]) {
           const day = addDays(dayOf(t.dateSent), -back);
           const d = await daily(ctx, t.tagID, day);
-          if (d.opens !== 0 || d.clicks !== 0)
-            ctx.fail(
-              `daily opens ${d.opens}, clicks ${d.clicks} on ${day}, before tag ${t.tagID} was sent (${t.dateSent})`,
-              { kind: 'counter', exchange: d.exchange },
-            );
+          const problem = dailyZeroBeforeSend.check({ tag: t, date: day, daily: d });
+          if (problem !== undefined) ctx.fail(problem, { kind: 'counter', exchange: d.exchange });
         }
       }
     },

@@ -1,37 +1,20 @@
 import {
+  type Contact,
   DAY_MS,
   ENDPOINT_LIST,
   type EndpointId,
-  mergeAllStats,
-  normaliseEmail,
   type StatsSummary,
+  type Tag,
+  type TeamMember,
   utcDay,
 } from '@tagtrack/core';
 import { sameLeaf } from './compare.ts';
 import type { CheckContext, Discovery, EndpointCall } from './context.ts';
 
-/** Loose shapes of the records the checks read (validated by the envelope schemas first). */
-export interface TagRecord {
-  tagID: string;
-  subject: string;
-  dateSent: string;
-  recipients: { name: string; email: string }[];
-  stats: Record<string, number>;
-}
-export interface MemberRecord {
-  memberID: string;
-  accountType: string;
-  groupID?: string;
-  groupName?: string;
-  lastname: string;
-  firstname: string;
-}
-export interface ContactRecord {
-  contactID: string;
-  email: string;
-  dateLastSent: string;
-  stats: Record<string, number>;
-}
+/** The records the checks read: core's record types (the envelope schemas validate them first). */
+export type TagRecord = Tag;
+export type MemberRecord = TeamMember;
+export type ContactRecord = Contact;
 export interface EventRecord {
   tagID: string;
   device: string;
@@ -142,31 +125,12 @@ export function sendDays(tags: readonly TagRecord[]): string[] {
   return [...new Set(tags.map((t) => dayOf(t.dateSent)))].sort();
 }
 
-/** Whether `day` lies in the inclusive window (decisions §4). */
-export function inWindow(day: string, start?: string, end?: string): boolean {
-  return (start === undefined || day >= start) && (end === undefined || day <= end);
-}
-
 /** Window query pairs for optional bounds, in the order start, end. */
 export function windowQuery(start?: string, end?: string): [string, string][] {
   const q: [string, string][] = [];
   if (start !== undefined) q.push(['start', start]);
   if (end !== undefined) q.push(['end', end]);
   return q;
-}
-
-/** The stats summary of a set of tags (decisions §9): count, sums, latest dateSent. */
-export function statsOfTagRecords(tags: readonly TagRecord[]): StatsSummary {
-  return mergeAllStats(
-    tags.map((t) => ({
-      totalSent: 1,
-      totalOpens: t.stats.totalOpens ?? 0,
-      totalClicks: t.stats.totalClicks ?? 0,
-      uniqueOpens: t.stats.uniqueOpens ?? 0,
-      uniqueClicks: t.stats.uniqueClicks ?? 0,
-      dateLastSent: t.dateSent,
-    })),
-  );
 }
 
 /** Stats without the `date` field, with `dateLastSent` compared as an instant. */
@@ -186,11 +150,6 @@ export function statsKey(s: StatsSummary | Record<string, unknown>): string {
 export function showStats(s: StatsSummary | Record<string, unknown>): string {
   const r = s as StatsSummary;
   return `{totalSent ${r.totalSent}, totalOpens ${r.totalOpens}, uniqueOpens ${r.uniqueOpens}, totalClicks ${r.totalClicks}, uniqueClicks ${r.uniqueClicks}, dateLastSent ${r.dateLastSent}}`;
-}
-
-/** Normalised recipient emails of a tag, deduplicated and sorted. */
-export function recipientEmails(tag: TagRecord): string[] {
-  return [...new Set(tag.recipients.map((r) => normaliseEmail(r.email)))].sort();
 }
 
 /**

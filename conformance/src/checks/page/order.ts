@@ -1,4 +1,12 @@
-import { type EndpointId, endpointById } from '@tagtrack/core';
+import {
+  compareMembers,
+  compareStrings,
+  compareTags,
+  type EndpointId,
+  endpointById,
+  normaliseEmail,
+  parseTimestampMs,
+} from '@tagtrack/core';
 import { type Check, defineCheck } from '../define.ts';
 import { describe } from '../failure.ts';
 import { sampleCalls } from '../sample.ts';
@@ -50,45 +58,40 @@ export const checks: readonly Check[] = [
 
 type Rec = Record<string, unknown>;
 
-function compareBy<T>(...keys: ((r: T) => string)[]) {
-  return (a: T, b: T): number => {
-    for (const k of keys) {
-      const x = k(a);
-      const y = k(b);
-      if (x !== y) return x < y ? -1 : 1;
-    }
-    return 0;
-  };
-}
+/** A field of a record as a string ('' when absent; the envelope schemas checked the types). */
+const str = (r: Rec, f: string) => String(r[f] ?? '');
+/** Core's order of instants: epoch milliseconds of any RFC 3339 form. */
+const byInstant = (f: string) => (a: Rec, b: Rec) =>
+  parseTimestampMs(str(a, f)) - parseTimestampMs(str(b, f));
+const member = (r: Rec) => ({
+  lastname: str(r, 'lastname'),
+  firstname: str(r, 'firstname'),
+  memberID: str(r, 'memberID'),
+});
+const tag = (r: Rec) => ({ dateSent: str(r, 'dateSent'), tagID: str(r, 'tagID') });
 
-const str = (f: string) => (r: Rec) => String(r[f] ?? '');
-/** A timestamp as a sortable key: epoch milliseconds, zero-padded (instants, any form). */
-const time = (f: string) => (r: Rec) => String(Date.parse(String(r[f])) + 1e15).padStart(20, '0');
-/** A timestamp as a key that sorts newest first. */
-const newestFirst = (f: string) => (r: Rec) =>
-  String(9e15 - Date.parse(String(r[f]))).padStart(20, '0');
-
-/** The stable order of decisions §3 per endpoint (undefined: nothing to check). */
+/** The stable order of decisions §3 per endpoint, core's comparators (undefined: nothing to check). */
 function orderOf(endpoint: EndpointId): ((a: Rec, b: Rec) => number) | undefined {
   switch (endpoint) {
     case 'teams.list':
     case 'teams.group':
-      return compareBy(str('lastname'), str('firstname'), str('memberID'));
+      return (a, b) => compareMembers(member(a), member(b));
     case 'teams.tags':
     case 'teams.memberTags':
-      return compareBy(newestFirst('dateSent'), str('tagID'));
+      return (a, b) => compareTags(tag(a), tag(b));
     case 'contacts.list':
     case 'contacts.tag':
-      return compareBy((r) => String(r.email).trim().toLowerCase());
+      return (a, b) =>
+        compareStrings(normaliseEmail(str(a, 'email')), normaliseEmail(str(b, 'email')));
     case 'opens.tag':
-      return compareBy(time('openDate'));
+      return byInstant('openDate');
     case 'clicks.tag':
-      return compareBy(time('clickDate'));
+      return byInstant('clickDate');
     case 'stats.team':
     case 'stats.teamAlias':
     case 'stats.group':
     case 'stats.member':
-      return compareBy(str('date'));
+      return (a, b) => compareStrings(str(a, 'date'), str(b, 'date'));
     default:
       return undefined;
   }

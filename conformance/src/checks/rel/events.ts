@@ -1,16 +1,17 @@
-import { normaliseEmail } from '@tagtrack/core';
+import {
+  type ClickGroup,
+  dailyAreDistinctRecipients,
+  inDayWindow,
+  normaliseEmail,
+  type OpenGroup,
+  plainEvents,
+  uniqueOpensAreDistinctRecipients,
+} from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable, instantOf } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
-import {
-  dayOf,
-  type EventGroup,
-  firstDifference,
-  flattenEvents,
-  inWindow,
-  windowQuery,
-} from '../sample.ts';
+import { dayOf, type EventGroup, firstDifference, flattenEvents, windowQuery } from '../sample.ts';
 import { allTags, arbWindow } from './shared.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
@@ -41,44 +42,15 @@ export const checks: readonly Check[] = [
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
       const openGroups = (await ctx.walk('opens.list')).records as EventGroup[];
       const clickGroups = (await ctx.walk('clicks.list')).records as EventGroup[];
-      // every tag's counters against the events /opens and /clicks list for it
-      const cases = tags.flatMap((tag) =>
-        (['opens', 'clicks'] as const).map((kind) => ({ tag, kind })),
-      );
+      // every tag's counters against the events /opens and /clicks list for it (core's law)
+      const opens = plainEvents(openGroups as OpenGroup[]);
+      const clicks = plainEvents(clickGroups as ClickGroup[]);
+      const exchange = (await ctx.walk('opens.list')).pages[0];
       await ctx.each(
-        cases,
-        async ({ tag, kind }) => {
-          const Kind = kind === 'opens' ? 'Opens' : 'Clicks';
-          const groups = kind === 'opens' ? openGroups : clickGroups;
-          const events = groups.find((g) => g.tagID === tag.tagID)?.[kind] ?? [];
-          const expected: Record<string, number> = {
-            [`total${Kind}`]: events.length,
-            // a recipient is its normalised email (decisions §9; ids are checked elsewhere)
-            [`unique${Kind}`]: new Set(events.map((e) => normaliseEmail(e.recipient.email))).size,
-            [`desktop${Kind}`]: events.filter((e) => e.details.device === 'desktop').length,
-            [`mobile${Kind}`]: events.filter((e) =>
-              ['mobile', 'tablet'].includes(e.details.device!),
-            ).length,
-          };
-          const wrong = Object.entries(expected).find(([f, v]) => tag.stats[f] !== v);
-          if (wrong === undefined) return;
-          const [field, value] = wrong;
-          const what = field.startsWith('unique')
-            ? `${value} distinct recipients`
-            : field.startsWith('total')
-              ? `${value} events`
-              : field.startsWith('desktop')
-                ? `${value} desktop events`
-                : `${value} mobile or tablet events`;
-          throw new Violation(
-            `tag ${tag.tagID}: stats.${field} is ${tag.stats[field]}, but /${kind} lists ${what} for it`,
-            {
-              kind: 'counter',
-              exchange: (await ctx.walk(kind === 'opens' ? 'opens.list' : 'clicks.list')).pages[0],
-              expected: value,
-              actual: tag.stats[field],
-            },
-          );
+        tags,
+        (tag) => {
+          const problem = uniqueOpensAreDistinctRecipients.check({ tag, opens, clicks });
+          if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange });
         },
         { list: MAX_LISTED },
       );
@@ -124,29 +96,21 @@ export const checks: readonly Check[] = [
         for (const e of [...(g.opens ?? []), ...(g.clicks ?? [])])
           pairs.push([g.tagID, dayOf(e.details.openDate ?? e.details.clickDate!)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
+      const opens = plainEvents(openGroups as OpenGroup[]);
+      const clicks = plainEvents(clickGroups as ClickGroup[]);
       await ctx.property(fc.constantFrom(...pairs), async ([tagID, day]) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
         const { data } = ctx.envelope('tags.daily', ex) as {
           data: { opens: number; clicks: number };
         };
-        const distinct = (groups: EventGroup[], kind: 'opens' | 'clicks') =>
-          new Set(
-            (groups.find((g) => g.tagID === tagID)?.[kind] ?? [])
-              .filter((e) => dayOf(e.details.openDate ?? e.details.clickDate!) === day)
-              .map((e) => normaliseEmail(e.recipient.email)),
-          ).size;
-        const opens = distinct(openGroups, 'opens');
-        const clicks = distinct(clickGroups, 'clicks');
-        ensure(
-          data.opens === opens,
-          `daily opens ${data.opens} for tag ${tagID} on ${day}, but ${opens} distinct recipients opened it that day`,
-          { kind: 'counter', exchange: ex, expected: opens, actual: data.opens },
-        );
-        ensure(
-          data.clicks === clicks,
-          `daily clicks ${data.clicks} for tag ${tagID} on ${day}, but ${clicks} distinct recipients clicked it that day`,
-          { kind: 'counter', exchange: ex, expected: clicks, actual: data.clicks },
-        );
+        const problem = dailyAreDistinctRecipients.check({
+          tag: { tagID },
+          date: day,
+          daily: data,
+          opens,
+          clicks,
+        });
+        if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange: ex });
       });
     },
   }),
@@ -180,9 +144,7 @@ export const checks: readonly Check[] = [
           eventKey(e.tagID, e.recipient.email, e.details),
         );
         const expected = all[kind]
-          .filter((e) =>
-            inWindow(dayOf(e.details.openDate ?? e.details.clickDate!), window.start, window.end),
-          )
+          .filter((e) => inDayWindow(e.details.openDate ?? e.details.clickDate!, window))
           .map((e) => eventKey(e.tagID, e.recipient.email, e.details));
         const gotSet = new Set(got);
         const missing = expected.find((k) => !gotSet.has(k));

@@ -2,7 +2,7 @@ import type { EndpointId, StatsSummary } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
 import type { CheckContext, EndpointCall } from '../context.ts';
-import { describe, ensure } from '../failure.ts';
+import { describe, ensure, type FailureKind } from '../failure.ts';
 import {
   addDays,
   type MemberRecord,
@@ -75,6 +75,26 @@ export async function aggregated(
     { kind: w.records.length === 0 ? 'missing' : 'extra', exchange: ex },
   );
   return { record: w.records[0] as StatsSummary, exchange: ex };
+}
+
+/**
+ * Throws a Violation of `kind` with the violation core's law found (its domain words, after
+ * `context` when given), or returns when the law holds (`problem` undefined).
+ */
+export function obey(
+  problem: string | undefined,
+  kind: FailureKind,
+  exchange: Exchange | undefined,
+  context?: string,
+): void {
+  ensure(
+    problem === undefined,
+    () => (context === undefined ? problem! : `${context}: ${problem}`),
+    {
+      kind,
+      exchange,
+    },
+  );
 }
 
 /** Throws a Violation (kind `counter`) unless two stats summaries are equal; `what` says which. */

@@ -1,22 +1,25 @@
-import { type EndpointId, mergeAllStats, type StatsSummary } from '@tagtrack/core';
+import {
+  aggregatedIsMergeOfDays,
+  dailyStatsOfTags,
+  type EndpointId,
+  groupStatsAreMergeOfMemberStats,
+  rangeSplitMerges,
+  type StatsSummary,
+  statsDaysAscending,
+  statsSummariseTags,
+  teamStatsAreMergeOfMemberStats,
+} from '@tagtrack/core';
 import fc from 'fast-check';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import {
-  addDays,
-  dayOf,
-  firstDifference,
-  type MemberRecord,
-  statsOfTagRecords,
-  type TagRecord,
-  windowQuery,
-} from '../sample.ts';
+import { addDays, firstDifference, type MemberRecord, windowQuery } from '../sample.ts';
 import {
   aggregated,
   allTags,
   arbMemberID,
   arbWindow,
   members,
+  obey,
   type Pairs,
   sameStats,
   windowDays,
@@ -52,10 +55,14 @@ export const checks: readonly Check[] = [
           query: windowQuery(addDays(m, 1), b),
         });
         const whole = await aggregated(ctx, endpoint, { pathParams, query: windowQuery(a, b) });
-        sameStats(
-          mergeAllStats([left.record, right.record]),
-          whole.record,
-          `stats of ${a}..${m} merged with ${addDays(m, 1)}..${b} differ from ${a}..${b}`,
+        const subject = `stats of ${a}..${b} (split into ${a}..${m} and ${addDays(m, 1)}..${b})`;
+        obey(
+          rangeSplitMerges.check({
+            subject,
+            whole: whole.record,
+            parts: [left.record, right.record],
+          }),
+          'counter',
           whole.exchange,
         );
       });
@@ -90,24 +97,17 @@ export const checks: readonly Check[] = [
           query: [...query, ['aggregateData', 'false']],
         });
         const records = daily.records as StatsSummary[];
-        for (let i = 0; i < records.length; i++) {
-          const r = records[i]!;
-          ensure(r.date !== undefined, `${describe(daily.pages[0]!)}: record ${i} has no date`, {
-            kind: 'missing',
-            exchange: daily.pages[0],
-          });
-          ensure(
-            i === 0 || records[i - 1]!.date! < r.date,
-            () =>
-              `${describe(daily.pages[0]!)}: record dates ${records[i - 1]!.date} then ${r.date} are not strictly increasing`,
-            { kind: 'order', exchange: daily.pages[0] },
-          );
-        }
+        const order = statsDaysAscending.check({ daily: records });
+        obey(
+          order,
+          order?.includes('no date') ? 'missing' : 'order',
+          daily.pages[0],
+          describe(daily.pages[0]!),
+        );
         const agg = await aggregated(ctx, endpoint, { pathParams, query });
-        sameStats(
-          mergeAllStats(records),
-          agg.record,
-          `the aggregated record differs from the merge of the ${records.length} daily records`,
+        obey(
+          aggregatedIsMergeOfDays.check({ daily: records, aggregated: [agg.record] }),
+          'counter',
           agg.exchange,
         );
       });
@@ -134,41 +134,25 @@ export const checks: readonly Check[] = [
             ? (['stats.team', {}] as const)
             : (['stats.member', { memberID }] as const);
         const agg = await aggregated(ctx, endpoint, { pathParams, query });
-        sameStats(
-          statsOfTagRecords(tags),
-          agg.record,
-          `aggregated stats differ from the summary of the ${tags.length} tags the same query selects`,
-          agg.exchange,
-        );
-        const perDay = new Map<string, TagRecord[]>();
-        for (const t of tags)
-          perDay.set(dayOf(t.dateSent), [...(perDay.get(dayOf(t.dateSent)) ?? []), t]);
         const daily = await ctx.walk(endpoint, {
           pathParams,
           query: [...query, ['aggregateData', 'false']],
         });
         const records = daily.records as StatsSummary[];
-        const expectedDays = [...perDay.keys()].sort();
-        ensure(
-          records.map((r) => r.date).join() === expectedDays.join(),
-          () =>
-            `${describe(daily.pages[0]!)}: daily records for days [${records.map((r) => r.date).join(', ')}], expected the send days [${expectedDays.join(', ')}]`,
-          {
-            kind: listDifferenceKind(
-              expectedDays,
-              records.map((r) => r.date),
-            ),
-            exchange: daily.pages[0],
-          },
+        const problem = statsSummariseTags.check({
+          tags,
+          daily: records,
+          aggregated: [agg.record],
+        });
+        if (problem?.startsWith('aggregated')) obey(problem, 'counter', agg.exchange);
+        const expectedDays = dailyStatsOfTags(tags).map((r) => r.date);
+        const days = records.map((r) => r.date);
+        obey(
+          problem,
+          days.join() === expectedDays.join() ? 'counter' : listDifferenceKind(expectedDays, days),
+          daily.pages[0],
+          describe(daily.pages[0]!),
         );
-        for (const r of records) {
-          sameStats(
-            statsOfTagRecords(perDay.get(r.date!)!),
-            r,
-            `daily record of ${r.date} differs from the summary of the tags sent that day`,
-            daily.pages[0]!,
-          );
-        }
       });
     },
   }),
@@ -195,10 +179,13 @@ export const checks: readonly Check[] = [
               .record,
           );
         const team = await aggregated(ctx, 'stats.team', { query: [...query, ...typeQ] });
-        sameStats(
-          mergeAllStats(parts),
-          team.record,
-          `team stats${type === null ? '' : ` of type ${type}`} differ from the merge of the ${ms.length} members’ stats`,
+        obey(
+          teamStatsAreMergeOfMemberStats.check({
+            subject: `team stats${type === null ? '' : ` of type ${type}`}`,
+            whole: team.record,
+            parts,
+          }),
+          'counter',
           team.exchange,
         );
       });
@@ -249,10 +236,13 @@ export const checks: readonly Check[] = [
           pathParams: { group: group.groupID },
           query: [...query, ...typeQ],
         });
-        sameStats(
-          mergeAllStats(parts),
-          stats.record,
-          `stats of group ${group.groupName}${type === null ? '' : ` of type ${type}`} differ from the merge of its ${byId.records.length} members’ stats`,
+        obey(
+          groupStatsAreMergeOfMemberStats.check({
+            subject: `stats of group ${group.groupName}${type === null ? '' : ` of type ${type}`}`,
+            whole: stats.record,
+            parts,
+          }),
+          'counter',
           stats.exchange,
         );
         const statsByName = await aggregated(ctx, 'stats.group', {

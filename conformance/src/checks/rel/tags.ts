@@ -1,26 +1,14 @@
+import { inDayWindow, matchesTagFilters } from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { dayOf, firstDifference, inWindow, type TagRecord, windowQuery } from '../sample.ts';
+import { firstDifference, type TagRecord, windowQuery } from '../sample.ts';
 import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 const TRUE_SPELLINGS = ['true', 'True', '1'] as const;
 const FALSE_SPELLINGS = ['false', 'FALSE', '0'] as const;
-
-function filterHolds(filter: (typeof FILTERS)[number], t: TagRecord): boolean {
-  switch (filter) {
-    case 'isOpened':
-      return t.stats.uniqueOpens! > 0;
-    case 'isUnopened':
-      return t.stats.totalOpens === 0;
-    case 'isClicked':
-      return t.stats.uniqueClicks! > 0;
-    case 'isUnclicked':
-      return t.stats.totalClicks === 0;
-  }
-}
 
 /** Tag filters, windows and member tags against the team tags (decisions §2, §3, §4). */
 export const checks: readonly Check[] = [
@@ -50,7 +38,9 @@ export const checks: readonly Check[] = [
           .filter(([, v]) => (TRUE_SPELLINGS as readonly string[]).includes(v))
           .map(([k]) => k);
         const expected = all
-          .filter((t) => active.every((f) => filterHolds(f, t)))
+          .filter((t) =>
+            matchesTagFilters(t.stats, Object.fromEntries(active.map((f) => [f, true]))),
+          )
           .map((t) => t.tagID);
         const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
           ...(memberID === undefined ? {} : { pathParams: { memberID } }),
@@ -85,16 +75,14 @@ export const checks: readonly Check[] = [
       });
       await ctx.property(arb, async ({ window, member: memberID }) => {
         const all = await allTags(ctx, memberID);
-        const expected = all
-          .filter((t) => inWindow(dayOf(t.dateSent), window.start, window.end))
-          .map((t) => t.tagID);
+        const expected = all.filter((t) => inDayWindow(t.dateSent, window)).map((t) => t.tagID);
         const query = windowQuery(window.start, window.end);
         const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
           ...(memberID === undefined ? {} : { pathParams: { memberID } }),
           query,
         });
         const got = w.records as TagRecord[];
-        const outside = got.find((t) => !inWindow(dayOf(t.dateSent), window.start, window.end));
+        const outside = got.find((t) => !inDayWindow(t.dateSent, window));
         ensure(
           outside === undefined,
           () =>
