@@ -1,4 +1,11 @@
-import { type EndpointId, endpointById, envelopeSchema } from '@tagtrack/core';
+import {
+  type EndpointId,
+  endpointById,
+  envelopeSchema,
+  type PageReading,
+  type WalkViolation,
+  walkCursor,
+} from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import { describe, ensure, snippet, Violation } from './failure.ts';
 
@@ -91,8 +98,9 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
  * the profile declares is the job of PAGE-END-NO-CONTENT and PAGE-END-EMPTY-PAGE, so a walk
  * never fails on the other form. `send(query)` sends one page's request: `query` plus
  * `cursor` from the second page on. Throws a {@link Violation} when a page does not parse,
- * `next` does not advance (kind `value`) or the pages do not end within total/pageSize + 3
- * (kind `value`). When the first page is a 204, `total` is its `X-Total-Count` (0 when absent).
+ * `next` does not advance, `total` changes between pages, or the pages do not end within
+ * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`). When the first
+ * page is a 204, `total` is its `X-Total-Count` (0 when absent).
  */
 export async function walkPages(
   endpoint: EndpointId,
@@ -102,35 +110,53 @@ export async function walkPages(
 ): Promise<Walk> {
   const records: unknown[] = [];
   const pages: Exchange[] = [];
-  let cursor = 0;
   let total = 0;
-  for (let i = 0; ; i++) {
-    const q = [...query];
-    if (cursor > 0) q.push(['cursor', String(cursor)]);
-    const ex = await send(q);
-    pages.push(ex);
-    if (ex.status === 204) {
-      if (i === 0) total = headerCount(ex) ?? 0;
-      break;
+  // the loop and its guards (cursor advances, total stable, page cap) are core's walkCursor,
+  // shared with the client; this reads each response and maps a guard failure to a Violation
+  const steps = walkCursor(
+    async (cursor): Promise<PageReading<unknown[]>> => {
+      const q = [...query];
+      if (cursor > 0) q.push(['cursor', String(cursor)]);
+      const ex = await send(q);
+      pages.push(ex);
+      if (ex.status === 204) {
+        if (pages.length === 1) total = headerCount(ex) ?? 0;
+        return { end: true, page: [] };
+      }
+      const env = readEnvelope(endpoint, ex) as {
+        data: unknown[];
+        paging: { cursors: { next: number; total: number } };
+      };
+      total = env.paging.cursors.total;
+      const { next } = env.paging.cursors;
+      if (env.data.length === 0) return { end: true, page: [] };
+      return { end: false, page: env.data, count: env.data.length, next, total };
+    },
+    // total/pageSize + 3 pages after the first (the bound the suite has always used)
+    { maxPages: (t) => Math.floor((t ?? 0) / pageSize) + 5 },
+  );
+  for await (const step of steps) {
+    if (step.kind === 'page') records.push(...step.page);
+    if (step.kind === 'violation') {
+      const ex = pages[pages.length - 1] as Exchange;
+      throw new Violation(`${describe(ex)}: ${walkViolationMessage(step.violation)}`, {
+        kind: 'value',
+        exchange: ex,
+      });
     }
-    const env = readEnvelope(endpoint, ex) as {
-      data: unknown[];
-      paging: { cursors: { next: number; total: number } };
-    };
-    total = env.paging.cursors.total;
-    records.push(...env.data);
-    const next = env.paging.cursors.next;
-    if (env.data.length === 0 || next >= total) break;
-    ensure(next > cursor, `${describe(ex)}: paging.cursors.next ${next} does not advance`, {
-      kind: 'value',
-      exchange: ex,
-    });
-    ensure(
-      i <= total / pageSize + 3,
-      `${describe(ex)}: walking the pages does not end after ${i + 1} pages`,
-      { kind: 'value', exchange: ex },
-    );
-    cursor = next;
   }
   return { records, pages, total };
+}
+
+/** What a walk guard failure means, in the suite's words. */
+function walkViolationMessage(v: WalkViolation): string {
+  switch (v.law) {
+    case 'cursor-advances':
+    case 'cursor-contiguous':
+      return `paging.cursors.next ${v.next} does not advance`;
+    case 'total-stable':
+      return `paging.cursors.total ${v.total} differs from ${v.previousTotal} on the first page`;
+    case 'page-cap':
+      return `walking the pages does not end after ${v.pages} pages`;
+  }
 }
