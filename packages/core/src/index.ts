@@ -260,24 +260,28 @@ export {
 } from './stats.ts';
 export { Recipient, TAG_COUNTER_FIELDS, Tag, TagCounters } from './tag.ts';
 export {
-  type Authorizer,
   type Clock,
-  hmacAuthorizer,
   monotonicClock,
   Pacer,
-  type PageReading,
-  type RequestTarget,
   retryDelayMs,
-  type SignedRequest,
-  signRequest,
   sleep,
   systemClock,
+} from './transport/pace.ts';
+export {
+  type Authorizer,
+  hmacAuthorizer,
+  type RequestTarget,
+  type SignedRequest,
+  signRequest,
+} from './transport/sign.ts';
+export {
+  type PageReading,
   type WalkCursorOptions,
   type WalkLaw,
   type WalkStep,
   type WalkViolation,
   walkCursor,
-} from './transport/index.ts';
+} from './transport/walk.ts';
 export {
   CalendarDate,
   Counter,

@@ -139,18 +139,14 @@ export async function* walkCursor<P>(
     const last = next >= total;
     yield { kind: 'page', page: read.page, index, cursor, last };
     if (last) return;
-    if (next <= cursor) {
-      yield {
-        kind: 'violation',
-        violation: { law: 'cursor-advances', cursor, count, next, total },
-      };
-      return;
-    }
-    if (options.contiguous === true && next !== cursor + count) {
-      yield {
-        kind: 'violation',
-        violation: { law: 'cursor-contiguous', cursor, count, next, total },
-      };
+    const broken =
+      next <= cursor
+        ? 'cursor-advances'
+        : options.contiguous === true && next !== cursor + count
+          ? 'cursor-contiguous'
+          : undefined;
+    if (broken !== undefined) {
+      yield { kind: 'violation', violation: { law: broken, cursor, count, next, total } };
       return;
     }
     cursor = next;
