@@ -1,0 +1,155 @@
+import { type Clock, verifySignature } from '@tagtrack/core';
+import { arbStatsSummary } from '@tagtrack/core/testing';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { Violation } from '../src/checks/failure.ts';
+import { walkPages } from '../src/checks/walk.ts';
+import { type Exchange, HttpClient } from '../src/http.ts';
+
+/** The suite on core's transport steps: pacing on an injected clock, signing, ctx.walk's guards. */
+
+const credential = { label: 'c', authId: 'a', accessKey: 'k' };
+
+function fakeClock(): Clock & { slept: number[] } {
+  let now = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
+  };
+}
+
+describe('HttpClient on core transport', () => {
+  test('paces to ratePerSecond on the injected clock (no real waits); unpaced bypasses it', async () => {
+    const clock = fakeClock();
+    const sent: Request[] = [];
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async (r) => {
+        sent.push(r);
+        return new Response('{}', { status: 200 });
+      },
+      timeoutMs: 1000,
+      ratePerSecond: 2,
+      clock,
+    });
+    for (let i = 0; i < 3; i++) await http.request({ path: `/p${i}`, credential });
+    expect(clock.slept).toEqual([500, 500]);
+    await http.request({ path: '/probe', credential, unpaced: true });
+    expect(clock.slept).toHaveLength(2);
+    expect(sent).toHaveLength(4);
+  });
+
+  test('signs exactly the query string that goes out (an apostrophe is sent as %27)', async () => {
+    const sent: Request[] = [];
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async (r) => {
+        sent.push(r);
+        return new Response('{}', { status: 200 });
+      },
+      timeoutMs: 1000,
+    });
+    const ex = await http.request({ path: '/teams', query: [['q', "o'k é"]], credential });
+    const qs = new URL(sent[0]?.url ?? '').search.slice(1);
+    expect(ex.target).toBe(`/teams?${qs}`);
+    const sig = atob(sent[0]?.headers.get('authorization') ?? '').split(':')[1] ?? '';
+    expect(verifySignature(qs, 'k', sig)).toBe(true);
+    expect(qs).toContain('%27');
+  });
+});
+
+const STATS = fc.sample(arbStatsSummary, { seed: 1, numRuns: 1 })[0];
+
+/** An exchange of a `stats.team` list page with `count` records at `cursor`. */
+function page(cursor: number, count: number, next: number, total: number): Exchange {
+  return {
+    id: cursor,
+    method: 'GET',
+    url: `http://x.invalid/stats?cursor=${cursor}`,
+    target: `/stats?cursor=${cursor}`,
+    credential: 'c',
+    requestHeaders: {},
+    status: 200,
+    responseHeaders: {},
+    body: JSON.stringify({
+      data: Array.from({ length: count }, () => STATS),
+      paging: { cursors: { previous: 0, next, total }, previousURL: null, nextURL: null },
+    }),
+    durationMs: 0,
+  };
+}
+
+/** A send that answers `answer(cursor)` and records the cursors asked for. */
+function sender(answer: (cursor: number) => Exchange) {
+  const cursors: number[] = [];
+  const send = async (q: readonly (readonly [string, string])[]) => {
+    const c = Number(q.find(([k]) => k === 'cursor')?.[1] ?? 0);
+    cursors.push(c);
+    return answer(c);
+  };
+  return { cursors, send };
+}
+
+/** The Violation a walk of `stats.team` (page size 10) ends in, and the cursors it asked. */
+async function violationOf(answer: (cursor: number) => Exchange) {
+  const s = sender(answer);
+  const e = await walkPages('stats.team', [], 10, s.send).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(e instanceof Violation)) throw new Error(`expected a Violation, got ${String(e)}`);
+  return { violation: e, cursors: s.cursors };
+}
+
+describe('ctx.walk on core walkCursor', () => {
+  test('a 204 first page ends the walk with X-Total-Count as total', async () => {
+    const s = sender(() => ({
+      ...page(0, 0, 0, 0),
+      status: 204,
+      body: '',
+      responseHeaders: { 'x-total-count': '7' },
+    }));
+    const w = await walkPages('stats.team', [], 10, s.send);
+    expect(w).toMatchObject({ records: [], total: 7 });
+    expect(s.cursors).toEqual([0]);
+  });
+
+  test('next >= total and an empty 200 page both end the walk', async () => {
+    const last = sender((c) => page(c, 10, c + 10, 20));
+    const w = await walkPages('stats.team', [], 10, last.send);
+    expect(last.cursors).toEqual([0, 10]);
+    expect(w).toMatchObject({ total: 20 });
+    expect(w.records).toHaveLength(20);
+    const empty = sender((c) => (c === 0 ? page(0, 10, 10, 30) : page(c, 0, c, 30)));
+    expect((await walkPages('stats.team', [], 10, empty.send)).pages).toHaveLength(2);
+  });
+
+  test('cursor-advances: a next that does not advance is a value Violation', async () => {
+    const { violation, cursors } = await violationOf((c) => page(c, 1, c, 100));
+    expect(violation.kind).toBe('value');
+    expect(violation.message).toMatch(
+      /GET \/stats\?cursor=0 .*paging\.cursors\.next 0 does not advance/,
+    );
+    expect(cursors).toEqual([0]);
+  });
+
+  test('total-stable: a total that changes between pages is a value Violation', async () => {
+    const { violation } = await violationOf((c) => page(c, 1, c + 1, c === 0 ? 100 : 101));
+    expect(violation.kind).toBe('value');
+    expect(violation.message).toMatch(/cursor=1 .*total 101 differs from 100/);
+  });
+
+  test('page-cap: pages that never end stop after total/pageSize + 3 more pages', async () => {
+    const { violation, cursors } = await violationOf((c) => page(c, 1, c + 1, 20));
+    expect(violation.kind).toBe('value');
+    expect(violation.message).toMatch(/does not end after 7 pages/);
+    expect(cursors).toHaveLength(7);
+  });
+});
