@@ -121,7 +121,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
   test('--list-faults names the requirement ids that detect each fault', async () => {
     const r = await run(['--list-faults']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n')).toHaveLength(43);
+    expect(r.stdout.trim().split('\n')).toHaveLength(48);
     expect(r.stdout).toContain('detected by PAGE-END-NO-CONTENT');
   });
 
