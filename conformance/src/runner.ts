@@ -421,9 +421,9 @@ function errorText(e: unknown): string {
 /** Walks the list endpoints for a credential; a broken list gives an empty part (checks report it). */
 async function discover(services: RunServices, credential: SuiteCredential): Promise<Discovery> {
   const ctx = new CheckContext('DISCOVERY', services);
-  const list = async (endpoint: EndpointId) => {
+  const list = async <Id extends EndpointId>(endpoint: Id) => {
     try {
-      return (await ctx.walk(endpoint, { credential })).records as Record<string, unknown>[];
+      return (await ctx.walk(endpoint, { credential })).records;
     } catch (e) {
       if (e instanceof Violation) return [];
       throw e;

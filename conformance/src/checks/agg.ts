@@ -6,7 +6,6 @@ import {
   dailyZeroBeforeSend,
   deviceAtMostTotal,
   type Law,
-  type StatsSummary,
   uniqueAtMostRecipients,
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
@@ -15,7 +14,7 @@ import type { Exchange } from '../http.ts';
 import type { CheckContext } from './context.ts';
 import { type Check, defineCheck, type RequirementId } from './define.ts';
 import { Violation } from './failure.ts';
-import { addDays, type ContactRecord, dayOf, type TagRecord } from './sample.ts';
+import { addDays, dayOf, type TagRecord } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `agg`). */
 export const prefix = 'AGG';
@@ -26,14 +25,12 @@ async function counterRecords(
 ): Promise<{ record: CountedRecord; exchange: Exchange | undefined }[]> {
   const out: { record: CountedRecord; exchange: Exchange | undefined }[] = [];
   const tags = await ctx.walk('teams.tags');
-  for (const record of tags.records as TagRecord[]) out.push({ record, exchange: tags.pages[0] });
+  for (const record of tags.records) out.push({ record, exchange: tags.pages[0] });
   const contacts = await ctx.walk('contacts.list');
-  for (const record of contacts.records as ContactRecord[])
-    out.push({ record, exchange: contacts.pages[0] });
+  for (const record of contacts.records) out.push({ record, exchange: contacts.pages[0] });
   for (const aggregate of ['false', 'true']) {
     const stats = await ctx.walk('stats.team', { query: [['aggregateData', aggregate]] });
-    for (const record of stats.records as StatsSummary[])
-      out.push({ record, exchange: stats.pages[0] });
+    for (const record of stats.records) out.push({ record, exchange: stats.pages[0] });
   }
   return out;
 }
@@ -72,7 +69,7 @@ function lawCheck(id: RequirementId, title: string, law: Law<CountedRecord>): Ch
  * Skips the check when no tag is visible.
  */
 async function dailySubjects(ctx: CheckContext): Promise<TagRecord[]> {
-  const tags = (await ctx.walk('teams.tags')).records as TagRecord[];
+  const tags = (await ctx.walk('teams.tags')).records;
   if (tags.length === 0) ctx.skip('no tag is visible to the credential');
   return [...tags]
     .sort(
@@ -84,8 +81,8 @@ async function dailySubjects(ctx: CheckContext): Promise<TagRecord[]> {
 
 /** Days with at least one open or click of a tag (from endpoints 10 and 12). */
 async function eventDays(ctx: CheckContext, tagID: string): Promise<string[]> {
-  const opens = await ctx.records<{ openDate: string }>('opens.tag', { pathParams: { tagID } });
-  const clicks = await ctx.records<{ clickDate: string }>('clicks.tag', { pathParams: { tagID } });
+  const opens = await ctx.records('opens.tag', { pathParams: { tagID } });
+  const clicks = await ctx.records('clicks.tag', { pathParams: { tagID } });
   return [
     ...new Set([...opens.map((o) => dayOf(o.openDate)), ...clicks.map((c) => dayOf(c.clickDate))]),
   ].sort();
@@ -126,8 +123,8 @@ export const checks: readonly Check[] = [
       if (tags.records.length + contacts.records.length === 0)
         ctx.skip('no tag or contact is visible to the credential');
       const cases = [
-        ...(tags.records as TagRecord[]).map((record) => ({ record, exchange: tags.pages[0] })),
-        ...(contacts.records as ContactRecord[]).map((record) => ({
+        ...tags.records.map((record) => ({ record, exchange: tags.pages[0] })),
+        ...contacts.records.map((record) => ({
           record,
           exchange: contacts.pages[0],
         })),

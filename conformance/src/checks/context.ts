@@ -5,6 +5,7 @@ import {
   endpointById,
   type PathParamName,
   parseQuery,
+  type RecordOf,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http.ts';
@@ -18,7 +19,7 @@ import {
   Violation,
   type ViolationDetails,
 } from './failure.ts';
-import { type ListPage, readEnvelope, readPage, type Walk, walkPages } from './walk.ts';
+import { type ListPage, readEnvelope, readPage, recordsOf, type Walk, walkPages } from './walk.ts';
 
 /** Path parameters and query pairs of one request to a catalogue endpoint. */
 export interface EndpointCall {
@@ -32,9 +33,9 @@ export interface EndpointCall {
 
 /** Ids discovered from list endpoints for one credential (blind mode needs nothing else). */
 export interface Discovery {
-  readonly members: Record<string, unknown>[];
-  readonly tags: Record<string, unknown>[];
-  readonly contacts: Record<string, unknown>[];
+  readonly members: RecordOf<'teams.list'>[];
+  readonly tags: RecordOf<'teams.tags'>[];
+  readonly contacts: RecordOf<'contacts.list'>[];
   readonly groups: { groupID: string; groupName: string }[];
 }
 
@@ -149,9 +150,18 @@ export class CheckContext {
   /**
    * Every record of a list endpoint, walked from cursor 0 whatever paging end the
    * implementation uses (see `walkPages`), bounded by total/pageSize + 3 pages. Cached per
-   * run by endpoint, path parameters, query and credential.
+   * run by endpoint, path parameters, query and credential. Typed by the catalogue:
+   * `walk('teams.tags')` gives `Walk<Tag>` (`RecordOf<'teams.tags'>`).
    */
-  walk(endpoint: EndpointId, call: EndpointCall = {}): Promise<Walk> {
+  walk<Id extends EndpointId>(endpoint: Id, call: EndpointCall = {}): Promise<Walk<RecordOf<Id>>> {
+    return this.walkOnce(endpoint, call).then((w) => ({
+      ...w,
+      records: recordsOf(endpoint, w.records),
+    }));
+  }
+
+  /** {@link walk} untyped, through the run's walk cache. */
+  private walkOnce(endpoint: EndpointId, call: EndpointCall): Promise<Walk> {
     const credential = call.credential === undefined ? this.primary : call.credential;
     const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
     const hit = this.services.walkCache.get(key);
@@ -170,16 +180,19 @@ export class CheckContext {
     return p;
   }
 
-  /** All records of a list endpoint (walked), or the one record of a single endpoint. */
-  async records<T = Record<string, unknown>>(
-    endpoint: EndpointId,
+  /**
+   * All records of a list endpoint (walked), or the one record of a single endpoint, typed
+   * by the catalogue (`records('opens.tag')` gives `Open[]`).
+   */
+  async records<Id extends EndpointId>(
+    endpoint: Id,
     call: EndpointCall = {},
-  ): Promise<T[]> {
+  ): Promise<RecordOf<Id>[]> {
     if (endpointById(endpoint).response === 'single') {
       const ex = await this.call(endpoint, call);
-      return [this.envelope(endpoint, ex).data as T];
+      return recordsOf(endpoint, [this.envelope(endpoint, ex).data]);
     }
-    return (await this.walk(endpoint, call)).records as T[];
+    return (await this.walk(endpoint, call)).records;
   }
 
   /** Ids discovered from the list endpoints for `credential` (default primary). */

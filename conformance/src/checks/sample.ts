@@ -1,8 +1,13 @@
 import {
+  type ClickDetails,
+  type ClickGroup,
   type Contact,
   DAY_MS,
   ENDPOINT_LIST,
   type EndpointId,
+  type EventRecipient,
+  type OpenDetails,
+  type OpenGroup,
   type StatsSummary,
   type Tag,
   type TeamMember,
@@ -15,22 +20,20 @@ import type { CheckContext, Discovery, EndpointCall } from './context.ts';
 export type TagRecord = Tag;
 export type MemberRecord = TeamMember;
 export type ContactRecord = Contact;
-export interface EventRecord {
-  tagID: string;
-  device: string;
-  openDate?: string;
-  clickDate?: string;
-}
-export interface EventGroup {
-  tagID: string;
-  opens?: { recipient: { recipientID: string; email: string }; details: Record<string, string> }[];
-  clicks?: { recipient: { recipientID: string; email: string }; details: Record<string, string> }[];
+/** One event of an endpoint 9 or 11 group: its group's `tagID`, and its own `date` (openDate or clickDate). */
+export interface GroupedEvent {
+  readonly tagID: string;
+  readonly recipient: EventRecipient;
+  readonly details: OpenDetails | ClickDetails;
+  readonly date: string;
 }
 
 /** The events of endpoint 9 or 11 groups, one entry per event with its group's `tagID`. */
-export function flattenEvents(groups: readonly EventGroup[], kind: 'opens' | 'clicks') {
-  return groups.flatMap((g) =>
-    (g[kind] ?? []).map((e) => ({ tagID: g.tagID, recipient: e.recipient, details: e.details })),
+export function flattenEvents(groups: readonly (OpenGroup | ClickGroup)[]): GroupedEvent[] {
+  return groups.flatMap((g): GroupedEvent[] =>
+    'opens' in g
+      ? g.opens.map((e) => ({ tagID: g.tagID, ...e, date: e.details.openDate }))
+      : g.clicks.map((e) => ({ tagID: g.tagID, ...e, date: e.details.clickDate })),
   );
 }
 
@@ -60,7 +63,7 @@ export function busiestTag(tags: readonly TagRecord[]): TagRecord | undefined {
 
 /** A member that has tags visible to the caller, else the first member. */
 export function busiestMember(d: Discovery): MemberRecord | undefined {
-  const members = d.members as unknown as MemberRecord[];
+  const members = d.members;
   return members[0];
 }
 
@@ -91,10 +94,10 @@ export function setParam(query: readonly Pair[], name: string, value: string): P
  */
 export async function sampleCalls(ctx: CheckContext): Promise<Sample[]> {
   const d = await ctx.discover();
-  const tag = busiestTag(d.tags as unknown as TagRecord[]);
-  const member = (d.members as unknown as MemberRecord[])[0];
+  const tag = busiestTag(d.tags);
+  const member = d.members[0];
   const group = d.groups[0];
-  const contact = (d.contacts as unknown as ContactRecord[])[0];
+  const contact = d.contacts[0];
   const out: Sample[] = [];
   for (const e of ENDPOINT_LIST) {
     const pathParams: Record<string, string> = {};
@@ -134,21 +137,19 @@ export function windowQuery(start?: string, end?: string): [string, string][] {
 }
 
 /** Stats without the `date` field, with `dateLastSent` compared as an instant. */
-export function statsKey(s: StatsSummary | Record<string, unknown>): string {
-  const r = s as StatsSummary;
+export function statsKey(r: StatsSummary): string {
   return JSON.stringify([
     r.totalSent,
     r.totalOpens,
     r.totalClicks,
     r.uniqueOpens,
     r.uniqueClicks,
-    r.dateLastSent === null || r.dateLastSent === undefined ? null : Date.parse(r.dateLastSent),
+    r.dateLastSent === null ? null : Date.parse(r.dateLastSent),
   ]);
 }
 
 /** `totalSent 3, totalOpens 5, …` for messages. */
-export function showStats(s: StatsSummary | Record<string, unknown>): string {
-  const r = s as StatsSummary;
+export function showStats(r: StatsSummary): string {
   return `{totalSent ${r.totalSent}, totalOpens ${r.totalOpens}, uniqueOpens ${r.uniqueOpens}, totalClicks ${r.totalClicks}, uniqueClicks ${r.uniqueClicks}, dateLastSent ${r.dateLastSent}}`;
 }
 

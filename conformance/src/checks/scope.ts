@@ -3,7 +3,7 @@ import type { CheckContext } from './context.ts';
 import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
 import { expectError } from './err.ts';
 import { describe, Violation } from './failure.ts';
-import { type ContactRecord, dayOf, type MemberRecord, type TagRecord } from './sample.ts';
+import { dayOf } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `scope`). */
 export const prefix = 'SCOPE';
@@ -16,12 +16,10 @@ function declared(env: Pick<CheckEnv, 'credentials'>): SuiteCredential[] {
 async function visible(ctx: CheckContext, credential: SuiteCredential) {
   const d = await ctx.discover(credential);
   return {
-    members: new Set((d.members as unknown as MemberRecord[]).map((m) => m.memberID)),
-    tags: new Map((d.tags as unknown as TagRecord[]).map((t) => [t.tagID, t])),
+    members: new Set(d.members.map((m) => m.memberID)),
+    tags: new Map(d.tags.map((t) => [t.tagID, t])),
     // contacts by normalised email (their ids are implementation-defined, decisions §8 Rev. 2)
-    contacts: new Map(
-      (d.contacts as unknown as ContactRecord[]).map((c) => [normaliseEmail(c.email), c.contactID]),
-    ),
+    contacts: new Map(d.contacts.map((c) => [normaliseEmail(c.email), c.contactID])),
     groups: d.groups,
   };
 }
@@ -168,7 +166,7 @@ export const checks: readonly Check[] = [
       const creds = declared(ctx).filter((c) => c.memberID !== undefined);
       for (const c of creds) {
         const w = await ctx.walk('teams.list', { credential: c });
-        const ms = w.records as MemberRecord[];
+        const ms = w.records;
         const ids = ms.map((m) => m.memberID);
         const self = ms.find((m) => m.memberID === c.memberID);
         if (self === undefined) {

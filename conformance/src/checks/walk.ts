@@ -3,6 +3,7 @@ import {
   endpointById,
   envelopeSchema,
   type PageReading,
+  type RecordOf,
   type WalkViolation,
   walkCursor,
 } from '@tagtrack/core';
@@ -24,9 +25,12 @@ export interface ListPage {
   readonly noContent: boolean;
 }
 
-/** A walked list: every record of every page, and the pages' exchanges. */
-export interface Walk {
-  readonly records: unknown[];
+/**
+ * A walked list: every record of every page, and the pages' exchanges. `R` is the record
+ * type: `ctx.walk('teams.tags')` gives `Walk<Tag>` (see {@link recordsOf}).
+ */
+export interface Walk<R = unknown> {
+  readonly records: R[];
   readonly pages: Exchange[];
   readonly total: number;
 }
@@ -159,4 +163,16 @@ function walkViolationMessage(v: WalkViolation): string {
     case 'page-cap':
       return `walking the pages does not end after ${v.pages} pages`;
   }
+}
+
+/**
+ * Names the record type of `endpoint` on data its envelope schema accepted ({@link readEnvelope}
+ * parsed every page of a walk and every single answer with core's record schema of `endpoint`):
+ * the suite's one place where walked data gets its type, no check of its own.
+ */
+export function recordsOf<Id extends EndpointId>(
+  _endpoint: Id,
+  data: readonly unknown[],
+): RecordOf<Id>[] {
+  return data as RecordOf<Id>[];
 }

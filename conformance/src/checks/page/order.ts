@@ -27,7 +27,7 @@ export const checks: readonly Check[] = [
         const order = orderOf(endpoint);
         if (order === undefined || endpointById(endpoint).response !== 'list') continue;
         const w = await ctx.walk(endpoint, call);
-        const recs = w.records as Rec[];
+        const recs: readonly Rec[] = w.records;
         compared += recs.length;
         const bad = recs.findIndex((r, i) => i > 0 && order(recs[i - 1]!, r) > 0);
         if (bad > 0)
@@ -37,13 +37,11 @@ export const checks: readonly Check[] = [
           );
       }
       // event groups follow the tag order
-      const tagOrder = new Map(
-        ((await ctx.walk('teams.tags')).records as Rec[]).map((t, i) => [t.tagID as string, i]),
-      );
+      const tagOrder = new Map((await ctx.walk('teams.tags')).records.map((t, i) => [t.tagID, i]));
       for (const endpoint of ['opens.list', 'clicks.list'] as const) {
         const w = await ctx.walk(endpoint);
         compared += w.records.length;
-        const idx = (w.records as Rec[]).map((g) => tagOrder.get(g.tagID as string) ?? -1);
+        const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
         const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
         if (bad > 0)
           ctx.fail(

@@ -1,8 +1,6 @@
 import {
-  type ClickGroup,
   contactCountersOverTheirTags,
   normaliseEmail,
-  type OpenGroup,
   plainEvents,
   recipientEmails,
 } from '@tagtrack/core';
@@ -12,13 +10,7 @@ import { comparable } from '../compare.ts';
 import type { CheckContext } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
-import {
-  type ContactRecord,
-  type EventGroup,
-  firstDifference,
-  flattenEvents,
-  type TagRecord,
-} from '../sample.ts';
+import { type ContactRecord, firstDifference, flattenEvents, type TagRecord } from '../sample.ts';
 
 /** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;
@@ -34,7 +26,7 @@ async function listedIds(
   const w = await ctx.walk('contacts.list', { credential });
   const ids = new Map<string, string>();
   const emailOfId = new Map<string, string>();
-  for (const c of w.records as ContactRecord[]) {
+  for (const c of w.records) {
     const email = normaliseEmail(c.email);
     const known = ids.get(email);
     if (known !== undefined && known !== c.contactID)
@@ -51,7 +43,7 @@ async function listedIds(
     ids.set(email, c.contactID);
     emailOfId.set(c.contactID, email);
   }
-  return { ids, exchange: w.pages[0], records: w.records as ContactRecord[] };
+  return { ids, exchange: w.pages[0], records: w.records };
 }
 
 /**
@@ -69,11 +61,11 @@ export const checks: readonly Check[] = [
     endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
     async run(ctx) {
       for (const credential of ctx.credentials) {
-        const tags = (await ctx.walk('teams.tags', { credential })).records as TagRecord[];
+        const tags = (await ctx.walk('teams.tags', { credential })).records;
         const openGroups = (await ctx.walk('opens.list', { credential })).records;
         const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
         const w = await ctx.walk('contacts.list', { credential });
-        const contacts = w.records as ContactRecord[];
+        const contacts = w.records;
         const byEmail = new Map<string, TagRecord[]>();
         for (const t of tags)
           for (const e of recipientEmails([t])) byEmail.set(e, [...(byEmail.get(e) ?? []), t]);
@@ -98,8 +90,8 @@ export const checks: readonly Check[] = [
         const problem = contactCountersOverTheirTags.check({
           contacts,
           tags,
-          opens: plainEvents(openGroups as OpenGroup[]),
-          clicks: plainEvents(clickGroups as ClickGroup[]),
+          opens: plainEvents(openGroups),
+          clicks: plainEvents(clickGroups),
         });
         if (problem !== undefined)
           ctx.fail(`${problem} as ${credential.label}`, {
@@ -116,12 +108,12 @@ export const checks: readonly Check[] = [
       'source: endpoint 17; decisions §9 (contact = normalised email), §3 (contacts by email)',
     endpoints: ['contacts.tag', 'contacts.list', 'teams.tags'],
     async run(ctx) {
-      const tags = (await ctx.walk('teams.tags')).records as TagRecord[];
+      const tags = (await ctx.walk('teams.tags')).records;
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
-      const contacts = (await ctx.walk('contacts.list')).records as ContactRecord[];
+      const contacts = (await ctx.walk('contacts.list')).records;
       await ctx.property(fc.constantFrom(...tags), async (tag) => {
         const w = await ctx.walk('contacts.tag', { pathParams: { tagID: tag.tagID } });
-        const got = (w.records as ContactRecord[]).map((c) => normaliseEmail(c.email));
+        const got = w.records.map((c) => normaliseEmail(c.email));
         const expected = recipientEmails([tag]);
         ensure(
           got.join() === expected.join(),
@@ -129,7 +121,7 @@ export const checks: readonly Check[] = [
             `${describe(w.pages[0]!)}: contacts [${got.join(', ')}], expected the tag's recipients by email [${expected.join(', ')}]`,
           { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
         );
-        for (const c of w.records as ContactRecord[]) {
+        for (const c of w.records) {
           // the same contact is the same normalised email (decisions §9)
           const email = normaliseEmail(c.email);
           const listed = contacts.find((x) => normaliseEmail(x.email) === email);
@@ -182,7 +174,7 @@ export const checks: readonly Check[] = [
           const w = await ctx.walk(kind === 'opens' ? 'opens.list' : 'clicks.list', {
             credential,
           });
-          for (const e of flattenEvents(w.records as EventGroup[], kind)) {
+          for (const e of flattenEvents(w.records)) {
             const email = normaliseEmail(e.recipient.email);
             const id = ids.get(email);
             if (id === undefined) continue; // a missing contact is REL-CONTACTS-TAGS's to report
@@ -203,7 +195,7 @@ export const checks: readonly Check[] = [
         }
         ctx.stopAt(MAX_LISTED);
         // the single contact and the contacts of a tag, sampled
-        const tags = (await ctx.walk('teams.tags', { credential })).records as TagRecord[];
+        const tags = (await ctx.walk('teams.tags', { credential })).records;
         const targets = [
           ...(records.length > 0
             ? [fc.constantFrom(...records).map((c) => ({ contact: c, tagID: undefined }))]
@@ -231,7 +223,7 @@ export const checks: readonly Check[] = [
             return;
           }
           const w = await ctx.walk('contacts.tag', { pathParams: { tagID: tagID! }, credential });
-          for (const c of w.records as ContactRecord[]) {
+          for (const c of w.records) {
             const email = normaliseEmail(c.email);
             const id = ids.get(email);
             if (id === undefined) continue;

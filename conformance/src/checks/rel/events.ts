@@ -1,9 +1,7 @@
 import {
-  type ClickGroup,
   dailyAreDistinctRecipients,
   inDayWindow,
   normaliseEmail,
-  type OpenGroup,
   plainEvents,
   uniqueOpensAreDistinctRecipients,
 } from '@tagtrack/core';
@@ -11,21 +9,27 @@ import fc from 'fast-check';
 import { comparable, instantOf } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
-import { dayOf, type EventGroup, firstDifference, flattenEvents, windowQuery } from '../sample.ts';
+import {
+  dayOf,
+  firstDifference,
+  flattenEvents,
+  type GroupedEvent,
+  windowQuery,
+} from '../sample.ts';
 import { allTags, arbWindow } from './shared.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;
 
 /** An event's identity for set comparisons: tag, recipient by normalised email, instant, details. */
-function eventKey(tagID: string, email: string, d: Record<string, string>) {
+function eventKey(e: GroupedEvent) {
   return JSON.stringify([
-    tagID,
-    normaliseEmail(email),
-    instantOf(d.openDate ?? d.clickDate),
-    d.device,
-    d.city,
-    d.os,
+    e.tagID,
+    normaliseEmail(e.recipient.email),
+    instantOf(e.date),
+    e.details.device,
+    e.details.city,
+    e.details.os,
   ]);
 }
 
@@ -40,11 +44,11 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const tags = await allTags(ctx);
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
-      const openGroups = (await ctx.walk('opens.list')).records as EventGroup[];
-      const clickGroups = (await ctx.walk('clicks.list')).records as EventGroup[];
+      const openGroups = (await ctx.walk('opens.list')).records;
+      const clickGroups = (await ctx.walk('clicks.list')).records;
       // every tag's counters against the events /opens and /clicks list for it (core's law)
-      const opens = plainEvents(openGroups as OpenGroup[]);
-      const clicks = plainEvents(clickGroups as ClickGroup[]);
+      const opens = plainEvents(openGroups);
+      const clicks = plainEvents(clickGroups);
       const exchange = (await ctx.walk('opens.list')).pages[0];
       await ctx.each(
         tags,
@@ -59,13 +63,12 @@ export const checks: readonly Check[] = [
         for (const kind of ['opens', 'clicks'] as const) {
           const endpoint = kind === 'opens' ? 'opens.tag' : 'clicks.tag';
           const ex = await ctx.call(endpoint, { pathParams: { tagID: tag.tagID } });
-          const events = await ctx.records<Record<string, string>>(endpoint, {
+          const events = await ctx.records(endpoint, {
             pathParams: { tagID: tag.tagID },
           });
-          const grouped =
-            (kind === 'opens' ? openGroups : clickGroups).find((g) => g.tagID === tag.tagID)?.[
-              kind
-            ] ?? [];
+          const grouped = flattenEvents(kind === 'opens' ? openGroups : clickGroups).filter(
+            (e) => e.tagID === tag.tagID,
+          );
           const want = grouped.map((e) => ({ ...e.details, tagID: tag.tagID }));
           // events of the same instant may come in any order (decisions §3 Revision 2)
           const diff = firstDifference(comparable(endpoint, want), comparable(endpoint, events));
@@ -89,15 +92,14 @@ export const checks: readonly Check[] = [
     clause: 'decisions §9 (daily counts)',
     endpoints: ['tags.daily', 'opens.list', 'clicks.list'],
     async run(ctx) {
-      const openGroups = (await ctx.walk('opens.list')).records as EventGroup[];
-      const clickGroups = (await ctx.walk('clicks.list')).records as EventGroup[];
+      const openGroups = (await ctx.walk('opens.list')).records;
+      const clickGroups = (await ctx.walk('clicks.list')).records;
       const pairs: [string, string][] = [];
-      for (const g of [...openGroups, ...clickGroups])
-        for (const e of [...(g.opens ?? []), ...(g.clicks ?? [])])
-          pairs.push([g.tagID, dayOf(e.details.openDate ?? e.details.clickDate!)]);
+      for (const e of flattenEvents([...openGroups, ...clickGroups]))
+        pairs.push([e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
-      const opens = plainEvents(openGroups as OpenGroup[]);
-      const clicks = plainEvents(clickGroups as ClickGroup[]);
+      const opens = plainEvents(openGroups);
+      const clicks = plainEvents(clickGroups);
       await ctx.property(fc.constantFrom(...pairs), async ([tagID, day]) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
         const { data } = ctx.envelope('tags.daily', ex) as {
@@ -122,16 +124,10 @@ export const checks: readonly Check[] = [
     endpoints: ['opens.list', 'clicks.list'],
     async run(ctx) {
       const all = {
-        opens: flattenEvents((await ctx.walk('opens.list')).records as EventGroup[], 'opens'),
-        clicks: flattenEvents((await ctx.walk('clicks.list')).records as EventGroup[], 'clicks'),
+        opens: flattenEvents((await ctx.walk('opens.list')).records),
+        clicks: flattenEvents((await ctx.walk('clicks.list')).records),
       };
-      const days = [
-        ...new Set(
-          [...all.opens, ...all.clicks].map((e) =>
-            dayOf(e.details.openDate ?? e.details.clickDate!),
-          ),
-        ),
-      ].sort();
+      const days = [...new Set([...all.opens, ...all.clicks].map((e) => dayOf(e.date)))].sort();
       if (days.length === 0) ctx.skip('no open or click event is visible to the credential');
       const arb = fc.record({
         kind: fc.constantFrom('opens' as const, 'clicks' as const),
@@ -140,12 +136,8 @@ export const checks: readonly Check[] = [
       await ctx.property(arb, async ({ kind, window }) => {
         const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
         const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
-        const got = flattenEvents(w.records as EventGroup[], kind).map((e) =>
-          eventKey(e.tagID, e.recipient.email, e.details),
-        );
-        const expected = all[kind]
-          .filter((e) => inDayWindow(e.details.openDate ?? e.details.clickDate!, window))
-          .map((e) => eventKey(e.tagID, e.recipient.email, e.details));
+        const got = flattenEvents(w.records).map(eventKey);
+        const expected = all[kind].filter((e) => inDayWindow(e.date, window)).map(eventKey);
         const gotSet = new Set(got);
         const missing = expected.find((k) => !gotSet.has(k));
         const expSet = new Set(expected);

@@ -14,13 +14,7 @@ import type { Exchange } from '../../http.ts';
 import { comparable, linksOf, listsEvents, mediaType, normaliseTable } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, type FailureKind, Violation } from '../failure.ts';
-import {
-  type ContactRecord,
-  firstDifference,
-  type MemberRecord,
-  sampleCalls,
-  windowQuery,
-} from '../sample.ts';
+import { firstDifference, sampleCalls, windowQuery } from '../sample.ts';
 import { arbWindow, members, type Pairs, windowDays } from './shared.ts';
 
 const RTN_PARSERS: Record<'text' | 'html', (body: string) => Table> = {
@@ -59,7 +53,7 @@ export const checks: readonly Check[] = [
     endpoints: ['teams.member', 'teams.list', 'contacts.get', 'contacts.list'],
     async run(ctx) {
       const ms = await members(ctx);
-      const contacts = (await ctx.walk('contacts.list')).records as ContactRecord[];
+      const contacts = (await ctx.walk('contacts.list')).records;
       const arb = fc.oneof(
         ...(ms.length ? [fc.constantFrom(...ms).map((m) => ['teams.member', m] as const)] : []),
         ...(contacts.length
@@ -68,9 +62,7 @@ export const checks: readonly Check[] = [
       );
       await ctx.property(arb, async ([endpoint, record]) => {
         const pathParams =
-          endpoint === 'teams.member'
-            ? { memberID: (record as MemberRecord).memberID }
-            : { contactID: (record as ContactRecord).contactID };
+          'contactID' in record ? { contactID: record.contactID } : { memberID: record.memberID };
         const ex = await ctx.call(endpoint, { pathParams });
         const { data } = ctx.envelope(endpoint, ex);
         const diff = firstDifference(record, data);

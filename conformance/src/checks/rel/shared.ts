@@ -1,16 +1,9 @@
-import type { EndpointId, StatsSummary } from '@tagtrack/core';
+import type { StatsSummary } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
 import type { CheckContext, EndpointCall } from '../context.ts';
 import { describe, ensure, type FailureKind } from '../failure.ts';
-import {
-  addDays,
-  type MemberRecord,
-  sendDays,
-  showStats,
-  statsKey,
-  type TagRecord,
-} from '../sample.ts';
+import { addDays, type MemberRecord, sendDays, showStats, statsKey } from '../sample.ts';
 
 /** Query pairs as sent. */
 export type Pairs = [string, string][];
@@ -18,9 +11,8 @@ export type Pairs = [string, string][];
 /** Every tag visible to the primary credential (of one member when `memberID` is given). */
 export async function allTags(ctx: CheckContext, memberID?: string, query: Pairs = []) {
   return memberID === undefined
-    ? ((await ctx.walk('teams.tags', { query })).records as TagRecord[])
-    : ((await ctx.walk('teams.memberTags', { pathParams: { memberID }, query }))
-        .records as TagRecord[]);
+    ? (await ctx.walk('teams.tags', { query })).records
+    : (await ctx.walk('teams.memberTags', { pathParams: { memberID }, query })).records;
 }
 
 /**
@@ -56,6 +48,9 @@ export function arbWindow(days: readonly string[]) {
     });
 }
 
+/** The stats endpoints (6, 7, 8, 13): their records are stats summaries. */
+export type StatsEndpoint = 'stats.team' | 'stats.teamAlias' | 'stats.group' | 'stats.member';
+
 /**
  * The one record `endpoint` answers with aggregateData=true added to `call`'s query, and the
  * page that carries it. Throws a Violation unless there is exactly one (kind `missing` for
@@ -63,7 +58,7 @@ export function arbWindow(days: readonly string[]) {
  */
 export async function aggregated(
   ctx: CheckContext,
-  endpoint: EndpointId,
+  endpoint: StatsEndpoint,
   call: EndpointCall,
 ): Promise<{ record: StatsSummary; exchange: Exchange }> {
   const query: Pairs = [...((call.query ?? []) as Pairs), ['aggregateData', 'true']];
@@ -74,7 +69,7 @@ export async function aggregated(
     `${describe(ex)}: aggregateData=true gave ${w.records.length} records, expected exactly 1`,
     { kind: w.records.length === 0 ? 'missing' : 'extra', exchange: ex },
   );
-  return { record: w.records[0] as StatsSummary, exchange: ex };
+  return { record: w.records[0]!, exchange: ex };
 }
 
 /**
@@ -116,5 +111,5 @@ export async function members(
   ctx: CheckContext,
   credential = ctx.primary,
 ): Promise<MemberRecord[]> {
-  return (await ctx.walk('teams.list', { credential })).records as MemberRecord[];
+  return (await ctx.walk('teams.list', { credential })).records;
 }

@@ -1,7 +1,6 @@
 import {
   aggregatedIsMergeOfDays,
   dailyStatsOfTags,
-  type EndpointId,
   groupStatsAreMergeOfMemberStats,
   rangeSplitMerges,
   type StatsSummary,
@@ -12,7 +11,7 @@ import {
 import fc from 'fast-check';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { addDays, firstDifference, type MemberRecord, windowQuery } from '../sample.ts';
+import { addDays, firstDifference, windowQuery } from '../sample.ts';
 import {
   aggregated,
   allTags,
@@ -21,6 +20,7 @@ import {
   members,
   obey,
   type Pairs,
+  type StatsEndpoint,
   sameStats,
   windowDays,
 } from './shared.ts';
@@ -78,13 +78,13 @@ export const checks: readonly Check[] = [
       const days = await windowDays(ctx);
       const d = await ctx.discover();
       const ids = (await members(ctx)).map((m) => m.memberID);
-      const subjects: [EndpointId, Record<string, string>][] = [
+      const subjects: [StatsEndpoint, Record<string, string>][] = [
         ['stats.team', {}],
-        ...d.groups.map((g): [EndpointId, Record<string, string>] => [
+        ...d.groups.map((g): [StatsEndpoint, Record<string, string>] => [
           'stats.group',
           { group: g.groupID },
         ]),
-        ...ids.map((id): [EndpointId, Record<string, string>] => [
+        ...ids.map((id): [StatsEndpoint, Record<string, string>] => [
           'stats.member',
           { memberID: id },
         ]),
@@ -96,7 +96,7 @@ export const checks: readonly Check[] = [
           pathParams,
           query: [...query, ['aggregateData', 'false']],
         });
-        const records = daily.records as StatsSummary[];
+        const records = daily.records;
         const order = statsDaysAscending.check({ daily: records });
         obey(
           order,
@@ -138,7 +138,7 @@ export const checks: readonly Check[] = [
           pathParams,
           query: [...query, ['aggregateData', 'false']],
         });
-        const records = daily.records as StatsSummary[];
+        const records = daily.records;
         const problem = statsSummariseTags.check({
           tags,
           daily: records,
@@ -171,7 +171,7 @@ export const checks: readonly Check[] = [
       await ctx.property(arb, async ({ window, type }) => {
         const query = windowQuery(window.start, window.end);
         const typeQ: Pairs = type === null ? [] : [['type', type]];
-        const ms = (await ctx.walk('teams.list', { query: typeQ })).records as MemberRecord[];
+        const ms = (await ctx.walk('teams.list', { query: typeQ })).records;
         const parts: StatsSummary[] = [];
         for (const m of ms)
           parts.push(
@@ -227,7 +227,7 @@ export const checks: readonly Check[] = [
           },
         );
         const parts: StatsSummary[] = [];
-        for (const m of byId.records as MemberRecord[])
+        for (const m of byId.records)
           parts.push(
             (await aggregated(ctx, 'stats.member', { pathParams: { memberID: m.memberID }, query }))
               .record,

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { comparable } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { firstDifference, type TagRecord, windowQuery } from '../sample.ts';
+import { firstDifference, windowQuery } from '../sample.ts';
 import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
@@ -46,7 +46,7 @@ export const checks: readonly Check[] = [
           ...(memberID === undefined ? {} : { pathParams: { memberID } }),
           query: unique,
         });
-        const actual = (w.records as TagRecord[]).map((t) => t.tagID);
+        const actual = w.records.map((t) => t.tagID);
         const extra = actual.filter((id) => !expected.includes(id));
         const missing = expected.filter((id) => !actual.includes(id));
         ensure(
@@ -81,7 +81,7 @@ export const checks: readonly Check[] = [
           ...(memberID === undefined ? {} : { pathParams: { memberID } }),
           query,
         });
-        const got = w.records as TagRecord[];
+        const got = w.records;
         const outside = got.find((t) => !inDayWindow(t.dateSent, window));
         ensure(
           outside === undefined,
@@ -115,7 +115,7 @@ export const checks: readonly Check[] = [
       for (const m of await members(ctx)) {
         const w = await ctx.walk('teams.memberTags', { pathParams: { memberID: m.memberID } });
         let last = -1;
-        for (const t of w.records as TagRecord[]) {
+        for (const t of w.records) {
           const i = order.get(t.tagID);
           if (i === undefined) {
             ctx.fail(`tag ${t.tagID} of member ${m.memberID} is not among the team tags`, {
