@@ -1,5 +1,6 @@
 import type {
   Catalogue,
+  Clock,
   Endpoint,
   EndpointId,
   PathParamName,
@@ -17,13 +18,8 @@ import type { ListPage } from './paginate.ts';
  * the record schema. Nothing here lists an endpoint or a query parameter.
  */
 
-/** Time source and sleeper; inject a fake one to test pacing without real waits. */
-export interface Clock {
-  /** Milliseconds since an arbitrary origin (monotonic enough for pacing). */
-  now(): number;
-  /** Resolves after `ms` milliseconds. */
-  sleep(ms: number): Promise<void>;
-}
+/** Time source and sleeper (core's transport `Clock`); inject a fake one to test pacing. */
+export type { Clock } from '@tagtrack/core';
 
 /** Bounds of the automatic retries. */
 export interface RetryOptions {
