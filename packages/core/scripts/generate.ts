@@ -1,6 +1,7 @@
 /**
  * Regenerates the committed artefacts of @tagtrack/core:
- * - `src/dataset/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` (deterministic:
+ * - `src/dataset/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` with its edge
+ *   cases (`generateCanonicalDataset`; deterministic:
  *   two runs write byte-identical files);
  * - `openapi.json` from `openApiDocument()` (src/openapi.ts).
  *
@@ -11,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CANONICAL_SCALE, CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
+import { generateCanonicalDataset } from '../src/dataset/generate.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
 
 const CANONICAL_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
@@ -59,10 +60,7 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--');
   const { values } = parseArgs({ args, options: { check: { type: 'boolean', default: false } } });
   const outputs: [path: string, text: string | undefined][] = [
-    [
-      CANONICAL_PATH,
-      datasetJson(generateDataset({ seed: CANONICAL_SEED, scale: CANONICAL_SCALE })),
-    ],
+    [CANONICAL_PATH, datasetJson(generateCanonicalDataset())],
     [OPENAPI_PATH, await openApiJson()],
   ];
   let stale = 0;

@@ -3,22 +3,40 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateDataset } from '../src/aggregate/validate.ts';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
-import { CANONICAL_SCALE, CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
-import { Dataset } from '../src/dataset/schema.ts';
+import { generateCanonicalDataset } from '../src/dataset/generate.ts';
+import { Dataset, normaliseEmail } from '../src/dataset/schema.ts';
 import { generatorProblems } from './dataset-checks.ts';
 
 const JSON_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
 
 describe('canonical dataset', () => {
-  it('equals what the generator makes from CANONICAL_SEED (run `pnpm generate` after changing it)', () => {
-    expect(canonicalDataset).toEqual(
-      generateDataset({ seed: CANONICAL_SEED, scale: CANONICAL_SCALE }),
-    );
+  it('equals what the generator makes from CANONICAL_SEED, with its edge cases (run `pnpm generate` after changing it)', () => {
+    expect(canonicalDataset).toEqual(generateCanonicalDataset());
+  });
+
+  it('exercises the edge cases of Revision 2 the generator never hits (EDGE_CASES)', () => {
+    const ds = canonicalDataset;
+    expect(ds.tags.some((t) => t.subject.includes('\r\n'))).toBe(true);
+    expect(ds.tags.some((t) => /\r(?!\n)/.test(t.subject))).toBe(true);
+    const names = ds.teams[1]!.groups.map((g) => g.groupName);
+    expect(new Set(names).size).toBeLessThan(names.length);
+    const spelled = ds.tags[0]!.recipients.map((r) => r.email);
+    expect(new Set(spelled.map(normaliseEmail)).size).toBe(spelled.length - 1);
+    const instants = new Map<string, Set<string>>();
+    for (const o of ds.opens) {
+      const k = `${o.tagID} ${o.date}`;
+      instants.set(k, (instants.get(k) ?? new Set()).add(normaliseEmail(o.email)));
+    }
+    expect([...instants.values()].some((emails) => emails.size > 1)).toBe(true);
   });
 
   it('is schema-valid and referentially consistent', () => {
     expect(Dataset.safeParse(canonicalDataset).success).toBe(true);
-    expect(generatorProblems(canonicalDataset)).toEqual([]);
+    // withEdgeCases breaks exactly these two invariants of the generator, on purpose
+    expect(generatorProblems(canonicalDataset)).toEqual([
+      `team ${canonicalDataset.teams[1]!.teamID}: group names repeat`,
+      `tag ${canonicalDataset.tags[0]!.tagID}: repeated recipient`,
+    ]);
     expect(validateDataset(canonicalDataset)).toEqual([]);
   });
 

@@ -6,8 +6,8 @@ import { Dataset, type DatasetMember } from './schema.ts';
 /**
  * The canonical dataset: 2 teams of 6 members (admin, manager with a group, manager without
  * a group, user without a group, users in groups), 300 tags and about 2,500 events, generated
- * by `pnpm generate` from `CANONICAL_SEED` at `CANONICAL_SCALE` (see generate.ts) and
- * committed as `canonical.json`. Parsed with the {@link Dataset} schema once, at import.
+ * by `pnpm generate` from `CANONICAL_SEED` at `CANONICAL_SCALE` (see generate.ts) plus the
+ * edge cases of `EDGE_CASES` (edge-cases.ts), and committed as `canonical.json`. Parsed with the {@link Dataset} schema once, at import.
  */
 export const canonicalDataset: Dataset = parseCanonical(data);
 

@@ -1,6 +1,7 @@
 import type { Device } from '../events.ts';
 import type { AccountType } from '../member.ts';
 import { DAY_MS, dayStartMs } from '../values.ts';
+import { withEdgeCases } from './edge-cases.ts';
 import { AGENTS, type GeoLocation, LOCATIONS, PROXY_LOCATION } from './locations.ts';
 import { Prng } from './prng.ts';
 import {
@@ -319,3 +320,12 @@ export function generateDataset(options: GenerateOptions): Dataset {
 export const CANONICAL_SEED = 20_240_305;
 /** The scale of the committed canonical dataset: 2 teams of 6 members, 300 tags. */
 export const CANONICAL_SCALE: ScaleName = 'small';
+
+/**
+ * The canonical dataset as committed (`canonical.json`): {@link generateDataset} from
+ * {@link CANONICAL_SEED} at {@link CANONICAL_SCALE}, then {@link withEdgeCases} (a few
+ * records changed so that rules the generator never hits by chance are exercised).
+ */
+export function generateCanonicalDataset(): Dataset {
+  return withEdgeCases(generateDataset({ seed: CANONICAL_SEED, scale: CANONICAL_SCALE }));
+}
