@@ -29,7 +29,7 @@ async function counterRecords(
   const contacts = await ctx.walk('contacts.list');
   for (const record of contacts.records) out.push({ record, exchange: contacts.pages[0] });
   for (const aggregate of ['false', 'true']) {
-    const stats = await ctx.walk('stats.team', { query: [['aggregateData', aggregate]] });
+    const stats = await ctx.walk('stats.team', { params: { aggregateData: aggregate } });
     for (const record of stats.records) out.push({ record, exchange: stats.pages[0] });
   }
   return out;
@@ -89,7 +89,7 @@ async function eventDays(ctx: CheckContext, tagID: string): Promise<string[]> {
 }
 
 async function daily(ctx: CheckContext, tagID: string, date: string) {
-  const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', date]] });
+  const ex = await ctx.call('tags.daily', { pathParams: { tagID }, params: { date } });
   const { data } = ctx.envelope('tags.daily', ex) as { data: { opens: number; clicks: number } };
   return { ...data, exchange: ex };
 }

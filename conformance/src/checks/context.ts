@@ -5,6 +5,7 @@ import {
   endpointById,
   type PathParamName,
   parseQuery,
+  type QueryOf,
   type RecordOf,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -21,14 +22,28 @@ import {
 } from './failure.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk, walkPages } from './walk.ts';
 
-/** Path parameters and query pairs of one request to a catalogue endpoint. */
-export interface EndpointCall {
+/**
+ * Path parameters and query of one request to catalogue endpoint `Id`. The query is sent as
+ * `params` (the endpoint's parameters by name, typed by the catalogue's `QueryOf<Id>`; values
+ * in any form, a string sent as it is) followed by the raw `query` pairs (any name, any value:
+ * what the input and probe checks send).
+ */
+export interface EndpointCall<Id extends EndpointId = EndpointId> {
   readonly pathParams?: Partial<Record<PathParamName, string>>;
+  readonly params?: { readonly [K in keyof QueryOf<Id>]?: string | number | boolean | undefined };
   readonly query?: readonly (readonly [string, string])[];
   readonly credential?: Credential | null;
   readonly method?: 'GET' | 'HEAD' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
   readonly cache?: boolean;
+}
+
+/** The query pairs `call` sends: its named `params` (in their order) then its raw `query`. */
+export function queryPairs(call: EndpointCall): readonly (readonly [string, string])[] {
+  const named = Object.entries(call.params ?? {}).flatMap(([name, value]) =>
+    value === undefined ? [] : [[name, String(value)] as const],
+  );
+  return named.length === 0 ? (call.query ?? []) : [...named, ...(call.query ?? [])];
 }
 
 /** Ids discovered from list endpoints for one credential (blind mode needs nothing else). */
@@ -116,12 +131,12 @@ export class CheckContext {
   }
 
   /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
-  call(endpoint: EndpointId, call: EndpointCall = {}): Promise<Exchange> {
+  call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
     this.requests++;
     return this.services.http.request({
       method: call.method ?? 'GET',
       path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
-      query: call.query ?? [],
+      query: queryPairs(call),
       credential: call.credential === undefined ? this.primary : call.credential,
       ...(call.headers === undefined ? {} : { headers: call.headers }),
       ...(call.cache === undefined ? {} : { cache: call.cache }),
@@ -153,7 +168,10 @@ export class CheckContext {
    * run by endpoint, path parameters, query and credential. Typed by the catalogue:
    * `walk('teams.tags')` gives `Walk<Tag>` (`RecordOf<'teams.tags'>`).
    */
-  walk<Id extends EndpointId>(endpoint: Id, call: EndpointCall = {}): Promise<Walk<RecordOf<Id>>> {
+  walk<Id extends EndpointId>(
+    endpoint: Id,
+    call: EndpointCall<Id> = {},
+  ): Promise<Walk<RecordOf<Id>>> {
     return this.walkOnce(endpoint, call).then((w) => ({
       ...w,
       records: recordsOf(endpoint, w.records),
@@ -161,7 +179,10 @@ export class CheckContext {
   }
 
   /** {@link walk} untyped, through the run's walk cache. */
-  private walkOnce(endpoint: EndpointId, call: EndpointCall): Promise<Walk> {
+  private walkOnce(endpoint: EndpointId, named: EndpointCall): Promise<Walk> {
+    // the named params become raw pairs once: each page's request adds only `cursor`
+    const { params, ...rest } = named;
+    const call: EndpointCall = params === undefined ? rest : { ...rest, query: queryPairs(named) };
     const credential = call.credential === undefined ? this.primary : call.credential;
     const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
     const hit = this.services.walkCache.get(key);
@@ -186,7 +207,7 @@ export class CheckContext {
    */
   async records<Id extends EndpointId>(
     endpoint: Id,
-    call: EndpointCall = {},
+    call: EndpointCall<Id> = {},
   ): Promise<RecordOf<Id>[]> {
     if (endpointById(endpoint).response === 'single') {
       const ex = await this.call(endpoint, call);
