@@ -90,7 +90,7 @@ async function eventDays(ctx: CheckContext, tagID: string): Promise<string[]> {
 
 async function daily(ctx: CheckContext, tagID: string, date: string) {
   const ex = await ctx.call('tags.daily', { pathParams: { tagID }, params: { date } });
-  const { data } = ctx.envelope('tags.daily', ex) as { data: { opens: number; clicks: number } };
+  const data = ctx.single('tags.daily', ex);
   return { ...data, exchange: ex };
 }
 

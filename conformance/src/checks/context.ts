@@ -155,6 +155,14 @@ export class CheckContext {
   }
 
   /**
+   * The record of a 200 answer of a single endpoint, parsed with core's envelope schema and
+   * typed by the catalogue (`single('tags.daily', ex)` is `DailyCounts`); a `Violation` else.
+   */
+  single<Id extends EndpointId>(endpoint: Id, exchange: Exchange): RecordOf<Id> {
+    return recordsOf(endpoint, [readEnvelope(endpoint, exchange).data])[0]!;
+  }
+
+  /**
    * One list response as a page, a 204 as a page without records (see `readPage`). Use it
    * instead of `envelope` wherever a list may be empty.
    */

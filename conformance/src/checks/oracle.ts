@@ -96,10 +96,7 @@ export async function contactIdsByEmail(
 ): Promise<Map<string, string>> {
   const w = await ctx.walk('contacts.list', { credential });
   const ids = new Map<string, string>();
-  for (const c of w.records as { contactID?: unknown; email?: unknown }[]) {
-    if (typeof c.email === 'string' && typeof c.contactID === 'string')
-      ids.set(normaliseEmail(c.email), c.contactID);
-  }
+  for (const c of w.records) ids.set(normaliseEmail(c.email), c.contactID);
   return ids;
 }
 

@@ -211,7 +211,7 @@ export const checks: readonly Check[] = [
               pathParams: { contactID: contact.contactID },
               credential,
             });
-            const { data } = ctx.envelope('contacts.get', ex) as { data: ContactRecord };
+            const data = ctx.single('contacts.get', ex);
             compared++;
             ensure(
               data.contactID === contact.contactID &&

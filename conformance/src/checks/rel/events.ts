@@ -102,9 +102,7 @@ export const checks: readonly Check[] = [
       const clicks = plainEvents(clickGroups);
       await ctx.property(fc.constantFrom(...pairs), async ([tagID, day]) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
-        const { data } = ctx.envelope('tags.daily', ex) as {
-          data: { opens: number; clicks: number };
-        };
+        const data = ctx.single('tags.daily', ex);
         const problem = dailyAreDistinctRecipients.check({
           tag: { tagID },
           date: day,
