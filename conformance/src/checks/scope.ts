@@ -24,6 +24,26 @@ async function visible(ctx: CheckContext, credential: SuiteCredential) {
   };
 }
 
+/** Every endpoint that takes an id, which the scope checks ask with an out-of-scope one. */
+const ID_ENDPOINTS: EndpointId[] = [
+  'teams.member',
+  'teams.memberTags',
+  'teams.group',
+  'stats.group',
+  'stats.member',
+  'clicks.tag',
+  'opens.tag',
+  'tags.daily',
+  'contacts.get',
+  'contacts.tag',
+];
+
+function needsTwoScopes(env: Pick<CheckEnv, 'credentials'>): string | undefined {
+  return declared(env).length < 2
+    ? 'needs two declared credentials with different scopes'
+    : undefined;
+}
+
 /** Path parameters and query of one request naming an id. */
 type IdCall = [EndpointId, Record<string, string>, [string, string][]];
 
@@ -207,54 +227,17 @@ export const checks: readonly Check[] = [
     id: 'SCOPE-404-OUT-OF-SCOPE',
     title: 'ids another caller can see but this one cannot answer 404, exactly like unknown ids',
     clause: 'decisions §2 (an id outside the caller’s scope answers 404: no existence oracle)',
-    endpoints: [
-      'teams.member',
-      'teams.memberTags',
-      'teams.group',
-      'stats.group',
-      'stats.member',
-      'clicks.tag',
-      'opens.tag',
-      'tags.daily',
-      'contacts.get',
-      'contacts.tag',
-    ],
-    skipIf: (env) =>
-      declared(env).length < 2 ? 'needs two declared credentials with different scopes' : undefined,
+    endpoints: ID_ENDPOINTS,
+    skipIf: needsTwoScopes,
     async run(ctx) {
       const creds = declared(ctx);
       for (const c of creds) {
-        const mine = await visible(ctx, c);
         for (const other of creds) {
           if (other === c) continue;
-          const theirs = await visible(ctx, other);
-          const member = [...theirs.members].find((id) => !mine.members.has(id));
-          const tag = [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID));
-          const contact = [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
-          const group =
-            other.teamID !== c.teamID
-              ? theirs.groups.find((g) => !mine.groups.some((x) => x.groupID === g.groupID))
-              : undefined;
-          const calls: [EndpointId, Record<string, string>, [string, string][]][] = [];
-          if (member) {
-            calls.push(['teams.member', { memberID: member }, []]);
-            calls.push(['teams.memberTags', { memberID: member }, []]);
-            calls.push(['stats.member', { memberID: member }, []]);
-          }
-          if (tag) {
-            calls.push(['opens.tag', { tagID: tag.tagID }, []]);
-            calls.push(['clicks.tag', { tagID: tag.tagID }, []]);
-            calls.push(['tags.daily', { tagID: tag.tagID }, [['date', dayOf(tag.dateSent)]]]);
-            calls.push(['contacts.tag', { tagID: tag.tagID }, []]);
-          }
-          if (contact) calls.push(['contacts.get', { contactID: contact }, []]);
-          if (group) {
-            calls.push(['teams.group', { group: group.groupID }, []]);
-            calls.push(['stats.group', { group: group.groupID }, []]);
-          }
+          const calls = await outOfScopeCalls(ctx, c, other);
           await ctx.each(
             calls,
-            async ([endpoint, pathParams, query]) =>
+            async ({ call: [endpoint, pathParams, query] }) =>
               expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404),
             { note: () => `: ${other.label} can see it but ${c.label} cannot`, stopAt: 5 },
           );
@@ -268,20 +251,8 @@ export const checks: readonly Check[] = [
       'the 404 of an id outside the scope is the 404 of an unknown id, message included, only the echoed id differing',
     clause:
       'decisions §2 Revision 2 (the 404 of an out-of-scope id is identical to the 404 of an unknown id)',
-    endpoints: [
-      'teams.member',
-      'teams.memberTags',
-      'teams.group',
-      'stats.group',
-      'stats.member',
-      'clicks.tag',
-      'opens.tag',
-      'tags.daily',
-      'contacts.get',
-      'contacts.tag',
-    ],
-    skipIf: (env) =>
-      declared(env).length < 2 ? 'needs two declared credentials with different scopes' : undefined,
+    endpoints: ID_ENDPOINTS,
+    skipIf: needsTwoScopes,
     async run(ctx) {
       const creds = declared(ctx);
       const known = new Set<string>();
