@@ -29,6 +29,23 @@ const NEUTRAL_VALUES: Partial<Record<ParamName, (total: number) => string>> = {
   aggregateData: () => 'false',
 };
 
+/**
+ * The Link header's next and prev targets, each with its label and the cursor it should carry
+ * from a page at cursor `c` of `ps` records in a list of `total`.
+ */
+function linkTargets(
+  link: string | undefined,
+  c: number,
+  ps: number,
+  total: number,
+): [string, string, number][] {
+  const urls: [string, string, number][] = [];
+  const links = linksOf(link);
+  if (links.next !== undefined) urls.push(['Link rel="next"', links.next, Math.min(c + ps, total)]);
+  if (links.prev !== undefined) urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
+  return urls;
+}
+
 /** Paging URLs and the headers that carry them: nextURL, previousURL, Link, X-Total-Count (decisions §3). */
 export const checks: readonly Check[] = [
   defineCheck({
@@ -80,12 +97,7 @@ export const checks: readonly Check[] = [
           const target = ex.target.split('?')[0]!;
           const c = cursor ?? 0;
           const ps = ctx.profile.pageSize;
-          const urls: [string, string, number][] = [];
-          const links = linksOf(ex.responseHeaders.link);
-          if (links.next !== undefined)
-            urls.push(['Link rel="next"', links.next, Math.min(c + ps, l.total)]);
-          if (links.prev !== undefined)
-            urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
+          const urls = linkTargets(ex.responseHeaders.link, c, ps, l.total);
           if (ex.status === 200 && (rtn === null || rtn === 'json')) {
             const page = ctx.page(l.endpoint, ex);
             const p = page.paging!;
@@ -227,12 +239,7 @@ export const checks: readonly Check[] = [
           ];
           const ex = await ctx.call(l.endpoint, { ...l.call, query: sent, headers: forged });
           const target = ex.target.split('?')[0]!;
-          const urls: [string, string, number][] = [];
-          const links = linksOf(ex.responseHeaders.link);
-          if (links.next !== undefined)
-            urls.push(['Link rel="next"', links.next, Math.min(c + ps, l.total)]);
-          if (links.prev !== undefined)
-            urls.push(['Link rel="prev"', links.prev, Math.max(c - ps, 0)]);
+          const urls = linkTargets(ex.responseHeaders.link, c, ps, l.total);
           if (ex.status === 200) {
             const p = ctx.page(l.endpoint, ex).paging;
             if (p?.nextURL) urls.push(['nextURL', p.nextURL, p.cursors.next]);
