@@ -13,7 +13,7 @@ import { ENDPOINT_IDS, endpointById, type PathParamName } from './endpoints.ts';
 import type { Device } from './events.ts';
 import type { AccountType } from './member.ts';
 import { defaultQueryParams, type QueryParams } from './params.ts';
-import type { StatsSummary } from './stats.ts';
+import { emptyStats, type StatsSummary } from './stats.ts';
 import { type CalendarDate, DAY_MS, formatTimestamp, type Timestamp } from './values.ts';
 
 /**
@@ -90,14 +90,7 @@ export const arbStatsSummary: fc.Arbitrary<StatsSummary> = fc
   })
   .map((r) =>
     r.totalSent === 0
-      ? {
-          totalSent: 0,
-          totalOpens: 0,
-          totalClicks: 0,
-          uniqueOpens: 0,
-          uniqueClicks: 0,
-          dateLastSent: null,
-        }
+      ? emptyStats()
       : {
           totalSent: r.totalSent,
           totalOpens: r.totalOpens,
