@@ -84,6 +84,27 @@ async function outOfScopeCalls(
   return out;
 }
 
+/**
+ * Runs `fn` as caller `c` on every request naming an id that another declared credential sees
+ * and `c` does not, one {@link CheckContext.each} loop per pair of credentials (at most 5
+ * failures a pair).
+ */
+async function eachOutOfScope(
+  ctx: CheckContext,
+  creds: readonly SuiteCredential[],
+  fn: (c: SuiteCredential, call: { id: string; call: IdCall }) => Promise<void> | void,
+): Promise<void> {
+  for (const c of creds) {
+    for (const other of creds) {
+      if (other === c) continue;
+      await ctx.each(await outOfScopeCalls(ctx, c, other), (call) => fn(c, call), {
+        note: () => `: ${other.label} can see it but ${c.label} cannot`,
+        stopAt: 5,
+      });
+    }
+  }
+}
+
 const HEX = '0123456789abcdef';
 /**
  * An id of the same length and character classes as `id` that is none of `known`: hex digits
@@ -231,18 +252,9 @@ export const checks: readonly Check[] = [
     skipIf: needsTwoScopes,
     async run(ctx) {
       const creds = declared(ctx);
-      for (const c of creds) {
-        for (const other of creds) {
-          if (other === c) continue;
-          const calls = await outOfScopeCalls(ctx, c, other);
-          await ctx.each(
-            calls,
-            async ({ call: [endpoint, pathParams, query] }) =>
-              expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404),
-            { note: () => `: ${other.label} can see it but ${c.label} cannot`, stopAt: 5 },
-          );
-        }
-      }
+      await eachOutOfScope(ctx, creds, async (c, { call: [endpoint, pathParams, query] }) =>
+        expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404),
+      );
     },
   }),
   defineCheck({
@@ -262,46 +274,36 @@ export const checks: readonly Check[] = [
         for (const g of v.groups) known.add(g.groupID).add(g.groupName);
       }
       let compared = 0;
-      for (const c of creds) {
-        for (const other of creds) {
-          if (other === c) continue;
-          const calls = await outOfScopeCalls(ctx, c, other);
-          await ctx.each(
-            calls,
-            async ({ id, call: [endpoint, pathParams, query] }) => {
-              const unknown = unknownIdLike(id, known);
-              const unknownParams = Object.fromEntries(
-                Object.entries(pathParams).map(([k, v]) => [k, v === id ? unknown : v]),
-              );
-              const hidden = await ctx.call(endpoint, { pathParams, query, credential: c });
-              const absent = await ctx.call(endpoint, {
-                pathParams: unknownParams,
-                query,
-                credential: c,
-              });
-              compared++;
-              if (hidden.status !== absent.status)
-                throw new Violation(
-                  `${describe(hidden)} answered ${hidden.status}, but the unknown id ${unknown} (${describe(absent)}) answered ${absent.status}: the status tells an out-of-scope id from an unknown one`,
-                  {
-                    kind: 'status',
-                    exchange: hidden,
-                    expected: absent.status,
-                    actual: hidden.status,
-                  },
-                );
-              const a = bodyWithoutId(hidden.body, id);
-              const b = bodyWithoutId(absent.body, unknown);
-              if (a !== b)
-                throw new Violation(
-                  `${describe(hidden)}: the 404 of id ${id}, outside the caller's scope, differs from the 404 of the unknown id ${unknown} (${describe(absent)}) beyond the echoed id, so it tells that the id exists`,
-                  { kind: 'format', exchange: hidden, expected: b, actual: a },
-                );
+      await eachOutOfScope(ctx, creds, async (c, { id, call: [endpoint, pathParams, query] }) => {
+        const unknown = unknownIdLike(id, known);
+        const unknownParams = Object.fromEntries(
+          Object.entries(pathParams).map(([k, v]) => [k, v === id ? unknown : v]),
+        );
+        const hidden = await ctx.call(endpoint, { pathParams, query, credential: c });
+        const absent = await ctx.call(endpoint, {
+          pathParams: unknownParams,
+          query,
+          credential: c,
+        });
+        compared++;
+        if (hidden.status !== absent.status)
+          throw new Violation(
+            `${describe(hidden)} answered ${hidden.status}, but the unknown id ${unknown} (${describe(absent)}) answered ${absent.status}: the status tells an out-of-scope id from an unknown one`,
+            {
+              kind: 'status',
+              exchange: hidden,
+              expected: absent.status,
+              actual: hidden.status,
             },
-            { note: () => `: ${other.label} can see it but ${c.label} cannot`, stopAt: 5 },
           );
-        }
-      }
+        const a = bodyWithoutId(hidden.body, id);
+        const b = bodyWithoutId(absent.body, unknown);
+        if (a !== b)
+          throw new Violation(
+            `${describe(hidden)}: the 404 of id ${id}, outside the caller's scope, differs from the 404 of the unknown id ${unknown} (${describe(absent)}) beyond the echoed id, so it tells that the id exists`,
+            { kind: 'format', exchange: hidden, expected: b, actual: a },
+          );
+      });
       if (compared === 0) ctx.skip('no declared credential sees an id another one cannot');
     },
   }),
