@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,7 @@ import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures
 import { canonicalProfile } from './fixtures.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
-import { formatSummary, isFancy, progressReporter, writeReports } from './reporters/index.ts';
+import { formatSummary, progressReporter, useColor, writeReports } from './reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS, runConformance } from './runner.ts';
 
 /** Exit codes: 0 every required check passed, 1 a check failed, 2 usage/configuration/connection. */
@@ -18,6 +19,33 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export const CANONICAL_PROFILE_FILE = fileURLToPath(
   new URL('../fixtures/canonical-profile.json', import.meta.url),
 );
+
+/** The version of this package (its package.json, one level above src/ and dist/). */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+/** The boolean options `run` also reads from the environment, with their variables. */
+export const BOOLEAN_ENV = {
+  bail: 'TAGTRACK_BAIL',
+  probeMethods: 'TAGTRACK_PROBE_METHODS',
+} as const;
+
+const TRUE_WORDS = ['true', '1', 'yes'];
+const FALSE_WORDS = ['false', '0', 'no'];
+
+/**
+ * A boolean environment variable: true/false/1/0/yes/no in any case; undefined for anything
+ * else (the caller reports it).
+ */
+export function parseBooleanEnv(value: string): boolean | undefined {
+  const v = value.trim().toLowerCase();
+  if (TRUE_WORDS.includes(v)) return true;
+  if (FALSE_WORDS.includes(v)) return false;
+  return undefined;
+}
 
 function positiveInt(name: string) {
   return (v: string): number => {
@@ -58,7 +86,11 @@ options the profile does not support are reported as skip.
 Expected failures (JSON): ["REQ-ID", {"id": "REQ-ID", "reason": "…"}]. Listed failures do not
 fail the run; a listed check that passes does (remove the entry).
 
-The run is read-only (GET and HEAD) unless --probe-methods.
+Boolean variables (TAGTRACK_BAIL, TAGTRACK_PROBE_METHODS) take true/false, 1/0 or yes/no in
+any case; any other value is a usage error. --only and --exclude take comma-separated ids or
+areas (substring, or glob with * and ?); a pattern that matches no check is a usage error.
+
+The run is read-only (GET and HEAD) unless --probe-methods (or TAGTRACK_PROBE_METHODS=true).
 
 Exit codes: 0 every required check passed, 1 a check failed (or a stale expected-failure
 entry), 2 usage, configuration or connection error.
@@ -73,8 +105,19 @@ export function buildProgram(done: (code: number) => void): Command {
     .description(
       'Conformance suite for implementations of the Tag Tracking Reporting API (profile tagtrack/v1)',
     )
+    .version(VERSION, '-V, --version', 'print the version and exit')
     .exitOverride()
-    .configureOutput({ outputError: (s, write) => write(s.split('\n')[0]!.concat('\n')) });
+    // one line per error; commander's "(Did you mean …?)" joins it
+    .configureOutput({
+      outputError: (s, write) =>
+        write(
+          s
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .join(' ')
+            .concat('\n'),
+        ),
+    });
   program
     .command('run')
     .description('run the conformance checks against an implementation')
@@ -119,6 +162,12 @@ export function buildProgram(done: (code: number) => void): Command {
     )
     .addOption(
       new Option(
+        '--exclude <patterns>',
+        'leave out requirement ids or areas matching (same syntax as --only)',
+      ).env('TAGTRACK_EXCLUDE'),
+    )
+    .addOption(
+      new Option(
         '--rate-limit <n/s>',
         'pace requests to this rate (default: the profile’s rate limit)',
       )
@@ -148,8 +197,8 @@ export function buildProgram(done: (code: number) => void): Command {
       ),
     )
     .addHelpText('after', HELP_AFTER)
-    .action(async (opts: Record<string, unknown>) => {
-      done(await runCommand(opts));
+    .action(async (opts: Record<string, unknown>, cmd: Command) => {
+      done(await runCommand(booleansFromEnv(opts, cmd)));
     });
   program
     .command('fixture')
@@ -209,7 +258,27 @@ function requirementsCommand(json: boolean): number {
   return EXIT.ok;
 }
 
-async function runCommand(opts: Record<string, unknown>): Promise<number> {
+/**
+ * Commander sets a boolean option to true whenever its variable is set, whatever the value;
+ * re-read those variables strictly. Returns the options, or the usage message of a bad value.
+ */
+function booleansFromEnv(
+  opts: Record<string, unknown>,
+  cmd: Command,
+): Record<string, unknown> | string {
+  const out = { ...opts };
+  for (const [key, variable] of Object.entries(BOOLEAN_ENV)) {
+    if (cmd.getOptionValueSource(key) !== 'env') continue;
+    const value = parseBooleanEnv(process.env[variable] ?? '');
+    if (value === undefined)
+      return `${variable}=${JSON.stringify(process.env[variable] ?? '')} is not a boolean: use true/false, 1/0 or yes/no`;
+    out[key] = value;
+  }
+  return out;
+}
+
+async function runCommand(opts: Record<string, unknown> | string): Promise<number> {
+  if (typeof opts === 'string') return usage(opts);
   const baseUrl = opts.baseUrl as string | undefined;
   if (baseUrl === undefined) return usage('missing --base-url (or TAGTRACK_BASE_URL)');
   try {
@@ -237,14 +306,15 @@ async function runCommand(opts: Record<string, unknown>): Promise<number> {
       numRuns: opts.numRuns as number,
       seed: opts.seed as number | undefined,
       only: opts.only as string | undefined,
+      exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
       expectedFailures,
-      bail: Boolean(opts.bail),
-      probeMethods: Boolean(opts.probeMethods),
+      bail: opts.bail === true,
+      probeMethods: opts.probeMethods === true,
       onEvent: progressReporter(stderr),
     });
-    process.stdout.write(`${formatSummary(result, isFancy(process.stdout))}\n`);
+    process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
     if (opts.reportDir !== undefined) {
       const paths = await writeReports(result, opts.reportDir as string);
       process.stdout.write(`reports: ${paths.join(', ')}\n`);

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { createServer } from '@tagtrack/server';
 import { canonicalProfile } from './fixtures.ts';
-import { formatSummary, isFancy, progressReporter, writeReports } from './reporters/index.ts';
+import { formatSummary, progressReporter, useColor, writeReports } from './reporters/index.ts';
 import { runConformance } from './runner.ts';
 
 const server = createServer();
@@ -21,7 +21,7 @@ try {
     mode: 'fixture',
     onEvent: progressReporter(process.stderr),
   });
-  process.stdout.write(`${formatSummary(result, isFancy(process.stdout))}\n`);
+  process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
   const dir = resolve(process.env.INIT_CWD ?? process.cwd(), 'reports');
   const paths = await writeReports(result, dir);
   process.stdout.write(`reports: ${paths.join(', ')}\n`);

@@ -62,9 +62,12 @@ export {
   ConfigError,
   DEFAULT_NUM_RUNS,
   matchesOnly,
+  matchesPattern,
   type RunEvent,
   type RunOptions,
   type RunResult,
   runConformance,
   STATUS_ORDER,
+  selectChecks,
+  splitPatterns,
 } from './runner.ts';

@@ -47,6 +47,11 @@ export interface RunOptions {
    * and `input` for ERR-BODY-JSON) still select what they did, for one release.
    */
   readonly only?: string | undefined;
+  /**
+   * Leave out checks whose requirement id or area matches (same syntax as {@link only}).
+   * A pattern of either that matches no check is a {@link ConfigError}.
+   */
+  readonly exclude?: string | undefined;
   /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
   readonly rateLimit?: number | undefined;
   /** Per-request timeout in ms. Default 10,000. */
@@ -123,29 +128,66 @@ export class ConfigError extends Error {
  * the id, the area, or the area's former name (`FORMER_AREAS`, accepted for one release).
  */
 export function matchesOnly(check: Pick<Check, 'id' | 'area'>, only: string | undefined): boolean {
-  if (only === undefined || only.trim() === '') return true;
+  const patterns = splitPatterns(only);
+  return patterns.length === 0 || patterns.some((p) => matchesPattern(check, p));
+}
+
+/** The comma-separated patterns of `--only`/`--exclude`, trimmed, empty ones dropped. */
+export function splitPatterns(patterns: string | undefined): string[] {
+  return (patterns ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** Whether one pattern (substring, or glob with `*`/`?`; any case) matches the id or area. */
+export function matchesPattern(check: Pick<Check, 'id' | 'area'>, pattern: string): boolean {
   const former = (AREAS as readonly string[]).includes(check.area)
     ? FORMER_AREAS[check.area]
     : undefined;
   const subjects = [check.id, check.area, ...(former === undefined ? [] : [former])].map((s) =>
     s.toUpperCase(),
   );
-  return only
-    .split(',')
-    .map((p) => p.trim().toUpperCase())
-    .filter((p) => p !== '')
-    .some((p) => {
-      if (/[*?]/.test(p)) {
-        const re = new RegExp(
-          `^${p
-            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-            .replace(/\*/g, '.*')
-            .replace(/\?/g, '.')}$`,
+  const p = pattern.trim().toUpperCase();
+  if (/[*?]/.test(p)) {
+    const re = new RegExp(
+      `^${p
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+    );
+    return subjects.some((s) => re.test(s));
+  }
+  return subjects.some((s) => s.includes(p));
+}
+
+/**
+ * The checks `only` and `exclude` select. Throws {@link ConfigError} when a pattern of either
+ * matches no check (a typo would otherwise pass silently) or when nothing is left to run.
+ */
+export function selectChecks<C extends Pick<Check, 'id' | 'area'>>(
+  checks: readonly C[],
+  only: string | undefined,
+  exclude: string | undefined,
+): C[] {
+  for (const [flag, patterns] of [
+    ['--only', only],
+    ['--exclude', exclude],
+  ] as const) {
+    for (const p of splitPatterns(patterns)) {
+      if (!checks.some((c) => matchesPattern(c, p)))
+        throw new ConfigError(
+          `${flag} pattern ${JSON.stringify(p)} matches no requirement id or area (list them with: tagtrack-conformance requirements)`,
         );
-        return subjects.some((s) => re.test(s));
-      }
-      return subjects.some((s) => s.includes(p));
-    });
+    }
+  }
+  const excluded = splitPatterns(exclude);
+  const selected = checks.filter(
+    (c) => matchesOnly(c, only) && !excluded.some((p) => matchesPattern(c, p)),
+  );
+  if (selected.length === 0)
+    throw new ConfigError('--only and --exclude together leave no check to run');
+  return selected;
 }
 
 function credentialsOf(
@@ -231,7 +273,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS;
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const { primary, all } = credentialsOf(options, profile);
-  const selected = ALL_CHECKS.filter((c) => matchesOnly(c, options.only));
+  const selected = selectChecks(ALL_CHECKS, options.only, options.exclude);
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
   const knownIds = new Set(ALL_CHECKS.map((c) => c.id));
   const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));

@@ -50,7 +50,7 @@ export function defineConformanceSuite(
       test(`${check.id}: ${check.title}`, (ctx) => {
         if (failure !== undefined) throw failure;
         const r = result?.checks.find((c) => c.id === check.id);
-        if (r === undefined) return ctx.skip('not selected by options.only');
+        if (r === undefined) return ctx.skip('not selected by options.only/exclude');
         if (result!.staleExpectedFailures.includes(r.id))
           throw new Error(`${r.id} is listed as an expected failure but passed: remove the entry`);
         if (r.status === 'skip') return ctx.skip(r.reason ?? 'skipped');

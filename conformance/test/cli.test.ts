@@ -10,6 +10,7 @@ import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 import { Profile } from '../src/profile.ts';
+import { useColor } from '../src/reporters/index.ts';
 import { team1Admin } from './helpers.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));
@@ -21,13 +22,15 @@ interface Outcome {
 }
 
 /** Runs the CLI launcher as a child process with a clean TAGTRACK_* environment. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Outcome> {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
   );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...clean, NO_COLOR: '1', ...env },
+      env: Object.fromEntries(
+        Object.entries({ ...clean, NO_COLOR: '1', ...env }).filter(([, v]) => v !== undefined),
+      ) as Record<string, string>,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -163,6 +166,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
       ['--num-runs', 'TAGTRACK_NUM_RUNS'],
       ['--seed', 'TAGTRACK_SEED'],
       ['--only', 'TAGTRACK_ONLY'],
+      ['--exclude', 'TAGTRACK_EXCLUDE'],
       ['--rate-limit', 'TAGTRACK_RATE_LIMIT'],
       ['--timeout', 'TAGTRACK_TIMEOUT'],
       ['--expected-failures', 'TAGTRACK_EXPECTED_FAILURES'],
@@ -201,4 +205,125 @@ describe('tagtrack-conformance CLI (spawned)', () => {
     expect(rows.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
     for (const r of rows) expect(r.clause).toMatch(/decisions §\d|source:/);
   }, 30_000);
+
+  const creds = () => [
+    '--base-url',
+    baseUrl,
+    '--auth-id',
+    team1Admin.authId,
+    '--access-key',
+    team1Admin.accessKey,
+  ];
+
+  test('TAGTRACK_PROBE_METHODS: false, 0 and no do not probe; TRUE and yes do; maybe exits 2', async () => {
+    for (const value of ['false', '0', 'No', 'FALSE']) {
+      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+        TAGTRACK_PROBE_METHODS: value,
+      });
+      expect(out.code, value).toBe(0);
+      expect(out.stderr, value).toContain(
+        'SKIP  METHOD-405-NON-GET (opt-in: run with --probe-methods)',
+      );
+    }
+    for (const value of ['TRUE', 'yes', '1']) {
+      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+        TAGTRACK_PROBE_METHODS: value,
+      });
+      expect(out.code, value).toBe(0);
+      expect(out.stderr, value).toContain('PASS  METHOD-405-NON-GET');
+    }
+    for (const [variable, value] of [
+      ['TAGTRACK_PROBE_METHODS', 'maybe'],
+      ['TAGTRACK_BAIL', 'on'],
+      ['TAGTRACK_BAIL', ''],
+    ] as const) {
+      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+        [variable]: value,
+      });
+      expect(out.code).toBe(2);
+      const lines = out.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(variable);
+      expect(lines[0]).toContain('true/false, 1/0 or yes/no');
+    }
+  }, 90_000);
+
+  test('--only or --exclude matching no check exits 2 naming the pattern; --exclude leaves checks out', async () => {
+    const only = await cli(['run', ...creds(), '--only', 'NOPE']);
+    expect(only.code).toBe(2);
+    expect(only.stdout).not.toContain('PASS');
+    expect(only.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^tagtrack-conformance: --only pattern "NOPE" matches no/),
+    ]);
+    const partly = await cli(['run', ...creds(), '--only', 'AUTH,NOPE*']);
+    expect(partly.code).toBe(2);
+    expect(partly.stderr).toContain('"NOPE*"');
+    const exclude = await cli(['run', ...creds()], { TAGTRACK_EXCLUDE: 'nope' });
+    expect(exclude.code).toBe(2);
+    expect(exclude.stderr).toContain('--exclude pattern "nope"');
+    const all = await cli(['run', ...creds(), '--only', 'AUTH', '--exclude', 'auth']);
+    expect(all.code).toBe(2);
+    expect(all.stderr).toContain('leave no check');
+
+    const authIds = ALL_CHECKS.filter((c) => c.area === 'auth').map((c) => c.id);
+    expect(authIds.length).toBeGreaterThan(1);
+    const [first, ...rest] = authIds;
+    const out = await cli(['run', ...creds(), '--only', 'auth', '--exclude', first!]);
+    expect(out.code).toBe(0);
+    expect(out.stderr).not.toContain(` ${first}`);
+    for (const id of rest) expect(out.stderr).toContain(` ${id}`);
+    const env = await cli(['run', ...creds(), '--only', 'auth'], {
+      TAGTRACK_EXCLUDE: `${first!.toLowerCase().slice(0, -1)}?`,
+    });
+    expect(env.code).toBe(0);
+    expect(env.stderr).not.toContain(` ${first}\n`);
+  }, 90_000);
+
+  test("unknown options keep commander's suggestion on the one error line", async () => {
+    const out = await cli(['run', '--exclud', 'x']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim().split('\n')).toEqual([
+      "error: unknown option '--exclud' (Did you mean --exclude?)",
+    ]);
+  }, 30_000);
+
+  test('--version prints the package version and exits 0', async () => {
+    const pkg = JSON.parse(
+      await readFile(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
+    ) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const out = await cli([flag]);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toBe(`${pkg.version}\n`);
+    }
+  }, 30_000);
+
+  test('colour follows FORCE_COLOR and NO_COLOR (NO_COLOR wins)', async () => {
+    const args = ['run', ...creds(), '--only', 'AUTH-401*'];
+    const forced = await cli(args, { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('\x1b[');
+    const plain = await cli(args, { NO_COLOR: undefined, FORCE_COLOR: undefined });
+    expect(plain.stdout).not.toContain('\x1b[');
+    const both = await cli(args, { NO_COLOR: '1', FORCE_COLOR: '1' });
+    expect(both.stdout).not.toContain('\x1b[');
+    expect(both.stderr).not.toContain('\x1b[');
+  }, 60_000);
+});
+
+describe('useColor', () => {
+  test('NO_COLOR off, FORCE_COLOR on (0/false off), else a TTY that is not dumb', () => {
+    const tty = { isTTY: true };
+    const pipe = { isTTY: false };
+    expect(useColor(tty, {})).toBe(true);
+    expect(useColor(pipe, {})).toBe(false);
+    expect(useColor(tty, { TERM: 'dumb' })).toBe(false);
+    expect(useColor(tty, { NO_COLOR: '1' })).toBe(false);
+    expect(useColor(tty, { NO_COLOR: '' })).toBe(true);
+    expect(useColor(pipe, { FORCE_COLOR: '1' })).toBe(true);
+    expect(useColor(pipe, { FORCE_COLOR: '' })).toBe(true);
+    expect(useColor(tty, { FORCE_COLOR: '0' })).toBe(false);
+    expect(useColor(tty, { FORCE_COLOR: 'false' })).toBe(false);
+    expect(useColor(pipe, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
+  });
 });

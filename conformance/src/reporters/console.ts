@@ -7,9 +7,23 @@ import { failureText } from './text.ts';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
-/** Whether to draw progress bars and colours on `stream` (a TTY and NO_COLOR unset). */
+/** Whether to draw progress bars on `stream` (a TTY and NO_COLOR unset). */
 export function isFancy(stream: NodeJS.WriteStream): boolean {
   return Boolean(stream.isTTY) && process.env.NO_COLOR === undefined;
+}
+
+/**
+ * Whether to colour what goes to `stream`: never with a non-empty NO_COLOR; always with
+ * FORCE_COLOR (unless it is `0` or `false`); otherwise on a TTY whose TERM is not `dumb`.
+ */
+export function useColor(
+  stream: { readonly isTTY?: boolean | undefined },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return !['0', 'false'].includes(force.trim().toLowerCase());
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
 function paint(c: Colors, status: CheckStatus, text: string): string {
@@ -33,7 +47,7 @@ export function progressReporter(
   stream: NodeJS.WriteStream = process.stderr,
 ): (event: RunEvent) => void {
   const fancy = isFancy(stream);
-  const c = pc.createColors(fancy);
+  const c = pc.createColors(useColor(stream));
   let multi: cliProgress.MultiBar | undefined;
   const bars = new Map<string, cliProgress.SingleBar>();
   return (event) => {

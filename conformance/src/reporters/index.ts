@@ -5,7 +5,7 @@ import { toHtml } from './html.ts';
 import { toResultsJson } from './json.ts';
 import { toJUnit } from './junit.ts';
 
-export { formatSummary, isFancy, progressReporter } from './console.ts';
+export { formatSummary, isFancy, progressReporter, useColor } from './console.ts';
 export { toHtml } from './html.ts';
 export { ResultsJson, toResultsJson } from './json.ts';
 export { toJUnit } from './junit.ts';
