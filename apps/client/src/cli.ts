@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   CalendarDate,
@@ -268,12 +268,20 @@ async function runEndpoint(
   printer.end();
 }
 
+/** The version of this package (its package.json, one level above src/ and dist/). */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 function buildProgram(io: CliIo, run: (action: () => Promise<void>) => void): Command {
   const program = new Command('tagtrack')
     .description(
       'Query the Tag Tracking Reporting API (profile tagtrack/v1).\n' +
         'Credentials: --base-url/--auth-id/--access-key or TAGTRACK_BASE_URL, TAGTRACK_AUTH_ID, TAGTRACK_ACCESS_KEY (flags win).',
     )
+    .version(VERSION, '-V, --version', 'print the version and exit')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

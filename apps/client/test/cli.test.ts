@@ -328,3 +328,15 @@ describe('tagtrack CLI paging end and common parameters (decisions §3 Revision 
     expect(pastAll).toMatchObject({ code: 0, stdout: '' });
   });
 });
+
+describe('tagtrack --version', () => {
+  test('prints the package version and exits 0', async () => {
+    const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
+    for (const flag of ['--version', '-V']) {
+      const run = await cli([flag], { noCredentials: true });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe(`${version}\n`);
+      expect(run.stderr).toBe('');
+    }
+  });
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { type Dataset, DatasetError, generateDataset, type PagingEnd } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -42,8 +43,16 @@ function integer(min: number, max: number) {
   };
 }
 
+/** The version of this package (its package.json, one level above src/ and dist/). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
+
 function program(): Command {
   return new Command('tagtrack-server')
+    .version(VERSION, '-V, --version', 'print the version and exit')
     .description(
       'Reference server of the Tag Tracking Reporting API (profile tagtrack/v1), answering from an in-memory dataset',
     )

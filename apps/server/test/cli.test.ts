@@ -306,4 +306,13 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       expect(await done).toBe(0);
     }
   });
+
+  test('--version prints the package version and exits 0', async () => {
+    const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
+    for (const flag of ['--version', '-V']) {
+      const out = await run([flag]);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toBe(`${version}\n`);
+    }
+  });
 });
