@@ -1,4 +1,11 @@
-import { type Contact, type PagingEnd, pageOf, pagingOf, queryWithCursor } from '@tagtrack/core';
+import {
+  type Contact,
+  type PagingEnd,
+  pageOf,
+  pagingOf,
+  queryWithCursor,
+  zeroCounters,
+} from '@tagtrack/core';
 import type { Clock } from '../src/types.ts';
 
 /** A request as the fake fetch saw it. */
@@ -75,17 +82,7 @@ export function contacts(n: number): Contact[] {
     name: `N${i}`,
     email: `n${String(i).padStart(3, '0')}@example.com`,
     dateLastSent: '2024-01-01T00:00:00Z',
-    stats: {
-      totalSent: 1,
-      totalOpens: 0,
-      uniqueOpens: 0,
-      totalClicks: 0,
-      uniqueClicks: 0,
-      desktopOpens: 0,
-      mobileOpens: 0,
-      desktopClicks: 0,
-      mobileClicks: 0,
-    },
+    stats: { totalSent: 1, ...zeroCounters() },
   }));
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { zeroCounters } from '../src/aggregate/rules.ts';
 import type { Contact } from '../src/contact.ts';
 import {
   CONTACT_LAWS,
@@ -96,18 +97,7 @@ const contact = (email: string, over: Partial<Contact['stats']>, last: string): 
   name: email,
   email,
   dateLastSent: last,
-  stats: {
-    totalSent: 1,
-    totalOpens: 0,
-    uniqueOpens: 0,
-    totalClicks: 0,
-    uniqueClicks: 0,
-    desktopOpens: 0,
-    mobileOpens: 0,
-    desktopClicks: 0,
-    mobileClicks: 0,
-    ...over,
-  },
+  stats: { totalSent: 1, ...zeroCounters(), ...over },
 });
 const ann = contact(
   'a@x.test',
