@@ -23,21 +23,26 @@ function fakeClock(): Clock & { slept: number[] } {
   };
 }
 
+/** An HMAC-signing HttpClient whose fetch records each request and answers 200 `{}`. */
+function recordingClient(options: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) {
+  const sent: Request[] = [];
+  const http = new HttpClient({
+    baseUrl: 'http://x.invalid',
+    auth: 'hmac-sha1',
+    fetch: async (r) => {
+      sent.push(r);
+      return new Response('{}', { status: 200 });
+    },
+    timeoutMs: 1000,
+    ...options,
+  });
+  return { http, sent };
+}
+
 describe('HttpClient on core transport', () => {
   test('paces to ratePerSecond on the injected clock (no real waits); unpaced bypasses it', async () => {
     const clock = fakeClock();
-    const sent: Request[] = [];
-    const http = new HttpClient({
-      baseUrl: 'http://x.invalid',
-      auth: 'hmac-sha1',
-      fetch: async (r) => {
-        sent.push(r);
-        return new Response('{}', { status: 200 });
-      },
-      timeoutMs: 1000,
-      ratePerSecond: 2,
-      clock,
-    });
+    const { http, sent } = recordingClient({ ratePerSecond: 2, clock });
     for (let i = 0; i < 3; i++) await http.request({ path: `/p${i}`, credential });
     expect(clock.slept).toEqual([500, 500]);
     await http.request({ path: '/probe', credential, unpaced: true });
@@ -46,16 +51,7 @@ describe('HttpClient on core transport', () => {
   });
 
   test('signs exactly the query string that goes out (an apostrophe is sent as %27)', async () => {
-    const sent: Request[] = [];
-    const http = new HttpClient({
-      baseUrl: 'http://x.invalid',
-      auth: 'hmac-sha1',
-      fetch: async (r) => {
-        sent.push(r);
-        return new Response('{}', { status: 200 });
-      },
-      timeoutMs: 1000,
-    });
+    const { http, sent } = recordingClient();
     const ex = await http.request({ path: '/teams', query: [['q', "o'k é"]], credential });
     const qs = new URL(sent[0]?.url ?? '').search.slice(1);
     expect(ex.target).toBe(`/teams?${qs}`);
