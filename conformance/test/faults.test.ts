@@ -1,14 +1,26 @@
-import { FAULTS, type FaultName } from '@tagtrack/server';
+import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { runInMemory } from './helpers.ts';
+import type { RunResult } from '../src/runner.ts';
+import { runConformance } from '../src/runner.ts';
+import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
- * Fault detection: every fault the reference server can inject (`FAULTS`) breaks the profile,
- * so the suite must fail on it, and fail at least one of the requirements the fault declares
- * in `detectedBy`. Each run is narrowed to those requirements (`--only`) to keep this file
- * fast; the unfaulted server passes them all.
+ * The fault matrix: every fault the reference server can inject (`FAULTS`) breaks the
+ * profile, so the suite must fail on it, in fixture mode and in blind mode with one admin
+ * credential, under three seeds, and each time fail at least one of the requirements the
+ * fault declares for that mode (`detectedBy`, `blind`). Detection must not depend on luck:
+ * a fault caught under one seed and missed under another fails this test. A fault that one
+ * admin credential cannot observe declares why (`blind: { unobservable }`) and is skipped in
+ * blind mode only. Each run is narrowed to the declared requirements (`--only`) to keep the
+ * matrix fast; the six runs of a fault share one server and run at the same time.
  */
+
+/** The seeds every fault is run under. */
+const SEEDS = [7, 1_000_003, 424_242] as const;
+
+/** fast-check runs per property check: detection must come from data-driven picks, not volume. */
+const NUM_RUNS = 4;
 
 /** Server options a fault needs to be observable (a rate limit; small pages for paging). */
 function serverFor(fault: FaultName) {
@@ -19,58 +31,136 @@ function serverFor(fault: FaultName) {
   };
 }
 
-const KNOWN = new Set(ALL_CHECKS.map((c) => c.id));
-const detections: [string, string[], string[]][] = [];
+/** The ids a fault declares for `mode`, or the reason it is unobservable there. */
+function declaredFor(
+  fault: FaultInfo,
+  mode: 'fixture' | 'blind',
+): readonly string[] | { unobservable: string } {
+  if (mode === 'fixture' || fault.blind === undefined) return fault.detectedBy;
+  return fault.blind;
+}
 
-describe('fault detection: the suite fails on every injected fault of the reference server', () => {
-  test('every detectedBy id names a requirement of the suite', () => {
+function idsOf(declared: readonly string[] | { unobservable: string }): readonly string[] {
+  return Array.isArray(declared) ? declared : [];
+}
+
+const KNOWN = new Set(ALL_CHECKS.map((c) => c.id));
+const detections: [string, string, string[]][] = [];
+
+/** `CHECK-ID: first failure` for checks that failed or errored. */
+function problems(result: RunResult): string[] {
+  return result.checks
+    .filter((c) => c.status === 'fail' || c.status === 'error')
+    .map(
+      (c) =>
+        `${c.id}: ${c.reason ?? ''}${c.failures[0]?.message ?? ''} ${c.failures[0]?.counterexample ?? ''}`,
+    );
+}
+
+describe('fault matrix: the suite fails on every injected fault, in both modes, under three seeds', () => {
+  test('every declared id names a requirement of the suite', () => {
     const unknown = FAULTS.flatMap((f) =>
-      (f.detectedBy as readonly string[])
+      [...f.detectedBy, ...idsOf(declaredFor(f, 'blind'))]
         .filter((id) => !KNOWN.has(id))
         .map((id) => `${f.name}: ${id}`),
     );
     expect(unknown).toEqual([]);
   });
 
-  test('the unfaulted server passes every requirement used below (page size 40)', async () => {
-    const only = [...new Set(FAULTS.flatMap((f) => f.detectedBy))].join(',');
-    const result = await runInMemory({ pageSize: 40 }, { numRuns: 8, only });
-    expect(
-      result.checks
-        .filter((c) => c.status === 'fail' || c.status === 'error')
-        .map(
-          (c) =>
-            `${c.id}: ${c.reason ?? ''}${c.failures[0]?.message ?? ''} ${c.failures[0]?.counterexample ?? ''}`,
+  test('at least 60 faults, each with a fixture-mode detection', () => {
+    expect(FAULTS.length).toBeGreaterThanOrEqual(60);
+    expect(FAULTS.filter((f) => f.detectedBy.length === 0).map((f) => f.name)).toEqual([]);
+  });
+
+  test('the unfaulted server passes every declared requirement in both modes (page size 40)', async () => {
+    const only = [
+      ...new Set(FAULTS.flatMap((f) => [...f.detectedBy, ...idsOf(declaredFor(f, 'blind'))])),
+    ].join(',');
+    const server = createServer({ publicUrl: MEMORY_BASE_URL, pageSize: 40 });
+    try {
+      const runs = await Promise.all(
+        (['fixture', 'blind'] as const).map((mode) =>
+          runConformance({
+            baseUrl: MEMORY_BASE_URL,
+            fetch: (r) => server.fetch(r),
+            profile: profileFor({ pageSize: 40 }),
+            mode,
+            seed: SEEDS[0],
+            numRuns: NUM_RUNS,
+            only,
+            ...(mode === 'blind'
+              ? { authId: team1Admin.authId, accessKey: team1Admin.accessKey }
+              : {}),
+          }),
         ),
-    ).toEqual([]);
-  }, 60_000);
+      );
+      expect(runs.flatMap((r) => problems(r).map((p) => `${r.mode} ${p}`))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   test.each(FAULTS.map((f) => [f.name, f.description, f] as const))(
-    'fault %s (%s) fails the run and one of its detectedBy requirements',
+    'fault %s (%s) fails the run and one of its declared requirements, per mode and seed',
     async (name, _description, fault) => {
-      const result = await runInMemory(serverFor(name as FaultName), {
-        numRuns: 8,
-        only: fault.detectedBy.join(','),
-      });
-      const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-      const declared: readonly string[] = fault.detectedBy;
-      detections.push([name, failed, [...declared]]);
-      expect(result.checks.filter((c) => c.status === 'error')).toEqual([]);
-      expect(result.ok).toBe(false);
-      expect(failed.filter((id) => declared.includes(id))).not.toEqual([]);
-      const failure = result.checks.find((c) => c.status === 'fail')!.failures[0]!;
-      expect(failure.message.length).toBeGreaterThan(10);
+      const options = serverFor(name as FaultName);
+      const server = createServer({ publicUrl: MEMORY_BASE_URL, ...options });
+      try {
+        const cases = (['fixture', 'blind'] as const).flatMap((mode) => {
+          const declared = declaredFor(fault, mode);
+          return Array.isArray(declared) ? SEEDS.map((seed) => ({ mode, seed, declared })) : [];
+        });
+        const runs = await Promise.all(
+          cases.map(async ({ mode, seed, declared }) => {
+            const result = await runConformance({
+              baseUrl: MEMORY_BASE_URL,
+              fetch: (r) => server.fetch(r),
+              profile:
+                mode === 'blind'
+                  ? { ...profileFor(options), credentials: [] }
+                  : profileFor(options),
+              mode,
+              seed,
+              numRuns: NUM_RUNS,
+              only: declared.join(','),
+              ...(mode === 'blind'
+                ? { authId: team1Admin.authId, accessKey: team1Admin.accessKey }
+                : {}),
+            });
+            return { mode, seed, declared, result };
+          }),
+        );
+        const missed: string[] = [];
+        for (const { mode, seed, declared, result } of runs) {
+          const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+          detections.push([name, `${mode}/${seed}`, failed]);
+          const errors = result.checks.filter((c) => c.status === 'error');
+          if (errors.length > 0)
+            missed.push(`${mode} seed ${seed}: errors ${problems(result).join('; ')}`);
+          else if (result.ok || !failed.some((id) => declared.includes(id)))
+            missed.push(
+              `${mode} seed ${seed}: not caught by ${declared.join(', ')} (failing: ${failed.join(', ') || 'none'})`,
+            );
+          else {
+            const failure = result.checks.find((c) => c.status === 'fail')!.failures[0]!;
+            expect(failure.message.length).toBeGreaterThan(10);
+          }
+        }
+        expect(missed).toEqual([]);
+      } finally {
+        await server.close();
+      }
     },
-    30_000,
+    60_000,
   );
 
   afterAll(() => {
     const width = Math.max(...detections.map(([n]) => n.length));
     console.log(
-      `fault detection table (fault → failing requirement ids; declared detectedBy):\n${detections
+      `fault matrix (fault, mode/seed → failing requirement ids):\n${detections
         .map(
-          ([n, ids, declared]) =>
-            `  ${n.padEnd(width)}  ${ids.join(', ') || '(none)'}${[...ids].sort().join() === [...declared].sort().join() ? '' : `   [declared ${declared.join(', ')}]`}`,
+          ([n, run, ids]) =>
+            `  ${n.padEnd(width)}  ${run.padEnd(15)} ${ids.join(', ') || '(none)'}`,
         )
         .join('\n')}`,
     );

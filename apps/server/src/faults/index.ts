@@ -1,0 +1,64 @@
+/**
+ * Fault injection: named, deliberate deviations from the `tagtrack/v1` profile that the
+ * conformance suite must detect. Each fault is off by default and is implemented in the
+ * layer where the real bug would live (the store over the index, the query parser, the
+ * router, the paging layer, the renderer, the auth or rate-limit middleware); each layer's
+ * faults are declared in its own file here. The conformance suite uses them to prove that
+ * its checks can fail; `detectedBy` (and `blind`) name the requirement ids that catch each.
+ */
+import { AUTH_FAULTS } from './auth.ts';
+import { PAGING_FAULTS } from './paging.ts';
+import { PARAMS_FAULTS } from './params.ts';
+import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
+import { RENDER_FAULTS } from './render.ts';
+import { ROUTING_FAULTS } from './routing.ts';
+import { STORE_FAULTS } from './store.ts';
+
+export type { FaultArea, FaultInfo } from './info.ts';
+
+/** Every injectable fault, declared once, grouped by the layer it lives in. */
+export const FAULTS = [
+  ...STORE_FAULTS,
+  ...PARAMS_FAULTS,
+  ...ROUTING_FAULTS,
+  ...PAGING_FAULTS,
+  ...RENDER_FAULTS,
+  ...AUTH_FAULTS,
+  ...RATE_LIMIT_FAULTS,
+] as const;
+
+/** One injectable fault's name. */
+export type FaultName = (typeof FAULTS)[number]['name'];
+
+/** Names of the injectable faults, in {@link FAULTS} order. */
+export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((f) => f.name);
+
+/** Whether `name` is a fault name. */
+export function isFaultName(name: string): name is FaultName {
+  return (FAULT_NAMES as readonly string[]).includes(name);
+}
+
+/** The set of active faults, with a cheap membership test. */
+export class FaultSet {
+  readonly #active: ReadonlySet<FaultName>;
+  constructor(faults: readonly FaultName[] = []) {
+    for (const f of faults) {
+      if (!isFaultName(f)) {
+        throw new Error(`unknown fault '${String(f)}'; known faults: ${FAULT_NAMES.join(', ')}`);
+      }
+    }
+    this.#active = new Set(faults);
+  }
+  /** Whether fault `name` is injected. */
+  has(name: FaultName): boolean {
+    return this.#active.has(name);
+  }
+  /** Whether any of `names` is injected. */
+  hasAny(names: readonly FaultName[]): boolean {
+    return names.some((n) => this.#active.has(n));
+  }
+  /** The active faults, in {@link FAULT_NAMES} order. */
+  list(): FaultName[] {
+    return FAULT_NAMES.filter((f) => this.#active.has(f));
+  }
+}

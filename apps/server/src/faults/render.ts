@@ -1,0 +1,39 @@
+import type { FaultInfo } from './info.ts';
+
+/** Faults of the renderers: json, text and html bodies and their headers (decisions §7). */
+export const RENDER_FAULTS = [
+  {
+    name: 'json-content-type-text',
+    area: 'render',
+    description: 'rtn=json answered with Content-Type text/plain (decisions §7)',
+    detectedBy: ['SCHEMA-JSON-CONTENT-TYPE'],
+  },
+  {
+    name: 'html-unescaped',
+    area: 'render',
+    description: 'rtn=html values are not HTML-escaped (decisions §7)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
+  {
+    name: 'error-body-not-json',
+    area: 'render',
+    description: 'errors rendered as text/plain "message" instead of the JSON body (decisions §5)',
+    detectedBy: [
+      'ERR-BODY-JSON',
+      'INPUT-400-BAD-DATE',
+      'INPUT-400-START-AFTER-END',
+      'INPUT-400-BAD-BOOLEAN',
+      'INPUT-400-BAD-ENUM',
+      'INPUT-400-DATE-REQUIRED',
+      'INPUT-400-UNKNOWN-PARAM',
+      'INPUT-404-UNKNOWN-ID',
+      'INPUT-404-UNKNOWN-PATH',
+      'INPUT-NO-5XX',
+      'AUTH-401-MISSING',
+      'AUTH-401-WRONG-KEY',
+      'AUTH-401-UNKNOWN-ID',
+      'AUTH-401-MALFORMED',
+      'AUTH-401-SIGNATURE-SCOPE',
+    ],
+  },
+] as const satisfies readonly FaultInfo[];
