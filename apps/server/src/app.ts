@@ -2,7 +2,7 @@ import type { PagingEnd } from '@tagtrack/core';
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 import { answer } from './middleware/answer.ts';
 import { auth } from './middleware/auth.ts';
 import { responseCache } from './middleware/cache.ts';

@@ -8,7 +8,7 @@ import {
   signQuery,
   verifySignature,
 } from '@tagtrack/core';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 import type { Store } from './store.ts';
 
 /** A request that passed authentication: who is calling, and with which credential. */

@@ -6,7 +6,7 @@ export {
   type FaultInfo,
   type FaultName,
   isFaultName,
-} from './faults.ts';
+} from './faults/index.ts';
 export { parseRate, type RateLimit, RateLimiter } from './rate-limit.ts';
 export {
   createServer,

@@ -3,7 +3,7 @@ import { type Dataset, DatasetError, generateDataset, type PagingEnd } from '@ta
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DatasetFileError, loadDatasetFile } from './dataset-file.ts';
-import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults.ts';
+import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults/index.ts';
 import { parseRate, type RateLimit } from './rate-limit.ts';
 import {
   createServer,

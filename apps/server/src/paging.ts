@@ -8,7 +8,7 @@ import {
   queryWithCursor,
   type Rtn,
 } from '@tagtrack/core';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 import { queryEntries, type RequestTarget } from './request.ts';
 
 /** What the paging layer needs to cut one page of a list answer. */

@@ -11,7 +11,7 @@ import {
   toTable,
 } from '@tagtrack/core';
 import * as z from 'zod';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 import { type HtmlOptions, renderHtmlDocument, renderHtmlUnescaped } from './render-html.ts';
 import type { VariantSet } from './variants.ts';
 

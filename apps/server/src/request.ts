@@ -10,7 +10,7 @@ import {
   type QueryParams,
   utcDay,
 } from '@tagtrack/core';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 
 /**
  * The parts of an HTTP request target as received: the path (still percent-encoded) and

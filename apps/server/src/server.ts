@@ -12,7 +12,7 @@ import {
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { pino } from 'pino';
 import { createApp } from './app.ts';
-import { type FaultName, FaultSet } from './faults.ts';
+import { type FaultName, FaultSet } from './faults/index.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { Renderer } from './render.ts';
 import { Store } from './store.ts';

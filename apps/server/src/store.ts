@@ -21,7 +21,7 @@ import {
   visibleGroups,
 } from '@tagtrack/core';
 import { LruCache } from './cache.ts';
-import type { FaultSet } from './faults.ts';
+import type { FaultSet } from './faults/index.ts';
 import { RecordVariants } from './store-variants.ts';
 import { VariantSet } from './variants.ts';
 

@@ -1,6 +1,6 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
-import type { FaultSet } from '../faults.ts';
+import type { FaultSet } from '../faults/index.ts';
 import { listPage, singleHeaders } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
 import { parseRequestQuery, queryEntries } from '../request.ts';

@@ -1,7 +1,7 @@
 import { AuthError, QueryParamError } from '@tagtrack/core';
 import { type Authenticated, authenticate } from '../auth.ts';
 import { LruCache } from '../cache.ts';
-import type { FaultSet } from '../faults.ts';
+import type { FaultSet } from '../faults/index.ts';
 import type { Renderer } from '../render.ts';
 import { parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';

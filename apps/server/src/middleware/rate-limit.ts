@@ -1,4 +1,4 @@
-import type { FaultSet } from '../faults.ts';
+import type { FaultSet } from '../faults/index.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import type { Renderer } from '../render.ts';
 import { type Middleware, respond } from './context.ts';

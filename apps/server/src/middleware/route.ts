@@ -1,6 +1,6 @@
 import { type EndpointMatch, matchEndpoint } from '@tagtrack/core';
 import type { Context } from 'hono';
-import type { FaultSet } from '../faults.ts';
+import type { FaultSet } from '../faults/index.ts';
 import type { Renderer } from '../render.ts';
 import { splitTarget } from '../request.ts';
 import { type Env, type Middleware, respond, shortPath } from './context.ts';
