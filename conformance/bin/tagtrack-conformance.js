@@ -1,29 +1,44 @@
 #!/usr/bin/env node
-// Launcher of the `tagtrack-conformance` CLI: runs the built dist/cli.js when present, else
-// src/cli.ts through tsx with the workspace's `@tagtrack/source` condition (no build needed).
+// Launcher of the `tagtrack-conformance` CLI. An installed package (no src/) runs the built
+// dist/cli.js. In a checkout of the monorepo (src/ present and tsx resolvable) it runs
+// src/cli.ts through tsx with the `@tagtrack/source` condition instead, so a stale dist/ is
+// never run there.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/cli.js', import.meta.url);
-if (existsSync(fileURLToPath(dist))) {
-  const { main } = await import(dist.href);
-  process.exitCode = await main(process.argv);
-} else {
-  const source = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const source = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+/** The tsx loader's URL when this is a checkout with tsx installed, else undefined. */
+function tsxLoader() {
+  if (!existsSync(source)) return undefined;
+  try {
+    return import.meta.resolve('tsx');
+  } catch {
+    return undefined;
+  }
+}
+
+const tsx = tsxLoader();
+if (tsx !== undefined) {
   const child = spawn(
     process.execPath,
-    [
-      '--conditions=@tagtrack/source',
-      '--import',
-      import.meta.resolve('tsx'),
-      source,
-      ...process.argv.slice(2),
-    ],
+    ['--conditions=@tagtrack/source', '--import', tsx, source, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal === null ? 1 : 128);
   });
+} else if (existsSync(fileURLToPath(dist))) {
+  const { main } = await import(dist.href);
+  process.exitCode = await main(process.argv);
+} else {
+  process.stderr.write(
+    'tagtrack-conformance: dist/cli.js is missing; build the package first (pnpm build) or install tsx\n',
+  );
+  process.exitCode = 1;
 }

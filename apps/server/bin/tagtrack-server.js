@@ -1,26 +1,43 @@
 #!/usr/bin/env node
-// Launcher of the tagtrack-server CLI. Runs the built dist/main.js when present; otherwise
-// runs src/main.ts through tsx in a child Node process with the `@tagtrack/source` export
-// condition, so the workspace packages resolve to their TypeScript sources without a build.
+// Launcher of the `tagtrack-server` CLI. An installed package (no src/) runs the built
+// dist/main.js. In a checkout of the monorepo (src/ present and tsx resolvable) it runs
+// src/main.ts through tsx with the `@tagtrack/source` condition instead, so a stale dist/ is
+// never run there.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/main.js', import.meta.url);
-if (existsSync(fileURLToPath(dist))) {
-  await import(dist.href);
-} else {
-  const tsx = import.meta.resolve('tsx');
-  const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const source = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+/** The tsx loader's URL when this is a checkout with tsx installed, else undefined. */
+function tsxLoader() {
+  if (!existsSync(source)) return undefined;
+  try {
+    return import.meta.resolve('tsx');
+  } catch {
+    return undefined;
+  }
+}
+
+const tsx = tsxLoader();
+if (tsx !== undefined) {
   const child = spawn(
     process.execPath,
-    ['--conditions=@tagtrack/source', '--import', tsx, main, ...process.argv.slice(2)],
+    ['--conditions=@tagtrack/source', '--import', tsx, source, ...process.argv.slice(2)],
     { stdio: 'inherit' },
   );
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(signal, () => child.kill(signal));
   }
   child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal ? 128 : 1);
+    process.exitCode = code ?? (signal === null ? 1 : 128);
   });
+} else if (existsSync(fileURLToPath(dist))) {
+  await import(dist.href);
+} else {
+  process.stderr.write(
+    'tagtrack-server: dist/main.js is missing; build the package first (pnpm build) or install tsx\n',
+  );
+  process.exitCode = 1;
 }

@@ -58,10 +58,13 @@ function program(): Command {
     )
     .addOption(
       new Option('--port <n>', 'TCP port, 0 for any free port')
+        .env('PORT')
         .default(8080)
         .argParser(integer(0, 65535)),
     )
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .addOption(
+      new Option('--host <host>', 'interface to listen on').env('HOST').default('127.0.0.1'),
+    )
     .option('--dataset <file>', "JSON file of core's Dataset schema (default: canonical dataset)")
     .addOption(
       new Option('--seed <n>', 'generate a dataset from this seed instead')

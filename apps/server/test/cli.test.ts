@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,9 +16,12 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[]): Promise<Run> {
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -32,9 +36,15 @@ function run(args: string[]): Promise<Run> {
 }
 
 /** Starts the CLI and resolves once it printed its URL; the caller must kill it. */
-function start(args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+function start(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
@@ -46,6 +56,18 @@ function start(args: string[]): Promise<{ child: ChildProcess; url: string; out:
       if (m) resolve({ child, url: m[1]!, out: () => stdout });
     });
     child.on('close', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
 }
 
@@ -305,6 +327,32 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       child.kill('SIGINT');
       expect(await done).toBe(0);
     }
+  });
+
+  test('PORT and HOST environment variables set the listen address; flags win over them', async () => {
+    const port = await freePort();
+    const fromEnv = await start(['--quiet'], { PORT: String(port), HOST: '127.0.0.1' });
+    try {
+      expect(fromEnv.url).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      const done = exited(fromEnv.child);
+      fromEnv.child.kill('SIGTERM');
+      await done;
+    }
+    const flagWins = await start(['--quiet', '--port', '0'], { PORT: String(port) });
+    try {
+      expect(flagWins.url).not.toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      const done = exited(flagWins.child);
+      flagWins.child.kill('SIGTERM');
+      await done;
+    }
+    const badPort = await run(['--quiet'], { PORT: 'eighty' });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain("'eighty' from env 'PORT' is invalid");
+    const badHost = await run(['--quiet', '--port', '0'], { HOST: 'no-such-host.invalid' });
+    expect(badHost.code).toBe(2);
+    expect(badHost.stderr).toContain('cannot listen on host no-such-host.invalid');
   });
 
   test('--version prints the package version and exits 0', async () => {
