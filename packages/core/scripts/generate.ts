@@ -3,7 +3,9 @@
  * - `src/dataset/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` with its edge
  *   cases (`generateCanonicalDataset`; deterministic:
  *   two runs write byte-identical files);
- * - `openapi.json` from `openApiDocument()` (src/openapi.ts).
+ * - `openapi.json` from `openApiDocument()` (src/openapi.ts);
+ * - `dataset.schema.json` and `tables.schema.json`, the JSON Schemas of a dataset document and
+ *   of its tables, from the zod schemas (src/dataset/json-schema.ts).
  *
  * Usage: `pnpm generate` writes both; `pnpm generate --check` writes nothing and exits 1 when
  * a committed file differs from what would be generated (for CI).
@@ -13,10 +15,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateCanonicalDataset } from '../src/dataset/generate.ts';
+import { datasetJsonSchema, tablesJsonSchema } from '../src/dataset/json-schema.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
 
 const CANONICAL_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
 const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
+const DATASET_SCHEMA_PATH = fileURLToPath(new URL('../dataset.schema.json', import.meta.url));
+const TABLES_SCHEMA_PATH = fileURLToPath(new URL('../tables.schema.json', import.meta.url));
 const OPENAPI_MODULE = new URL('../src/openapi.ts', import.meta.url);
 
 /**
@@ -62,6 +67,8 @@ async function main(): Promise<number> {
   const outputs: [path: string, text: string | undefined][] = [
     [CANONICAL_PATH, datasetJson(generateCanonicalDataset())],
     [OPENAPI_PATH, await openApiJson()],
+    [DATASET_SCHEMA_PATH, `${JSON.stringify(datasetJsonSchema(), null, 2)}\n`],
+    [TABLES_SCHEMA_PATH, `${JSON.stringify(tablesJsonSchema(), null, 2)}\n`],
   ];
   let stale = 0;
   for (const [path, text] of outputs) {

@@ -56,6 +56,11 @@ export {
   generateDataset,
 } from './dataset/generate.ts';
 export {
+  datasetJsonSchema,
+  type JsonSchemaDocument,
+  tablesJsonSchema,
+} from './dataset/json-schema.ts';
+export {
   AGENTS,
   type Agent,
   type GeoLocation,
@@ -84,6 +89,36 @@ export {
   DatasetTeam,
   normaliseEmail,
 } from './dataset/schema.ts';
+export {
+  SQL_DIALECTS,
+  type SqlDialect,
+  type SqlInsertOptions,
+  SqlLiteralError,
+  sqlIdentifier,
+  sqlInserts,
+  sqlLiteral,
+  tablesDdl,
+} from './dataset/sql.ts';
+export {
+  type ColumnKind,
+  type ColumnSpec,
+  CredentialRow,
+  DatasetTables,
+  datasetToTables,
+  EventRow,
+  type ForeignKey,
+  GroupRow,
+  MemberRow,
+  RecipientRow,
+  TABLE_NAMES,
+  TABLES,
+  type TableName,
+  type TableSpec,
+  TablesError,
+  TagRow,
+  TeamRow,
+  tablesToDataset,
+} from './dataset/tables.ts';
 export {
   buildPath,
   type Catalogue,
