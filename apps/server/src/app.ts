@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.use(method(renderer));
   app.use(auth(store, faults, renderer));
   if (rateLimiter) app.use(rateLimit(rateLimiter, faults, renderer));
-  app.use(responseCache(deps.publicUrl));
+  app.use(responseCache(deps.publicUrl, faults));
   app.all('*', answer(deps));
   return app;
 }

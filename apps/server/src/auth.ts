@@ -32,7 +32,7 @@ const DUMMY_ACCESS_KEY = 'tagtrack-dummy-access-key-for-unknown-auth-ids';
  * {@link BAD_CREDENTIALS_MESSAGE}; a missing or malformed header throws core's own message.
  *
  * Auth-layer faults: `signature-not-checked`, `unknown-auth-id-message`, `plus-not-space`,
- * `hex-case-sensitive`, `next-not-signed`, `auth-unpadded-accepted`.
+ * `hex-case-sensitive`, `next-not-signed`, `cursor-not-signed`, `auth-unpadded-accepted`.
  */
 export function authenticate(
   store: Store,
@@ -72,19 +72,24 @@ function signatureMatches(
   accessKey: string,
   signature: string,
 ): boolean {
-  if (!faults.hasAny(['plus-not-space', 'next-not-signed'])) {
+  if (!faults.hasAny(['plus-not-space', 'next-not-signed', 'cursor-not-signed'])) {
     return verifySignature(rawQuery, accessKey, signature);
   }
   const forms = faults.has('plus-not-space')
     ? // bug: decodeURIComponent alone, so a PHP client's `+` (a space) stays a `+`
       [rawQuery, ...decodedWithoutPlus(rawQuery)]
     : signableForms(rawQuery);
-  if (faults.has('next-not-signed')) {
-    // bug: the ignored `next` parameters are stripped before verifying, so a signature that
-    // leaves them out passes as well
+  // bug (`next-not-signed`): the ignored `next` parameters are stripped before verifying;
+  // bug (`cursor-not-signed`): the paging layer's `cursor` is stripped, as a client library
+  // that appends it after signing would need; either way a signature leaving them out passes
+  for (const [fault, name] of [
+    ['next-not-signed', 'next'],
+    ['cursor-not-signed', 'cursor'],
+  ] as const) {
+    if (!faults.has(fault)) continue;
     const stripped = rawQuery
       .split('&')
-      .filter((part) => part.split('=')[0] !== 'next')
+      .filter((part) => part.split('=')[0] !== name)
       .join('&');
     if (stripped !== rawQuery) forms.push(...signableForms(stripped));
   }

@@ -8,6 +8,7 @@ import {
   PARAM_NAMES,
   parseQuery,
   type QueryParams,
+  TAG_FILTER_PARAMS,
   utcDay,
 } from '@tagtrack/core';
 import type { FaultSet } from './faults/index.ts';
@@ -55,7 +56,8 @@ const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  * applied: `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
  * `end-day-exclusive`, `alias-ignores-type`, `next-param-rejected`,
  * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`,
- * `repeated-param-last-wins`.
+ * `repeated-param-last-wins`, `daily-date-rolls-over`, `events-start-after-end-empty`,
+ * `member-tags-lenient-boolean`, `stats-type-any-case`, `group-type-ignored`.
  */
 export function parseRequestQuery(
   endpoint: Endpoint,
@@ -105,10 +107,53 @@ export function parseRequestQuery(
         ),
     );
   }
+  if (faults.has('daily-date-rolls-over') && endpoint.id === ('tags.daily' satisfies EndpointId)) {
+    // bug: the day is read with Date.UTC, which rolls 2024-02-30 over into 2024-03-01
+    input = input.map(([name, value]): [string, string] => [
+      name,
+      name === 'date' ? rollOver(value) : value,
+    ]);
+  }
+  if (faults.has('member-tags-lenient-boolean') && endpoint.id === 'teams.memberTags') {
+    // bug: this handler reads its filters as `value === 'true' || value === '1'`
+    const filters = new Set<string>(TAG_FILTER_PARAMS);
+    input = input.map(([name, value]): [string, string] => [
+      name,
+      filters.has(name) && !/^(true|false|1|0)$/i.test(value) ? 'false' : value,
+    ]);
+  }
+  if (faults.has('stats-type-any-case') && endpoint.id.startsWith('stats.')) {
+    // bug: the stats handlers lower-case `type` before validating it
+    input = input.map(([name, value]): [string, string] => [
+      name,
+      name === 'type' ? value.toLowerCase() : value,
+    ]);
+  }
+  let reversedEnd: string | undefined;
+  if (
+    faults.has('events-start-after-end-empty') &&
+    (endpoint.id === 'clicks.list' || endpoint.id === 'opens.list')
+  ) {
+    // bug: the event handlers never compare the bounds; start after end selects nothing
+    const start = input.find(([name]) => name === 'start')?.[1];
+    const end = input.find(([name]) => name === 'end')?.[1];
+    if (
+      start !== undefined &&
+      end !== undefined &&
+      start > end &&
+      CalendarDate.safeParse(start).success &&
+      CalendarDate.safeParse(end).success
+    ) {
+      reversedEnd = end;
+      input = input.filter(([name]) => name !== 'end');
+    }
+  }
   const query = parseQuery(input, {
     allowed,
     required: endpoint.requiredQuery,
   });
+  if (reversedEnd !== undefined) query.end = reversedEnd;
+  if (faults.has('group-type-ignored') && endpoint.id === 'teams.group') delete query.type;
   if (faults.has('ignore-is-opened')) query.isOpened = false;
   if (faults.has('end-day-exclusive') && query.end !== undefined) {
     // bug: `end` used as an exclusive bound, i.e. the window stops at the end day's midnight
@@ -122,4 +167,17 @@ export function parseRequestQuery(
     delete query.type;
   }
   return query;
+}
+
+/**
+ * Fault `daily-date-rolls-over`: a `YYYY-MM-DD` whose day is past the end of its month (a
+ * real month, day 29 to 31) as `Date.UTC` reads it, rolled into the next month; any other
+ * value unchanged.
+ */
+function rollOver(value: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (m === null || CalendarDate.safeParse(value).success) return value;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1000 || month < 1 || month > 12 || day < 29 || day > 31) return value;
+  return utcDay(Date.UTC(year, month - 1, day));
 }

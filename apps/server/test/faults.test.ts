@@ -287,6 +287,43 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams/tags', 'isOpened=maybe', { as: null }]],
     faulty: ([o]) => expect(o!.status).toBe(400),
   },
+  'cursor-not-signed': {
+    requests: [['/teams', 'cursor=1', { signed: '' }]],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'daily-date-rolls-over': {
+    requests: [[`/tags/daily/${newestTag.tagID}`, 'date=2024-02-30']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'events-start-after-end-empty': {
+    requests: [['/clicks', 'start=2024-03-02&end=2024-03-01']],
+    faulty: ([o]) => expect(o!.status).toBe(204),
+  },
+  'member-tags-lenient-boolean': {
+    requests: [[`/teams/member/${admin.memberID}/tags`, 'isOpened=yes']],
+    faulty: ([o]) => expect(o!.status).not.toBe(400),
+  },
+  'stats-type-any-case': {
+    requests: [['/stats', 'type=Admin']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'group-type-ignored': {
+    requests: [[`/teams/group/${group.groupID}`, 'type=manager']],
+    faulty: ([o]) => expect(json(o!).data.some((m) => m.accountType !== 'manager')).toBe(true),
+  },
+  'path-param-not-decoded': {
+    requests: [
+      [`/teams/member/%${admin.memberID.charCodeAt(0).toString(16)}${admin.memberID.slice(1)}`, ''],
+    ],
+    faulty: ([o]) => expect(o!.status).toBe(404),
+  },
+  'cache-key-url-only': {
+    requests: [
+      ['/teams', 'total=cache-probe'],
+      ['/teams', 'total=cache-probe', { as: credential(1, 'user') }],
+    ],
+    faulty: ([, user]) => expect(json(user!).data.length).toBeGreaterThan(1),
+  },
   'paging-url-from-host': {
     requests: [['/teams', '', { headers: { Host: 'forged.invalid' } }]],
     faulty: ([o]) => expect(json(o!).paging.nextURL).toMatch(/^http:\/\/forged\.invalid\/teams\?/),

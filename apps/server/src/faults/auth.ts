@@ -36,6 +36,13 @@ export const AUTH_FAULTS = [
     detectedBy: ['AUTH-401-SIGNATURE-SCOPE'],
   },
   {
+    name: 'cursor-not-signed',
+    area: 'auth',
+    description:
+      'a signature over the query without its `cursor` parameter is accepted too, as if the paging layer appended it after signing (decisions §1 Revision 2)',
+    detectedBy: ['AUTH-401-SIGNATURE-SCOPE'],
+  },
+  {
     name: 'auth-unpadded-accepted',
     area: 'auth',
     description:

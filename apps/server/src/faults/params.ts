@@ -68,4 +68,39 @@ export const PARAMS_FAULTS = [
       'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (decisions §4 Revision 2)',
     detectedBy: ['INPUT-400-REPEATED-PARAM'],
   },
+  {
+    name: 'daily-date-rolls-over',
+    area: 'params',
+    description:
+      '/tags/daily/{tagID} reads `date` with Date.UTC: 2024-02-30 rolls over into 2024-03-01 instead of a 400; the other endpoints refuse it (decisions §4 Revision 2: the same rules on every endpoint)',
+    detectedBy: ['INPUT-400-BAD-DATE'],
+  },
+  {
+    name: 'events-start-after-end-empty',
+    area: 'params',
+    description:
+      '/clicks and /opens never compare start and end: start after end answers an empty list instead of a 400 (decisions §4)',
+    detectedBy: ['INPUT-400-START-AFTER-END'],
+  },
+  {
+    name: 'member-tags-lenient-boolean',
+    area: 'params',
+    description:
+      '/teams/member/{memberID}/tags reads a tag filter other than true/false/1/0 (isOpened=yes) as false instead of a 400 (decisions §4 Revision 2: the same rules on every endpoint)',
+    detectedBy: ['INPUT-400-BAD-BOOLEAN'],
+  },
+  {
+    name: 'stats-type-any-case',
+    area: 'params',
+    description:
+      "the stats endpoints lower-case `type` before validating it: type=Admin answers the admins' stats instead of a 400 (decisions §4 Revision 2: type is case-sensitive)",
+    detectedBy: ['INPUT-400-BAD-ENUM'],
+  },
+  {
+    name: 'group-type-ignored',
+    area: 'params',
+    description:
+      '/teams/group/{group} ignores `type`: type=manager lists every member of the group (decisions §4)',
+    detectedBy: ['SCOPE-TYPE-FILTER'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -23,10 +23,22 @@ export function rawTarget(c: Context<Env>): string {
  * Matches a raw request path against core's catalogue ({@link matchEndpoint}: each segment
  * percent-decoded, decisions §4 Revision 2). Under the fault `path-not-decoded` the literal
  * segments must appear undecoded (`/%74eams` is then an unknown path); placeholders are still
- * decoded, as a router that only decodes its parameters would do.
+ * decoded, as a router that only decodes its parameters would do. Under `path-param-not-decoded`
+ * it is the other way round: the placeholders keep their raw, still encoded text.
  */
 export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch | undefined {
   const match = matchEndpoint(path);
+  if (match !== undefined && faults.has('path-param-not-decoded')) {
+    // bug: the router decodes the literal segments it matches but hands the placeholders on
+    // as received, so /teams/member/%61bc looks for the member "%61bc"
+    const raw = path.split('/');
+    const pathParams = Object.fromEntries(
+      match.endpoint.path
+        .split('/')
+        .flatMap((t, i) => (t.startsWith('{') ? [[t.slice(1, -1), raw[i] ?? '']] : [])),
+    );
+    return { ...match, pathParams };
+  }
   if (match === undefined || !faults.has('path-not-decoded')) return match;
   const raw = path.split('/');
   const template = match.endpoint.path.split('/');
@@ -39,7 +51,7 @@ export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch 
  * request target) and `match`; an unknown path answers 404. {@link OPENAPI_PATH} goes to
  * `openApi` instead of the endpoint pipeline. Routing comes from core's endpoint catalogue,
  * the single source of path templates shared with the client and the conformance suite.
- * Routing fault: `path-not-decoded`.
+ * Routing faults: `path-not-decoded`, `path-param-not-decoded`.
  */
 export function route(
   faults: FaultSet,

@@ -7,8 +7,12 @@ import {
   IGNORED_PARAMS,
   PARAM_NAMES,
   type ParamName,
+  QUERY_PARAMS,
+  valueSchema,
+  wireSchema,
 } from '@tagtrack/core';
 import fc from 'fast-check';
+import * as z from 'zod';
 import { type Check, defineCheck } from '../define.ts';
 import { expectError } from '../err.ts';
 import { describe, Violation } from '../failure.ts';
@@ -20,6 +24,34 @@ const DATE_PARAMS: readonly ParamName[] = ['start', 'end', 'date'];
 const DATED_ENDPOINTS: readonly EndpointId[] = ENDPOINT_LIST.filter((e) =>
   e.query.some((p) => DATE_PARAMS.includes(p)),
 ).map((e) => e.id);
+
+/** Boolean parameters (their value is a boolean: `isOpened`, `aggregateData`, …), from core. */
+const BOOLEAN_PARAMS: readonly ParamName[] = PARAM_NAMES.filter(
+  (p) => valueSchema(QUERY_PARAMS[p]) instanceof z.ZodBoolean,
+);
+
+/** Enumerated parameters (`type`, `rtn`) and their values, from core's wire schemas. */
+const ENUM_PARAMS: ReadonlyMap<ParamName, readonly string[]> = new Map(
+  PARAM_NAMES.flatMap((p) => {
+    const wire = wireSchema(QUERY_PARAMS[p]);
+    return wire instanceof z.ZodEnum ? [[p, wire.options.map(String)] as const] : [];
+  }),
+);
+
+/** Endpoints taking both `start` and `end`, from the catalogue (2, 4, 6, 7, 8, 9, 11, 13). */
+const WINDOWED_ENDPOINTS: readonly EndpointId[] = ENDPOINT_LIST.filter(
+  (e) => e.query.includes('start') && e.query.includes('end'),
+).map((e) => e.id);
+
+/** Every (sampled endpoint, parameter) pair where `params` holds the parameter. */
+function targetsOf(samples: readonly Sample[], params: Iterable<ParamName>) {
+  const wanted = new Set(params);
+  return samples.flatMap((s) =>
+    endpointById(s.endpoint)
+      .query.filter((p) => wanted.has(p))
+      .map((param) => ({ s, param })),
+  );
+}
 
 /** Parameters of `e` that are validated (all but the ignored `total` and `next`). */
 function checkedParams(e: Endpoint): ParamName[] {
@@ -66,15 +98,15 @@ const OTHER_VALID_VALUE: Record<ParamName, string> = {
   type: 'manager',
 };
 
+/** Days past the end of their month: a lenient parser rolls them into the next month. */
+const OVERFLOW_DATES = ['2024-02-30', '2023-02-29', '2024-04-31', '2024-06-31', '2024-02-31'];
 const BAD_DATES = [
   '0000-01-01',
   '10000-01-01',
   '0000-12-31',
-  '2024-02-30',
-  '2023-02-29',
+  ...OVERFLOW_DATES,
   '2024-13-01',
   '2024-00-10',
-  '2024-04-31',
   '2024-1-05',
   '20240105',
   '2024-01-05T00:00:00Z',
@@ -111,12 +143,17 @@ export const checks: readonly Check[] = [
           t.sample.endpoint,
           withQuery(t.sample, setParam(t.sample.call.query ?? [], t.param, value)),
         );
-      // every endpoint and parameter: the year bounds and one more bad date (rotating)
+      // every endpoint and parameter: the year bounds, a day past its month's end and one
+      // more bad date (both rotating), so a parser lenient on one endpoint fails every run
+      const others = BAD_DATES.filter((d) => !OVERFLOW_DATES.includes(d) && !d.startsWith('0000'));
       await ctx.each(
         targets.flatMap((t, i) =>
-          ['0000-01-01', '10000-01-01', BAD_DATES[3 + (i % (BAD_DATES.length - 3))]!].map(
-            (value) => ({ t, value }),
-          ),
+          [
+            '0000-01-01',
+            '10000-01-01',
+            OVERFLOW_DATES[i % OVERFLOW_DATES.length]!,
+            others[i % others.length]!,
+          ].map((value) => ({ t, value })),
         ),
         async ({ t, value }) => expectError(await send(t, value), 400, [t.param]),
       );
@@ -143,66 +180,124 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'INPUT-400-START-AFTER-END',
-    title: 'start after end answers 400',
-    clause: 'decisions §4 (start > end: 400)',
-    endpoints: ['teams.tags', 'stats.team', 'clicks.list'],
+    title:
+      'start after end answers 400 naming start or end, on every endpoint that takes both; start equal to end is one day, never a 400',
+    clause: 'decisions §4 (start > end: 400), §4 Revision 2 (same rules on every endpoint)',
+    endpoints: WINDOWED_ENDPOINTS,
     async run(ctx) {
-      for (const endpoint of ['teams.tags', 'stats.team', 'clicks.list'] as const) {
-        await ctx.attempt(async () =>
-          expectError(
-            await ctx.call(endpoint, {
-              query: [
-                ['start', '2024-03-02'],
-                ['end', '2024-03-01'],
-              ],
-            }),
-            400,
-            ['start', 'end'],
-          ),
-        );
-      }
+      const samples = (await sampleCalls(ctx)).filter((s) =>
+        WINDOWED_ENDPOINTS.includes(s.endpoint),
+      );
+      if (samples.length === 0) return ctx.skip('no endpoint taking start and end was sampled');
+      const window = (s: Sample, start: string, end: string) =>
+        withQuery(s, [...(s.call.query ?? []), ['start', start], ['end', end]]);
+      await ctx.each(
+        samples.flatMap((s) =>
+          [
+            ['2024-03-02', '2024-03-01'],
+            ['2025-01-01', '2024-12-31'],
+          ].map(([start, end]) => ({ s, start: start!, end: end! })),
+        ),
+        async ({ s, start, end }) =>
+          expectError(await ctx.call(s.endpoint, window(s, start, end)), 400, ['start', 'end']),
+      );
+      await ctx.each(samples, async (s) => {
+        const ex = await ctx.call(s.endpoint, window(s, '2024-03-01', '2024-03-01'));
+        if (ex.status !== 200 && ex.status !== 204)
+          throw new Violation(
+            `${describe(ex)} answered ${ex.status} for start equal to end; expected 200 or 204 (the window of that one day)`,
+            { kind: 'status', exchange: ex },
+          );
+      });
     },
   }),
   defineCheck({
     id: 'INPUT-400-BAD-BOOLEAN',
-    title: 'a boolean other than true/false/1/0 (any case) answers 400 naming the parameter',
-    clause: 'decisions §4 (booleans)',
-    endpoints: ['teams.tags', 'stats.team'],
+    title:
+      'a boolean other than true/false/1/0 (any case) answers 400 naming the parameter, for every boolean parameter on every endpoint that takes it',
+    clause: 'decisions §4 (booleans), §4 Revision 2 (same rules on every endpoint)',
+    endpoints: ENDPOINT_LIST.filter((e) => e.query.some((p) => BOOLEAN_PARAMS.includes(p))).map(
+      (e) => e.id,
+    ),
     async run(ctx) {
-      const targets: [EndpointId, string][] = [
-        ['teams.tags', 'isOpened'],
-        ['teams.tags', 'isUnopened'],
-        ['teams.tags', 'isClicked'],
-        ['teams.tags', 'isUnclicked'],
-        ['stats.team', 'aggregateData'],
-      ];
+      const targets = targetsOf(await sampleCalls(ctx), BOOLEAN_PARAMS);
+      if (targets.length === 0) return ctx.skip('no endpoint taking a boolean was sampled');
+      const send = async ({ s, param }: (typeof targets)[number], value: string) =>
+        expectError(
+          await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+          400,
+          [param],
+        );
+      // every endpoint and boolean parameter once (the bad values rotating), then generated
+      await ctx.each(
+        targets.map((t, i) => ({ t, value: BAD_BOOLEANS[i % BAD_BOOLEANS.length]! })),
+        ({ t, value }) => send(t, value),
+        { note: ({ value }) => ` (value ${JSON.stringify(value)})` },
+      );
       await ctx.property(
         fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_BOOLEANS)),
-        async ([[endpoint, param], value]) => {
-          expectError(await ctx.call(endpoint, { query: [[param, value]] }), 400, [param]);
-        },
+        ([t, value]) => send(t, value),
       );
     },
   }),
   defineCheck({
     id: 'INPUT-400-BAD-ENUM',
     title:
-      'type other than admin/manager/user and rtn other than json/text/html (both case-sensitive) answer 400',
-    clause: 'decisions §4 (type, rtn), §4 Revision 2 (rtn and type are case-sensitive)',
-    endpoints: ['teams.list', 'stats.team', 'teams.tags', 'contacts.list'],
+      'type other than admin/manager/user and rtn other than json/text/html (both case-sensitive) answer 400 naming the parameter, on every endpoint that takes them',
+    clause:
+      'decisions §4 (type, rtn), §4 Revision 2 (rtn and type are case-sensitive; same rules on every endpoint)',
+    endpoints: ALL_ENDPOINTS,
     async run(ctx) {
-      for (const [endpoint, param, value] of [
-        ['teams.list', 'type', 'owner'],
-        ['teams.list', 'type', 'Admin'],
-        ['stats.team', 'type', 'Admin '],
-        ['teams.tags', 'rtn', 'xml'],
-        ['teams.tags', 'rtn', 'JSON'],
-        ['contacts.list', 'rtn', 'JSONP'],
-      ] as const) {
-        await ctx.attempt(async () =>
-          expectError(await ctx.call(endpoint, { query: [[param, value]] }), 400, [param]),
-        );
-      }
+      const targets = targetsOf(await sampleCalls(ctx), ENUM_PARAMS.keys());
+      if (targets.length === 0) return ctx.skip('no endpoint could be sampled');
+      /** Near misses of an enum: its values in another letter case, and other words. */
+      const misses = (param: ParamName) => {
+        const options = ENUM_PARAMS.get(param) ?? [];
+        const fresh = (vs: string[]) => vs.filter((v) => !options.includes(v));
+        return {
+          cased: fresh(
+            options.flatMap((o) => [`${o[0]!.toUpperCase()}${o.slice(1)}`, o.toUpperCase()]),
+          ),
+          other: fresh([
+            ...options.map((o) => `${o} `),
+            param === 'type' ? 'owner' : 'xml',
+            `${options[0]}s`,
+          ]),
+        };
+      };
+      const badValues = (param: ParamName) => {
+        const { cased, other } = misses(param);
+        return [...cased, ...other];
+      };
+      // every endpoint and enum parameter: a value in another case and another word (both
+      // rotating), so an endpoint lenient on case fails every run
+      await ctx.each(
+        targets.flatMap((t, i) => {
+          const { cased, other } = misses(t.param);
+          return [cased[i % cased.length]!, other[i % other.length]!].map((value) => ({
+            ...t,
+            value,
+          }));
+        }),
+        async ({ s, param, value }) =>
+          expectError(
+            await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+            400,
+            [param],
+          ),
+        { note: ({ param, value }) => ` (${param}=${JSON.stringify(value)})` },
+      );
+      await ctx.property(
+        fc
+          .constantFrom(...targets)
+          .chain((t) => fc.tuple(fc.constant(t), fc.constantFrom(...badValues(t.param)))),
+        async ([{ s, param }, value]) =>
+          expectError(
+            await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+            400,
+            [param],
+          ),
+      );
     },
   }),
   defineCheck({
