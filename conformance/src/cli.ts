@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ALL_CHECKS } from './checks/index.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
 import { canonicalProfile } from './fixtures.ts';
+import { addRequestCommand } from './commands/request.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
 import { formatSummary, progressReporter, useColor, writeReports } from './reporters/index.ts';
@@ -181,6 +182,11 @@ export function buildProgram(done: (code: number) => void): Command {
         .env('TAGTRACK_TIMEOUT'),
     )
     .addOption(
+      new Option('--max-body-bytes <n>', 'largest response body read (default 32 MiB)')
+        .argParser(positiveInt('max-body-bytes'))
+        .env('TAGTRACK_MAX_BODY_BYTES'),
+    )
+    .addOption(
       new Option('--expected-failures <file>', 'JSON list of requirement ids expected to fail').env(
         'TAGTRACK_EXPECTED_FAILURES',
       ),
@@ -216,6 +222,7 @@ export function buildProgram(done: (code: number) => void): Command {
     .action((opts: { json?: boolean }) => {
       done(requirementsCommand(Boolean(opts.json)));
     });
+  addRequestCommand(program, done);
   return program;
 }
 
@@ -309,6 +316,7 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
+      maxBodyBytes: opts.maxBodyBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,

@@ -25,13 +25,28 @@ export interface Exchange {
   readonly url: string;
   /** Path and query relative to the base URL, e.g. `/teams/tags?isOpened=true`. */
   readonly target: string;
+  /** Label of the credential that signed the request; `null` when the client signed none. */
   readonly credential: string | null;
+  /**
+   * Headers as sent, except the Authorization value: `<credential LABEL>` when the client
+   * signed it, else the probe's header with every secret in it replaced (see
+   * {@link SecretRedactor}). An exchange never holds an access key or a signature.
+   */
   readonly requestHeaders: Readonly<Record<string, string>>;
   readonly status: number;
   readonly responseHeaders: Readonly<Record<string, string>>;
+  /**
+   * The body as UTF-8 text. The exchange a request resolves holds it whole (at most
+   * `maxBodyBytes`); the copy kept in {@link HttpClient.exchanges} for reports holds its
+   * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`).
+   */
   readonly body: string;
+  /** Size of the whole body in bytes (as received, before any truncation). */
+  readonly bodyBytes: number;
   /** Wall time of the request in milliseconds. */
   readonly durationMs: number;
+  /** When the request went out: ISO 8601 in UTC (HAR's `startedDateTime`). */
+  readonly startedAt?: string | undefined;
 }
 
 /** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
@@ -55,7 +70,11 @@ export interface RequestSpec {
   readonly unpaced?: boolean;
 }
 
-/** The base URL could not be reached at all (DNS, refused, reset, timeout). */
+/**
+ * The base URL could not be reached or gave no usable answer: DNS, refused, reset, timeout
+ * (headers or body), or a body over the `maxBodyBytes` cap. `message` is one line. (A redirect
+ * is never followed: it is an exchange with its 3xx status.)
+ */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
   readonly code = 'connection_failed' as const;
@@ -80,27 +99,57 @@ export interface HttpClientOptions {
   readonly clock?: Clock | undefined;
   /** Called after every exchange sent over the wire (not cache hits). */
   readonly onExchange?: ((exchange: Exchange) => void) | undefined;
+  /**
+   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}): the body
+   * is streamed and reading stops past the cap (a `Content-Length` over it is refused before
+   * reading), so a 200 MB or endless body never sits in memory; the request then throws a
+   * {@link ConnectionError}.
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /** The run's credentials: their access keys and signed headers never appear in an artifact. */
+  readonly credentials?: readonly Credential[] | undefined;
 }
+
+/** Default response-body cap of the suite: 32 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Characters of a body kept in {@link HttpClient.exchanges} for reports (the rest dropped). */
+export const KEPT_BODY_CHARS = 16 * 1024;
+
+/** Once the kept bodies hold this many characters, later ones keep only their first 1,024. */
+const KEPT_BODIES_BUDGET = 32 * 1024 * 1024;
+
+/** A body over this size is not kept in the run's request cache (the next identical request goes out again). */
+const CACHE_MAX_BODY_CHARS = 1024 * 1024;
 
 /**
  * The suite's only way to talk to an implementation: signs requests (decisions §1) and paces
  * them to a rate with core's transport steps (`signRequest`, `Pacer`, shared with the client),
- * applies a timeout, caches identical GET/HEAD requests within a run (the
- * relation checks reuse responses), and records every exchange for the report.
+ * applies a timeout (headers and body) and a streamed body cap, never follows a redirect,
+ * caches identical GET/HEAD requests within a run (the relation checks reuse responses), and
+ * records every exchange for the report: without secrets (Authorization values named by the
+ * credential's label) and with truncated bodies, so memory stays flat.
  */
 export class HttpClient {
   readonly baseUrl: string;
+  /** Every exchange sent, for reports: bodies truncated, no secret (see {@link Exchange}). */
   readonly exchanges: Exchange[] = [];
+  /** Replaces the run's secrets in any text (failures, counterexamples, probe headers). */
+  readonly redactor: SecretRedactor;
   requestCount = 0;
   cacheHits = 0;
   private readonly cache = new Map<string, Promise<Exchange>>();
   private readonly fetchFn: FetchLike;
   private readonly pacer: Pacer;
+  private readonly maxBodyBytes: number;
+  private keptChars = 0;
 
   constructor(private readonly options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchFn = options.fetch ?? ((r) => fetch(r));
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.redactor = new SecretRedactor(options.credentials ?? []);
   }
 
   /** The Authorization header value for `credential` over `queryString` (no leading `?`). */
@@ -116,6 +165,7 @@ export class HttpClient {
     // signs exactly the query string the URL serializer will send (core's signRequest; a
     // `rawQuery` goes out and is signed verbatim)
     const credential = spec.credential;
+    if (credential !== null) this.redactor.addCredential(credential);
     const { target, authorization } = signRequest(
       { baseUrl: this.baseUrl, path: spec.path, query: spec.query, rawQuery: spec.rawQuery },
       credential === null ? null : (qs) => this.authorization(credential, qs),
@@ -123,8 +173,21 @@ export class HttpClient {
     const headers: Record<string, string> = {};
     if (authorization !== undefined) headers.authorization = authorization;
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+    // what the exchange shows: the label of a signing credential, or the probe's header with
+    // its secrets replaced (a header given in `spec.headers` replaces the signed one)
+    const sent = headers.authorization;
+    const probe =
+      spec.headers !== undefined &&
+      Object.keys(spec.headers).some((k) => k.toLowerCase() === 'authorization');
+    if (sent !== undefined) this.redactor.addHeader(sent, probe ? undefined : credential?.label);
+    const shown = { ...headers };
+    if (sent !== undefined)
+      shown.authorization =
+        !probe && credential !== null
+          ? `<credential ${credential.label}>`
+          : this.redactor.redact(sent);
     const cacheable = (spec.cache ?? true) && (method === 'GET' || method === 'HEAD');
-    const key = `${method} ${target} ${headers.authorization ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
+    const key = `${method} ${target} ${sent ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit !== undefined) {
@@ -136,27 +199,43 @@ export class HttpClient {
       method,
       target,
       headers,
-      spec.credential?.label ?? null,
+      shown,
+      probe ? null : (credential?.label ?? null),
       spec.unpaced,
     );
     if (cacheable) {
       this.cache.set(key, promise);
-      promise.catch(() => this.cache.delete(key));
+      promise.then(
+        // a large body is not kept in the cache: memory stays flat against huge answers
+        (ex) => {
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) this.cache.delete(key);
+        },
+        () => this.cache.delete(key),
+      );
     }
     return promise;
   }
 
-  /** A `curl` command reproducing `exchange`, with its signed header (or a redaction). */
-  curl(exchange: Exchange, redact = false): string {
-    const parts = ['curl', '-sS', '-i'];
-    if (exchange.method === 'HEAD') parts.push('-I');
-    else if (exchange.method !== 'GET') parts.push('-X', exchange.method);
+  /**
+   * A command line reproducing `exchange` without a secret: `tagtrack-conformance request`
+   * signs with the credential named by its label, read from the profile or the environment
+   * (see commands/request.ts). A probe's own Authorization header is named in a comment with
+   * its secrets replaced.
+   */
+  reproduce(exchange: Exchange): string {
+    const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
+    parts.push('--base-url', shellQuote(this.baseUrl));
+    if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
+    else parts.push('--no-credential');
     for (const [k, v] of Object.entries(exchange.requestHeaders)) {
-      const value = redact && k === 'authorization' ? '<redacted>' : v;
-      parts.push('-H', shellQuote(`${k}: ${value}`));
+      if (k === 'authorization') continue;
+      parts.push('--header', shellQuote(`${k}: ${v}`));
     }
-    parts.push(shellQuote(exchange.url));
-    return parts.join(' ');
+    const probe =
+      exchange.credential === null && exchange.requestHeaders.authorization !== undefined
+        ? `  # the check sent its own Authorization header: ${exchange.requestHeaders.authorization}`
+        : '';
+    return `${parts.join(' ')}${probe}`;
   }
 
   private async pace(unpaced: boolean | undefined): Promise<void> {
@@ -167,27 +246,37 @@ export class HttpClient {
     method: string,
     target: string,
     headers: Record<string, string>,
+    shownHeaders: Record<string, string>,
     credential: string | null,
     unpaced: boolean | undefined,
   ): Promise<Exchange> {
     await this.pace(unpaced);
     const url = `${this.baseUrl}${target}`;
     const started = performance.now();
+    const startedAt = new Date().toISOString();
     this.requestCount++;
     let response: Response | undefined;
     let body = '';
+    let bodyBytes = 0;
     for (let attempt = 0; response === undefined; attempt++) {
       try {
         response = await this.fetchFn(
           new Request(url, {
             method,
             headers,
+            redirect: 'manual',
             signal: AbortSignal.timeout(this.options.timeoutMs),
           }),
         );
-        body = await response.text();
+        ({ text: body, bytes: bodyBytes } = await readCapped(response, this.maxBodyBytes));
       } catch (e) {
         response = undefined;
+        if (e instanceof ConnectionError) throw e;
+        if (e instanceof BodyCapExceeded)
+          throw new ConnectionError(
+            url,
+            `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
+          );
         // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server
         // closed as idle just as the request went out is retried once (GET and HEAD only)
         if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
@@ -205,16 +294,61 @@ export class HttpClient {
       url,
       target,
       credential,
-      requestHeaders: headers,
+      requestHeaders: shownHeaders,
       status: response.status,
       responseHeaders,
       body,
+      bodyBytes,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
+      startedAt,
     };
-    this.exchanges.push(exchange);
-    this.options.onExchange?.(exchange);
+    // the report's copy holds a truncated body: memory stays flat over long runs
+    const keep = this.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
+    const kept = body.length > keep ? { ...exchange, body: body.slice(0, keep) } : exchange;
+    this.keptChars += kept.body.length;
+    this.exchanges.push(kept);
+    this.options.onExchange?.(kept);
     return exchange;
   }
+}
+
+/** Thrown inside {@link readCapped} when a body goes past the cap. */
+class BodyCapExceeded extends Error {}
+
+/**
+ * Reads a response body as UTF-8 text, streaming, and stops past `maxBytes` (throws
+ * {@link BodyCapExceeded} after cancelling the stream; a `Content-Length` over the cap is
+ * refused before reading). Resolves the text and the number of bytes read.
+ */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; bytes: number }> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new BodyCapExceeded();
+  }
+  if (response.body === null) return { text: '', bytes: 0 };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new BodyCapExceeded();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return { text: text + decoder.decode(), bytes };
+}
+
+function formatBytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
 }
 
 /** Whether a fetch failed because the connection was reset or closed under it. */
@@ -235,4 +369,101 @@ function describeFetchError(e: unknown): string {
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Replaces the run's secrets in text, so no report, log or console line holds one: access
+ * keys, every Authorization value the suite sent (signed by it or built by a probe), the
+ * signatures inside them (hex, any case, whole or a run of 12 or more of their characters),
+ * and any base64 run holding the `base64(authId:` prefix of a declared credential. What a
+ * secret becomes names the credential by its label where one is known:
+ * `<credential LABEL>`, `<access key of LABEL>`, `<signature>`, `<redacted>`.
+ */
+export class SecretRedactor {
+  /** Exact secrets (access keys) and what they become. */
+  private readonly exact = new Map<string, string>();
+  /** Hex secrets in lower case (signatures, hex access keys) and what they become. */
+  private readonly hex = new Map<string, string>();
+  /** Base64 tokens of sent Authorization values and what they become. */
+  private readonly tokens = new Map<string, string>();
+  /** The stable base64 prefix of `authId:` of each credential, and its label. */
+  private readonly prefixes = new Map<string, string>();
+  private readonly labels = new Map<string, string>();
+
+  constructor(credentials: readonly Credential[] = []) {
+    for (const c of credentials) this.addCredential(c);
+  }
+
+  /** Learns a credential: its access key and the base64 prefix of its headers. */
+  addCredential(c: Credential): void {
+    if (this.labels.has(c.authId)) return;
+    this.labels.set(c.authId, c.label);
+    this.exact.set(c.accessKey, `<access key of ${c.label}>`);
+    if (/^[0-9a-f]+$/i.test(c.accessKey) && c.accessKey.length >= 12)
+      this.hex.set(c.accessKey.toLowerCase(), `<access key of ${c.label}>`);
+    const b64 = Buffer.from(`${c.authId}:`, 'utf8').toString('base64');
+    const stable = b64.slice(0, Math.floor(Buffer.byteLength(`${c.authId}:`) / 3) * 4);
+    if (stable.length >= 8) this.prefixes.set(stable, `<credential ${c.label}>`);
+  }
+
+  /**
+   * Learns an Authorization value that was sent (`label`: the credential that signed it):
+   * the value, its token (after a scheme word) and the signature inside `authId:signature`,
+   * base64 or not.
+   */
+  addHeader(value: string, label?: string): void {
+    const shown = label === undefined ? '<redacted>' : `<credential ${label}>`;
+    const token = value.replace(/^\s*[A-Za-z]+\s+/, '').trim();
+    if (token.length >= 12) this.tokens.set(token, shown);
+    const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(token)
+      ? Buffer.from(token, 'base64').toString('utf8')
+      : '';
+    for (const pair of [decoded, token]) {
+      const colon = pair.indexOf(':');
+      if (colon < 0) continue;
+      const sig = pair.slice(colon + 1).trim();
+      if (/^[0-9a-f]{12,}$/i.test(sig)) this.hex.set(sig.toLowerCase(), '<signature>');
+    }
+  }
+
+  /** `text` with every known secret replaced. */
+  redact(text: string): string {
+    let out = text;
+    for (const [secret, shown] of this.exact)
+      if (out.includes(secret)) out = out.split(secret).join(shown);
+    out = out.replace(/[A-Za-z0-9+/]{12,}={0,2}/g, (run) => {
+      const token = this.tokens.get(run);
+      if (token !== undefined) return token;
+      for (const [prefix, shown] of this.prefixes) if (run.includes(prefix)) return shown;
+      for (const [t, shown] of this.tokens) if (t.includes(run)) return shown;
+      return run;
+    });
+    return out.replace(/[0-9a-fA-F]{12,}/g, (run) => {
+      const lower = run.toLowerCase();
+      for (const [secret, shown] of this.hex)
+        if (secret.includes(lower) || lower.includes(secret)) return shown;
+      return run;
+    });
+  }
+
+  /** A JSON-like value with every string redacted, and every credential object shown by its label. */
+  redactValue<T>(value: T): T {
+    return JSON.parse(JSON.stringify(value, (_k, v: unknown) => this.replace(v))) as T;
+  }
+
+  /** A `JSON.stringify` replacer: credentials by label, strings redacted. */
+  readonly replace = (v: unknown): unknown => {
+    if (typeof v === 'string') return this.redact(v);
+    if (isCredential(v)) return `<credential ${v.label}>`;
+    return v;
+  };
+}
+
+function isCredential(v: unknown): v is Credential {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Credential).label === 'string' &&
+    typeof (v as Credential).accessKey === 'string'
+  );
 }

@@ -56,6 +56,11 @@ export interface RunOptions {
   readonly rateLimit?: number | undefined;
   /** Per-request timeout in ms. Default 10,000. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
+   * bigger body is not read past the cap and its request is an error naming the cap.
+   */
+  readonly maxBodyBytes?: number | undefined;
   readonly expectedFailures?: readonly ExpectedFailure[] | undefined;
   /** Stop after the first failing check (the rest are skipped). */
   readonly bail?: boolean | undefined;
@@ -291,6 +296,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     fetch: options.fetch,
     timeoutMs: options.timeoutMs ?? 10_000,
     ratePerSecond: rate,
+    maxBodyBytes: options.maxBodyBytes,
+    credentials: all,
   });
 
   const oracle =

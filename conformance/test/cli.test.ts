@@ -114,7 +114,8 @@ describe('tagtrack-conformance CLI (spawned)', () => {
     expect(out.code).toBe(1);
     expect(out.stdout).toContain('FAIL INPUT-400-BAD-DATE');
     expect(out.stdout).not.toContain('AUTH-401');
-    expect(out.stdout).toMatch(/reproduce: curl -sS -i -H 'authorization: /);
+    expect(out.stdout).toMatch(/reproduce: tagtrack-conformance request GET '\/[^']*' --base-url /);
+    expect(out.stdout).not.toContain(team1Admin.accessKey);
   }, 60_000);
 
   test('exit 2 with one clear line when the base URL is unreachable', async () => {

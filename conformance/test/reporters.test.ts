@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 describe('reporters', () => {
-  test('results.json conforms to the ResultsJson schema and carries the failure with seed and curl', async () => {
+  test('results.json conforms to the ResultsJson schema and carries the failure with seed and a reproduce line', async () => {
     const json = ResultsJson.parse(JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')));
     expect(json.ok).toBe(false);
     const failed = json.checks.find((c) => c.id === 'REL-TAG-COUNTERS-EVENTS')!;
@@ -47,9 +47,10 @@ describe('reporters', () => {
     expect(property.message).toMatch(/isOpened/);
     expect(property.seed).toBeTypeOf('number');
     expect(JSON.parse(property.counterexample!)).toHaveProperty('filters');
-    expect(f.curl).toMatch(
-      /^curl .* -H 'authorization: [A-Za-z0-9+/=]+' 'http:\/\/tagtrack\.memory\//,
+    expect(f.reproduce).toMatch(
+      /^tagtrack-conformance request GET '\/[^']*' --base-url 'http:\/\/tagtrack\.memory' --credential '[\w-]+'$/,
     );
+    expect(f.curl).toBeUndefined();
     expect(json.checks.find((c) => c.id === 'RATE-429-HEADERS')!.status).toBe('skip');
     expect(JSON.stringify(json)).not.toContain(team1Admin.accessKey);
   });
@@ -67,17 +68,18 @@ describe('reporters', () => {
   test('the console summary names the failing requirement in domain words and the verdict', () => {
     const text = formatSummary(result);
     expect(text).toContain('FAIL REL-TAG-COUNTERS-EVENTS');
-    expect(text).toMatch(/reproduce: curl /);
+    expect(text).toMatch(/reproduce: tagtrack-conformance request GET /);
     expect(text).toMatch(/fast-check: seed -?\d+/);
     expect(text.trim().endsWith('FAIL')).toBe(true);
   });
 
-  test('report.html redacts every Authorization value', async () => {
+  test('exchanges name the signing credential by its label; report.html shows no signed value', async () => {
     const html = await readFile(join(dir, 'report.html'), 'utf8');
-    const signed = result.exchanges.map((x) => x.requestHeaders.authorization).filter(Boolean);
-    expect(signed.length).toBeGreaterThan(0);
-    for (const value of signed) expect(html).not.toContain(value!);
-    expect(html).toContain('authorization: &lt;redacted&gt;');
+    const shown = result.exchanges.map((x) => x.requestHeaders.authorization).filter(Boolean);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown).toContain(`<credential ${team1Admin.label}>`);
+    expect(html).not.toContain(team1Admin.accessKey);
+    expect(html).not.toMatch(/authorization: [A-Za-z0-9+/]{20,}/);
   });
 
   test.skipIf(!existsSync(CHROMIUM))(

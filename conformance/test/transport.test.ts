@@ -65,6 +65,10 @@ const STATS = fc.sample(arbStatsSummary, { seed: 1, numRuns: 1 })[0];
 
 /** An exchange of a `stats.team` list page with `count` records at `cursor`. */
 function page(cursor: number, count: number, next: number, total: number): Exchange {
+  const body = JSON.stringify({
+    data: Array.from({ length: count }, () => STATS),
+    paging: { cursors: { previous: 0, next, total }, previousURL: null, nextURL: null },
+  });
   return {
     id: cursor,
     method: 'GET',
@@ -74,10 +78,8 @@ function page(cursor: number, count: number, next: number, total: number): Excha
     requestHeaders: {},
     status: 200,
     responseHeaders: {},
-    body: JSON.stringify({
-      data: Array.from({ length: count }, () => STATS),
-      paging: { cursors: { previous: 0, next, total }, previousURL: null, nextURL: null },
-    }),
+    body,
+    bodyBytes: Buffer.byteLength(body),
     durationMs: 0,
   };
 }

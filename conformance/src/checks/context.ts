@@ -255,7 +255,9 @@ export class CheckContext {
   }
 
   /** Records a failure built elsewhere (a Violation that escaped `run`, a property's). */
-  record(failure: Failure): void {
+  record(unredacted: Failure): void {
+    // no secret in any artifact: access keys, signatures and signed headers become labels
+    const failure = this.services.http.redactor.redactValue(unredacted);
     this.count++;
     const same = this.recorded.find((f) => f.key === failure.key);
     if (same === undefined) this.recorded.push({ ...failure });
@@ -359,14 +361,14 @@ export class CheckContext {
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
       // a credential drawn by the property is shown by label: never print an access key
-      counterexample: JSON.stringify(details.counterexample?.[0], (k, v) =>
-        k === 'accessKey' ? '<redacted>' : v,
+      counterexample: JSON.stringify(details.counterexample?.[0], (_k, v) =>
+        this.services.http.redactor.replace(v),
       ),
       numShrinks: details.numShrinks,
     });
   }
 
-  /** Builds a failure record from a message and details (exchange → curl, key by default). */
+  /** Builds a failure record from a message and details (exchange → reproduce line, key by default). */
   failureOf(message: string, details: ViolationDetails): Failure {
     const ex = details.exchange;
     const kind: FailureKind = details.kind;
@@ -378,7 +380,7 @@ export class CheckContext {
       actual: details.actual === undefined ? undefined : show(details.actual),
       exchangeId: ex?.id,
       request: ex === undefined ? undefined : `${ex.method} ${ex.target}`,
-      curl: ex === undefined ? undefined : this.services.http.curl(ex),
+      reproduce: ex === undefined ? undefined : this.services.http.reproduce(ex),
     };
   }
 }

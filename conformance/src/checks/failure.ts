@@ -43,9 +43,15 @@ export interface Failure {
   readonly path?: string | undefined;
   readonly counterexample?: string | undefined;
   readonly numShrinks?: number | undefined;
-  /** The exchange that shows the failure, and a curl line reproducing it. */
+  /** The exchange that shows the failure. */
   readonly exchangeId?: number | undefined;
   readonly request?: string | undefined;
+  /**
+   * A `tagtrack-conformance request …` line reproducing the exchange: it names the
+   * credential by its label and signs when run, so it holds no secret.
+   */
+  readonly reproduce?: string | undefined;
+  /** A curl line with the signed header (results.json of 0.1 and 0.2 only; no longer written). */
   readonly curl?: string | undefined;
   /** How many more failures of the check had the same `key` (absent: none). */
   readonly repeats?: number | undefined;

@@ -57,6 +57,9 @@ export const ResultsJson = z.object({
           numShrinks: z.int().optional(),
           exchangeId: z.int().optional(),
           request: z.string().optional(),
+          /** `tagtrack-conformance request …` reproducing the exchange (no secret in it). */
+          reproduce: z.string().optional(),
+          /** A curl line of results.json before 0.3 (no longer written). */
           curl: z.string().optional(),
           /** How many more failures of the check had the same key. */
           repeats: z.int().positive().optional(),
@@ -68,7 +71,7 @@ export const ResultsJson = z.object({
 });
 export type ResultsJson = z.infer<typeof ResultsJson>;
 
-/** The results.json document of a run (credentials appear only inside failure curl lines). */
+/** The results.json document of a run (credentials by label: no access key, no signature). */
 export function toResultsJson(result: RunResult): ResultsJson {
   const { exchanges, profile, ...rest } = result;
   return JSON.parse(

@@ -3,7 +3,7 @@ import type { Failure } from '../checks/failure.ts';
 /**
  * A failure as plain text lines: its kind and the message in domain words (with how many
  * more failures had the same key), expected/actual, the fast-check seed, path and shrunk
- * counterexample, and the curl line that reproduces it.
+ * counterexample, and the `tagtrack-conformance request` line that reproduces it (no secret).
  */
 export function failureText(f: Failure, indent = ''): string {
   const repeats = f.repeats ? ` (and ${f.repeats} more like it)` : '';
@@ -14,7 +14,8 @@ export function failureText(f: Failure, indent = ''): string {
     lines.push(
       `fast-check: seed ${f.seed}, path ${JSON.stringify(f.path ?? '')}, ${f.numShrinks ?? 0} shrinks, counterexample ${f.counterexample}`,
     );
-  if (f.curl !== undefined) lines.push(`reproduce: ${f.curl}`);
+  const reproduce = f.reproduce ?? (f.curl === undefined ? undefined : redactCurl(f.curl));
+  if (reproduce !== undefined) lines.push(`reproduce: ${reproduce}`);
   return lines.map((l, i) => (i === 0 ? l : `${indent}  ${l}`)).join('\n');
 }
 
