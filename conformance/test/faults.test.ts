@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 import type { RunResult } from '../src/runner.ts';
 import { runConformance } from '../src/runner.ts';
-import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
  * The fault matrix: every fault the reference server can inject (`FAULTS`) breaks the
@@ -22,12 +22,16 @@ const SEEDS = [7, 1_000_003, 424_242] as const;
 /** fast-check runs per property check: detection must come from data-driven picks, not volume. */
 const NUM_RUNS = 4;
 
-/** Server options a fault needs to be observable (a rate limit; small pages for paging). */
+/**
+ * Server options a fault needs to be observable (a rate limit; small pages for paging; a
+ * public URL with a path prefix, served behind a proxy that strips it, see `behindProxy`).
+ */
 function serverFor(fault: FaultName) {
   return {
     faults: [fault],
     pageSize: 40,
     ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: { limit: 30, windowMs: 1000 } } : {}),
+    ...(fault === 'paging-url-drops-prefix' ? { publicUrl: `${MEMORY_BASE_URL}/api/v1` } : {}),
   };
 }
 
@@ -112,9 +116,10 @@ describe('fault matrix: the suite fails on every injected fault, in both modes, 
         });
         const runs = await Promise.all(
           cases.map(async ({ mode, seed, declared }) => {
+            const baseUrl = options.publicUrl ?? MEMORY_BASE_URL;
             const result = await runConformance({
-              baseUrl: MEMORY_BASE_URL,
-              fetch: (r) => server.fetch(r),
+              baseUrl,
+              fetch: behindProxy((r) => server.fetch(r), baseUrl),
               profile:
                 mode === 'blind'
                   ? { ...profileFor(options), credentials: [] }

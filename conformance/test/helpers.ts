@@ -47,6 +47,27 @@ export async function runInMemory(
   }
 }
 
+/**
+ * `fetch` as seen through a reverse proxy that serves the API below the path prefix of
+ * `publicUrl` (e.g. `http://tagtrack.memory/api/v1`) and strips it before the server: the
+ * suite's base URL is `publicUrl`, the server's paging URLs carry the prefix (decisions §3
+ * Revision 2, docs/spec.md §11 "Public base URL"). Without a prefix, `fetch` itself.
+ */
+export function behindProxy(
+  fetch: (r: Request) => Promise<Response>,
+  publicUrl: string,
+): (r: Request) => Promise<Response> {
+  const prefix = new URL(publicUrl).pathname.replace(/\/+$/, '');
+  if (prefix === '') return fetch;
+  return (r) => {
+    const url = new URL(r.url);
+    if (!url.pathname.startsWith(`${prefix}/`))
+      return Promise.resolve(new Response('not below the proxy prefix', { status: 404 }));
+    url.pathname = url.pathname.slice(prefix.length);
+    return fetch(new Request(url, r));
+  };
+}
+
 /** Ids of the checks that failed or errored. */
 export function failing(result: RunResult): string[] {
   return result.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.id);

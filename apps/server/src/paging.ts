@@ -46,10 +46,24 @@ export interface ListPage {
  * Paging-layer faults: `page-overlap`, `no-content-as-empty-page`,
  * `no-content-without-headers`, `last-page-next-null`, `paging-url-drops-params`,
  * `paging-url-sorted-params`, `link-header-missing-text`, `head-no-link`,
- * `head-total-differs`, `previous-url-on-first-page`.
+ * `head-total-differs`, `previous-url-on-first-page`, `next-url-page-aligned`,
+ * `previous-url-unclamped`, `link-next-page-count`, `total-count-counts-header-row`,
+ * `paging-url-drops-prefix`, `total-param-as-page-size`, `next-param-as-cursor`,
+ * `head-link-relative`.
  */
 export function listPage(req: ListRequest, faults: FaultSet): ListPage {
-  let page: Page<unknown> = pageOf(req.records, req.cursor, req.pageSize, req.pagingEnd);
+  const given = ignoredParams(req.target.rawQuery);
+  let cursor = req.cursor;
+  let pageSize = req.pageSize;
+  if (faults.has('next-param-as-cursor') && !given.cursor && given.next !== undefined) {
+    // bug: `next` (the Node client's option) read as the cursor when no cursor is sent
+    cursor = given.next;
+  }
+  if (faults.has('total-param-as-page-size') && given.total !== undefined && given.total > 0) {
+    // bug: `total` read as how many records the client wants on the page
+    pageSize = given.total;
+  }
+  let page: Page<unknown> = pageOf(req.records, cursor, pageSize, req.pagingEnd);
   if (faults.has('page-overlap') && page.hasNext && page.next > page.cursor + 1) {
     // bug: the next cursor points at the last record of this page
     page = { ...page, next: page.next - 1 };
@@ -66,7 +80,17 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
     // bug: previousURL is always set, pointing at cursor 0 on the first page
     page = { ...page, hasPrevious: true };
   }
-  const paging = pagingOf(page, (cursor) => pageUrl(req, cursor, faults));
+  let paging = pagingOf(page, (at) => pageUrl(req, at, faults));
+  if (faults.has('next-url-page-aligned') && paging.nextURL !== null) {
+    // bug: the next URL is built from the page number, so an unaligned cursor snaps to the
+    // next page boundary (paging.cursors.next stays right)
+    const aligned = (Math.floor(page.cursor / pageSize) + 1) * pageSize;
+    paging = { ...paging, nextURL: pageUrl(req, Math.min(aligned, page.total), faults) };
+  }
+  if (faults.has('previous-url-unclamped') && paging.previousURL !== null) {
+    // bug: the previous URL is cursor - pageSize without the clamp at 0 of cursors.previous
+    paging = { ...paging, previousURL: pageUrl(req, page.cursor - pageSize, faults) };
+  }
 
   const headers: Record<string, string> = {};
   const noHeaders = page.noContent && faults.has('no-content-without-headers');
@@ -74,9 +98,29 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
     headers['X-Total-Count'] = String(
       req.method === 'HEAD' && faults.has('head-total-differs')
         ? page.records.length // bug: HEAD counts the page, GET the whole list
-        : page.total,
+        : req.rtn !== 'json' && faults.has('total-count-counts-header-row')
+          ? page.total + 1 // bug: the table's rows counted, its header row included
+          : page.total,
     );
-    const link = linkHeader(paging);
+    let linked = paging;
+    if (
+      faults.has('link-next-page-count') &&
+      Math.floor(page.cursor / pageSize) >= Math.floor(page.total / pageSize) - 1
+    ) {
+      // bug: the Link header's "is there a next page" test counts floor(total / pageSize)
+      // pages, so the last-but-one page (and the last) lose rel="next"
+      linked = { ...linked, nextURL: null };
+    }
+    if (req.method === 'HEAD' && faults.has('head-link-relative')) {
+      // bug: HEAD builds its Link from the request path alone: relative URLs
+      const relative = (u: string | null) => (u === null ? null : u.slice(req.publicUrl.length));
+      linked = {
+        ...linked,
+        nextURL: relative(linked.nextURL),
+        previousURL: relative(linked.previousURL),
+      };
+    }
+    const link = linkHeader(linked);
     const dropLink =
       (req.rtn === 'text' && faults.has('link-header-missing-text')) ||
       (req.method === 'HEAD' && faults.has('head-no-link'));
@@ -92,6 +136,40 @@ export function singleHeaders(faults: FaultSet): Record<string, string> {
 }
 
 /**
+ * Whether a single-object request at `cursor` answers 204 No Content: never (decisions §3
+ * Revision 2: a valid cursor on a single-object endpoint is ignored). Fault
+ * `single-cursor-no-content`: the record is paged as a list of one, so a cursor of 1 or more
+ * is past its end (204, with `X-Total-Count: 1`).
+ */
+export function singleNoContent(cursor: number, faults: FaultSet): boolean {
+  return faults.has('single-cursor-no-content') && cursor >= 1;
+}
+
+/** What the faults `next-param-as-cursor` and `total-param-as-page-size` read from the raw query. */
+interface IgnoredParams {
+  /** Whether a `cursor` parameter was sent. */
+  readonly cursor: boolean;
+  /** The first `next` value when it is `[0-9]+` (and a safe integer). */
+  readonly next: number | undefined;
+  /** The first `total` value when it is `[0-9]+` (and a safe integer). */
+  readonly total: number | undefined;
+}
+
+/** `cursor`, `next` and `total` of a raw query (for the faults only: both are ignored). */
+function ignoredParams(rawQuery: string): IgnoredParams {
+  const entries = queryEntries(rawQuery);
+  const count = (name: string): number | undefined => {
+    const v = entries.find(([k]) => k === name)?.[1];
+    return v !== undefined && /^[0-9]{1,15}$/.test(v) ? Number(v) : undefined;
+  };
+  return {
+    cursor: entries.some(([k]) => k === 'cursor'),
+    next: count('next'),
+    total: count('total'),
+  };
+}
+
+/**
  * The URL of the same request at another cursor (decisions §3 Revision 2):
  * `${publicUrl}${path}?${query}`, the path as received and the raw query with only `cursor`
  * replaced (core's {@link queryWithCursor}: every other parameter, its order and encoding
@@ -100,7 +178,12 @@ export function singleHeaders(faults: FaultSet): Record<string, string> {
  * parser would, so the URL stays usable inside a `Link` header.
  */
 export function pageUrl(req: ListRequest, cursor: number, faults: FaultSet): string {
-  const base = `${req.publicUrl}${urlSafe(req.target.path)}`;
+  // bug (fault paging-url-drops-prefix): the path resolved against the public URL as an
+  // absolute path (`new URL('/teams', 'https://h/v1')`), which drops the public URL's prefix
+  const root = faults.has('paging-url-drops-prefix')
+    ? new URL(req.publicUrl).origin
+    : req.publicUrl;
+  const base = `${root}${urlSafe(req.target.path)}`;
   if (faults.has('paging-url-drops-params')) return `${base}?cursor=${cursor}`; // bug
   if (faults.has('paging-url-sorted-params')) {
     // bug: the query is rebuilt from the parsed parameters, sorted by name

@@ -83,4 +83,67 @@ export const PAGING_FAULTS = [
       'nextURL, previousURL and Link are built on the request’s X-Forwarded-Host or Host header instead of the configured public URL (decisions §3 Revision 2)',
     detectedBy: ['PAGE-URLS-PUBLIC-BASE'],
   },
+  {
+    name: 'next-url-page-aligned',
+    area: 'paging',
+    description:
+      'nextURL and Link rel="next" snap an unaligned cursor to the next page boundary (cursor=3 links to cursor=40, not 43); paging.cursors.next stays right (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS', 'PAGE-WALK-NEXT-URL'],
+  },
+  {
+    name: 'previous-url-unclamped',
+    area: 'paging',
+    description:
+      'previousURL and Link rel="prev" point at cursor - pageSize without the clamp at 0 (cursor=3 links to cursor=-37); paging.cursors.previous stays right (decisions §3)',
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS'],
+  },
+  {
+    name: 'link-next-page-count',
+    area: 'paging',
+    description:
+      'the Link header decides rel="next" from floor(total / pageSize) pages, so the last-but-one page and the last lack it while nextURL is set (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-HEADERS'],
+  },
+  {
+    name: 'total-count-counts-header-row',
+    area: 'paging',
+    description:
+      'rtn=text and rtn=html send an X-Total-Count one too high: the table’s header row is counted (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-HEADERS'],
+  },
+  {
+    name: 'paging-url-drops-prefix',
+    area: 'paging',
+    description:
+      'nextURL, previousURL and Link resolve the path against the public URL as an absolute path, dropping its path prefix (https://h/api/v1 gives https://h/teams) (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS', 'PAGE-WALK-NEXT-URL'],
+  },
+  {
+    name: 'total-param-as-page-size',
+    area: 'paging',
+    description:
+      'a numeric total parameter is read as the page size the client wants, changing data, paging and Link (decisions §3 Revision 2: total is ignored)',
+    detectedBy: ['PAGE-TOTAL-NEXT-IGNORED', 'INPUT-NEXT-TOTAL-IGNORED'],
+  },
+  {
+    name: 'next-param-as-cursor',
+    area: 'paging',
+    description:
+      'a numeric next parameter is read as the cursor when no cursor is sent (the Node client’s option taken for an offset) (decisions §3 Revision 2: next is ignored)',
+    detectedBy: ['PAGE-TOTAL-NEXT-IGNORED', 'INPUT-NEXT-TOTAL-IGNORED'],
+  },
+  {
+    name: 'head-link-relative',
+    area: 'paging',
+    description:
+      'HEAD of a list sends a Link with relative URLs (path and query only), GET absolute ones (decisions §3 Revision 2)',
+    detectedBy: ['PAGE-HEADERS', 'REL-HEAD-MATCHES-GET'],
+  },
+  {
+    name: 'single-cursor-no-content',
+    area: 'paging',
+    description:
+      'a cursor of 1 or more on a single-object endpoint (3, 14, 16) answers 204 with X-Total-Count 1: the record paged as a list of one (decisions §3 Revision 2: the cursor is ignored there)',
+    detectedBy: ['PAGE-SINGLE-CURSOR', 'INPUT-400-BAD-CURSOR'],
+  },
 ] as const satisfies readonly FaultInfo[];

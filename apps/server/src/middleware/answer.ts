@@ -1,7 +1,7 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
 import type { FaultSet } from '../faults/index.ts';
-import { listPage, singleHeaders } from '../paging.ts';
+import { listPage, singleHeaders, singleNoContent } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
 import { parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
@@ -49,6 +49,8 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
       case 'forbidden':
         return renderer.error(403, answer.message);
       case 'single':
+        if (singleNoContent(query.cursor, faults))
+          return { status: 204, headers: { ...contentType, 'X-Total-Count': '1' }, body: '' };
         return {
           status: 200,
           headers: { ...contentType, ...singleHeaders(faults) },

@@ -1,6 +1,8 @@
 import type { Check } from '../define.ts';
 import { checks as cursors } from './cursors.ts';
 import { checks as end } from './end.ts';
+import { checks as follow } from './follow.ts';
+import { checks as ignored } from './ignored.ts';
 import { checks as links } from './links.ts';
 import { checks as order } from './order.ts';
 
@@ -10,6 +12,14 @@ export const prefix = 'PAGE';
 /**
  * Pagination (decisions §3 and its Revision 2): walking and cursor arithmetic
  * (`cursors.ts`), the declared paging end (`end.ts`), paging URLs and headers (`links.ts`),
- * the stable order of lists (`order.ts`).
+ * walking by the paging URLs (`follow.ts`), `total`, `next` and a single object's `cursor`
+ * (`ignored.ts`), the stable order of lists (`order.ts`).
  */
-export const checks: readonly Check[] = [...cursors, ...end, ...links, ...order];
+export const checks: readonly Check[] = [
+  ...cursors,
+  ...end,
+  ...links,
+  ...follow,
+  ...ignored,
+  ...order,
+];

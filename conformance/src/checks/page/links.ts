@@ -1,19 +1,21 @@
 import { endpointById, type ParamName } from '@tagtrack/core';
 import fc from 'fast-check';
+import type { Exchange } from '../../http.ts';
 import { linksOf } from '../compare.ts';
-import type { EndpointCall } from '../context.ts';
+import type { CheckContext, EndpointCall } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure } from '../failure.ts';
 import { sampleCalls } from '../sample.ts';
 import { headerCount } from '../walk.ts';
 import {
-  lastPageStart,
   listCalls,
   PAGED,
   type Pairs,
   pagingUrlProblem,
+  pick,
   type SizedList,
   sameUrl,
+  telltaleCursors,
   withQuery,
 } from './shared.ts';
 
@@ -30,10 +32,19 @@ const NEUTRAL_VALUES: Partial<Record<ParamName, (total: number) => string>> = {
 };
 
 /**
- * The Link header's next and prev targets, each with its label and the cursor it should carry
- * from a page at cursor `c` of `ps` records in a list of `total`.
+ * An ignored parameter whose value must be percent-encoded (a space, `+`, `/`, a non-ASCII
+ * letter): a paging URL keeps it in its raw form (decisions §3 Revision 2).
  */
-function linkTargets(
+const ENCODED_NEXT: [string, string] = ['next', 'a b+c/é'];
+
+/** The number of largest lists every paging-URL check looks at from every telltale cursor. */
+const DEEP_LISTS = 2;
+
+/**
+ * The Link header's next and prev targets, each with its label and the cursor it must carry
+ * from a page at cursor `c` in a list of `total` with pages of `ps` (decisions §3).
+ */
+export function linkTargets(
   link: string | undefined,
   c: number,
   ps: number,
@@ -46,17 +57,54 @@ function linkTargets(
   return urls;
 }
 
+/**
+ * The paging URLs `ex` carries (its Link targets, and for a 200 JSON body `nextURL` and
+ * `previousURL`), each with the cursor it must point at: `min(c + ps, total)` for next and
+ * `max(c - ps, 0)` for previous (decisions §3), whatever `paging.cursors` says (that is
+ * PAGE-CURSOR-ARITHMETIC's to judge).
+ */
+function pagingUrls(
+  ctx: CheckContext,
+  l: SizedList,
+  ex: Exchange,
+  c: number,
+  json: boolean,
+): [string, string, number][] {
+  const ps = ctx.profile.pageSize;
+  const urls = linkTargets(ex.responseHeaders.link, c, ps, l.total);
+  if (json && ex.status === 200 && ex.method === 'GET') {
+    const p = ctx.page(l.endpoint, ex).paging!;
+    if (p.nextURL !== null) urls.push(['nextURL', p.nextURL, Math.min(c + ps, l.total)]);
+    if (p.previousURL !== null) urls.push(['previousURL', p.previousURL, Math.max(c - ps, 0)]);
+  }
+  return urls;
+}
+
+/** One request of PAGE-URLS-KEEP-QUERY: a list, its other parameters in order, a form, a cursor. */
+interface UrlCase {
+  readonly list: SizedList;
+  readonly pairs: Pairs;
+  /** `null`: no rtn sent (json). */
+  readonly rtn: string | null;
+  readonly head: boolean;
+  /** `null`: no cursor sent (cursor 0). */
+  readonly cursor: number | null;
+  /** Where rtn and cursor go among the pairs. */
+  readonly at: number;
+}
+
 /** Paging URLs and the headers that carry them: nextURL, previousURL, Link, X-Total-Count (decisions §3). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-URLS-KEEP-QUERY',
     title:
-      'nextURL, previousURL and the Link targets are absolute URLs on the base URL whose query is the request’s query with only cursor replaced, every other parameter and its order kept',
+      'nextURL, previousURL and the Link targets, on every list endpoint, in every rtn and on HEAD, are absolute URLs on the base URL (path prefix included) whose query is the request’s raw query with only cursor replaced, every other parameter, its order and its encoding kept, pointing at the right cursor (unaligned cursors and the last-but-one page included)',
     clause: 'decisions §3 Revision 2 (nextURL and previousURL)',
     endpoints: PAGED,
     async run(ctx) {
-      const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 4);
+      const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');
+      const ps = ctx.profile.pageSize;
       let compared = 0;
       const extrasOf = (l: SizedList): Pairs => {
         const allowed = endpointById(l.endpoint).query;
@@ -64,54 +112,68 @@ export const checks: readonly Check[] = [
           .filter((p) => allowed.includes(p))
           .map((p): [string, string] => [p, NEUTRAL_VALUES[p]!(l.total)]);
       };
-      // always tried: parameters in reverse alphabetical order, the cursor among them
-      const examples = lists.map((l) => ({
+      const own = (l: SizedList) => (l.call.query ?? []) as Pairs;
+      const forms: { rtn: string | null; head: boolean }[] = [
+        { rtn: null, head: false },
+        ...ctx.profile.rtn.map((rtn) => ({ rtn, head: false })),
+        { rtn: null, head: true },
+      ];
+      // always tried, on every list endpoint: its parameters in reverse alphabetical order,
+      // the cursor among them, in a form of its own (json, each rtn, HEAD in turn) ...
+      const examples: UrlCase[] = lists.map((l, i) => ({
         list: l,
-        pairs: [...((l.call.query ?? []) as Pairs), ...extrasOf(l)].sort(([a], [b]) =>
-          a < b ? 1 : a > b ? -1 : 0,
-        ),
-        rtn: null,
+        pairs: [...own(l), ...extrasOf(l)].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)),
+        ...forms[i % forms.length]!,
         cursor: Math.min(1, l.total),
         at: 8,
       }));
+      // ... and on the largest lists, every telltale cursor (unaligned, the last-but-one page,
+      // the last page) in json, with an ignored parameter whose value needs percent-encoding
+      for (const l of lists.slice(0, DEEP_LISTS))
+        for (const cursor of telltaleCursors(l.total, ps).filter((c) => c < l.total))
+          examples.push({
+            list: l,
+            pairs: [ENCODED_NEXT, ...own(l), ...extrasOf(l)],
+            rtn: null,
+            head: false,
+            cursor: cursor === 0 ? null : cursor,
+            at: 1,
+          });
       const arb = fc.constantFrom(...lists).chain((l) => {
-        const extras = extrasOf(l);
-        return fc.record({
+        const extras: Pairs = [...extrasOf(l), ENCODED_NEXT];
+        return fc.record<UrlCase>({
           list: fc.constant(l),
-          pairs: fc.shuffledSubarray([...((l.call.query ?? []) as Pairs), ...extras], {
+          pairs: fc.shuffledSubarray([...own(l), ...extras], {
             minLength: Math.min(1, extras.length),
           }),
           rtn: fc.option(fc.constantFrom(...ctx.profile.rtn)),
+          head: fc.boolean(),
           cursor: fc.option(fc.integer({ min: 1, max: l.total }), { freq: 4 }),
           at: fc.nat(),
         });
       });
       await ctx.property(
         arb,
-        async ({ list: l, pairs, rtn, cursor, at }) => {
+        async ({ list: l, pairs, rtn, head, cursor, at }) => {
           const sent: Pairs = [...pairs];
           if (rtn !== null) sent.splice(at % (sent.length + 1), 0, ['rtn', rtn]);
           if (cursor !== null)
             sent.splice((at >> 3) % (sent.length + 1), 0, ['cursor', String(cursor)]);
-          const ex = await ctx.call(l.endpoint, { ...l.call, query: sent });
-          const target = ex.target.split('?')[0]!;
-          const c = cursor ?? 0;
-          const ps = ctx.profile.pageSize;
-          const urls = linkTargets(ex.responseHeaders.link, c, ps, l.total);
-          if (ex.status === 200 && (rtn === null || rtn === 'json')) {
-            const page = ctx.page(l.endpoint, ex);
-            const p = page.paging!;
-            if (p.nextURL !== null) urls.push(['nextURL', p.nextURL, p.cursors.next]);
-            if (p.previousURL !== null)
-              urls.push(['previousURL', p.previousURL, p.cursors.previous]);
-          }
-          for (const [what, url, at] of urls) {
+          const ex = await ctx.call(l.endpoint, {
+            ...l.call,
+            query: sent,
+            ...(head ? { method: 'HEAD' } : {}),
+          });
+          const json = rtn === null || rtn === 'json';
+          for (const [what, url, target] of pagingUrls(ctx, l, ex, cursor ?? 0, json)) {
             compared++;
-            const problem = pagingUrlProblem(url, ctx.http.baseUrl, target, sent, at);
-            ensure(problem === undefined, () => `${describe(ex)}: ${what} ${problem}`, {
-              kind: 'url',
-              exchange: ex,
-            });
+            const problem = pagingUrlProblem(url, ctx.http.baseUrl, ex, target);
+            ensure(
+              problem === undefined,
+              () =>
+                `${describe(ex)} (cursor ${cursor ?? 0}, total ${l.total}, page size ${ps}): ${what} ${problem}`,
+              { kind: 'url', exchange: ex },
+            );
           }
         },
         { examples },
@@ -122,20 +184,27 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-HEADERS',
     title:
-      'every list response, in every format and on HEAD, carries X-Total-Count and Link with rel="next" iff nextURL and rel="prev" iff previousURL (the same URLs); single-object responses never carry X-Total-Count',
+      'every list response of every list endpoint, in every rtn, on HEAD and as 204, carries X-Total-Count (the record count) and Link with rel="next" iff nextURL and rel="prev" iff previousURL, pointing at the same pages (the same URLs in json); single-object responses carry neither',
     clause:
       'decisions §3 (Link, X-Total-Count) and its Revision 2 (every rtn, HEAD, never on single objects)',
     endpoints: [...PAGED, 'teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const ps = ctx.profile.pageSize;
       let compared = 0;
-      for (const l of (await listCalls(ctx)).slice(0, 4)) {
-        const cursors = [
-          ...new Set([0, Math.min(1, l.total), lastPageStart(l.total, ps), l.total]),
-        ];
+      const lists = await listCalls(ctx);
+      for (const [i, l] of lists.entries()) {
+        // the largest lists from every telltale cursor; the others from cursor 0 and one
+        // telltale cursor picked by the seed
+        const telltale = telltaleCursors(l.total, ps);
+        const cursors =
+          i < DEEP_LISTS || telltale.length === 1
+            ? telltale
+            : [0, pick(telltale.slice(1), ctx.seed, i)];
         for (const cursor of cursors) {
+          // cursor 0 is sent as no cursor (the walk's first page, from the run's cache)
+          const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
           // the JSON body says which pages exist; every other form must link the same ones
-          const ref = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const ref = await ctx.call(l.endpoint, withQuery(l, ...at));
           const page = await ctx.attempt(() => ctx.page(l.endpoint, ref));
           if (page === undefined) continue;
           // rel="prev" iff previousURL (null iff cursor 0; a 204 has no body to say it)
@@ -143,14 +212,13 @@ export const checks: readonly Check[] = [
             next: page.paging?.nextURL ?? null,
             prev: page.paging === undefined ? (cursor > 0 ? '' : null) : page.paging.previousURL,
           };
-          const at = String(cursor);
           const forms: [string, EndpointCall][] = [
-            ['default', withQuery(l, ['cursor', at])],
+            ['default', withQuery(l, ...at)],
             ...ctx.profile.rtn.map((rtn): [string, EndpointCall] => [
               `rtn=${rtn}`,
-              withQuery(l, ['cursor', at], ['rtn', rtn]),
+              withQuery(l, ...at, ['rtn', rtn]),
             ]),
-            ['HEAD', { ...withQuery(l, ['cursor', at]), method: 'HEAD' }],
+            ['HEAD', { ...withQuery(l, ...at), method: 'HEAD' }],
           ];
           for (const [form, call] of forms) {
             const ex = form === 'default' ? ref : await ctx.call(l.endpoint, call);
@@ -160,7 +228,7 @@ export const checks: readonly Check[] = [
             if (status) problems.push(`status ${ex.status}`);
             if (headerCount(ex) !== l.total)
               problems.push(
-                `X-Total-Count ${JSON.stringify(ex.responseHeaders['x-total-count'])}, expected ${l.total}`,
+                `X-Total-Count ${JSON.stringify(ex.responseHeaders['x-total-count'] ?? null)}, expected ${l.total}`,
               );
             const links = linksOf(ex.responseHeaders.link);
             for (const rel of ['next', 'prev'] as const) {
@@ -176,16 +244,26 @@ export const checks: readonly Check[] = [
               else if (form === 'default' && url && link && !sameUrl(url, link))
                 problems.push(`Link rel="${rel}" <${link}> is not ${field} ${url}`);
             }
+            // each target is this request's URL at the neighbouring cursor
+            for (const [what, url, target] of linkTargets(
+              ex.responseHeaders.link,
+              cursor,
+              ps,
+              l.total,
+            )) {
+              const problem = pagingUrlProblem(url, ctx.http.baseUrl, ex, target);
+              if (problem !== undefined) problems.push(`${what} ${problem}`);
+            }
             if (problems.length > 0)
               ctx.fail(
-                `${describe(ex)} (${form}, cursor ${cursor}, total ${l.total}): ${problems.join('; ')}`,
+                `${describe(ex)} (${form}, cursor ${cursor}, total ${l.total}, page size ${ps}): ${problems.join('; ')}`,
                 { kind: status ? 'status' : 'header', exchange: ex },
               );
           }
           ctx.stopAt(8);
         }
       }
-      // single-object responses: never X-Total-Count
+      // single-object responses: neither X-Total-Count nor Link
       for (const { endpoint, call } of await sampleCalls(ctx)) {
         if (endpointById(endpoint).response !== 'single') continue;
         const forms: EndpointCall[] = [
@@ -199,11 +277,12 @@ export const checks: readonly Check[] = [
         for (const f of forms) {
           const ex = await ctx.call(endpoint, f);
           compared++;
-          if (ex.responseHeaders['x-total-count'] !== undefined)
-            ctx.fail(
-              `${describe(ex)}: a single-object response carries X-Total-Count ${JSON.stringify(ex.responseHeaders['x-total-count'])}`,
-              { kind: 'header', exchange: ex },
-            );
+          for (const h of ['x-total-count', 'link'])
+            if (ex.responseHeaders[h] !== undefined)
+              ctx.fail(
+                `${describe(ex)}: a single-object response carries ${h === 'link' ? 'Link' : 'X-Total-Count'} ${JSON.stringify(ex.responseHeaders[h])}`,
+                { kind: 'header', exchange: ex },
+              );
         }
       }
       if (compared === 0) ctx.skip('no endpoint could be sampled');
@@ -225,7 +304,6 @@ export const checks: readonly Check[] = [
         'x-forwarded-proto': 'https',
         forwarded: 'for=192.0.2.1;host=forged.invalid;proto=https',
       };
-      const ps = ctx.profile.pageSize;
       let compared = 0;
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0).slice(0, 4);
       await ctx.each(
@@ -238,16 +316,9 @@ export const checks: readonly Check[] = [
             ['cursor', String(c)],
           ];
           const ex = await ctx.call(l.endpoint, { ...l.call, query: sent, headers: forged });
-          const target = ex.target.split('?')[0]!;
-          const urls = linkTargets(ex.responseHeaders.link, c, ps, l.total);
-          if (ex.status === 200) {
-            const p = ctx.page(l.endpoint, ex).paging;
-            if (p?.nextURL) urls.push(['nextURL', p.nextURL, p.cursors.next]);
-            if (p?.previousURL) urls.push(['previousURL', p.previousURL, p.cursors.previous]);
-          }
-          for (const [what, url, at] of urls) {
+          for (const [what, url, at] of pagingUrls(ctx, l, ex, c, true)) {
             compared++;
-            const problem = pagingUrlProblem(url, ctx.http.baseUrl, target, sent, at);
+            const problem = pagingUrlProblem(url, ctx.http.baseUrl, ex, at);
             ensure(
               problem === undefined,
               () =>

@@ -1,5 +1,7 @@
-import { type EndpointId, endpointById } from '@tagtrack/core';
+import { type EndpointId, endpointById, queryWithCursor } from '@tagtrack/core';
+import type { Exchange } from '../../http.ts';
 import type { CheckContext, EndpointCall } from '../context.ts';
+import { describe, ensure } from '../failure.ts';
 import { sampleCalls } from '../sample.ts';
 
 /** Query pairs as sent. */
@@ -53,23 +55,50 @@ export const EMPTY_LIST: SizedList = {
   total: 0,
 };
 
-/** The decoded query pairs of a URL, in order. */
-function pairsOf(url: URL): Pairs {
-  return [...url.searchParams.entries()];
+/** The raw query string an exchange sent (as serialised on the wire, no `?`), `''` when none. */
+export function sentQuery(ex: Exchange): string {
+  const i = ex.target.indexOf('?');
+  return i < 0 ? '' : ex.target.slice(i + 1);
+}
+
+/** The path an exchange sent, relative to the base URL (`/teams/tags`). */
+export function sentPath(ex: Exchange): string {
+  const i = ex.target.indexOf('?');
+  return i < 0 ? ex.target : ex.target.slice(0, i);
 }
 
 /**
- * What is wrong with a paging URL (`nextURL`, `previousURL`, a `Link` target) of a request
- * sent as `path` + `sent` pairs, pointing at `cursor` (decisions §3 Revision 2): it must be
- * absolute, on the base URL, with the request's path, and its query must be the request's
- * query with only `cursor` replaced (appended last when absent), every other parameter and
- * its order kept. Compared decoded (percent-encoding is incidental). `undefined` when right.
+ * One `name=value` segment of a raw query in RFC 3986 §6.2.2 normal form: the hex digits of
+ * `%XX` in upper case, and escapes of unreserved characters (`A-Za-z0-9-._~`) decoded. Two
+ * segments with the same normal form are the same bytes on the wire by meaning; `+`, `%20`
+ * and `%2B` stay distinct.
+ */
+function normalSegment(segment: string): string {
+  return segment.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
+    const c = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(c) ? c : `%${hex.toUpperCase()}`;
+  });
+}
+
+/** The segments of a raw query in normal form. */
+function normalQuery(raw: string): string[] {
+  return raw === '' ? [] : raw.split('&').map(normalSegment);
+}
+
+/**
+ * What is wrong with a paging URL (`nextURL`, `previousURL`, a `Link` target) of the request
+ * `ex`, expected to point at `cursor` (decisions §3 Revision 2), or `undefined` when right: it
+ * must be an absolute URL without a fragment, on `baseUrl` (scheme, host, port and path
+ * prefix), with the request's path, and its query must be the request's raw query with only
+ * `cursor` replaced (appended last when absent; core's `queryWithCursor`): every other
+ * parameter keeps its place and its raw form. Raw forms are compared segment by segment in
+ * RFC 3986 normal form (hex case and escaped unreserved characters do not matter; docs/spec.md
+ * §11).
  */
 export function pagingUrlProblem(
   url: string,
   baseUrl: string,
-  path: string,
-  sent: Pairs,
+  ex: Exchange,
   cursor: number,
 ): string | undefined {
   let u: URL;
@@ -78,29 +107,22 @@ export function pagingUrlProblem(
   } catch {
     return `${JSON.stringify(url)} is not an absolute URL`;
   }
+  if (u.hash !== '' || url.includes('#')) return `${JSON.stringify(url)} has a fragment`;
   const base = new URL(baseUrl);
-  const wantPath = `${base.pathname.replace(/\/+$/, '')}${path}`;
+  const wantPath = `${base.pathname.replace(/\/+$/, '')}${sentPath(ex)}`;
   if (u.origin !== base.origin)
     return `${JSON.stringify(url)} is not on the base URL ${base.origin}`;
   if (safeDecode(u.pathname) !== safeDecode(wantPath))
-    return `${JSON.stringify(url)} has path ${u.pathname}, expected ${wantPath}`;
-  const want: Pairs = [];
-  let replaced = false;
-  for (const [k, v] of sent) {
-    if (k === 'cursor' && !replaced) {
-      want.push(['cursor', String(cursor)]);
-      replaced = true;
-    } else want.push([k, v]);
-  }
-  if (!replaced) want.push(['cursor', String(cursor)]);
-  const got = pairsOf(u);
-  if (JSON.stringify(got) !== JSON.stringify(want))
-    return `${JSON.stringify(url)} has the query ${show(got)}, expected the request's query with only cursor replaced: ${show(want)}`;
+    return `${JSON.stringify(url)} has the path ${u.pathname}, expected ${wantPath}${
+      base.pathname.length > 1 && !u.pathname.startsWith(base.pathname)
+        ? ` (the base URL's path prefix ${base.pathname} is lost)`
+        : ''
+    }`;
+  const want = queryWithCursor(sentQuery(ex), cursor);
+  const got = u.search.replace(/^\?/, '');
+  if (JSON.stringify(normalQuery(got)) !== JSON.stringify(normalQuery(want)))
+    return `${JSON.stringify(url)} has the query ${JSON.stringify(got)}, expected the request's query with only cursor replaced (cursor ${cursor}): ${JSON.stringify(want)}`;
   return undefined;
-}
-
-function show(pairs: Pairs): string {
-  return pairs.map(([k, v]) => `${k}=${v}`).join('&') || '(none)';
 }
 
 function safeDecode(s: string): string {
@@ -109,6 +131,67 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
+}
+
+/**
+ * Sends `method` to a paging URL taken from a response (`nextURL`, `previousURL`, a `Link`
+ * target), as a client following it would: the URL's path below the base URL and its raw
+ * query, signed as sent. Throws a {@link Violation} (kind `url`, naming `what` and the
+ * response `from`) when the URL is not an absolute URL on the base URL, which no client
+ * could follow.
+ */
+export async function follow(
+  ctx: CheckContext,
+  url: string,
+  what: string,
+  from: Exchange,
+  method: 'GET' | 'HEAD' = 'GET',
+): Promise<Exchange> {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  const base = new URL(ctx.http.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  ensure(
+    u !== undefined &&
+      u.origin === base.origin &&
+      (prefix === '' || u.pathname.startsWith(`${prefix}/`)),
+    () =>
+      `${describe(from)}: ${what} ${JSON.stringify(url)} is not an absolute URL on the base URL ${ctx.http.baseUrl}, so a client cannot follow it`,
+    { kind: 'url', exchange: from },
+  );
+  return ctx.raw({
+    method,
+    path: u!.pathname.slice(prefix.length),
+    rawQuery: u!.search.replace(/^\?/, ''),
+    credential: ctx.primary,
+  });
+}
+
+/**
+ * The cursors worth a look on a list of `total` records with pages of `pageSize`: 0, an
+ * unaligned one (3, or 1 on short lists), the start of the last-but-one page and of the last
+ * page, and `total` (the first cursor without records). Distinct, ascending.
+ */
+export function telltaleCursors(total: number, pageSize: number): number[] {
+  const last = lastPageStart(total, pageSize);
+  const unaligned = total > 3 ? 3 : Math.min(1, total);
+  return [...new Set([0, unaligned, Math.max(last - pageSize, 0), last, total])].sort(
+    (a, b) => a - b,
+  );
+}
+
+/** A deterministic pick among `items` by a seed and a salt (index `(seed + salt) mod n`). */
+export function pick<T>(items: readonly T[], seed: number, salt: number): T {
+  return items[(((seed + salt) % items.length) + items.length) % items.length]!;
+}
+
+/** The decoded query pairs of a URL, in order. */
+function pairsOf(url: URL): Pairs {
+  return [...url.searchParams.entries()];
 }
 
 /** Whether two URLs are the same: origin, decoded path and decoded query pairs in order. */

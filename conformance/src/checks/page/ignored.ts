@@ -1,0 +1,232 @@
+import { compareTables, endpointById, parseHtml, parseText, type Table } from '@tagtrack/core';
+import type { Exchange } from '../../http.ts';
+import { comparable, linksOf, normaliseTable } from '../compare.ts';
+import type { CheckContext, EndpointCall } from '../context.ts';
+import { type Check, defineCheck } from '../define.ts';
+import { describe, type FailureKind, Violation } from '../failure.ts';
+import { firstDifference, sampleCalls, showPairs } from '../sample.ts';
+import { parseJson } from '../walk.ts';
+import {
+  cursorIn,
+  listCalls,
+  PAGED,
+  type Pairs,
+  pagingUrlProblem,
+  pick,
+  type SizedList,
+  withQuery,
+} from './shared.ts';
+
+/** A form of a request: the rtn sent (`null`: none) and GET or HEAD. */
+interface Form {
+  readonly label: string;
+  readonly rtn: string | null;
+  readonly head: boolean;
+}
+
+/** The forms of the profile: json without rtn, each declared rtn, HEAD. */
+function formsOf(ctx: CheckContext): Form[] {
+  return [
+    { label: 'default', rtn: null, head: false },
+    ...ctx.profile.rtn.map((rtn) => ({ label: `rtn=${rtn}`, rtn, head: false })),
+    { label: 'HEAD', rtn: null, head: true },
+  ];
+}
+
+/** `call` in `form`: its rtn appended, HEAD as method. */
+function inForm(call: EndpointCall, form: Form): EndpointCall {
+  return {
+    ...call,
+    query: [
+      ...((call.query ?? []) as Pairs),
+      ...(form.rtn === null ? [] : [['rtn', form.rtn]]),
+    ] as Pairs,
+    ...(form.head ? { method: 'HEAD' as const } : {}),
+  };
+}
+
+/** The table of a 200 text or html body; a {@link Violation} of kind `format` when it does not parse. */
+function tableOf(ex: Exchange, rtn: 'text' | 'html'): Table {
+  try {
+    return normaliseTable((rtn === 'text' ? parseText : parseHtml)(ex.body));
+  } catch (err) {
+    throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
+      kind: 'format',
+      exchange: ex,
+    });
+  }
+}
+
+/**
+ * Asserts `other` carries the same body as `plain` in `form` (a 200 of the same endpoint):
+ * json `data` by value (and `paging` only when `paging` is given: the caller compares it);
+ * text and html the same table; HEAD no body.
+ */
+function ensureSameBody(
+  endpoint: SizedList['endpoint'],
+  plain: Exchange,
+  other: Exchange,
+  form: Form,
+  fail: (kind: FailureKind, detail: string) => never,
+): { a: Record<string, unknown>; b: Record<string, unknown> } | undefined {
+  if (form.head || plain.status !== 200) return undefined;
+  if (form.rtn === 'text' || form.rtn === 'html') {
+    const diff = compareTables(tableOf(plain, form.rtn), tableOf(other, form.rtn));
+    if (diff !== undefined) fail('value', `changed the table: ${diff}`);
+    return undefined;
+  }
+  const a = parseJson(plain) as Record<string, unknown>;
+  const b = parseJson(other) as Record<string, unknown>;
+  const wrap = (d: unknown) => comparable(endpoint, Array.isArray(d) ? d : [d]);
+  const diff =
+    firstDifference(wrap(a.data), wrap(b.data)) ?? firstDifference(wrap(b.data), wrap(a.data));
+  if (diff !== undefined) fail('value', `changed the data: ${diff}`);
+  return { a, b };
+}
+
+/** Values of `total` and `next` a server might take for paging hints, picked from the data. */
+function hintsFor(l: SizedList, pageSize: number, cursor: number): Pairs[] {
+  return [
+    [['total', '1']],
+    [['next', String(Math.min(pageSize, Math.max(l.total - 1, 1)))]],
+    [
+      ['next', String(cursor + 1)],
+      ['total', String(Math.max(l.total - 1, 0))],
+    ],
+  ];
+}
+
+/** `total`, `next` and `cursor` beyond what they are for (decisions §3 Revision 2). */
+export const checks: readonly Check[] = [
+  defineCheck({
+    id: 'PAGE-TOTAL-NEXT-IGNORED',
+    title:
+      'total and next holding paging-like numbers change nothing on any list endpoint, in any rtn or on HEAD: not the status, data, paging.cursors, X-Total-Count, nor the pages nextURL, previousURL and Link point at (which keep them in their query)',
+    clause:
+      'decisions §3 Revision 2 (total and next are ignored and change nothing, paging included)',
+    endpoints: PAGED,
+    async run(ctx) {
+      const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
+      if (lists.length === 0) ctx.skip('no list with records could be sampled');
+      const ps = ctx.profile.pageSize;
+      const forms = formsOf(ctx);
+      const unaligned = (l: SizedList) => Math.min(3, l.total - 1);
+      // the largest list: every hint in every form, without a cursor and at an unaligned one;
+      // every other list: one form, hint and cursor picked by the seed
+      const cases = lists.flatMap((l, i) =>
+        i === 0
+          ? forms.flatMap((form) =>
+              [0, unaligned(l)].flatMap((cursor) =>
+                hintsFor(l, ps, cursor).map((extra) => ({ l, form, cursor, extra })),
+              ),
+            )
+          : [
+              {
+                l,
+                form: pick(forms, ctx.seed, i),
+                cursor: pick([0, unaligned(l)], ctx.seed, i + 1),
+                extra: pick(hintsFor(l, ps, 0), ctx.seed, i + 2),
+              },
+            ],
+      );
+      await ctx.each(cases, async ({ l, form, cursor, extra }) => {
+        const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
+        const plain = await ctx.call(l.endpoint, inForm(withQuery(l, ...at), form));
+        const other = await ctx.call(l.endpoint, inForm(withQuery(l, ...extra, ...at), form));
+        const before = describe(plain);
+        const fail = (kind: FailureKind, detail: string): never => {
+          throw new Violation(
+            `${describe(other)} (with ${showPairs(extra)}) ${detail}, compared with ${before}`,
+            {
+              kind,
+              exchange: other,
+            },
+          );
+        };
+        if (other.status !== plain.status)
+          fail('status', `answered ${other.status}, not ${plain.status}`);
+        const ta = plain.responseHeaders['x-total-count'];
+        const tb = other.responseHeaders['x-total-count'];
+        if (ta?.trim() !== tb?.trim())
+          fail('header', `has X-Total-Count ${tb ?? '(none)'}, not ${ta ?? '(none)'}`);
+        // the same pages linked, each URL the other request's own at that cursor
+        const la = linksOf(plain.responseHeaders.link);
+        const lb = linksOf(other.responseHeaders.link);
+        for (const rel of ['next', 'prev'] as const) {
+          if ((la[rel] === undefined) !== (lb[rel] === undefined))
+            fail('header', `has ${lb[rel] === undefined ? 'no' : 'a'} Link rel="${rel}"`);
+          const c = la[rel] === undefined ? undefined : cursorIn(la[rel]);
+          if (c === undefined || lb[rel] === undefined) continue;
+          const problem = pagingUrlProblem(lb[rel], ctx.http.baseUrl, other, c);
+          if (problem !== undefined) fail('url', `has a Link rel="${rel}" ${problem}`);
+        }
+        const bodies = ensureSameBody(l.endpoint, plain, other, form, fail);
+        if (bodies === undefined) return;
+        const pa = bodies.a.paging as Record<string, unknown> | undefined;
+        const pb = bodies.b.paging as Record<string, unknown> | undefined;
+        const dc = firstDifference(pa?.cursors, pb?.cursors);
+        if (dc !== undefined) fail('value', `changed paging.cursors: ${dc}`);
+        for (const k of ['nextURL', 'previousURL'] as const) {
+          const ua = pa?.[k];
+          const ub = pb?.[k];
+          if ((typeof ua === 'string') !== (typeof ub === 'string'))
+            fail('url', `has paging.${k} ${JSON.stringify(ub)}, not ${JSON.stringify(ua)}`);
+          const c = typeof ua === 'string' ? cursorIn(ua) : undefined;
+          if (c === undefined || typeof ub !== 'string') continue;
+          const problem = pagingUrlProblem(ub, ctx.http.baseUrl, other, c);
+          if (problem !== undefined) fail('url', `has paging.${k} ${problem}`);
+        }
+      });
+    },
+  }),
+  defineCheck({
+    id: 'PAGE-SINGLE-CURSOR',
+    title:
+      'a valid cursor on a single-object endpoint is ignored, in every rtn and on HEAD: 200 with the same record, no paging object, no X-Total-Count, no Link',
+    clause:
+      'decisions §3 Revision 2 (a valid cursor on a single-object endpoint is ignored; Link and X-Total-Count never on single objects)',
+    endpoints: ['teams.member', 'tags.daily', 'contacts.get'],
+    async run(ctx) {
+      const singles = (await sampleCalls(ctx)).filter(
+        (s) => endpointById(s.endpoint).response === 'single',
+      );
+      if (singles.length === 0) ctx.skip('no single-object endpoint could be sampled');
+      const forms = formsOf(ctx);
+      // cursor 1 (past the end of a list of one) always; another valid cursor by the seed
+      const others = ['0', '00012', String(ctx.profile.pageSize), '1234567890'.repeat(3)];
+      const cases = singles.flatMap((s, i) =>
+        forms.flatMap((form, j) =>
+          ['1', pick(others, ctx.seed, i + j)].map((cursor) => ({ s, form, cursor })),
+        ),
+      );
+      await ctx.each(cases, async ({ s, form, cursor }) => {
+        const plain = await ctx.call(s.endpoint, inForm(s.call, form));
+        const other = await ctx.call(
+          s.endpoint,
+          inForm(
+            { ...s.call, query: [...((s.call.query ?? []) as Pairs), ['cursor', cursor]] },
+            form,
+          ),
+        );
+        const fail = (kind: FailureKind, detail: string): never => {
+          throw new Violation(
+            `${describe(other)}: a single-object endpoint with the valid cursor=${cursor} ${detail} (${describe(plain)} answered ${plain.status})`,
+            { kind, exchange: other },
+          );
+        };
+        if (plain.status !== 200) return; // the record itself is other checks' to judge
+        if (other.status !== 200)
+          fail('status', `answered ${other.status}, expected 200 (the cursor is ignored)`);
+        for (const h of ['x-total-count', 'link'])
+          if (other.responseHeaders[h] !== undefined)
+            fail(
+              'header',
+              `carries ${h === 'link' ? 'Link' : 'X-Total-Count'} ${JSON.stringify(other.responseHeaders[h])}`,
+            );
+        const bodies = ensureSameBody(s.endpoint, plain, other, form, fail);
+        if (bodies !== undefined && 'paging' in bodies.b)
+          fail('extra', `has a paging object ${JSON.stringify(bodies.b.paging)}`);
+      });
+    },
+  }),
+];
