@@ -414,10 +414,11 @@ export class SecretRedactor {
   addHeader(value: string, label?: string): void {
     const shown = label === undefined ? '<redacted>' : `<credential ${label}>`;
     const token = value.replace(/^\s*[A-Za-z]+\s+/, '').trim();
-    if (token.length >= 12) this.tokens.set(token, shown);
-    const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(token)
-      ? Buffer.from(token, 'base64').toString('utf8')
-      : '';
+    const base64 = /^[A-Za-z0-9+/]+={0,2}$/.test(token);
+    // a base64 token is a secret as a whole and in any run of 12 of its characters; another
+    // form (`authId:signature`) only through the signature inside it (the authId is no secret)
+    if (token.length >= 12 && base64) this.tokens.set(token, shown);
+    const decoded = base64 ? Buffer.from(token, 'base64').toString('utf8') : '';
     for (const pair of [decoded, token]) {
       const colon = pair.indexOf(':');
       if (colon < 0) continue;
