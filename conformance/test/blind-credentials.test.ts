@@ -1,0 +1,93 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { createServer, type FaultName } from '@tagtrack/server';
+import { describe, expect, test } from 'vitest';
+import type { ProfileInput } from '../src/profile.ts';
+import { type RunResult, runConformance } from '../src/runner.ts';
+import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+
+/**
+ * Blind mode with several declared credentials (issue 10, point 10): a blind profile lists
+ * credentials with their team and account type but no member id, and no dataset is loaded.
+ * Then the scoping, isolation and cache-key checks run in blind mode too, and catch the
+ * faults that one admin credential cannot observe (their `blind: { unobservable }` in the
+ * server's fault list), under the three seeds of the fault matrix.
+ */
+
+const SEEDS = [7, 1_000_003, 424_242] as const;
+const NUM_RUNS = 4;
+
+/** The canonical credentials as a vendor declares them: team and account type, no memberID. */
+const DECLARED: ProfileInput['credentials'] = CANONICAL_CREDENTIALS.map((c) => ({
+  label: c.label,
+  authId: c.authId,
+  accessKey: c.accessKey,
+  teamID: c.teamID,
+  accountType: c.accountType,
+}));
+
+/** The faults one admin credential cannot observe, and the ids that catch them with several. */
+const CAUGHT: Partial<Record<FaultName, readonly string[]>> = {
+  'scope-leak-team': ['SCOPE-TEAM-ISOLATION'],
+  'out-of-scope-403': ['SCOPE-404-OUT-OF-SCOPE'],
+  'contacts-all-team-tags': ['REL-CONTACTS-TAGS'],
+  'out-of-scope-message': ['SCOPE-404-SAME-AS-UNKNOWN'],
+  'cache-key-url-only': ['SCOPE-CACHE-PER-CALLER'],
+};
+
+const IDS = [...new Set(Object.values(CAUGHT).flat())];
+
+async function runBlind(faults: FaultName[], seed: number, only: readonly string[]) {
+  const server = createServer({ publicUrl: MEMORY_BASE_URL, faults });
+  try {
+    return await runConformance({
+      baseUrl: MEMORY_BASE_URL,
+      fetch: (r) => server.fetch(r),
+      profile: { ...profileFor(), credentials: DECLARED },
+      mode: 'blind',
+      seed,
+      numRuns: NUM_RUNS,
+      only: only.join(','),
+      authId: team1Admin.authId,
+      accessKey: team1Admin.accessKey,
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+function statusOf(result: RunResult, id: string): string | undefined {
+  return result.checks.find((c) => c.id === id)?.status;
+}
+
+describe('blind mode with several declared credentials (team and account type, no dataset)', () => {
+  test('the unfaulted server passes the scoping, isolation and cache-key checks, none skipped', async () => {
+    const result = await runBlind([], SEEDS[0], IDS);
+    expect(result.mode).toBe('blind');
+    const outcome = (status: string, why = '') => `${status}${why === '' ? '' : `: ${why}`}`;
+    expect(
+      Object.fromEntries(
+        result.checks.map((c) => [
+          c.id,
+          outcome(c.status, c.reason ?? c.failures[0]?.message ?? ''),
+        ]),
+      ),
+    ).toEqual(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+  }, 60_000);
+
+  test.each(Object.entries(CAUGHT))(
+    'fault %s, unobservable with one admin credential, is caught by %s under three seeds',
+    async (fault, ids) => {
+      const runs = await Promise.all(
+        SEEDS.map((seed) => runBlind([fault as FaultName], seed, ids!)),
+      );
+      for (const [i, result] of runs.entries()) {
+        expect(result.ok, `seed ${SEEDS[i]}`).toBe(false);
+        expect(
+          ids!.map((id) => statusOf(result, id)),
+          `seed ${SEEDS[i]}`,
+        ).toContain('fail');
+      }
+    },
+    60_000,
+  );
+});
