@@ -25,7 +25,7 @@ export interface Rendered {
 /**
  * The render layer (decisions §5, §7): error bodies, Content-Type, and the bodies of list and
  * single responses in the three formats, with the render faults (`json-content-type-text`,
- * `html-unescaped`, `error-body-not-json`) and the render variants (`json-*`,
+ * `html-unescaped`, `error-body-not-json`, `tables-dates-shifted`, `text-last-row-dropped`) and the render variants (`json-*`,
  * `content-type-params`, `columns-reordered`, `empty-columns-dropped`, `html-*`, and the
  * extra text/html columns of `extra-fields`).
  */
@@ -120,7 +120,15 @@ export class Renderer {
     if (rtn === 'html' && this.faults.has('html-unescaped')) {
       return renderHtmlUnescaped(toTable(endpoint, records), endpoint.summary);
     }
-    const table = this.#tableOf(endpoint, records);
+    let table = this.#tableOf(endpoint, records);
+    if (this.faults.has('tables-dates-shifted')) {
+      // bug: the cells are formatted in the server's local time zone, still marked `Z`
+      table = { ...table, rows: table.rows.map((r) => r.map(shiftTimestamp)) };
+    }
+    if (rtn === 'text' && this.faults.has('text-last-row-dropped')) {
+      // bug: the row loop stops one short
+      table = { ...table, rows: table.rows.slice(0, -1) };
+    }
     if (rtn === 'text') return renderText(table);
     const title = `tagtrack: ${endpoint.summary} (GET ${endpoint.path})`;
     return this.#html === undefined
@@ -207,6 +215,12 @@ function reverseKeys(value: unknown): unknown {
     out[k] = reverseKeys((value as Record<string, unknown>)[k]);
   }
   return out;
+}
+
+/** Fault `tables-dates-shifted`: an RFC 3339 UTC cell moved two hours later, its `Z` kept. */
+function shiftTimestamp(cell: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(cell)) return cell;
+  return `${new Date(Date.parse(cell) + 2 * 60 * 60 * 1000).toISOString().slice(0, 19)}Z`;
 }
 
 /** Characters written as escapes: all but printable ASCII (and `json-pretty`'s newlines). */

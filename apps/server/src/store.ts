@@ -22,6 +22,7 @@ import {
 } from '@tagtrack/core';
 import { LruCache } from './cache.ts';
 import type { FaultSet } from './faults/index.ts';
+import { RAW_QUERY_FAULTS, type RawQuery, WindowFaults } from './store-faults.ts';
 import { RecordVariants } from './store-variants.ts';
 import { VariantSet } from './variants.ts';
 
@@ -110,6 +111,8 @@ export class Store {
   readonly #cache = new LruCache<StoreAnswer>(2048);
   readonly #facts: FaultFacts | undefined;
   readonly #variants: RecordVariants;
+  readonly #windows: WindowFaults;
+  readonly #rawInKey: boolean;
 
   constructor(
     readonly index: ReportingIndex,
@@ -117,6 +120,8 @@ export class Store {
     variants: VariantSet = new VariantSet(),
   ) {
     this.#variants = new RecordVariants(index.dataset, variants);
+    this.#windows = new WindowFaults(index, faults);
+    this.#rawInKey = faults.hasAny(RAW_QUERY_FAULTS);
     const storeFaults = [
       'tablet-not-mobile',
       'daily-counts-total',
@@ -136,15 +141,25 @@ export class Store {
 
   /**
    * Answers `request` for `caller` (decisions §2, §3, §9): the whole ordered list, the
-   * single record, not found, or (fault `out-of-scope-403`) forbidden.
+   * single record, not found, or (fault `out-of-scope-403`) forbidden. `raw` is the query as
+   * received (decoded pairs in request order): only the spelling and default faults read it.
    */
-  answer(caller: Caller, request: EndpointRequest): StoreAnswer {
+  answer(caller: Caller, request: EndpointRequest, raw: RawQuery = []): StoreAnswer {
     const { cursor: _cursor, rtn: _rtn, ...rest } = request.query;
-    const key = `${caller.memberID}\u0000${request.endpoint}\u0000${JSON.stringify(request.pathParams)}\u0000${JSON.stringify(rest)}`;
+    // under the faults that read the raw query or rtn, those are part of the answer
+    const extra = this.#rawInKey
+      ? `\u0000${request.query.rtn}\u0000${JSON.stringify(raw.filter(([k]) => k !== 'cursor'))}`
+      : '';
+    const key = `${caller.memberID}\u0000${request.endpoint}\u0000${JSON.stringify(request.pathParams)}\u0000${JSON.stringify(rest)}${extra}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const { request: inCore, echo } = this.#variants.requestIn(request);
-    const answer = this.#variants.answerOut(request.endpoint, this.#compute(caller, inCore), echo);
+    const { request: variantIn, echo } = this.#variants.requestIn(request);
+    const windows = this.#windows.active;
+    const inCore = windows ? this.#windows.requestIn(variantIn, raw) : variantIn;
+    let computed = this.#compute(caller, inCore);
+    if (windows && computed.kind !== 'forbidden')
+      computed = this.#windows.answerOut(caller, inCore, computed);
+    const answer = this.#variants.answerOut(request.endpoint, computed, echo);
     this.#cache.set(key, answer);
     return answer;
   }

@@ -8,6 +8,7 @@ import {
   type EventRecipient,
   type OpenDetails,
   type OpenGroup,
+  parseTimestampMs,
   type StatsSummary,
   type Tag,
   type TeamMember,
@@ -15,6 +16,7 @@ import {
 } from '@tagtrack/core';
 import { sameLeaf } from './compare.ts';
 import type { CheckContext, Discovery, EndpointCall } from './context.ts';
+import { countComparison } from './failure.ts';
 
 /** The records the checks read: core's record types (the envelope schemas validate them first). */
 export type TagRecord = Tag;
@@ -128,6 +130,51 @@ export function sendDays(tags: readonly TagRecord[]): string[] {
   return [...new Set(tags.map((t) => dayOf(t.dateSent)))].sort();
 }
 
+/** A window of whole UTC days, both bounds inclusive (decisions §4); an absent bound is open. */
+export interface DayWindow {
+  readonly start?: string | undefined;
+  readonly end?: string | undefined;
+}
+
+/**
+ * The timestamps nearest a UTC midnight, picked from the data: up to `n` with the latest time
+ * of day (newest first among equals), then up to `n` with the earliest, each instant once.
+ * Windows on their days (decisions §4: whole UTC days, both bounds inclusive) catch an
+ * implementation that cuts days in another time zone, or that excludes a bound, in every run
+ * instead of by chance.
+ */
+export function nearMidnight(timestamps: readonly string[], n = 1): string[] {
+  const ms = new Map(timestamps.map((t) => [t, parseTimestampMs(t)] as const));
+  const tod = (t: string) => ((ms.get(t)! % DAY_MS) + DAY_MS) % DAY_MS;
+  const sorted = [...ms.keys()].sort((a, b) => tod(a) - tod(b) || ms.get(a)! - ms.get(b)!);
+  return [...new Set([...sorted.slice(-n).reverse(), ...sorted.slice(0, n)])];
+}
+
+/**
+ * One-day windows (`start` = `end`) on the UTC days of the {@link nearMidnight} timestamps,
+ * each day once: a timestamp in the last (first) hours of its day must be selected by its own
+ * day, so a shifted day boundary or an exclusive bound shows in every run.
+ */
+export function boundaryWindows(
+  timestamps: readonly string[],
+  n = 1,
+): { start: string; end: string }[] {
+  const days = [...new Set(nearMidnight(timestamps, n).map(dayOf))];
+  return days.map((d) => ({ start: d, end: d }));
+}
+
+/**
+ * The middle third of the sorted `days` as a window (start at one third, end at two thirds):
+ * a window that drops records on both sides. `undefined` with fewer than 3 days.
+ */
+export function middleWindow(days: readonly string[]): { start: string; end: string } | undefined {
+  if (days.length < 3) return undefined;
+  return {
+    start: days[Math.floor(days.length / 3)]!,
+    end: days[Math.floor((2 * days.length) / 3)]!,
+  };
+}
+
 /** Window query pairs for optional bounds, in the order start, end. */
 export function windowQuery(start?: string, end?: string): [string, string][] {
   const q: [string, string][] = [];
@@ -161,6 +208,7 @@ export function showStats(r: StatsSummary): string {
  * where the profile leaves an order or an id free.
  */
 export function firstDifference(expected: unknown, actual: unknown, path = ''): string | undefined {
+  if (path === '') countComparison();
   if (sameLeaf(expected, actual)) return undefined;
   if (
     typeof expected !== 'object' ||

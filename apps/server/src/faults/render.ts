@@ -36,4 +36,17 @@ export const RENDER_FAULTS = [
       'AUTH-401-SIGNATURE-SCOPE',
     ],
   },
+  {
+    name: 'tables-dates-shifted',
+    area: 'render',
+    description:
+      "rtn=text and rtn=html write timestamps in the server's local time (UTC+2) but keep the Z (decisions §7, §8)",
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
+  {
+    name: 'text-last-row-dropped',
+    area: 'render',
+    description: 'rtn=text leaves out the last row of every page (decisions §7)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
 ] as const satisfies readonly FaultInfo[];

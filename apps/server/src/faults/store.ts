@@ -117,4 +117,60 @@ export const STORE_FAULTS = [
         'one admin credential knows no id outside its scope to compare with an unknown id',
     },
   },
+  {
+    name: 'start-day-exclusive',
+    area: 'store',
+    description:
+      'start is an exclusive bound: the day strings are compared with > instead of >=, so the start day is left out (decisions §4)',
+    detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW'],
+  },
+  {
+    name: 'days-cut-utc-plus-2',
+    area: 'store',
+    description:
+      "windows (2, 4, 9, 11) and daily counts (14) cut days at midnight UTC+2, the server's local time, instead of UTC (decisions §4, §9)",
+    detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW', 'REL-DAILY-DISTINCT-RECIPIENTS'],
+  },
+  {
+    name: 'tags-filtered-oldest-first',
+    area: 'store',
+    description:
+      'tag lists (2, 4) with a filter or a window come oldest dateSent first; only the default list is newest first (decisions §3)',
+    detectedBy: ['PAGE-STABLE-ORDER', 'REL-FILTER-CONJUNCTION'],
+  },
+  {
+    name: 'windowed-events-newest-first',
+    area: 'store',
+    description:
+      'with start or end, the events inside each group of /opens and /clicks come newest first (decisions §3)',
+    detectedBy: ['PAGE-STABLE-ORDER'],
+  },
+  {
+    name: 'daily-no-events-404',
+    area: 'store',
+    description:
+      'daily counts of a day without any event of the tag answer 404 instead of zeros (decisions §9)',
+    detectedBy: ['AGG-DAILY-ZERO-BEFORE-SEND', 'REL-DAILY-DISTINCT-RECIPIENTS'],
+  },
+  {
+    name: 'tables-ignore-window',
+    area: 'store',
+    description:
+      'rtn=text and rtn=html answers are computed without start and end, so the tables list records outside the window (decisions §7)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
+  {
+    name: 'aggregate-absent-true',
+    area: 'store',
+    description:
+      'the stats endpoints (6, 7, 8, 13) default aggregateData to true: absent, they answer the aggregated record (decisions §3 Revision 2)',
+    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+  },
+  {
+    name: 'member-tags-digit-false',
+    area: 'store',
+    description:
+      '/teams/member/{id}/tags reads a tag filter spelled 1 as false (decisions §4: true, false, 1, 0 in any case)',
+    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -41,7 +41,11 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
       if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;
     }
-    const answer = store.answer(caller, { endpoint: endpoint.id, pathParams, query });
+    const answer = store.answer(
+      caller,
+      { endpoint: endpoint.id, pathParams, query },
+      queryEntries(target.rawQuery),
+    );
     const contentType = { 'Content-Type': renderer.contentType(query.rtn) };
     switch (answer.kind) {
       case 'not_found':

@@ -7,9 +7,18 @@ import {
   normaliseEmail,
   parseTimestampMs,
 } from '@tagtrack/core';
+import type { CheckContext } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe } from '../failure.ts';
-import { sampleCalls } from '../sample.ts';
+import {
+  dayOf,
+  flattenEvents,
+  middleWindow,
+  type Sample,
+  sampleCalls,
+  sendDays,
+  windowQuery,
+} from '../sample.ts';
 import { PAGED } from './shared.ts';
 
 /** The stable order of every list (decisions §3 and its Revision 2). */
@@ -17,13 +26,17 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-STABLE-ORDER',
     title:
-      'lists come in the stable order: tags newest dateSent first then tagID; members by lastname, firstname, memberID; contacts by email; events and days oldest first (strings by UTF-16 code units)',
+      'lists come in the stable order, filtered, windowed and typed ones too: tags newest dateSent first then tagID; members by lastname, firstname, memberID; contacts by email; events and days oldest first (strings by UTF-16 code units)',
     clause:
       'decisions §3 (order) and its Revision 2 (ordinal string order, ties among events free)',
     endpoints: [...PAGED, 'stats.team', 'opens.list', 'clicks.list'],
     async run(ctx) {
       let compared = 0;
-      for (const { endpoint, call } of await sampleCalls(ctx)) {
+      // every list as sampled, then filtered, windowed and typed lists (picked from the data)
+      for (const { endpoint, call } of [
+        ...(await sampleCalls(ctx)),
+        ...(await narrowedCalls(ctx)),
+      ]) {
         const order = orderOf(endpoint);
         if (order === undefined || endpointById(endpoint).response !== 'list') continue;
         const w = await ctx.walk(endpoint, call);
@@ -36,23 +49,84 @@ export const checks: readonly Check[] = [
             { kind: 'order', exchange: w.pages[0] },
           );
       }
-      // event groups follow the tag order
+      // event groups follow the tag order, and their events are oldest first, with and
+      // without a window
       const tagOrder = new Map((await ctx.walk('teams.tags')).records.map((t, i) => [t.tagID, i]));
+      const window = await eventWindow(ctx);
       for (const endpoint of ['opens.list', 'clicks.list'] as const) {
-        const w = await ctx.walk(endpoint);
-        compared += w.records.length;
-        const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
-        const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
-        if (bad > 0)
-          ctx.fail(
-            `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
-            { kind: 'order', exchange: w.pages[0] },
-          );
+        for (const query of [[], ...(window === undefined ? [] : [window])]) {
+          const w = await ctx.walk(endpoint, { query });
+          compared += w.records.length;
+          const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
+          const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
+          if (bad > 0)
+            ctx.fail(
+              `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
+              { kind: 'order', exchange: w.pages[0] },
+            );
+          const late = w.records.find((g) => {
+            const ms = flattenEvents([g]).map((e) => parseTimestampMs(e.date));
+            return ms.some((m, i) => i > 0 && m < ms[i - 1]!);
+          });
+          if (late !== undefined)
+            ctx.fail(
+              `${describe(w.pages[0]!)}: the events of tag ${late.tagID} are not oldest first`,
+              { kind: 'order', exchange: w.pages[0] },
+            );
+        }
       }
       if (compared === 0) ctx.skip('every sampled list is empty: no order to check');
     },
   }),
 ];
+
+/**
+ * Narrowed lists whose order is checked too (decisions §3: the order holds for every query):
+ * team tags under each tag filter and under a window in the middle of the send days, the
+ * busiest member's tags under that window, members of each account type (team and group),
+ * and the per-day stats of that window.
+ */
+async function narrowedCalls(ctx: CheckContext): Promise<Sample[]> {
+  const d = await ctx.discover();
+  const window = middleWindow(sendDays(d.tags));
+  const windowQ = window === undefined ? [] : windowQuery(window.start, window.end);
+  const out: Sample[] = FILTERS.map((f) => ({
+    endpoint: 'teams.tags',
+    call: { query: [[f, 'true']] },
+  }));
+  if (window !== undefined) {
+    out.push({ endpoint: 'teams.tags', call: { query: windowQ } });
+    out.push({ endpoint: 'stats.team', call: { query: windowQ } });
+    const member = d.members[0];
+    if (member !== undefined)
+      out.push({
+        endpoint: 'teams.memberTags',
+        call: { pathParams: { memberID: member.memberID }, query: windowQ },
+      });
+  }
+  for (const type of new Set(d.members.map((m) => m.accountType))) {
+    out.push({ endpoint: 'teams.list', call: { query: [['type', type]] } });
+    const group = d.groups[0];
+    if (group !== undefined)
+      out.push({
+        endpoint: 'teams.group',
+        call: { pathParams: { group: group.groupID }, query: [['type', type]] },
+      });
+  }
+  return out;
+}
+
+/** A window in the middle of the event days, as query pairs (undefined: too few days). */
+async function eventWindow(ctx: CheckContext): Promise<[string, string][] | undefined> {
+  const events = [
+    ...flattenEvents((await ctx.walk('opens.list')).records),
+    ...flattenEvents((await ctx.walk('clicks.list')).records),
+  ];
+  const window = middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort());
+  return window === undefined ? undefined : windowQuery(window.start, window.end);
+}
+
+const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 
 type Rec = Record<string, unknown>;
 

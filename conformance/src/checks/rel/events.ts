@@ -10,16 +10,34 @@ import { comparable, instantOf } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
 import {
+  addDays,
+  boundaryWindows,
   dayOf,
   firstDifference,
   flattenEvents,
   type GroupedEvent,
+  nearMidnight,
   windowQuery,
 } from '../sample.ts';
 import { allTags, arbWindow } from './shared.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;
+
+/** Days of one tag's daily series at most (from the day before sending to after the last event). */
+const MAX_SERIES_DAYS = 40;
+
+/**
+ * Every day from the day before `tag` was sent to the day after its last event (at most
+ * {@link MAX_SERIES_DAYS}), oldest first: its daily counts are known for each, zeros included.
+ */
+function seriesDays(sent: string, eventDates: readonly string[]): string[] {
+  const first = addDays(dayOf(sent), -1);
+  const last = addDays([dayOf(sent), ...eventDates.map(dayOf)].sort().at(-1)!, 1);
+  const out: string[] = [];
+  for (let d = first; d <= last && out.length < MAX_SERIES_DAYS; d = addDays(d, 1)) out.push(d);
+  return out;
+}
 
 /** An event's identity for set comparisons: tag, recipient by normalised email, instant, details. */
 function eventKey(e: GroupedEvent) {
@@ -100,7 +118,7 @@ export const checks: readonly Check[] = [
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
       const opens = plainEvents(openGroups);
       const clicks = plainEvents(clickGroups);
-      await ctx.property(fc.constantFrom(...pairs), async ([tagID, day]) => {
+      const judge = async (tagID: string, day: string) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
         const data = ctx.single('tags.daily', ex);
         const problem = dailyAreDistinctRecipients.check({
@@ -111,7 +129,24 @@ export const checks: readonly Check[] = [
           clicks,
         });
         if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange: ex });
-      });
+      };
+      // picked from the data, always checked: the tags of the events nearest a UTC midnight,
+      // every day from the day before sending to the day after the last event (zeros on the
+      // days without events), so a shifted day boundary fails every run
+      const events = flattenEvents([...openGroups, ...clickGroups]);
+      const sent = new Map((await allTags(ctx)).map((t) => [t.tagID, t.dateSent]));
+      const edge = nearMidnight(events.map((e) => e.date));
+      const subjects = [...new Set(events.filter((e) => edge.includes(e.date)).map((e) => e.tagID))]
+        .filter((id) => sent.has(id))
+        .slice(0, 2);
+      const series = subjects.flatMap((tagID) =>
+        seriesDays(
+          sent.get(tagID)!,
+          events.filter((e) => e.tagID === tagID).map((e) => e.date),
+        ).map((day) => [tagID, day] as const),
+      );
+      await ctx.each(series, ([tagID, day]) => judge(tagID, day), { list: MAX_LISTED });
+      await ctx.property(fc.constantFrom(...pairs), ([tagID, day]) => judge(tagID, day));
     },
   }),
   defineCheck({
@@ -131,24 +166,33 @@ export const checks: readonly Check[] = [
         kind: fc.constantFrom('opens' as const, 'clicks' as const),
         window: arbWindow(days),
       });
-      await ctx.property(arb, async ({ kind, window }) => {
-        const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
-        const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
-        const got = flattenEvents(w.records).map(eventKey);
-        const expected = all[kind].filter((e) => inDayWindow(e.date, window)).map(eventKey);
-        const gotSet = new Set(got);
-        const missing = expected.find((k) => !gotSet.has(k));
-        const expSet = new Set(expected);
-        const extra = got.find((k) => !expSet.has(k));
-        ensure(
-          got.length === expected.length && missing === undefined && extra === undefined,
-          () =>
-            `${describe(w.pages[0]!)}: ${got.length} ${kind}, expected the ${expected.length} of ${all[kind].length} whose own date is in the window` +
-            (extra ? `; unexpected event ${extra}` : '') +
-            (missing ? `; missing event ${missing}` : ''),
-          { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
-        );
-      });
+      // picked from the data, always tried: one-day windows on the days of the events nearest
+      // a UTC midnight, per kind (a shifted day boundary or an exclusive bound shows there)
+      const examples = (['opens', 'clicks'] as const).flatMap((kind) =>
+        boundaryWindows(all[kind].map((e) => e.date)).map((window) => ({ kind, window })),
+      );
+      await ctx.property(
+        arb,
+        async ({ kind, window }) => {
+          const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
+          const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
+          const got = flattenEvents(w.records).map(eventKey);
+          const expected = all[kind].filter((e) => inDayWindow(e.date, window)).map(eventKey);
+          const gotSet = new Set(got);
+          const missing = expected.find((k) => !gotSet.has(k));
+          const expSet = new Set(expected);
+          const extra = got.find((k) => !expSet.has(k));
+          ensure(
+            got.length === expected.length && missing === undefined && extra === undefined,
+            () =>
+              `${describe(w.pages[0]!)}: ${got.length} ${kind}, expected the ${expected.length} of ${all[kind].length} whose own date is in the window` +
+              (extra ? `; unexpected event ${extra}` : '') +
+              (missing ? `; missing event ${missing}` : ''),
+            { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
+          );
+        },
+        { examples },
+      );
     },
   }),
 ];

@@ -1,20 +1,34 @@
 import {
   charsetOf,
   compareTables,
+  defaultOf,
   ENDPOINT_IDS,
   type EndpointId,
   endpointById,
+  type ParamName,
   parseHtml,
   parseText,
+  QUERY_PARAMS,
   type Table,
   toTable,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
 import { comparable, linksOf, listsEvents, mediaType, normaliseTable } from '../compare.ts';
+import type { CheckContext, EndpointCall } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, type FailureKind, Violation } from '../failure.ts';
-import { firstDifference, sampleCalls, windowQuery } from '../sample.ts';
+import { ensureSameAnswer } from '../input/same-answer.ts';
+import {
+  dayOf,
+  firstDifference,
+  flattenEvents,
+  middleWindow,
+  type Sample,
+  sampleCalls,
+  sendDays,
+  windowQuery,
+} from '../sample.ts';
 import { arbWindow, members, type Pairs, windowDays } from './shared.ts';
 
 const RTN_PARSERS: Record<'text' | 'html', (body: string) => Table> = {
@@ -39,6 +53,127 @@ function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
       exchange: ex,
     });
   }
+}
+
+/** Tag filters, account types: the values generated queries draw from. */
+const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
+const TYPES = ['admin', 'manager', 'user'] as const;
+
+/** Random generated queries per run of REL-FORMATS-AGREE at most (each costs 3 requests). */
+const GENERATED_RUNS = 8;
+
+/**
+ * Each canonical boolean value and its other accepted spellings (decisions §4: `true`,
+ * `false`, `1`, `0` in any letter case).
+ */
+const SPELLINGS = [
+  ['true', ['TRUE', 'tRuE', '1']],
+  ['false', ['FALSE', 'fAlSe', '0']],
+] as const;
+
+/** Whether query parameter `name` is a boolean (its default is one: decisions §4). */
+function isBooleanParam(name: ParamName): boolean {
+  return typeof defaultOf(QUERY_PARAMS[name]) === 'boolean';
+}
+
+/** A generated query of REL-FORMATS-AGREE: which sampled call, and which parameters to add. */
+interface QuerySpec {
+  readonly sample: number;
+  readonly window: boolean;
+  readonly filter: (typeof FILTERS)[number] | null;
+  readonly type: (typeof TYPES)[number] | null;
+  readonly aggregateData: 'true' | 'false' | null;
+  readonly cursor: number;
+}
+
+/** The windows generated queries use: the middle third of the send days, and of the event days. */
+async function queryDays(ctx: CheckContext) {
+  const events = [
+    ...flattenEvents((await ctx.walk('opens.list')).records),
+    ...flattenEvents((await ctx.walk('clicks.list')).records),
+  ];
+  return {
+    tags: middleWindow(sendDays((await ctx.discover()).tags)),
+    events: middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort()),
+  };
+}
+
+/** `sample` with the parameters of `spec` its endpoint takes (the others left out). */
+function generatedCall(
+  sample: Sample,
+  spec: QuerySpec,
+  days: Awaited<ReturnType<typeof queryDays>>,
+): Sample {
+  const e = endpointById(sample.endpoint);
+  const takes = (name: ParamName) => e.query.includes(name);
+  const query: Pairs = [...((sample.call.query ?? []) as Pairs)];
+  const window = listsEvents(sample.endpoint) ? days.events : days.tags;
+  if (spec.window && takes('start') && window !== undefined)
+    query.push(...windowQuery(window.start, window.end));
+  if (spec.filter !== null && takes(spec.filter)) query.push([spec.filter, 'true']);
+  if (spec.type !== null && takes('type')) query.push(['type', spec.type]);
+  if (spec.aggregateData !== null && takes('aggregateData'))
+    query.push(['aggregateData', spec.aggregateData]);
+  if (spec.cursor > 0 && e.response === 'list') query.push(['cursor', String(spec.cursor)]);
+  return { endpoint: sample.endpoint, call: { ...sample.call, query } };
+}
+
+/**
+ * Fetches `call` as rtn=json, text and html (those the profile supports) and throws a
+ * Violation unless the tables carry the json records (timestamps as instants, columns by
+ * name, extra columns ignored, event ties free). Resolves whether a table was compared.
+ */
+async function formatsAgree(
+  ctx: CheckContext,
+  endpoint: EndpointId,
+  call: EndpointCall,
+): Promise<boolean> {
+  const jsonEx = await ctx.call(endpoint, {
+    ...call,
+    query: [...(call.query ?? []), ['rtn', 'json']],
+  });
+  const e = endpointById(endpoint);
+  const data =
+    e.response === 'list' ? ctx.page(endpoint, jsonEx).data : [ctx.envelope(endpoint, jsonEx).data];
+  const expected = normaliseTable(toTable(e, data));
+  let compared = false;
+  for (const rtn of ['text', 'html'] as const) {
+    if (!ctx.profile.rtn.includes(rtn)) continue;
+    const ex = await ctx.call(endpoint, {
+      ...call,
+      query: [...(call.query ?? []), ['rtn', rtn]],
+    });
+    // a 204 has no records (the paging end's form is PAGE-END-*'s to judge)
+    const table =
+      ex.status === 204 && e.response === 'list'
+        ? { columns: expected.columns, rows: [] }
+        : tableOf(rtn, ex);
+    compared = true;
+    const diff = compareTables(expected, normaliseTable(table), {
+      unordered: listsEvents(endpoint),
+    });
+    ensure(
+      diff === undefined,
+      () => `${describe(ex)} does not carry the rtn=json records: ${diff}`,
+      {
+        kind: 'value',
+        exchange: ex,
+      },
+    );
+  }
+  return compared;
+}
+
+/** The visible member with the most tags (the richest subject for member endpoints), if any. */
+async function busiestMemberID(ctx: CheckContext): Promise<string | undefined> {
+  let best: string | undefined;
+  let most = -1;
+  for (const m of await members(ctx)) {
+    const n = (await ctx.walk('teams.memberTags', { pathParams: { memberID: m.memberID } })).records
+      .length;
+    if (n > most) [best, most] = [m.memberID, n];
+  }
+  return best;
 }
 
 /**
@@ -76,49 +211,107 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'REL-FORMATS-AGREE',
-    title: 'rtn=json, text and html carry the same records',
+    title:
+      'rtn=json, text and html carry the same records, for the same generated queries (windows, filters, type, aggregateData, cursor > 0) on every endpoint',
     clause: 'decisions §7 (the three formats carry the same records)',
     endpoints: [...ENDPOINT_IDS],
     skipIf: (env) =>
       env.profile.rtn.length < 2 ? 'the profile supports only one response format' : undefined,
     async run(ctx) {
+      const samples = await sampleCalls(ctx);
+      if (samples.length === 0) ctx.skip('no endpoint could be sampled');
+      // every endpoint as sampled (cursor 0, no parameters)
       let compared = 0;
-      for (const { endpoint, call } of await sampleCalls(ctx)) {
-        const jsonEx = await ctx.call(endpoint, {
-          ...call,
-          query: [...(call.query ?? []), ['rtn', 'json']],
-        });
-        const e = endpointById(endpoint);
-        const data =
-          e.response === 'list'
-            ? ctx.page(endpoint, jsonEx).data
-            : [ctx.envelope(endpoint, jsonEx).data];
-        // timestamps as instants, columns by name, extra columns ignored, event ties free
-        const expected = normaliseTable(toTable(e, data));
-        for (const rtn of ['text', 'html'] as const) {
-          if (!ctx.profile.rtn.includes(rtn)) continue;
-          const ex = await ctx.call(endpoint, {
-            ...call,
-            query: [...(call.query ?? []), ['rtn', rtn]],
-          });
-          // a 204 has no records (the paging end's form is PAGE-END-*'s to judge)
-          const table =
-            ex.status === 204 && e.response === 'list'
-              ? { columns: expected.columns, rows: [] }
-              : await ctx.attempt(() => tableOf(rtn, ex));
-          if (table === undefined) continue;
-          compared++;
-          const diff = compareTables(expected, normaliseTable(table), {
-            unordered: listsEvents(endpoint),
-          });
-          if (diff !== undefined)
-            ctx.fail(`${describe(ex)} does not carry the rtn=json records: ${diff}`, {
-              kind: 'value',
-              exchange: ex,
-            });
-        }
-      }
+      await ctx.each(samples, async ({ endpoint, call }) => {
+        if (await formatsAgree(ctx, endpoint, call)) compared++;
+      });
       if (compared === 0) ctx.skip('no sampled endpoint could be fetched in two formats');
+      // then generated queries: every endpoint once with all the parameters it takes (picked
+      // from the data and the seed, always tried), then random combinations
+      const days = await queryDays(ctx);
+      const pick = (i: number, n: number) => (((ctx.seed + i) % n) + n) % n;
+      const specs = samples.map(
+        (s, i): QuerySpec => ({
+          sample: i,
+          window: true,
+          filter: FILTERS[pick(i, FILTERS.length)]!,
+          type: TYPES[pick(i, TYPES.length)]!,
+          aggregateData: pick(i, 2) === 0 ? 'true' : 'false',
+          cursor: endpointById(s.endpoint).response === 'list' ? 1 : 0,
+        }),
+      );
+      const arb = fc.record({
+        sample: fc.nat(samples.length - 1),
+        window: fc.boolean(),
+        filter: fc.option(fc.constantFrom(...FILTERS)),
+        type: fc.option(fc.constantFrom(...TYPES)),
+        aggregateData: fc.option(fc.constantFrom('true' as const, 'false' as const)),
+        cursor: fc.nat(3),
+      });
+      await ctx.property(
+        arb,
+        async (spec) => {
+          const { endpoint, call } = generatedCall(samples[spec.sample]!, spec, days);
+          await formatsAgree(ctx, endpoint, call);
+        },
+        { examples: specs, numRuns: Math.min(ctx.numRuns, GENERATED_RUNS) },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'REL-BOOLEAN-SPELLINGS',
+    title:
+      'every boolean parameter answers the same in every accepted spelling (true, false, 1, 0 in any letter case) as in its canonical form, and absent as its default false (aggregateData absent: per-day records with date)',
+    clause: 'decisions §4 (booleans), §3 (aggregateData=false, absent included)',
+    endpoints: [
+      'teams.tags',
+      'teams.memberTags',
+      'stats.team',
+      'stats.teamAlias',
+      'stats.group',
+      'stats.member',
+    ],
+    async run(ctx) {
+      const busiest = await busiestMemberID(ctx);
+      const cases: { endpoint: EndpointId; call: EndpointCall; name: string }[] = [];
+      for (const { endpoint, call } of await sampleCalls(ctx)) {
+        const e = endpointById(endpoint);
+        const c: EndpointCall =
+          busiest !== undefined && e.pathParams.includes('memberID')
+            ? { ...call, pathParams: { ...call.pathParams, memberID: busiest } }
+            : call;
+        for (const name of e.query.filter(isBooleanParam)) cases.push({ endpoint, call: c, name });
+      }
+      if (cases.length === 0) ctx.skip('no endpoint with a boolean parameter could be sampled');
+      await ctx.each(cases, async ({ endpoint, call, name }) => {
+        const send = (value?: string) =>
+          ctx.call(endpoint, {
+            ...call,
+            query: [
+              ...(call.query ?? []),
+              ...(value === undefined ? [] : [[name, value] as const]),
+            ],
+          });
+        for (const [canonical, spellings] of SPELLINGS) {
+          const plain = await send(canonical);
+          for (const spelling of spellings)
+            ensureSameAnswer(
+              endpoint,
+              plain,
+              await send(spelling),
+              `${name}=${spelling}, the same as ${name}=${canonical}`,
+              { urls: 'ignore' },
+            );
+          if (canonical === 'false')
+            ensureSameAnswer(
+              endpoint,
+              plain,
+              await send(),
+              `${name} absent, its default ${name}=false`,
+              { urls: 'ignore' },
+            );
+        }
+      });
     },
   }),
   defineCheck({
@@ -155,6 +348,7 @@ export const checks: readonly Check[] = [
             }
           }
           compared++;
+          ctx.compared();
           if (head.body !== '') {
             problems.push(`a ${head.body.length}-character body`);
             kinds.push('extra');

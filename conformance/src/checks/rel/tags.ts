@@ -3,12 +3,14 @@ import fc from 'fast-check';
 import { comparable } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { firstDifference, windowQuery } from '../sample.ts';
+import { boundaryWindows, firstDifference, windowQuery } from '../sample.ts';
 import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 const TRUE_SPELLINGS = ['true', 'True', '1'] as const;
 const FALSE_SPELLINGS = ['false', 'FALSE', '0'] as const;
+type Filter = (typeof FILTERS)[number];
+type Spelling = (typeof TRUE_SPELLINGS)[number] | (typeof FALSE_SPELLINGS)[number];
 
 /** Tag filters, windows and member tags against the team tags (decisions §2, §3, §4). */
 export const checks: readonly Check[] = [
@@ -19,8 +21,14 @@ export const checks: readonly Check[] = [
     clause: 'decisions §4 (tag filters), §4 (boolean spellings)',
     endpoints: ['teams.tags', 'teams.memberTags'],
     async run(ctx) {
-      if ((await allTags(ctx)).length === 0) ctx.skip('no tag is visible to the credential');
+      const team = await allTags(ctx);
+      if (team.length === 0) ctx.skip('no tag is visible to the credential');
       const ids = (await members(ctx)).map((m) => m.memberID);
+      // picked from the data, always tried: each filter alone on the team tags wherever it
+      // drops a tag, so a filter read as false (or ignored) fails every run
+      const examples = FILTERS.filter((f) =>
+        team.some((t) => !matchesTagFilters(t.stats, { [f]: true })),
+      ).map((f) => ({ member: undefined, filters: [[f, 'true']] as [Filter, Spelling][] }));
       const arb = fc.record({
         member: arbMemberID(ids),
         filters: fc.array(
@@ -31,33 +39,37 @@ export const checks: readonly Check[] = [
           { minLength: 1, maxLength: 4 },
         ),
       });
-      await ctx.property(arb, async ({ member: memberID, filters }) => {
-        const unique = [...new Map(filters.map(([k, v]) => [k, v])).entries()];
-        const all = await allTags(ctx, memberID);
-        const active = unique
-          .filter(([, v]) => (TRUE_SPELLINGS as readonly string[]).includes(v))
-          .map(([k]) => k);
-        const expected = all
-          .filter((t) =>
-            matchesTagFilters(t.stats, Object.fromEntries(active.map((f) => [f, true]))),
-          )
-          .map((t) => t.tagID);
-        const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
-          ...(memberID === undefined ? {} : { pathParams: { memberID } }),
-          query: unique,
-        });
-        const actual = w.records.map((t) => t.tagID);
-        const extra = actual.filter((id) => !expected.includes(id));
-        const missing = expected.filter((id) => !actual.includes(id));
-        ensure(
-          extra.length === 0 && missing.length === 0 && actual.join() === expected.join(),
-          () =>
-            `${describe(w.pages[0]!)}: ${actual.length} tags, expected the ${expected.length} of ${all.length} unfiltered tags with ${active.join(' and ') || 'no filter'}` +
-            (extra.length ? `; tag ${extra[0]} does not satisfy the filters` : '') +
-            (missing.length ? `; tag ${missing[0]} is missing` : ''),
-          { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
-        );
-      });
+      await ctx.property(
+        arb,
+        async ({ member: memberID, filters }) => {
+          const unique = [...new Map(filters.map(([k, v]) => [k, v])).entries()];
+          const all = await allTags(ctx, memberID);
+          const active = unique
+            .filter(([, v]) => (TRUE_SPELLINGS as readonly string[]).includes(v))
+            .map(([k]) => k);
+          const expected = all
+            .filter((t) =>
+              matchesTagFilters(t.stats, Object.fromEntries(active.map((f) => [f, true]))),
+            )
+            .map((t) => t.tagID);
+          const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
+            ...(memberID === undefined ? {} : { pathParams: { memberID } }),
+            query: unique,
+          });
+          const actual = w.records.map((t) => t.tagID);
+          const extra = actual.filter((id) => !expected.includes(id));
+          const missing = expected.filter((id) => !actual.includes(id));
+          ensure(
+            extra.length === 0 && missing.length === 0 && actual.join() === expected.join(),
+            () =>
+              `${describe(w.pages[0]!)}: ${actual.length} tags, expected the ${expected.length} of ${all.length} unfiltered tags with ${active.join(' and ') || 'no filter'}` +
+              (extra.length ? `; tag ${extra[0]} does not satisfy the filters` : '') +
+              (missing.length ? `; tag ${missing[0]} is missing` : ''),
+            { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
+          );
+        },
+        { examples },
+      );
     },
   }),
   defineCheck({
@@ -73,32 +85,42 @@ export const checks: readonly Check[] = [
         window: arbWindow(days),
         member: arbMemberID(ids, 3),
       });
-      await ctx.property(arb, async ({ window, member: memberID }) => {
-        const all = await allTags(ctx, memberID);
-        const expected = all.filter((t) => inDayWindow(t.dateSent, window)).map((t) => t.tagID);
-        const query = windowQuery(window.start, window.end);
-        const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
-          ...(memberID === undefined ? {} : { pathParams: { memberID } }),
-          query,
-        });
-        const got = w.records;
-        const outside = got.find((t) => !inDayWindow(t.dateSent, window));
-        ensure(
-          outside === undefined,
-          () =>
-            `${describe(w.pages[0]!)}: tag ${outside?.tagID} sent ${outside?.dateSent} is outside the window`,
-          { kind: 'extra', exchange: w.pages[0] },
-        );
-        const actual = got.map((t) => t.tagID);
-        const missing = all.find((t) => expected.includes(t.tagID) && !actual.includes(t.tagID));
-        ensure(
-          actual.join() === expected.join(),
-          () =>
-            `${describe(w.pages[0]!)}: ${actual.length} tags, expected ${expected.length}` +
-            (missing ? `; tag ${missing.tagID} sent ${missing.dateSent} is missing` : ''),
-          { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
-        );
-      });
+      // picked from the data, always tried: the days of the tags sent nearest a UTC midnight,
+      // as one-day windows (a shifted day boundary or an exclusive bound drops or adds them)
+      const examples = boundaryWindows(
+        (await allTags(ctx)).map((t) => t.dateSent),
+        2,
+      ).map((window) => ({ window, member: undefined }));
+      await ctx.property(
+        arb,
+        async ({ window, member: memberID }) => {
+          const all = await allTags(ctx, memberID);
+          const expected = all.filter((t) => inDayWindow(t.dateSent, window)).map((t) => t.tagID);
+          const query = windowQuery(window.start, window.end);
+          const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
+            ...(memberID === undefined ? {} : { pathParams: { memberID } }),
+            query,
+          });
+          const got = w.records;
+          const outside = got.find((t) => !inDayWindow(t.dateSent, window));
+          ensure(
+            outside === undefined,
+            () =>
+              `${describe(w.pages[0]!)}: tag ${outside?.tagID} sent ${outside?.dateSent} is outside the window`,
+            { kind: 'extra', exchange: w.pages[0] },
+          );
+          const actual = got.map((t) => t.tagID);
+          const missing = all.find((t) => expected.includes(t.tagID) && !actual.includes(t.tagID));
+          ensure(
+            actual.join() === expected.join(),
+            () =>
+              `${describe(w.pages[0]!)}: ${actual.length} tags, expected ${expected.length}` +
+              (missing ? `; tag ${missing.tagID} sent ${missing.dateSent} is missing` : ''),
+            { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
+          );
+        },
+        { examples },
+      );
     },
   }),
   defineCheck({
