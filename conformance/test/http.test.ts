@@ -1,5 +1,12 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { ConnectionError, HttpClient } from '../src/http.ts';
+import {
+  ConnectionError,
+  HttpClient,
+  type HttpClientOptions,
+  KEPT_BODY_CHARS,
+} from '../src/http.ts';
 
 function reset(code: string): Error {
   return Object.assign(new TypeError('fetch failed'), { cause: { code, message: 'socket' } });
@@ -64,5 +71,143 @@ describe('HttpClient: rawQuery (probes of the signed forms, decisions §1)', () 
     expect(ex.target).toBe(`/teams?${raw}`);
     const { authorizationHeader } = await import('@tagtrack/core');
     expect(seen[0]!.headers.get('authorization')).toBe(authorizationHeader('a', 'k', raw));
+  });
+});
+
+/** Starts a node:http server on 127.0.0.1 port 0; resolves its URL and a close function. */
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('HttpClient: bounded by construction (issue 11)', () => {
+  const over = (url: string, options: Partial<HttpClientOptions> = {}) =>
+    new HttpClient({ baseUrl: url, auth: 'hmac-sha1', timeoutMs: 500, ...options });
+
+  test('an endless body stops at the cap with a ConnectionError naming it; memory stays flat', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const s = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const pump = () => {
+        while (res.write(chunk)) {}
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    try {
+      const before = process.memoryUsage().rss;
+      const started = performance.now();
+      await expect(
+        over(s.url, { maxBodyBytes: 4 * 1024 * 1024, timeoutMs: 10_000 }).request({
+          path: '/teams',
+          credential,
+        }),
+      ).rejects.toThrow(/response body exceeds the 4 MiB cap \(--max-body-bytes\)/);
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a Content-Length over the cap is refused before reading', async () => {
+    const s = await listen((_req, res) => {
+      res.writeHead(200, { 'content-length': String(200 * 1024 * 1024) });
+      res.write('{"data":');
+    });
+    try {
+      await expect(over(s.url).request({ path: '/teams', credential })).rejects.toThrow(
+        /exceeds the 32 MiB cap/,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a server that never answers, and one that sends headers then stalls, time out', async () => {
+    const silent = await listen(() => {});
+    const stall = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+    });
+    try {
+      for (const url of [silent.url, stall.url]) {
+        const started = performance.now();
+        await expect(
+          over(url, { timeoutMs: 300 }).request({ path: '/teams', credential }),
+        ).rejects.toThrow(/request timed out|aborted/);
+        expect(performance.now() - started).toBeLessThan(3000);
+      }
+    } finally {
+      await silent.close();
+      await stall.close();
+    }
+  });
+
+  test('a redirect is never followed: the exchange holds the 3xx', async () => {
+    let hits = 0;
+    const s = await listen((_req, res) => {
+      hits++;
+      res.writeHead(302, { location: '/teams' }).end();
+    });
+    try {
+      const ex = await over(s.url).request({ path: '/teams', credential });
+      expect(ex.status).toBe(302);
+      expect(ex.responseHeaders.location).toBe('/teams');
+      expect(hits).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('the exchange resolved holds the whole body; the copy kept for reports a truncated one', async () => {
+    const big = JSON.stringify({ data: 'y'.repeat(KEPT_BODY_CHARS * 3) });
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async () => new Response(big, { status: 200 }),
+      timeoutMs: 1000,
+    });
+    const ex = await http.request({ path: '/teams', credential });
+    expect(ex.body).toBe(big);
+    expect(ex.bodyBytes).toBe(Buffer.byteLength(big));
+    expect(http.exchanges[0]!.body).toBe(big.slice(0, KEPT_BODY_CHARS));
+    expect(http.exchanges[0]!.bodyBytes).toBe(Buffer.byteLength(big));
+  });
+
+  test('exchanges name the signing credential; a probe header shows no secret', async () => {
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async () => new Response('{}', { status: 401 }),
+      timeoutMs: 1000,
+      credentials: [credential],
+    });
+    const signed = await http.request({ path: '/teams', credential });
+    expect(signed.requestHeaders.authorization).toBe('<credential c>');
+    const probeHeader = `Basic ${Buffer.from(`a:${'ab12'.repeat(10)}`).toString('base64')}`;
+    const probe = await http.request({
+      path: '/teams',
+      credential: null,
+      headers: { authorization: probeHeader },
+    });
+    expect(probe.credential).toBeNull();
+    expect(probe.requestHeaders.authorization).toBe('Basic <redacted>');
+    expect(http.reproduce(signed)).toBe(
+      "tagtrack-conformance request GET '/teams' --base-url 'http://x.invalid' --credential 'c'",
+    );
+    expect(http.reproduce(probe)).toMatch(
+      /--no-credential {2}# the check sent its own Authorization header: Basic <redacted>$/,
+    );
   });
 });

@@ -179,8 +179,11 @@ export function pickCredential(
       declared[0] ??
       'no credential: set TAGTRACK_AUTH_ID and TAGTRACK_ACCESS_KEY or pass --profile'
     );
+  // `given` names the pair of the environment even when the profile lists it under a label
   const found =
-    given !== undefined && given.label === label ? given : declared.find((c) => c.label === label);
+    given !== undefined && (given.label === label || label === 'given')
+      ? given
+      : declared.find((c) => c.label === label);
   if (found !== undefined) return found;
   const known = [...declared.map((c) => c.label), ...(given === undefined ? [] : [given.label])];
   return label === 'given'
