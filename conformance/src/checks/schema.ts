@@ -2,6 +2,7 @@ import {
   CONTENT_TYPES,
   charsetOf,
   contentTypeMatches as coreContentTypeMatches,
+  Device,
   ENDPOINT_IDS,
   type EndpointId,
   endpointById,
@@ -16,7 +17,7 @@ import { mediaType } from './compare.ts';
 import type { CheckContext, EndpointCall } from './context.ts';
 import { type Check, defineCheck } from './define.ts';
 import { describe, ensure, Violation } from './failure.ts';
-import { sampleCalls } from './sample.ts';
+import { busiestTag, dayOf, flattenEvents, sampleCalls } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `schema`). */
 export const prefix = 'SCHEMA';
@@ -64,6 +65,17 @@ async function forEachSample(
 function unsupported(rtn: Rtn) {
   return (env: { profile: { rtn: readonly Rtn[] } }) =>
     env.profile.rtn.includes(rtn) ? undefined : `the profile does not support rtn=${rtn}`;
+}
+
+/** The device classes of the profile (decisions §8), from core: case-sensitive. */
+const DEVICES: readonly string[] = Device.options;
+
+/** One event as the value-domain check reads it, wherever it was listed. */
+interface EventValue {
+  readonly tagID: string;
+  readonly date: string;
+  readonly device: string;
+  readonly where: Exchange | undefined;
 }
 
 /** Schema checks: bodies and content types of every endpoint in every format (decisions §3, §5, §7, §8). */
@@ -238,6 +250,130 @@ export const checks: readonly Check[] = [
         }
       }
       if (compared === 0) ctx.skip('no stats record could be fetched');
+    },
+  }),
+  defineCheck({
+    id: 'SCHEMA-VALUE-DOMAINS',
+    title:
+      'values are possible, not only well-formed: device is desktop, mobile, tablet or unknown; no event is dated before its tag was sent; a stats record has dateLastSent null exactly when totalSent is 0, and a per-day record sends on its date; a contact was sent at least one tag',
+    clause:
+      'decisions §8 (device classes), §11 (events precede nothing), source: Statistics summary (dateLastSent null only when no tag matched), §3 (one record per send day), §9 (contacts are recipients)',
+    endpoints: [
+      'clicks.list',
+      'opens.list',
+      'clicks.tag',
+      'opens.tag',
+      'stats.team',
+      'stats.member',
+      'contacts.list',
+    ],
+    async run(ctx) {
+      const d = await ctx.discover();
+      const sent = new Map(d.tags.map((t) => [t.tagID, t.dateSent]));
+      const events: EventValue[] = [];
+      for (const endpoint of ['clicks.list', 'opens.list'] as const) {
+        const w = await ctx.walk(endpoint);
+        for (const e of flattenEvents(w.records))
+          events.push({
+            tagID: e.tagID,
+            date: e.date,
+            device: e.details.device,
+            where: w.pages[0],
+          });
+      }
+      const tag = busiestTag(d.tags);
+      if (tag !== undefined) {
+        const pathParams = { tagID: tag.tagID };
+        const clicks = await ctx.walk('clicks.tag', { pathParams });
+        for (const c of clicks.records)
+          events.push({
+            tagID: c.tagID,
+            date: c.clickDate,
+            device: c.device,
+            where: clicks.pages[0],
+          });
+        const opens = await ctx.walk('opens.tag', { pathParams });
+        for (const o of opens.records)
+          events.push({
+            tagID: o.tagID,
+            date: o.openDate,
+            device: o.device,
+            where: opens.pages[0],
+          });
+      }
+      await ctx.each(
+        events,
+        (e) => {
+          if (!DEVICES.includes(e.device))
+            throw new Violation(
+              `${e.where ? describe(e.where) : 'an event'}: an event of tag ${e.tagID} at ${e.date} has device ${JSON.stringify(e.device)}, not one of ${DEVICES.join(', ')} (case-sensitive)`,
+              { kind: 'value', exchange: e.where, key: `device ${e.device}` },
+            );
+          const dateSent = sent.get(e.tagID);
+          if (dateSent !== undefined && Date.parse(e.date) < Date.parse(dateSent))
+            throw new Violation(
+              `${e.where ? describe(e.where) : 'an event'}: an event of tag ${e.tagID} is dated ${e.date}, before the tag was sent (${dateSent})`,
+              { kind: 'value', exchange: e.where },
+            );
+        },
+        { list: 5 },
+      );
+      const member = d.members[0];
+      const stats = [
+        ...(['false', 'true'] as const).map((aggregateData) => ({
+          endpoint: 'stats.team' as const,
+          call: { params: { aggregateData } },
+        })),
+        ...(member === undefined
+          ? []
+          : [
+              {
+                endpoint: 'stats.member' as const,
+                call: { pathParams: { memberID: member.memberID } },
+              },
+            ]),
+      ];
+      for (const { endpoint, call } of stats) {
+        const w =
+          endpoint === 'stats.team'
+            ? await ctx.walk<'stats.team'>('stats.team', call)
+            : await ctx.walk<'stats.member'>('stats.member', call);
+        await ctx.each(
+          w.records,
+          (r) => {
+            const where = `${describe(w.pages[0]!)}: the ${r.date === undefined ? 'aggregated record' : `record of ${r.date}`}`;
+            if ((r.dateLastSent === null) !== (r.totalSent === 0))
+              throw new Violation(
+                `${where} has totalSent ${r.totalSent} and dateLastSent ${JSON.stringify(r.dateLastSent)}; dateLastSent is null exactly when no tag matched`,
+                { kind: 'value', exchange: w.pages[0] },
+              );
+            if (r.date !== undefined && r.totalSent === 0)
+              throw new Violation(
+                `${where} has totalSent 0; a per-day record stands for a day on which a tag was sent`,
+                { kind: 'extra', exchange: w.pages[0] },
+              );
+            if (r.date !== undefined && r.dateLastSent !== null && dayOf(r.dateLastSent) !== r.date)
+              throw new Violation(
+                `${where} has dateLastSent ${r.dateLastSent}, another day: the latest tag of that day was sent that day`,
+                { kind: 'value', exchange: w.pages[0] },
+              );
+          },
+          { list: 5 },
+        );
+      }
+      const contacts = await ctx.walk('contacts.list');
+      await ctx.each(
+        contacts.records,
+        (c) => {
+          if (c.stats.totalSent < 1)
+            throw new Violation(
+              `${describe(contacts.pages[0]!)}: contact ${c.email} has totalSent ${c.stats.totalSent}; a contact is a recipient of at least one visible tag`,
+              { kind: 'counter', exchange: contacts.pages[0] },
+            );
+        },
+        { list: 5 },
+      );
+      if (events.length === 0 && d.tags.length === 0) ctx.skip('no tag or event is visible');
     },
   }),
 ];
