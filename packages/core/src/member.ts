@@ -12,13 +12,21 @@ export type AccountType = z.infer<typeof AccountType>;
  */
 export const TeamMember = z
   .object({
-    memberID: Id,
-    firstname: z.string(),
-    lastname: z.string(),
-    email: z.string(),
-    accountType: AccountType,
-    groupID: z.string().optional(),
-    groupName: z.string().optional(),
+    memberID: Id.describe('The member'),
+    firstname: z.string().describe('First name'),
+    lastname: z.string().describe('Last name'),
+    email: z.string().describe('Email address'),
+    accountType: AccountType.describe('Account type: what the member sees (decisions §2)'),
+    groupID: z
+      .string()
+      .optional()
+      .describe(
+        "The member's group; omitted when the member has none (empty string with the profile option memberWithoutGroup: empty; decisions §8)",
+      ),
+    groupName: z
+      .string()
+      .optional()
+      .describe("The group's name; omitted (or empty) like groupID (decisions §8)"),
   })
   .meta({ id: 'TeamMember' });
 export type TeamMember = z.infer<typeof TeamMember>;

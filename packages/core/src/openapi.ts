@@ -111,6 +111,22 @@ const PATH_PARAMS: Readonly<Record<PathParamName, { schema: Json; description: s
   },
 };
 
+/**
+ * Descriptions of the operation tags: the first path segment of each catalogue endpoint
+ * (`openApiDocument` throws on a segment without one, so a new endpoint group needs one).
+ */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  teams:
+    'Members of the teams the caller sees, their tags, and the statistics of a team, a group or a member (endpoints 1–8; scoping decisions §2)',
+  stats:
+    'Statistics summaries of the tags the caller sees, per UTC day or aggregated (endpoints 6 and 13, one path; decisions §9)',
+  clicks: 'Click events of the visible tags, grouped by tag or of one tag (endpoints 9 and 10)',
+  opens: 'Open events of the visible tags, grouped by tag or of one tag (endpoints 11 and 12)',
+  tags: 'Unique opens and clicks of one tag per UTC day (endpoint 14; decisions §9 daily counts)',
+  contacts:
+    'Recipients of the visible tags with their counters over those tags (endpoints 15–17; decisions §9 contact counters)',
+};
+
 const ERROR_RESPONSES = {
   '400': 'BadRequest',
   '401': 'Unauthorized',
@@ -241,7 +257,11 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
     },
     servers: [{ url: options.serverUrl ?? '/' }],
     security: [{ signature: [] }],
-    tags: [...new Set(ENDPOINT_LIST.map((e) => e.path.split('/')[1]!))].map((name) => ({ name })),
+    tags: [...new Set(ENDPOINT_LIST.map((e) => e.path.split('/')[1]!))].map((name) => {
+      const description = TAG_DESCRIPTIONS[name];
+      if (description === undefined) throw new Error(`openapi: no description of tag '${name}'`);
+      return { name, description };
+    }),
     paths,
     components: {
       schemas: componentSchemas(),

@@ -23,9 +23,25 @@ export const DEFAULT_PAGING_END: PagingEnd = 'no-content';
  */
 export const Paging = z
   .object({
-    cursors: z.object({ previous: Counter, next: Counter, total: Counter }),
-    previousURL: z.string().nullable(),
-    nextURL: z.string().nullable(),
+    cursors: z
+      .object({
+        previous: Counter.describe('Offset of the previous page (0 on the first page)'),
+        next: Counter.describe('Offset of the next page: cursor plus the records on this page'),
+        total: Counter.describe('Number of records in the whole list (= X-Total-Count)'),
+      })
+      .describe('Offsets into the stably ordered list (decisions §3)'),
+    previousURL: z
+      .string()
+      .nullable()
+      .describe(
+        'Absolute URL of the previous page, or null on the first page (Link rel="prev"; decisions §3)',
+      ),
+    nextURL: z
+      .string()
+      .nullable()
+      .describe(
+        'Absolute URL of the next page, or null at the end as the profile option pagingEnd says (Link rel="next"; decisions §3)',
+      ),
   })
   .meta({ id: 'Paging' });
 export type Paging = z.infer<typeof Paging>;

@@ -9,13 +9,27 @@ import { CalendarDate, Counter, Timestamp } from './values.ts';
  */
 export const StatsSummary = z
   .object({
-    totalSent: Counter,
-    totalOpens: Counter,
-    totalClicks: Counter,
-    uniqueOpens: Counter,
-    uniqueClicks: Counter,
-    dateLastSent: Timestamp.nullable(),
-    date: CalendarDate.optional(),
+    totalSent: Counter.describe(
+      'Number of tags (sent messages) the record covers: those of the subject sent in the window (decisions §9; law REL-STATS-SUM-TAGS)',
+    ),
+    totalOpens: Counter.describe(
+      'Open events of those tags: the sum of their totalOpens (decisions §9; law REL-STATS-SUM-TAGS)',
+    ),
+    totalClicks: Counter.describe(
+      'Click events of those tags: the sum of their totalClicks (decisions §9; law REL-STATS-SUM-TAGS)',
+    ),
+    uniqueOpens: Counter.describe(
+      "Sum over those tags of each tag's uniqueOpens (distinct recipients with at least one open, unique per tag, not across tags); at most totalOpens (decisions §9; laws REL-STATS-SUM-TAGS, AGG-UNIQUE-LE-TOTAL)",
+    ),
+    uniqueClicks: Counter.describe(
+      "Sum over those tags of each tag's uniqueClicks (distinct recipients with at least one click, unique per tag); at most totalClicks (decisions §9; laws REL-STATS-SUM-TAGS, AGG-UNIQUE-LE-TOTAL)",
+    ),
+    dateLastSent: Timestamp.nullable().describe(
+      'Latest dateSent of those tags; null only when no tag matched, in the aggregated record (decisions §9; law AGG-MERGE-MONOID)',
+    ),
+    date: CalendarDate.optional().describe(
+      'The UTC day of a per-day record (aggregateData=false); absent in the aggregated record, which merges the per-day records (decisions §3, §9; law REL-AGGREGATE-MERGE)',
+    ),
   })
   .meta({ id: 'StatsSummary' });
 export type StatsSummary = z.infer<typeof StatsSummary>;

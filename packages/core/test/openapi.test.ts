@@ -74,7 +74,7 @@ describe('openApiDocument', () => {
     ] as const) {
       expect(Object.keys(schemas[id].properties)).toEqual(Object.keys(schema.shape));
     }
-    expect(schemas.ClickDetails.properties.counry).toEqual({ type: 'string' });
+    expect(schemas.ClickDetails.properties.counry).toMatchObject({ type: 'string' });
     expect(schemas.OpenDetails.required).toContain('counry');
     expect(schemas.TeamMember.required).not.toContain('groupID');
     expect(schemas.StatsSummary.properties.dateLastSent).toBeDefined();
