@@ -97,6 +97,7 @@ export {
   sqlIdentifier,
   sqlInserts,
   sqlLiteral,
+  TRIM_CHARACTERS,
   tablesDdl,
 } from './dataset/sql.ts';
 export {

@@ -125,12 +125,36 @@ function tableDdl(table: TableSpec, dialect: SqlDialect): string {
 }
 
 /**
+ * The characters JavaScript's `String.prototype.trim` removes (ECMAScript WhiteSpace and
+ * LineTerminator): what "trimmed" means in the contact key of spec §10 (`normaliseEmail`).
+ */
+export const TRIM_CHARACTERS =
+  '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
+/**
+ * The PostgreSQL function `normalise_email(text)`: the contact key of spec §10 (core's
+ * `normaliseEmail`), `btrim` of {@link TRIM_CHARACTERS} then `lower`. `lower` folds
+ * non-ASCII letters only under a UTF-8 `LC_CTYPE` (or `COLLATE pg_unicode_fast`, PostgreSQL 18).
+ */
+function normaliseEmailFunction(): string {
+  const hex = [...TRIM_CHARACTERS]
+    .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .join('');
+  return [
+    '-- the contact key of spec §10: the email trimmed (as JavaScript trims) and lowercased',
+    'CREATE FUNCTION normalise_email(email text) RETURNS text',
+    `  LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT lower(btrim(email, E'${hex}')) $$;`,
+  ].join('\n');
+}
+
+/**
  * The DDL of the eight tables (tables.ts `TABLES`) in a dialect, in loading order: types
  * (PostgreSQL `text`, `integer`, `timestamptz`, `numeric`; SQLite `TEXT`, `INTEGER`),
  * NOT NULL on every column the schema requires, CHECK constraints for ids, enums, positions
  * and coordinates, primary keys, foreign keys (a member's `groupID` with its `teamID`, so a
  * group of another team is refused; `NULL` for no group) and indexes on the event and member
- * foreign keys. Ends with a newline.
+ * foreign keys. PostgreSQL's also creates `normalise_email(text)`, the contact key (spec §10);
+ * SQLite cannot define it in SQL (register it in the application). Ends with a newline.
  */
 export function tablesDdl(dialect: SqlDialect): string {
   const head = [
@@ -139,7 +163,13 @@ export function tablesDdl(dialect: SqlDialect): string {
   ];
   if (dialect === 'sqlite')
     head.push('-- SQLite checks foreign keys only after PRAGMA foreign_keys = ON');
-  return `${[...head, '', TABLES.map((t) => tableDdl(t, dialect)).join('\n\n')].join('\n')}\n`;
+  const parts = TABLES.map((t) => tableDdl(t, dialect));
+  if (dialect === 'postgres') parts.push(normaliseEmailFunction());
+  else
+    head.push(
+      "-- the contact key of spec §10 needs a function normalise_email(email) registered by the application: SQLite's lower() folds ASCII only",
+    );
+  return `${[...head, '', parts.join('\n\n')].join('\n')}\n`;
 }
 
 /** Options of {@link sqlInserts}. */
