@@ -141,9 +141,11 @@ export function createRuntime(options: ClientOptions): Runtime {
     try {
       json = JSON.parse(res.body);
     } catch (e) {
+      // the cause stays in the message: what JSON.parse said and how the body starts
+      const start = res.body.trim().replace(/\s+/g, ' ');
       throw new ResponseValidationError(
         '',
-        `response of ${endpoint.id} is not JSON: ${messageOf(e)}`,
+        `response of ${endpoint.id} is not JSON: ${messageOf(e)}; the body starts ${JSON.stringify(start.length > 80 ? `${start.slice(0, 80)}…` : start)}`,
         res.url,
       );
     }

@@ -70,6 +70,8 @@ interface GlobalOptions {
   cursor?: number;
   rateLimit?: number;
   timeout?: number;
+  maxPages?: number;
+  maxBodyBytes?: number;
   validate: boolean;
 }
 
@@ -128,6 +130,11 @@ function parseNonNegative(value: string): number {
 
 function parseInteger(value: string): number {
   if (!/^\d+$/.test(value)) throw new CommanderArgumentError('expected an integer >= 0');
+  return Number(value);
+}
+
+function parsePositive(value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new CommanderArgumentError('expected an integer >= 1');
   return Number(value);
 }
 
@@ -308,6 +315,8 @@ function buildProgram(io: CliIo, run: (action: () => Promise<void>) => void): Co
       parseNonNegative,
     )
     .option('--timeout <ms>', 'time limit per request in ms', parseInteger)
+    .option('--max-pages <n>', 'most pages --all fetches (default 100000)', parsePositive)
+    .option('--max-body-bytes <n>', 'largest response body read (default 32 MiB)', parsePositive)
     .option('--no-validate', 'do not validate responses against the schemas');
 
   const resources = new Map<string, Command>();
@@ -372,6 +381,8 @@ async function callFromCommand(
       accessKey: accessKey!,
       rateLimit: g.rateLimit,
       timeoutMs: g.timeout,
+      maxPages: g.maxPages,
+      maxBodyBytes: g.maxBodyBytes,
       validate: g.validate,
       fetch: io.fetch,
       clock: io.clock,
@@ -388,6 +399,8 @@ export function describeError(e: unknown): string {
     return `${e.statusCode} ${e.error}: ${e.message} (${e.method} ${e.url})`;
   }
   if (e instanceof ResponseValidationError) {
+    // a body that is not JSON has no issue: its message keeps the cause
+    if (e.issues.length === 0) return `${e.message.split('\n')[0]} (${e.url})`;
     const issue = e.issues[0]?.message;
     return `invalid response at ${e.path === '' ? '(root)' : e.path}${issue ? `: ${issue}` : ''} (${e.url})`;
   }

@@ -13,6 +13,8 @@ export type TagtrackErrorCode =
   | 'network_error'
   | 'response_validation'
   | 'pagination_error'
+  | 'response_too_large'
+  | 'redirect'
   | 'invalid_argument';
 
 /** Base class of the SDK's errors; `code` tells the kind apart without `instanceof`. */
@@ -108,6 +110,47 @@ export class ResponseValidationError extends TagtrackError {
     readonly issues: readonly z.core.$ZodIssue[] = [],
   ) {
     super(message);
+  }
+}
+
+/**
+ * The response body is larger than the client's `maxBodyBytes` (default 32 MiB): the body is
+ * streamed and reading stopped at the cap (a `Content-Length` over it is refused unread), so a
+ * huge or endless body never sits in memory. Not retried.
+ */
+export class ResponseTooLargeError extends TagtrackError {
+  override readonly name = 'ResponseTooLargeError';
+  readonly code = 'response_too_large' as const;
+  constructor(
+    /** The cap, in bytes. */
+    readonly maxBodyBytes: number,
+    readonly url: string,
+    readonly method: string,
+  ) {
+    super(
+      `${method} ${url}: the response body exceeds ${maxBodyBytes} bytes (maxBodyBytes); reading stopped`,
+    );
+  }
+}
+
+/**
+ * The server answered a redirect (3xx). The API never redirects (decisions §3: paging URLs
+ * are on the base URL), so the client follows none and retries none: a redirect loop ends at
+ * the first answer. `location` is the `Location` header (`''` when absent or hidden, as a
+ * browser's opaque redirect hides it).
+ */
+export class RedirectError extends TagtrackError {
+  override readonly name = 'RedirectError';
+  readonly code = 'redirect' as const;
+  constructor(
+    readonly statusCode: number,
+    readonly location: string,
+    readonly url: string,
+    readonly method: string,
+  ) {
+    super(
+      `${method} ${url} answered ${statusCode} redirecting to ${location === '' ? 'an unknown location' : location}; the client follows no redirect (is the base URL the API's final URL?)`,
+    );
   }
 }
 

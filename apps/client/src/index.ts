@@ -8,6 +8,8 @@ export {
   NetworkError,
   PaginationError,
   type PaginationErrorReason,
+  RedirectError,
+  ResponseTooLargeError,
   ResponseValidationError,
   TagtrackError,
   type TagtrackErrorCode,
@@ -24,6 +26,7 @@ export {
   paginate,
   paginatePages,
 } from './paginate.ts';
+export { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 export type {
   BaseCallOptions,
   CallOptions,

@@ -1,5 +1,12 @@
 import { hmacAuthorizer, signRequest } from '@tagtrack/core';
-import { AbortError, InvalidArgumentError, NetworkError, TimeoutError } from './errors.ts';
+import {
+  AbortError,
+  InvalidArgumentError,
+  NetworkError,
+  RedirectError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from './errors.ts';
 import { defaultRateLimit, Pacer, retryDelayMs, sleep, systemClock } from './pacing.ts';
 import type { BaseCallOptions, ClientOptions, Clock, RawResponse } from './types.ts';
 
@@ -25,8 +32,9 @@ export interface Transport {
   readonly clock: Clock;
   /**
    * Sends `path` (below the base URL) with the query `pairs` in order, signed over the query
-   * string as it goes out. Never throws on a status; throws `TimeoutError`, `AbortError` or
-   * `NetworkError` (after the network retries).
+   * string as it goes out. Never throws on a 2xx, 4xx or 5xx status; throws `RedirectError`
+   * on a 3xx (never followed nor retried), `ResponseTooLargeError` for a body over
+   * `maxBodyBytes`, `TimeoutError`, `AbortError` or `NetworkError` (after the network retries).
    */
   send(
     path: string,
@@ -56,6 +64,7 @@ export function createTransport(options: ClientOptions): Transport {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? systemClock;
   const defaultTimeout = options.timeoutMs ?? 30_000;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const rate = options.rateLimit ?? defaultRateLimit(baseUrl);
   const rateLimit = rate > 0 && Number.isFinite(rate) ? rate : 0;
   const pacer = new Pacer(rateLimit > 0 ? 1000 / rateLimit : 0, clock);
@@ -80,10 +89,21 @@ export function createTransport(options: ClientOptions): Transport {
     const onUserAbort = () => controller.abort(opts.signal?.reason);
     opts.signal?.addEventListener('abort', onUserAbort, { once: true });
     try {
-      const res = await fetchImpl(url, { method: opts.method, headers, signal: controller.signal });
-      const body = opts.method === 'HEAD' ? '' : await res.text();
+      const res = await fetchImpl(url, {
+        method: opts.method,
+        headers,
+        signal: controller.signal,
+        redirect: 'manual',
+      });
+      if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
+        await res.body?.cancel().catch(() => {});
+        throw new RedirectError(res.status, res.headers.get('location') ?? '', url, opts.method);
+      }
+      const body = opts.method === 'HEAD' ? '' : await readCapped(res, maxBodyBytes);
+      if (body === undefined) throw new ResponseTooLargeError(maxBodyBytes, url, opts.method);
       return { status: res.status, headers: res.headers, body, url, method: opts.method };
     } catch (e) {
+      if (e instanceof RedirectError || e instanceof ResponseTooLargeError) throw e;
       if (opts.signal?.aborted) throw new AbortError(url, opts.method, opts.signal.reason);
       if (timedOut) throw new TimeoutError(timeoutMs, url, opts.method);
       throw new NetworkError(url, opts.method, 1, { cause: e });
@@ -134,4 +154,33 @@ export function createTransport(options: ClientOptions): Transport {
   }
 
   return { baseUrl, rateLimit, clock, send };
+}
+
+/** Default of `ClientOptions.maxBodyBytes`: 32 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The body of `res` as UTF-8 text, streamed; `undefined` (the stream cancelled) once it goes
+ * past `maxBytes`, or at once when its `Content-Length` says it will.
+ */
+async function readCapped(res: Response, maxBytes: number): Promise<string | undefined> {
+  if (Number(res.headers.get('content-length') ?? Number.NaN) > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }

@@ -49,6 +49,11 @@ export interface ClientOptions {
   readonly rateLimit?: number | undefined;
   /** Time limit of one attempt (response headers and body), in ms; default 30,000. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Largest response body read, in bytes; default 32 MiB (`DEFAULT_MAX_BODY_BYTES`). The body
+   * is streamed and a bigger one throws `ResponseTooLargeError` without being kept in memory.
+   */
+  readonly maxBodyBytes?: number | undefined;
   /** The `fetch` to use; default the global `fetch`. */
   readonly fetch?: typeof fetch | undefined;
   /** Validate JSON responses against the endpoint's schema; default `true`. */
