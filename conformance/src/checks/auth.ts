@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { authorizationHeader, buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../http.ts';
@@ -132,6 +134,39 @@ async function ensureSame401(ctx: CheckContext, sample: Sample, authId: string):
       `${describe(unknown)} with the unknown authId ${JSON.stringify(authId)} answered the 401 body ${unknown.body.trim()}, but a wrong signature for the known authId ${ctx.primary.authId} answered ${wrong.body.trim()} (${d}): the body tells whether an authId exists`,
       { kind: 'value', exchange: unknown, expected: wrong.body, actual: unknown.body },
     );
+}
+
+/** The base URL could not be reached over a socket (e.g. an in-memory run). */
+class NoSocket extends Error {
+  override readonly name = 'NoSocket';
+}
+
+/**
+ * Sends `GET url` over a socket with node:http(s), the header `name: value` written with
+ * `name` in exactly the letter case given (a Fetch `Request` normalises header names, so only
+ * a socket carries another case). Resolves the status; throws {@link NoSocket} when the host
+ * cannot be reached (an in-memory base URL has none). Not paced and not recorded: the caller
+ * sends a handful at most.
+ */
+function statusOverSocket(url: string, name: string, value: string, timeoutMs = 10_000) {
+  return new Promise<number>((resolve, reject) => {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return reject(new NoSocket(`${u.protocol} is not HTTP`));
+    const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(
+      u,
+      { method: 'GET', headers: { [name]: value }, timeout: timeoutMs },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', (e) => reject(new NoSocket(e.message)));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (e) => reject(new NoSocket(e.message)));
+    req.end();
+  });
 }
 
 /** Authentication (decisions §1): every endpoint refuses missing, malformed and wrong credentials. */
@@ -411,9 +446,9 @@ export const checks: readonly Check[] = [
     endpoints: ['teams.list', 'teams.tags'],
     skipIf: hmacOnly,
     async run(ctx) {
-      // Surrounding whitespace and the header name case cannot be sent: fetch's Headers strips
-      // leading and trailing whitespace from every value, and the suite's client sends header
-      // names in lower case (a server reads them case-insensitively in any HTTP library).
+      // Surrounding whitespace cannot be sent: fetch's Headers strips it from every value, and
+      // an HTTP parser drops it as optional whitespace anyway; the header name's case is
+      // AUTH-HEADER-NAME-ANY-CASE's (over a socket).
       const padded = ctx.credentials.filter((c) =>
         b64(`${c.authId}:${'0'.repeat(40)}`).endsWith('='),
       );
@@ -453,6 +488,57 @@ export const checks: readonly Check[] = [
           expectError(ex, 401);
         },
         { note: ({ c }) => ` (credential ${c.label})` },
+      );
+    },
+  }),
+  defineCheck({
+    id: 'AUTH-HEADER-NAME-ANY-CASE',
+    title:
+      'the Authorization header name is read in any letter case (AUTHORIZATION, Authorization, aUTHORIZATION) over a socket',
+    clause: 'decisions §1 Revision 2 (the header name is case-insensitive)',
+    endpoints: ['teams.list', 'teams.tags'],
+    skipIf: (env) =>
+      env.profile.rateLimit !== null
+        ? 'the profile declares a rate limit, and these probes go around the pacing'
+        : undefined,
+    async run(ctx) {
+      // A Fetch Request (what the suite's client and an in-memory run use) holds header names
+      // in lower case, so these probes go over their own socket; an in-memory base URL has
+      // none, and there the header name's case cannot be sent at all.
+      const requests: { endpoint: EndpointId; query: Pair[] }[] = [
+        { endpoint: 'teams.list', query: [] },
+        { endpoint: 'teams.tags', query: [['isOpened', 'true']] },
+      ];
+      const names = ['AUTHORIZATION', 'Authorization', 'aUTHORIZATION'];
+      const send = async (endpoint: EndpointId, query: Pair[], name: string) => {
+        const plain = await ctx.call(endpoint, { query });
+        const q = plain.target.indexOf('?');
+        const qs = q < 0 ? '' : plain.target.slice(q + 1);
+        const status = await statusOverSocket(
+          `${ctx.http.baseUrl}${plain.target}`,
+          name,
+          ctx.http.authorization(ctx.primary, qs),
+        );
+        return { plain, status };
+      };
+      try {
+        await send('teams.list', [], names[0]!);
+      } catch (e) {
+        if (!(e instanceof NoSocket)) throw e;
+        return ctx.skip(
+          `the base URL cannot be reached over a socket (${e.message}; an in-memory run?): a Fetch Request carries header names in lower case only`,
+        );
+      }
+      await ctx.each(
+        requests.flatMap((r) => names.map((name) => ({ r, name }))),
+        async ({ r, name }) => {
+          const { plain, status } = await send(r.endpoint, r.query, name);
+          if (status !== plain.status)
+            throw new Violation(
+              `GET ${plain.target} with the header name ${JSON.stringify(name)} answered ${status}; with the name in lower case it answered ${plain.status} (the header name is case-insensitive)`,
+              { kind: 'status', expected: plain.status, actual: status },
+            );
+        },
       );
     },
   }),
