@@ -1,17 +1,24 @@
-import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ALL_CHECKS } from './checks/index.ts';
+import { ChecksError, loadChecks } from './custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
 import { canonicalProfile } from './fixtures.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
-import { formatSummary, progressReporter, useColor, writeReports } from './reporters/index.ts';
+import {
+  formatSummary,
+  progressReporter,
+  useColor,
+  writeHar,
+  writeReports,
+} from './reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS, runConformance } from './runner.ts';
+import { VERSION } from './version.ts';
 
 /** Exit codes: 0 every required check passed, 1 a check failed, 2 usage/configuration/connection. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -21,12 +28,7 @@ export const CANONICAL_PROFILE_FILE = fileURLToPath(
   new URL('../fixtures/canonical-profile.json', import.meta.url),
 );
 
-/** The version of this package (its package.json, one level above src/ and dist/). */
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
+export { VERSION };
 
 /** The boolean options `run` also reads from the environment, with their variables. */
 export const BOOLEAN_ENV = {
@@ -196,6 +198,17 @@ export function buildProgram(done: (code: number) => void): Command {
         'TAGTRACK_REPORT_DIR',
       ),
     )
+    .addOption(
+      new Option(
+        '--checks <file>',
+        'ES module exporting checks of your own (`checks` or default: an array), run after the built-in ones',
+      ).env('TAGTRACK_CHECKS'),
+    )
+    .addOption(
+      new Option('--har <file>', 'write every request and response as HAR 1.2 (credentials redacted)').env(
+        'TAGTRACK_HAR',
+      ),
+    )
     .addOption(new Option('--bail', 'stop after the first failing check').env('TAGTRACK_BAIL'))
     .addOption(
       new Option('--probe-methods', 'also send POST/PUT/DELETE/PATCH to check the 405 answers').env(
@@ -303,8 +316,10 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       opts.expectedFailures === undefined
         ? undefined
         : await loadExpectedFailures(opts.expectedFailures as string);
+    const own = opts.checks === undefined ? [] : await loadChecks(opts.checks as string);
     const stderr = process.stderr;
     const result = await runConformance({
+      ...(own.length === 0 ? {} : { checks: [...ALL_CHECKS, ...own] }),
       baseUrl,
       authId: opts.authId as string | undefined,
       accessKey: opts.accessKey as string | undefined,
@@ -327,13 +342,18 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       const paths = await writeReports(result, opts.reportDir as string);
       process.stdout.write(`reports: ${paths.join(', ')}\n`);
     }
+    if (opts.har !== undefined) {
+      await writeHar(result, opts.har as string);
+      process.stdout.write(`har: ${opts.har as string}\n`);
+    }
     return result.ok ? EXIT.ok : EXIT.failed;
   } catch (e) {
     if (
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||
-      e instanceof ExpectedFailuresError
+      e instanceof ExpectedFailuresError ||
+      e instanceof ChecksError
     ) {
       return usage(e.message);
     }

@@ -5,7 +5,9 @@ export {
   type Area,
   areaOf,
   type Check,
+  type CheckArea,
   type CheckEnv,
+  type CheckSpec,
   defineCheck,
   FORMER_AREAS,
   type Oracle,
@@ -21,7 +23,9 @@ export {
   SkipCheck,
   Violation,
 } from './checks/failure.ts';
-export { ALL_CHECKS, CHECK_MODULES } from './checks/index.ts';
+/** The built-in checks, in run order: `runConformance({ checks: [...builtInChecks, mine] })`. */
+export { ALL_CHECKS, ALL_CHECKS as builtInChecks, CHECK_MODULES } from './checks/index.ts';
+export { ChecksError, loadChecks, validateChecks } from './custom-checks.ts';
 export { CANONICAL_PROFILE_FILE, EXIT, main } from './cli.ts';
 export {
   ExpectedFailure,
@@ -49,11 +53,14 @@ export {
 } from './profile.ts';
 export {
   formatSummary,
+  type Har,
   progressReporter,
   ResultsJson,
+  toHar,
   toHtml,
   toJUnit,
   toResultsJson,
+  writeHar,
   writeReports,
 } from './reporters/index.ts';
 export {

@@ -9,6 +9,7 @@ import { canonicalDataset } from '@tagtrack/core/canonical';
 import { CheckContext, type Discovery, type RunServices } from './checks/context.ts';
 import {
   AREAS,
+  type Area,
   type Check,
   type CheckEnv,
   FORMER_AREAS,
@@ -17,6 +18,7 @@ import {
 } from './checks/define.ts';
 import { type Failure, SkipCheck, StopCheck, Violation } from './checks/failure.ts';
 import { ALL_CHECKS } from './checks/index.ts';
+import { type ChecksError, validateChecks } from './custom-checks.ts';
 import type { Walk } from './checks/walk.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
@@ -72,6 +74,12 @@ export interface RunOptions {
   readonly dataset?: Dataset | undefined;
   /** Progress events (start, each check, end). */
   readonly onEvent?: ((event: RunEvent) => void) | undefined;
+  /**
+   * The checks to choose from, in run order; default the built-in ones (`ALL_CHECKS`). Add
+   * your own with `[...builtInChecks, myCheck]`: ids unique, none a built-in id but the
+   * built-in check itself (a {@link ChecksError} names the offending check).
+   */
+  readonly checks?: readonly Check[] | undefined;
 }
 
 /** Default fast-check runs per property check. */
@@ -148,7 +156,7 @@ export function splitPatterns(patterns: string | undefined): string[] {
 /** Whether one pattern (substring, or glob with `*`/`?`; any case) matches the id or area. */
 export function matchesPattern(check: Pick<Check, 'id' | 'area'>, pattern: string): boolean {
   const former = (AREAS as readonly string[]).includes(check.area)
-    ? FORMER_AREAS[check.area]
+    ? FORMER_AREAS[check.area as Area]
     : undefined;
   const subjects = [check.id, check.area, ...(former === undefined ? [] : [former])].map((s) =>
     s.toUpperCase(),
@@ -268,7 +276,8 @@ function makeOracle(dataset: Dataset, profile: Profile): Oracle {
 /**
  * Runs the conformance suite against `options.baseUrl` and returns structured results.
  * Read-only unless `probeMethods`. Throws {@link ConnectionError} when the base URL cannot be
- * reached, {@link ConfigError} for unusable options, `ProfileError` for an invalid profile.
+ * reached, {@link ConfigError} for unusable options, `ProfileError` for an invalid profile,
+ * {@link ChecksError} for an invalid `checks` list.
  */
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -278,9 +287,10 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const numRuns = options.numRuns ?? DEFAULT_NUM_RUNS;
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const { primary, all } = credentialsOf(options, profile);
-  const selected = selectChecks(ALL_CHECKS, options.only, options.exclude);
+  const catalogue = options.checks === undefined ? ALL_CHECKS : validateChecks(options.checks);
+  const selected = selectChecks(catalogue, options.only, options.exclude);
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
-  const knownIds = new Set(ALL_CHECKS.map((c) => c.id));
+  const knownIds = new Set(catalogue.map((c) => c.id));
   const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));
   if (unknown.length > 0)
     throw new ConfigError(`expected-failures lists unknown requirement ids: ${unknown.join(', ')}`);

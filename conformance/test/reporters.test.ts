@@ -5,12 +5,74 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { create } from 'xmlbuilder2';
+import * as z from 'zod';
 import { formatSummary } from '../src/reporters/console.ts';
-import { ResultsJson, toResultsJson, writeReports } from '../src/reporters/index.ts';
+import {
+  ResultsJson,
+  toHar,
+  toResultsJson,
+  writeHar,
+  writeReports,
+} from '../src/reporters/index.ts';
 import type { RunResult } from '../src/runner.ts';
+import { VERSION } from '../src/version.ts';
 import { runInMemory, team1Admin } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * The HAR 1.2 fields a reader (a browser's network panel, a HAR viewer) requires, from the
+ * specification (http://www.softwareishard.com/blog/har-12-spec/), written independently of
+ * the exporter: `log.version`, `creator`, entries with request, response, cache and timings.
+ */
+const Pair = z.object({ name: z.string(), value: z.string() }).strict();
+const HarSchema = z.object({
+  log: z.object({
+    version: z.literal('1.2'),
+    creator: z.object({ name: z.string().min(1), version: z.string().min(1) }),
+    entries: z.array(
+      z.object({
+        startedDateTime: z.iso.datetime({ offset: true }),
+        time: z.number().nonnegative(),
+        request: z.object({
+          method: z.string(),
+          url: z.url(),
+          httpVersion: z.string(),
+          cookies: z.array(z.unknown()),
+          headers: z.array(Pair),
+          queryString: z.array(Pair),
+          headersSize: z.int(),
+          bodySize: z.int(),
+        }),
+        response: z.object({
+          status: z.int(),
+          statusText: z.string(),
+          httpVersion: z.string(),
+          cookies: z.array(z.unknown()),
+          headers: z.array(Pair),
+          content: z.object({
+            size: z.int().nonnegative(),
+            mimeType: z.string(),
+            text: z.string().optional(),
+          }),
+          redirectURL: z.string(),
+          headersSize: z.int(),
+          bodySize: z.int(),
+        }),
+        cache: z.object({}),
+        timings: z.object({ send: z.number(), wait: z.number(), receive: z.number() }),
+      }),
+    ),
+  }),
+});
 
 let result: RunResult;
 let dir: string;
@@ -27,6 +89,7 @@ beforeAll(async () => {
   );
   dir = await mkdtemp(join(tmpdir(), 'tagtrack-reports-'));
   await writeReports(result, dir);
+  await writeHar(result, join(dir, 'exchanges.har'));
 }, 60_000);
 
 afterAll(async () => {
@@ -65,6 +128,42 @@ describe('reporters', () => {
     expect(xml).toMatch(/<skipped message="the profile declares no rate limit"/);
   });
 
+  test("junit.xml carries the run's properties, timestamps and counts on every testsuite", async () => {
+    const xml = await readFile(join(dir, 'junit.xml'), 'utf8');
+    const s = result.summary;
+    const stamp = result.startedAt.slice(0, 19);
+    expect(xml).toMatch(
+      new RegExp(
+        `<testsuites name="tagtrack-conformance" tests="${result.checks.length}" failures="${s.fail}" errors="${s.error}" skipped="${s.skip}" time="\\d+\\.\\d{3}" timestamp="${stamp}">`,
+      ),
+    );
+    const suites = [
+      ...xml.matchAll(
+        /<testsuite name="(\w+)" tests="(\d+)" failures="(\d+)" errors="\d+" skipped="(\d+)" time="[\d.]+" timestamp="([^"]+)">/g,
+      ),
+    ];
+    const areas = [...new Set(result.checks.map((c) => c.area))];
+    expect(suites.map((m) => m[1])).toEqual(areas);
+    for (const [, area, tests, failures, skipped, timestamp] of suites) {
+      const checks = result.checks.filter((c) => c.area === area);
+      expect([tests, failures, skipped, timestamp]).toEqual([
+        String(checks.length),
+        String(checks.filter((c) => c.status === 'fail').length),
+        String(checks.filter((c) => c.status === 'skip').length),
+        stamp,
+      ]);
+    }
+    const properties = `<properties>
+      <property name="seed" value="${result.seed}"/>
+      <property name="baseUrl" value="http://tagtrack.memory"/>
+      <property name="profile" value="${result.profile.name}"/>
+      <property name="mode" value="fixture"/>
+      <property name="numRuns" value="20"/>
+      <property name="tool" value="tagtrack-conformance"/>
+      <property name="toolVersion" value="${VERSION}"/>`;
+    expect(xml.split(properties).length - 1).toBe(areas.length);
+  });
+
   test('the console summary names the failing requirement in domain words and the verdict', () => {
     const text = formatSummary(result);
     expect(text).toContain('FAIL REL-TAG-COUNTERS-EVENTS');
@@ -82,35 +181,108 @@ describe('reporters', () => {
     expect(html).not.toMatch(/authorization: [A-Za-z0-9+/]{20,}/);
   });
 
+  test('report.html puts the failures first, each with its message, seeds, reproduce line and exchange opened inline', async () => {
+    const html = await readFile(join(dir, 'report.html'), 'utf8');
+    const order = [
+      'id="summary"',
+      'id="failures"',
+      'id="areas"',
+      'passing checks',
+      'id="coverage"',
+      'id="exchanges"',
+    ];
+    const at = order.map((marker) => html.indexOf(marker));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    const failing = result.checks.filter((c) => c.status === 'fail');
+    const section = html.slice(html.indexOf('id="failures"'), html.indexOf('id="areas"'));
+    for (const c of failing) {
+      expect(section).toContain(`id="${c.id}"`);
+      expect(section).toContain(`check seed ${c.seed}`);
+      expect(section).toContain(`--seed ${result.seed} --num-runs 20 --only ${c.id}`);
+    }
+    expect(section).toMatch(/reproduce: tagtrack-conformance request GET/);
+    expect(section).toMatch(/fast-check: seed -?\d+/);
+    const opened = section.match(/<details open class="exchange">/g) ?? [];
+    expect(opened.length).toBe(
+      failing.flatMap((c) => c.failures).filter((f) => f.exchangeId !== undefined).length,
+    );
+    // passing checks collapsed, not among the failures
+    const passing = result.checks.find((c) => c.status === 'pass')!;
+    expect(section).not.toContain(`id="${passing.id}"`);
+    expect(html).toMatch(/<details class="checks"><summary>passing checks \(\d+\)<\/summary>/);
+  });
+
+  test('the HAR export is HAR 1.2 with every exchange, the query parsed and no credential', async () => {
+    const text = await readFile(join(dir, 'exchanges.har'), 'utf8');
+    const har = HarSchema.parse(JSON.parse(text));
+    expect(har.log.creator).toEqual({ name: 'tagtrack-conformance', version: VERSION });
+    expect(har.log.entries).toHaveLength(result.exchanges.length);
+    result.exchanges.forEach((x, i) => {
+      const entry = har.log.entries[i]!;
+      expect([entry.request.method, entry.request.url, entry.response.status]).toEqual([
+        x.method,
+        x.url,
+        x.status,
+      ]);
+      expect(entry.request.queryString).toEqual(
+        [...new URL(x.url).searchParams].map(([name, value]) => ({ name, value })),
+      );
+    });
+    expect(har.log.entries.some((e) => e.request.queryString.length > 0)).toBe(true);
+    expect(text).not.toContain(team1Admin.accessKey);
+    for (const e of har.log.entries)
+      for (const h of e.request.headers)
+        if (h.name.toLowerCase() === 'authorization') expect(h.value).toMatch(/^<[^<>]+>$/);
+    // Authorization redacted even when an exchange holds a raw one
+    const raw = {
+      ...result,
+      exchanges: [{ ...result.exchanges[0]!, requestHeaders: { authorization: 'Bearer s3cr3t' } }],
+    };
+    expect(JSON.stringify(toHar(raw))).not.toContain('s3cr3t');
+  });
+
   test.skipIf(!existsSync(CHROMIUM))(
-    'report.html opens in headless Chromium and shows the summary and the coverage matrix',
+    'Chromium shows the first failure in the first screen (1280x800), its exchange opened, and replays the HAR',
     async () => {
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      const t0 = performance.now();
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       try {
-        const page = await browser.newPage();
+        const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
         await page.goto(`file://${join(dir, 'report.html')}`);
         expect(await page.title()).toBe('tagtrack conformance report: FAIL');
-        const summary = page.locator('#summary');
-        expect(await summary.isVisible()).toBe(true);
+        const first = page.locator('#failures .failure').first();
+        const firstId = result.checks.find((c) => c.status === 'fail')!.id;
+        expect(await first.getAttribute('id')).toBe(firstId);
+        for (const part of [first.locator('h3'), first.locator('.message').first()]) {
+          expect(await part.isVisible()).toBe(true);
+          const box = (await part.boundingBox())!;
+          expect(box.y).toBeGreaterThanOrEqual(0);
+          expect(box.y + box.height).toBeLessThanOrEqual(800);
+        }
+        const firstFailure = result.checks.find((c) => c.id === firstId)!.failures[0]!;
         // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text a reader sees
-        expect(await summary.innerText()).toContain('FAIL: some required checks did not pass');
-        expect(await page.locator('#summary table tr').count()).toBeGreaterThan(2);
+        expect(await first.locator('.message').first().innerText()).toBe(
+          `[${firstFailure.kind}] ${firstFailure.message}`,
+        );
+        const exchange = first.locator('details.exchange').first();
+        expect(await exchange.getAttribute('open')).toBe('');
+        expect(await exchange.locator('pre').first().isVisible()).toBe(true);
         expect(await page.locator('table.matrix tr').count()).toBe(result.checks.length + 1);
-        expect(await page.locator('details').count()).toBe(result.exchanges.length);
+        expect(await page.locator('table.matrix').isVisible()).toBe(false); // collapsed
+        // the HAR replays in Chromium: a recorded URL answers the recorded body
+        const entry = toHar(result).log.entries.find(
+          (e) => e.response.status === 200 && e.request.url.includes('/teams/tags'),
+        )!;
+        const replay = await browser.newPage();
+        await replay.routeFromHAR(join(dir, 'exchanges.har'), { notFound: 'abort' });
+        const response = await replay.goto(entry.request.url);
+        expect(response?.status()).toBe(200);
+        expect(await response?.text()).toBe(entry.response.content.text);
       } finally {
         await browser.close();
       }
+      console.info(`Chromium report test: ${Math.round(performance.now() - t0)} ms`);
     },
     60_000,
   );

@@ -58,6 +58,15 @@ export const FORMER_AREAS: Readonly<Partial<Record<Area, string>>> = {
   method: 'methods',
 };
 
+/**
+ * The area of a check: one of {@link AREAS}, or a vendor's own prefix in lower case (a custom
+ * check `ACME-VERSION-HEADER` is area `acme`; reports list it like a built-in area).
+ */
+export type CheckArea = Area | (string & {});
+
+/** What a requirement id looks like: upper-case words joined by `-`, at least two. */
+export const REQUIREMENT_ID = /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$/;
+
 /** The area of a requirement id (its prefix in lower case), or undefined for another prefix. */
 export function areaOf(id: string): Area | undefined {
   const prefix = id.slice(0, id.indexOf('-')).toLowerCase();
@@ -94,7 +103,7 @@ export interface Check {
   /** Requirement id, e.g. `AUTH-401-MISSING`: unique, upper case, area prefix first. */
   readonly id: string;
   /** Requirement area: the id's prefix in lower case (set by {@link defineCheck}). */
-  readonly area: Area;
+  readonly area: CheckArea;
   readonly title: string;
   /** The clause the requirement traces to, e.g. `decisions §9` or `source: Endpoints`. */
   readonly clause: string;
@@ -107,17 +116,26 @@ export interface Check {
   run(ctx: CheckContext): Promise<void>;
 }
 
-/** A check as written: its id starts with an area's prefix, and its area follows from it. */
-export type CheckSpec = Omit<Check, 'area' | 'id'> & { readonly id: RequirementId };
+/**
+ * A check as written: its id starts with an area's prefix (a built-in {@link RequirementId}),
+ * or, for a vendor's own check, with the vendor's prefix (`ACME-VERSION-HEADER`); its area
+ * follows from it.
+ */
+export type CheckSpec = Omit<Check, 'area' | 'id'> & {
+  readonly id: RequirementId | (string & {});
+};
 
 /**
- * Gives a check literal its type and its area (the id's prefix in lower case). Throws an
- * `Error` for an id whose prefix is no area of {@link AREAS} (a suite bug).
+ * Gives a check literal its type and its area: the id's prefix in lower case, a built-in
+ * area of {@link AREAS} or a custom one. Throws an `Error` naming the id when it is not upper
+ * case words joined by `-` ({@link REQUIREMENT_ID}).
  */
 export function defineCheck(spec: CheckSpec): Check {
-  const area = areaOf(spec.id);
-  if (area === undefined) throw new Error(`requirement id ${spec.id} has no known area prefix`);
-  return { ...spec, area };
+  if (!REQUIREMENT_ID.test(spec.id))
+    throw new Error(
+      `requirement id ${JSON.stringify(spec.id)} must be upper-case words joined by "-", its prefix first (e.g. ACME-VERSION-HEADER)`,
+    );
+  return { ...spec, area: areaOf(spec.id) ?? spec.id.slice(0, spec.id.indexOf('-')).toLowerCase() };
 }
 
 /** What a check may know before it runs (for `skipIf`). */

@@ -1,135 +1,236 @@
 import { ENDPOINT_LIST } from '@tagtrack/core';
-import { escapeUTF8 } from 'entities';
+import { escapeAttribute, escapeText } from 'entities';
 import { AREA_TITLES, AREAS, type Area } from '../checks/define.ts';
+import type { Failure } from '../checks/failure.ts';
 import type { Exchange } from '../http.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
-import { failureText, redactCurl } from './text.ts';
+import { VERSION } from '../version.ts';
+import { redactHeaders } from './har.ts';
+import { failureText } from './text.ts';
 
-const e = (s: unknown): string => escapeUTF8(String(s));
+/** Text escaped for an element's content (`&`, `<`, `>`), with `entities`. */
+const e = (s: unknown): string => escapeText(String(s));
+/** Text escaped for a double-quoted attribute value (`&`, `"`), with `entities`. */
+const a = (s: unknown): string => escapeAttribute(String(s));
 
-/** Bodies longer than this are cut in the report (the full size is shown). */
-const BODY_LIMIT = 4000;
+/** Characters of a body shown with a failure (the exchange opened inline); the rest is cut. */
+export const FAILURE_BODY_CHARS = 2000;
+
+/**
+ * Characters of a body previewed in the list of every request and response. Small on
+ * purpose: a passing run of the whole suite (about 2,700 exchanges) stays under 1 MB; every
+ * body as the suite kept it is in the HAR export (`--har FILE`).
+ */
+export const PREVIEW_BODY_CHARS = 60;
 
 const STYLE = `
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}
-h1{margin:0 0 .3rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}
+body{font:14px/1.45 system-ui,sans-serif;margin:1.2rem 2rem;color:#1b1f24}
+h1{margin:0 0 .2rem;font-size:1.5rem}h2{margin:1.4rem 0 .4rem;border-bottom:1px solid #ddd}
+h3{margin:.2rem 0;font-size:1rem}
+table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ccc;padding:.15rem .45rem;text-align:left;vertical-align:top}
 .pass{background:#e6f4ea}.fail{background:#fde7e9}.error{background:#fbd3b6}.skip{background:#eee}.xfail{background:#fff4cc}
-.verdict{font-size:1.2rem;font-weight:600}.matrix td{text-align:center;font-size:12px}.matrix th{font-size:11px}
-pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:.5rem;margin:.2rem 0}
-details{margin:.2rem 0}summary{cursor:pointer}code{font-size:12px}
+.verdict{font-size:1.15rem;font-weight:600;margin:.3rem 0;padding:.2rem .5rem}.meta{margin:.2rem 0;color:#444}
+.failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.6rem 0}.failure.error{border-color:#bc4c00}
+.finding{margin:.4rem 0}.message{margin:.2rem 0;font-weight:600}.kind{color:#6e7781;font-weight:400}
+.badge{font-size:12px;padding:0 .35rem;border-radius:3px}
+.matrix td{text-align:center;font-size:12px}.matrix th{font-size:11px}.exchanges td{font-size:12px}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:.4rem;margin:.2rem 0;font-size:12px}
+details{margin:.3rem 0}summary{cursor:pointer}code{font-size:12px}
 `;
 
-function statusCell(c: CheckResult): string {
-  const xfail = c.expectedFailure !== undefined && (c.status === 'fail' || c.status === 'error');
-  return `<td class="${xfail ? 'xfail' : c.status}">${xfail ? `${c.status} (expected)` : c.status}</td>`;
+/** Whether a failed or errored check counts against the run (not listed as expected to fail). */
+const counts = (c: CheckResult) =>
+  (c.status === 'fail' || c.status === 'error') && c.expectedFailure === undefined;
+
+function cut(body: string, limit: number): string {
+  return body.length > limit ? `${body.slice(0, limit)}… (${body.length} characters kept)` : body;
 }
 
-function redactHeaders(h: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h))
-    out[k] = k.toLowerCase() === 'authorization' ? '<redacted>' : v;
-  return out;
-}
+const headerLines = (h: Readonly<Record<string, string>>) =>
+  Object.entries(redactHeaders(h))
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
 
-function exchangeHtml(x: Exchange): string {
-  const body =
-    x.body.length > BODY_LIMIT
-      ? `${x.body.slice(0, BODY_LIMIT)}\n… (${x.body.length} characters)`
-      : x.body;
-  const headers = (h: Record<string, string>) =>
-    Object.entries(h)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\n');
+/** An exchange in full (headers redacted, body cut at {@link FAILURE_BODY_CHARS}), opened. */
+function exchangeInline(x: Exchange): string {
   return (
-    `<details id="x${x.id}"><summary><code>#${x.id} ${e(x.method)} ${e(x.target)} → ${x.status}` +
-    `${x.credential === null ? '' : ` (as ${e(x.credential)})`} ${x.durationMs} ms</code></summary>` +
-    `<pre>${e(`${x.method} ${x.url}\n${headers(redactHeaders(x.requestHeaders))}`)}</pre>` +
-    `<pre>${e(`HTTP ${x.status}\n${headers(x.responseHeaders)}\n\n${body}`)}</pre></details>`
+    `<details open class="exchange"><summary><code>exchange #${x.id}: ${e(x.method)} ${e(x.target)} → ${x.status}` +
+    `${x.credential === null ? '' : ` (as ${e(x.credential)})`}, ${x.durationMs} ms</code></summary>` +
+    `<pre>${e(`${x.method} ${x.url}\n${headerLines(x.requestHeaders)}`)}</pre>` +
+    `<pre>${e(`HTTP ${x.status}\n${headerLines(x.responseHeaders)}\n\n${cut(x.body, FAILURE_BODY_CHARS)}`)}</pre></details>`
   );
+}
+
+/** One failure: its message (kind first), the other lines of {@link failureText}, its exchange. */
+function findingHtml(f: Failure, exchanges: ReadonlyMap<number, Exchange>): string {
+  const [head = '', ...rest] = failureText(f).split('\n');
+  const kind = `[${f.kind}] `;
+  const message = head.startsWith(kind) ? head.slice(kind.length) : head;
+  const details = rest.map((l) => l.replace(/^ {2}/, '')).join('\n');
+  const x = f.exchangeId === undefined ? undefined : exchanges.get(f.exchangeId);
+  return (
+    `<div class="finding"><p class="message"><span class="kind">${e(kind)}</span>${e(message)}</p>` +
+    `${details === '' ? '' : `<pre>${e(details)}</pre>`}${x === undefined ? '' : exchangeInline(x)}</div>`
+  );
+}
+
+/** The command line that runs one check again with the run's seed (same requests, same verdict). */
+export function rerunCommand(result: RunResult, id: string): string {
+  return [
+    'tagtrack-conformance run',
+    `--base-url ${result.baseUrl}`,
+    `--mode ${result.mode}`,
+    `--seed ${result.seed}`,
+    `--num-runs ${result.numRuns}`,
+    `--only ${id}`,
+  ].join(' ');
+}
+
+/** A failing (or errored, or stale expected-failure) check with every failure opened. */
+function failedCheckHtml(
+  c: CheckResult,
+  result: RunResult,
+  exchanges: ReadonlyMap<number, Exchange>,
+): string {
+  const stale = result.staleExpectedFailures.includes(c.id);
+  const label = stale ? 'STALE' : c.status.toUpperCase();
+  const why = stale
+    ? '<p class="message">listed in the expected-failures file but passed: remove the entry</p>'
+    : c.status === 'error'
+      ? `<p class="message"><span class="kind">[error] </span>${e(c.reason ?? 'error')}</p>`
+      : '';
+  return (
+    `<article class="failure ${c.status}" id="${a(c.id)}">` +
+    `<h3><span class="badge ${stale ? 'fail' : c.status}">${label}</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
+    `${why}${c.failures.map((f) => findingHtml(f, exchanges)).join('')}` +
+    `<p class="meta">check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
+  );
+}
+
+function areaTable(result: RunResult): string {
+  const areas = [...new Set([...AREAS, ...result.checks.map((c) => c.area)])].filter((area) =>
+    result.checks.some((c) => c.area === area),
+  );
+  const n = (area: string, s: string) =>
+    result.checks.filter((c) => c.area === area && c.status === s).length;
+  const rows = areas
+    .map(
+      (area) =>
+        `<tr><th title="${a(AREA_TITLES[area as Area] ?? 'custom checks')}">${e(area)}</th><td>${n(area, 'pass')}</td><td>${n(area, 'fail')}</td><td>${n(area, 'error')}</td><td>${n(area, 'skip')}</td></tr>`,
+    )
+    .join('');
+  const s = result.summary;
+  return (
+    `<table id="areas"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th></tr>${rows}` +
+    `<tr><th>total</th><td>${s.pass}</td><td>${s.fail}</td><td>${s.error}</td><td>${s.skip}</td></tr></table>`
+  );
+}
+
+function checkRows(checks: readonly CheckResult[]): string {
+  return checks
+    .map((c) => {
+      const xfail =
+        c.expectedFailure !== undefined && (c.status === 'fail' || c.status === 'error');
+      const status = xfail
+        ? `${c.status} (expected${c.expectedFailure ? `: ${c.expectedFailure}` : ''})`
+        : c.status;
+      const note =
+        c.reason === undefined || c.status === 'error' ? '' : `<br><small>${e(c.reason)}</small>`;
+      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${xfail ? 'xfail' : c.status}">${e(status)}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}</td><td>${c.requests}</td><td>${c.durationMs}</td></tr>`;
+    })
+    .join('\n');
+}
+
+function collapsedChecks(title: string, checks: readonly CheckResult[], extra = ''): string {
+  if (checks.length === 0) return '';
+  return (
+    `<details class="checks"><summary>${e(title)} (${checks.length})</summary>${extra}` +
+    `<table><tr><th>requirement</th><th>area</th><th>status</th><th>what it checks</th><th>requests</th><th>ms</th></tr>\n${checkRows(checks)}</table></details>`
+  );
+}
+
+function matrix(result: RunResult): string {
+  const ids = ENDPOINT_LIST.map((x) => x.id);
+  const rows = result.checks
+    .map(
+      (c) =>
+        `<tr><th>${e(c.id)}</th>${ids.map((id) => (c.endpoints.includes(id) ? `<td class="${c.status}">${c.status}</td>` : '<td></td>')).join('')}</tr>`,
+    )
+    .join('\n');
+  return `<table class="matrix"><tr><th>requirement</th>${ids.map((id) => `<th>${e(id)}</th>`).join('')}</tr>\n${rows}</table>`;
+}
+
+/** One line per exchange: number, request, status, credential, time, the body's first characters. */
+function exchangeRow(x: Exchange): string {
+  const preview =
+    x.body.length > PREVIEW_BODY_CHARS ? `${x.body.slice(0, PREVIEW_BODY_CHARS)}…` : x.body;
+  return `<tr id="x${x.id}"><td>${x.id}</td><td>${e(x.method)} ${e(x.target)}</td><td>${x.status}</td><td>${e(x.credential ?? '-')}</td><td>${Math.round(x.durationMs)}</td><td>${e(preview)}</td></tr>`;
 }
 
 /**
- * A self-contained HTML report of a run: verdict and summary by requirement area, every
- * check with its failures (kind, message, seed, counterexample, curl with the Authorization value
- * redacted), a requirements-by-endpoint coverage matrix, and every request and response
- * (Authorization header replaced by `<redacted>`). Every value is escaped with `entities`.
+ * A self-contained HTML report of a run, written to be read top down: the verdict and the
+ * run's facts (base URL, profile, mode, seed, runs, tool version); then every failing check
+ * first, each failure with its message, its details (expected/actual, fast-check seed and
+ * counterexample, reproduce line) and its exchange opened inline, and the command that runs
+ * the check again; then the table by area; then the passing, skipped and expected-failure
+ * checks collapsed, the requirements-by-endpoint matrix collapsed, and one line per exchange
+ * (bodies previewed, {@link PREVIEW_BODY_CHARS}; the HAR export has them all). Authorization
+ * values are redacted ({@link redactHeaders}); every value is escaped with `entities`.
  */
 export function toHtml(result: RunResult): string {
-  const areas = [...new Set([...AREAS, ...result.checks.map((c) => c.area)])].filter((a) =>
-    result.checks.some((c) => c.area === a),
+  const exchanges = new Map(result.exchanges.map((x) => [x.id, x]));
+  const failing = result.checks.filter(
+    (c) => counts(c) || result.staleExpectedFailures.includes(c.id),
   );
-  const count = (a: string, s: string) =>
-    result.checks.filter((c) => c.area === a && c.status === s).length;
-  const summaryRows = areas
-    .map(
-      (a) =>
-        `<tr><th title="${e(AREA_TITLES[a as Area] ?? '')}">${e(a)}</th><td>${count(a, 'pass')}</td><td>${count(a, 'fail')}</td><td>${count(a, 'error')}</td><td>${count(a, 'skip')}</td></tr>`,
-    )
-    .join('');
+  const s = result.summary;
   const verdict = result.ok
-    ? 'PASS: every required check passed'
-    : 'FAIL: some required checks did not pass';
-  const checks = result.checks
-    .map((c) => {
-      const failures = c.failures
-        .map((f) => {
-          const link =
-            f.exchangeId === undefined
-              ? ''
-              : ` <a href="#x${f.exchangeId}">exchange #${f.exchangeId}</a>`;
-          return `<pre>${e(redactCurl(failureText(f)))}</pre>${link}`;
-        })
-        .join('');
-      const note = c.reason === undefined ? '' : `<div>${e(c.reason)}</div>`;
-      const stale = result.staleExpectedFailures.includes(c.id)
-        ? '<div class="fail">listed in the expected-failures file but passed: remove the entry</div>'
-        : '';
-      return `<tr id="${e(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td>${statusCell(c)}<td>${e(c.title)}<br><small>${e(c.clause)}</small>${note}${stale}${failures}</td><td>${c.requests}</td><td>${c.durationMs}</td></tr>`;
-    })
-    .join('\n');
-  const endpointIds = ENDPOINT_LIST.map((x) => x.id);
-  const matrix =
-    `<tr><th>requirement</th>${endpointIds.map((id) => `<th>${e(id)}</th>`).join('')}</tr>` +
-    result.checks
-      .map(
-        (c) =>
-          `<tr><th><a href="#${e(c.id)}">${e(c.id)}</a></th>${endpointIds
-            .map((id) =>
-              c.endpoints.includes(id)
-                ? `<td class="${c.status}">${e(c.status)}</td>`
-                : '<td></td>',
-            )
-            .join('')}</tr>`,
-      )
-      .join('\n');
+    ? `PASS: every required check passed (${s.pass} passed, ${s.skip} skipped)`
+    : `FAIL: ${failing.length} of ${result.checks.length} checks did not pass (${s.pass} passed, ${s.skip} skipped)`;
+  const failures =
+    failing.length === 0
+      ? ''
+      : `<section id="failures"><h2>Failures (${failing.length})</h2>\n${failing.map((c) => failedCheckHtml(c, result, exchanges)).join('\n')}</section>`;
+  const expected = result.checks.filter(
+    (c) => c.expectedFailure !== undefined && !counts(c) && c.status !== 'pass',
+  );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>tagtrack conformance report: ${e(result.ok ? 'PASS' : 'FAIL')}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>tagtrack conformance report: ${result.ok ? 'PASS' : 'FAIL'}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <h1>tagtrack conformance report</h1>
 <section id="summary">
 <p class="verdict ${result.ok ? 'pass' : 'fail'}">${e(verdict)}</p>
-<p>Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
-seed ${result.seed}, ${result.numRuns} runs per property, started ${e(result.startedAt)}, ${result.durationMs} ms,
-${result.requests.sent} requests sent (${result.requests.cacheHits} served from the run cache).</p>
-<table><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th></tr>${summaryRows}
-<tr><th>total</th><td>${result.summary.pass}</td><td>${result.summary.fail}</td><td>${result.summary.error}</td><td>${result.summary.skip}</td></tr></table>
-<p>${result.summary.expectedFailures} expected failures; ${result.staleExpectedFailures.length} stale expected-failure entries${result.staleExpectedFailures.length ? `: ${e(result.staleExpectedFailures.join(', '))}` : ''}.</p>
+<p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
+seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${e(VERSION)}; started ${e(result.startedAt)}, ${result.durationMs} ms,
+${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache); ${s.expectedFailures} expected failures.</p>
 </section>
+${failures}
+<h2>By area</h2>
+${areaTable(result)}
 <h2>Checks</h2>
-<table><tr><th>requirement</th><th>area</th><th>status</th><th>details</th><th>requests</th><th>ms</th></tr>
-${checks}
-</table>
-<h2>Coverage: requirements by endpoint</h2>
-<table class="matrix">${matrix}</table>
+${collapsedChecks('expected failures (they do not fail the run)', expected)}
+${collapsedChecks(
+  'passing checks',
+  result.checks.filter((c) => c.status === 'pass' && !result.staleExpectedFailures.includes(c.id)),
+)}
+${collapsedChecks(
+  'skipped checks',
+  result.checks.filter((c) => c.status === 'skip'),
+)}
+<details id="coverage"><summary>Coverage: requirements by endpoint</summary>
+${matrix(result)}
+</details>
 <h2>Requests and responses (${result.exchanges.length})</h2>
-<p>Authorization headers are redacted.</p>
-${result.exchanges.map(exchangeHtml).join('\n')}
+<p>One line per exchange; a failure above shows its exchange in full. Every request and response with its headers and body: <code>--har FILE</code> (HAR 1.2, opens in a browser's network panel). Authorization values are redacted.</p>
+<details id="exchanges"><summary>every exchange (${result.exchanges.length})</summary>
+<table class="exchanges"><tr><th>#</th><th>request</th><th>status</th><th>as</th><th>ms</th><th>body</th></tr>
+${result.exchanges.map(exchangeRow).join('\n')}
+</table></details>
 </body>
 </html>
 `;

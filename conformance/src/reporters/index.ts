@@ -6,9 +6,10 @@ import { toResultsJson } from './json.ts';
 import { toJUnit } from './junit.ts';
 
 export { formatSummary, isFancy, progressReporter, useColor } from './console.ts';
-export { toHtml } from './html.ts';
+export { type Har, type HarEntry, redactHeaders, toHar, writeHar } from './har.ts';
+export { rerunCommand, toHtml } from './html.ts';
 export { ResultsJson, toResultsJson } from './json.ts';
-export { toJUnit } from './junit.ts';
+export { junitProperties, junitTimestamp, toJUnit } from './junit.ts';
 export { failureText, redactCurl } from './text.ts';
 
 /** Writes results.json, junit.xml and report.html into `dir` (created); returns their paths. */

@@ -1,62 +1,105 @@
 import { create } from 'xmlbuilder2';
 import { AREAS } from '../checks/define.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
+import { VERSION } from '../version.ts';
 import { failureText } from './text.ts';
 
 /**
- * JUnit XML of a run (one `<testsuite>` per requirement area, one `<testcase>` per check):
- * fail → `<failure>`, error → `<error>`, skip → `<skipped>`; an expected failure is a passing
- * testcase with a `<system-out>` note; a stale expected-failure entry is a `<failure>`.
+ * A JUnit timestamp: ISO 8601 in UTC to the second, without a zone designator (the JUnit XSD's
+ * `xs:dateTime` pattern, which CI test tabs read), e.g. `2026-11-22T22:48:41`.
+ */
+export function junitTimestamp(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 19);
+}
+
+/** The run's facts every `<testsuite>` carries as `<properties>` (name, value), in this order. */
+export function junitProperties(result: RunResult): [string, string][] {
+  return [
+    ['seed', String(result.seed)],
+    ['baseUrl', result.baseUrl],
+    ['profile', result.profile.name],
+    ['mode', result.mode],
+    ['numRuns', String(result.numRuns)],
+    ['tool', 'tagtrack-conformance'],
+    ['toolVersion', VERSION],
+    ['startedAt', result.startedAt],
+  ];
+}
+
+/** Counts of a group of checks as JUnit attributes: tests, failures, errors, skipped, time (s). */
+function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
+  return {
+    tests: checks.length,
+    failures: checks.filter((c) => isFailure(c, result)).length,
+    errors: checks.filter((c) => c.status === 'error' && c.expectedFailure === undefined).length,
+    skipped: checks.filter((c) => c.status === 'skip').length,
+    time: (ms / 1000).toFixed(3),
+  };
+}
+
+/**
+ * JUnit XML of a run: `<testsuites>` with the run's counts (tests, failures, errors, skipped,
+ * time in seconds) and start `timestamp`; one `<testsuite>` per requirement area (built-in
+ * areas first, then custom ones) with its counts, the run's start as `timestamp` and the
+ * run's `<properties>` ({@link junitProperties}: seed, base URL, profile, mode, tool version);
+ * one `<testcase>` per check: fail → `<failure>`, error → `<error>`, skip → `<skipped>`; an
+ * expected failure is a passing testcase with a `<system-out>` note; a stale expected-failure
+ * entry is a `<failure>`. Values are escaped by xmlbuilder2.
  */
 export function toJUnit(result: RunResult): string {
+  const timestamp = junitTimestamp(result.startedAt);
   const root = create({ version: '1.0', encoding: 'UTF-8' }).ele('testsuites', {
     name: 'tagtrack-conformance',
-    tests: result.checks.length,
-    failures: result.checks.filter((c) => isFailure(c, result)).length,
-    errors: result.checks.filter((c) => c.status === 'error' && c.expectedFailure === undefined)
-      .length,
-    time: (result.durationMs / 1000).toFixed(3),
+    ...counts(result.checks, result, result.durationMs),
+    timestamp,
   });
+  const properties = junitProperties(result);
   const areas = [...new Set([...AREAS, ...result.checks.map((c) => c.area)])];
   for (const area of areas) {
     const checks = result.checks.filter((c) => c.area === area);
     if (checks.length === 0) continue;
     const suite = root.ele('testsuite', {
       name: area,
-      tests: checks.length,
-      failures: checks.filter((c) => isFailure(c, result)).length,
-      errors: checks.filter((c) => c.status === 'error' && c.expectedFailure === undefined).length,
-      skipped: checks.filter((c) => c.status === 'skip').length,
-      time: (checks.reduce((s, c) => s + c.durationMs, 0) / 1000).toFixed(3),
+      ...counts(
+        checks,
+        result,
+        checks.reduce((s, c) => s + c.durationMs, 0),
+      ),
+      timestamp,
     });
-    for (const c of checks) {
-      const tc = suite.ele('testcase', {
-        name: `${c.id}: ${c.title}`,
-        classname: `tagtrack.${area}`,
-        time: (c.durationMs / 1000).toFixed(3),
-      });
-      const text = c.failures.map((f) => failureText(f)).join('\n\n');
-      if (c.expectedFailure !== undefined && (c.status === 'fail' || c.status === 'error')) {
-        tc.ele('system-out').txt(
-          `expected failure${c.expectedFailure ? `: ${c.expectedFailure}` : ''}\n${text}`,
-        );
-      } else if (result.staleExpectedFailures.includes(c.id)) {
-        tc.ele('failure', {
-          message: 'listed in the expected-failures file but passed: remove the entry',
-          type: 'stale-expected-failure',
-        });
-      } else if (c.status === 'fail') {
-        tc.ele('failure', { message: c.failures[0]?.message ?? 'failed', type: c.clause }).txt(
-          text,
-        );
-      } else if (c.status === 'error') {
-        tc.ele('error', { message: c.reason ?? 'error' }).txt(c.reason ?? '');
-      } else if (c.status === 'skip') {
-        tc.ele('skipped', { message: c.reason ?? 'skipped' });
-      }
-    }
+    const props = suite.ele('properties');
+    for (const [name, value] of properties) props.ele('property', { name, value });
+    for (const c of checks) testcase(suite, c, area, result);
   }
   return root.end({ prettyPrint: true });
+}
+
+/** An element of an xmlbuilder2 document. */
+type XMLBuilder = ReturnType<typeof create>;
+
+function testcase(suite: XMLBuilder, c: CheckResult, area: string, result: RunResult): void {
+  const tc = suite.ele('testcase', {
+    name: `${c.id}: ${c.title}`,
+    classname: `tagtrack.${area}`,
+    time: (c.durationMs / 1000).toFixed(3),
+  });
+  const text = c.failures.map((f) => failureText(f)).join('\n\n');
+  if (c.expectedFailure !== undefined && (c.status === 'fail' || c.status === 'error')) {
+    tc.ele('system-out').txt(
+      `expected failure${c.expectedFailure ? `: ${c.expectedFailure}` : ''}\n${text}`,
+    );
+  } else if (result.staleExpectedFailures.includes(c.id)) {
+    tc.ele('failure', {
+      message: 'listed in the expected-failures file but passed: remove the entry',
+      type: 'stale-expected-failure',
+    });
+  } else if (c.status === 'fail') {
+    tc.ele('failure', { message: c.failures[0]?.message ?? 'failed', type: c.clause }).txt(text);
+  } else if (c.status === 'error') {
+    tc.ele('error', { message: c.reason ?? 'error' }).txt(c.reason ?? '');
+  } else if (c.status === 'skip') {
+    tc.ele('skipped', { message: c.reason ?? 'skipped' });
+  }
 }
 
 function isFailure(c: CheckResult, result: RunResult): boolean {
