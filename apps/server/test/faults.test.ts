@@ -93,6 +93,57 @@ const PROBES: Record<FaultName, Probe> = {
   'ignore-is-opened': { requests: [['/teams/tags', 'isOpened=true']] },
   'aggregate-drops-record': { requests: [['/stats', 'aggregateData=true']] },
   'page-overlap': { options: { pageSize: 10 }, requests: [['/teams/tags', '']] },
+  'next-url-page-aligned': {
+    options: { pageSize: 10 },
+    requests: [['/teams/tags', 'cursor=3']],
+    faulty: ([o]) => expect(json(o!).paging.nextURL).toBe(`${PUBLIC}/teams/tags?cursor=10`),
+  },
+  'previous-url-unclamped': {
+    options: { pageSize: 10 },
+    requests: [['/teams/tags', 'cursor=3']],
+    faulty: ([o]) => expect(json(o!).paging.previousURL).toBe(`${PUBLIC}/teams/tags?cursor=-7`),
+  },
+  'link-next-page-count': {
+    options: { pageSize: 40 },
+    requests: [['/teams/tags', 'cursor=80']],
+    faulty: ([o]) => {
+      expect(json(o!).paging.nextURL).not.toBeNull();
+      expect(o!.headers.link).not.toContain('rel="next"');
+    },
+  },
+  'total-count-counts-header-row': {
+    requests: [
+      ['/teams', 'rtn=text'],
+      ['/teams', ''],
+    ],
+    faulty: ([text, js]) =>
+      expect(Number(text!.headers['x-total-count'])).toBe(Number(js!.headers['x-total-count']) + 1),
+  },
+  'paging-url-drops-prefix': {
+    options: { publicUrl: `${PUBLIC}/api/v1`, pageSize: 10 },
+    requests: [['/teams/tags', '']],
+    faulty: ([o]) => expect(json(o!).paging.nextURL).toBe(`${PUBLIC}/teams/tags?cursor=10`),
+  },
+  'total-param-as-page-size': {
+    requests: [['/teams/tags', 'total=2']],
+    faulty: ([o]) => expect(json(o!).data).toHaveLength(2),
+  },
+  'next-param-as-cursor': {
+    requests: [['/teams/tags', 'next=5']],
+    faulty: ([o]) => expect(json(o!).paging.previousURL).not.toBeNull(),
+  },
+  'head-link-relative': {
+    options: { pageSize: 10 },
+    requests: [['/teams/tags', '', { method: 'HEAD' }]],
+    faulty: ([o]) => expect(o!.headers.link).toBe('</teams/tags?cursor=10>; rel="next"'),
+  },
+  'single-cursor-no-content': {
+    requests: [[`/teams/member/${admin.memberID}`, 'cursor=1']],
+    faulty: ([o]) => {
+      expect(o!.status).toBe(204);
+      expect(o!.headers['x-total-count']).toBe('1');
+    },
+  },
   'json-content-type-text': { requests: [['/teams', '']] },
   'html-unescaped': { requests: [['/teams/tags', 'rtn=html']] },
   'bad-date-200': { requests: [['/teams/tags', 'start=2024-02-30']] },
@@ -346,7 +397,8 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    expect(FAULT_NAMES).toHaveLength(48);
+    // the fault matrix of the conformance suite asks for at least 60 (issue 10)
+    expect(FAULT_NAMES.length).toBeGreaterThanOrEqual(60);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
         f.area,

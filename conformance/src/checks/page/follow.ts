@@ -2,7 +2,7 @@ import type { Exchange } from '../../http.ts';
 import { comparable } from '../compare.ts';
 import type { CheckContext } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
-import { describe, Violation } from '../failure.ts';
+import { describe, ensure, Violation } from '../failure.ts';
 import { firstDifference } from '../sample.ts';
 import { follow, lastPageStart, listCalls, PAGED, type SizedList, withQuery } from './shared.ts';
 
@@ -50,14 +50,15 @@ function ensureSameRecords(
   const a = comparable(l.endpoint, want);
   const b = comparable(l.endpoint, got);
   const diff = firstDifference(a, b) ?? firstDifference(b, a);
-  if (diff !== undefined)
-    throw new Violation(
+  ensure(
+    diff === undefined,
+    () =>
       `${describe(from)}: ${how} gave ${got.length} records, walking by cursor ${want.length}; they differ at ${diff}`,
-      {
-        kind: got.length > want.length ? 'extra' : got.length < want.length ? 'missing' : 'value',
-        exchange: from,
-      },
-    );
+    {
+      kind: got.length > want.length ? 'extra' : got.length < want.length ? 'missing' : 'value',
+      exchange: from,
+    },
+  );
 }
 
 /** Walking a list by its paging URLs, as the original clients do (decisions §3). */

@@ -111,15 +111,23 @@ export const checks: readonly Check[] = [
       const ps = ctx.profile.pageSize;
       const forms = formsOf(ctx);
       const unaligned = (l: SizedList) => Math.min(3, l.total - 1);
-      // the largest list: every hint in every form, without a cursor and at an unaligned one;
-      // every other list: one form, hint and cursor picked by the seed
+      // the largest list: the hints without a cursor in every form, and at an unaligned
+      // cursor in json; every other list: one form, hint and cursor picked by the seed
       const cases = lists.flatMap((l, i) =>
         i === 0
-          ? forms.flatMap((form) =>
-              [0, unaligned(l)].flatMap((cursor) =>
-                hintsFor(l, ps, cursor).map((extra) => ({ l, form, cursor, extra })),
+          ? [
+              ...forms.flatMap((form) =>
+                hintsFor(l, ps, 0)
+                  .slice(0, 2)
+                  .map((extra) => ({ l, form, cursor: 0, extra })),
               ),
-            )
+              ...hintsFor(l, ps, unaligned(l)).map((extra) => ({
+                l,
+                form: forms[0]!,
+                cursor: unaligned(l),
+                extra,
+              })),
+            ]
           : [
               {
                 l,
@@ -192,13 +200,13 @@ export const checks: readonly Check[] = [
       );
       if (singles.length === 0) ctx.skip('no single-object endpoint could be sampled');
       const forms = formsOf(ctx);
-      // cursor 1 (past the end of a list of one) always; another valid cursor by the seed
+      // cursor 1 (past the end of a list of one) in every form; another valid cursor, picked by
+      // the seed, in json
       const others = ['0', '00012', String(ctx.profile.pageSize), '1234567890'.repeat(3)];
-      const cases = singles.flatMap((s, i) =>
-        forms.flatMap((form, j) =>
-          ['1', pick(others, ctx.seed, i + j)].map((cursor) => ({ s, form, cursor })),
-        ),
-      );
+      const cases = singles.flatMap((s, i) => [
+        ...forms.map((form) => ({ s, form, cursor: '1' })),
+        { s, form: forms[0]!, cursor: pick(others, ctx.seed, i) },
+      ]);
       await ctx.each(cases, async ({ s, form, cursor }) => {
         const plain = await ctx.call(s.endpoint, inForm(s.call, form));
         const other = await ctx.call(
