@@ -6,10 +6,11 @@ import {
   endpointById,
   normaliseEmail,
   parseTimestampMs,
+  TAG_FILTER_PARAMS,
 } from '@tagtrack/core';
 import type { CheckContext } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
-import { describe } from '../failure.ts';
+import { describe, ensure } from '../failure.ts';
 import {
   dayOf,
   flattenEvents,
@@ -31,51 +32,53 @@ export const checks: readonly Check[] = [
       'decisions §3 (order) and its Revision 2 (ordinal string order, ties among events free)',
     endpoints: [...PAGED, 'stats.team', 'opens.list', 'clicks.list'],
     async run(ctx) {
-      let compared = 0;
       // every list as sampled, then filtered, windowed and typed lists (picked from the data)
-      for (const { endpoint, call } of [
-        ...(await sampleCalls(ctx)),
-        ...(await narrowedCalls(ctx)),
-      ]) {
-        const order = orderOf(endpoint);
-        if (order === undefined || endpointById(endpoint).response !== 'list') continue;
-        const w = await ctx.walk(endpoint, call);
-        const recs: readonly Rec[] = w.records;
-        compared += recs.length;
-        const bad = recs.findIndex((r, i) => i > 0 && order(recs[i - 1]!, r) > 0);
-        if (bad > 0)
-          ctx.fail(
-            `${describe(w.pages[0]!)}: record ${bad} comes after record ${bad - 1} out of order (${JSON.stringify(recs[bad - 1]).slice(0, 100)} then ${JSON.stringify(recs[bad]).slice(0, 100)})`,
-            { kind: 'order', exchange: w.pages[0] },
-          );
-      }
+      const lists = [...(await sampleCalls(ctx)), ...(await narrowedCalls(ctx))].filter(
+        ({ endpoint }) =>
+          orderOf(endpoint) !== undefined && endpointById(endpoint).response === 'list',
+      );
+      const walks = [];
+      for (const { endpoint, call } of lists)
+        walks.push({ endpoint, w: await ctx.walk(endpoint, call) });
       // event groups follow the tag order, and their events are oldest first, with and
       // without a window
       const tagOrder = new Map((await ctx.walk('teams.tags')).records.map((t, i) => [t.tagID, i]));
       const window = await eventWindow(ctx);
-      for (const endpoint of ['opens.list', 'clicks.list'] as const) {
-        for (const query of [[], ...(window === undefined ? [] : [window])]) {
-          const w = await ctx.walk(endpoint, { query });
-          compared += w.records.length;
-          const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
-          const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
-          if (bad > 0)
-            ctx.fail(
-              `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
-              { kind: 'order', exchange: w.pages[0] },
-            );
-          const late = w.records.find((g) => {
-            const ms = flattenEvents([g]).map((e) => parseTimestampMs(e.date));
-            return ms.some((m, i) => i > 0 && m < ms[i - 1]!);
-          });
-          if (late !== undefined)
-            ctx.fail(
-              `${describe(w.pages[0]!)}: the events of tag ${late.tagID} are not oldest first`,
-              { kind: 'order', exchange: w.pages[0] },
-            );
-        }
-      }
-      if (compared === 0) ctx.skip('every sampled list is empty: no order to check');
+      const groups = [];
+      for (const endpoint of ['opens.list', 'clicks.list'] as const)
+        for (const query of [[], ...(window === undefined ? [] : [window])])
+          groups.push(await ctx.walk(endpoint, { query }));
+      if ([...walks.map((l) => l.w), ...groups].every((w) => w.records.length === 0))
+        ctx.skip('every sampled list is empty: no order to check');
+      await ctx.each(walks, ({ endpoint, w }) => {
+        const order = orderOf(endpoint)!;
+        const recs: readonly Rec[] = w.records;
+        const bad = recs.findIndex((r, i) => i > 0 && order(recs[i - 1]!, r) > 0);
+        ensure(
+          bad < 0,
+          () =>
+            `${describe(w.pages[0]!)}: record ${bad} comes after record ${bad - 1} out of order (${JSON.stringify(recs[bad - 1]).slice(0, 100)} then ${JSON.stringify(recs[bad]).slice(0, 100)})`,
+          { kind: 'order', exchange: w.pages[0] },
+        );
+      });
+      await ctx.each(groups, (w) => {
+        const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
+        const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
+        ensure(
+          bad < 0,
+          () => `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
+          { kind: 'order', exchange: w.pages[0] },
+        );
+        const late = w.records.find((g) => {
+          const ms = flattenEvents([g]).map((e) => parseTimestampMs(e.date));
+          return ms.some((m, i) => i > 0 && m < ms[i - 1]!);
+        });
+        ensure(
+          late === undefined,
+          () => `${describe(w.pages[0]!)}: the events of tag ${late?.tagID} are not oldest first`,
+          { kind: 'order', exchange: w.pages[0] },
+        );
+      });
     },
   }),
 ];
@@ -90,7 +93,7 @@ async function narrowedCalls(ctx: CheckContext): Promise<Sample[]> {
   const d = await ctx.discover();
   const window = middleWindow(sendDays(d.tags));
   const windowQ = window === undefined ? [] : windowQuery(window.start, window.end);
-  const out: Sample[] = FILTERS.map((f) => ({
+  const out: Sample[] = TAG_FILTER_PARAMS.map((f) => ({
     endpoint: 'teams.tags',
     call: { query: [[f, 'true']] },
   }));
@@ -125,8 +128,6 @@ async function eventWindow(ctx: CheckContext): Promise<[string, string][] | unde
   const window = middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort());
   return window === undefined ? undefined : windowQuery(window.start, window.end);
 }
-
-const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 
 type Rec = Record<string, unknown>;
 

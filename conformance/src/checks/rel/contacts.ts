@@ -60,7 +60,7 @@ export const checks: readonly Check[] = [
       'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
     endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
     async run(ctx) {
-      for (const credential of ctx.credentials) {
+      await ctx.each(ctx.credentials, async (credential) => {
         const tags = (await ctx.walk('teams.tags', { credential })).records;
         const openGroups = (await ctx.walk('opens.list', { credential })).records;
         const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
@@ -73,19 +73,14 @@ export const checks: readonly Check[] = [
         const expectedEmails = [...byEmail.keys()].sort();
         const extra = emails.find((e) => !byEmail.has(e));
         const missing = expectedEmails.find((e) => !emails.includes(e));
-        if (
-          extra !== undefined ||
-          missing !== undefined ||
-          emails.length !== expectedEmails.length
-        ) {
-          ctx.fail(
+        ensure(
+          extra === undefined && missing === undefined && emails.length === expectedEmails.length,
+          () =>
             `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
-              (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
-              (missing ? `; recipient ${missing} is missing` : ''),
-            { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
-          );
-          continue;
-        }
+            (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
+            (missing ? `; recipient ${missing} is missing` : ''),
+          { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
+        );
         // the counters and dateLastSent of every contact over its visible tags (core's law)
         const problem = contactCountersOverTheirTags.check({
           contacts,
@@ -93,12 +88,11 @@ export const checks: readonly Check[] = [
           opens: plainEvents(openGroups),
           clicks: plainEvents(clickGroups),
         });
-        if (problem !== undefined)
-          ctx.fail(`${problem} as ${credential.label}`, {
-            kind: problem.includes('dateLastSent') ? 'value' : 'counter',
-            exchange: w.pages[0],
-          });
-      }
+        ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
+          kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
+          exchange: w.pages[0],
+        });
+      });
     },
   }),
   defineCheck({

@@ -28,8 +28,9 @@ const MAX_LISTED = 5;
 const MAX_SERIES_DAYS = 40;
 
 /**
- * Every day from the day before `tag` was sent to the day after its last event (at most
- * {@link MAX_SERIES_DAYS}), oldest first: its daily counts are known for each, zeros included.
+ * Every UTC day from the day before `sent` (a tag's dateSent) to the day after the last of
+ * `eventDates` (its events), at most {@link MAX_SERIES_DAYS}, oldest first: the tag's daily
+ * counts are known on each, zeros included (decisions §9).
  */
 function seriesDays(sent: string, eventDates: readonly string[]): string[] {
   const first = addDays(dayOf(sent), -1);

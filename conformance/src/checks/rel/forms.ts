@@ -1,4 +1,5 @@
 import {
+  AccountType,
   charsetOf,
   compareTables,
   defaultOf,
@@ -9,6 +10,7 @@ import {
   parseHtml,
   parseText,
   QUERY_PARAMS,
+  TAG_FILTER_PARAMS,
   type Table,
   toTable,
 } from '@tagtrack/core';
@@ -55,9 +57,9 @@ function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
   }
 }
 
-/** Tag filters, account types: the values generated queries draw from. */
-const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
-const TYPES = ['admin', 'manager', 'user'] as const;
+/** Tag filters and account types: the values generated queries draw from. */
+const FILTERS = TAG_FILTER_PARAMS;
+const TYPES = AccountType.options;
 
 /** Random generated queries per run of REL-FORMATS-AGREE at most (each costs 3 requests). */
 const GENERATED_RUNS = 8;
@@ -80,8 +82,8 @@ function isBooleanParam(name: ParamName): boolean {
 interface QuerySpec {
   readonly sample: number;
   readonly window: boolean;
-  readonly filter: (typeof FILTERS)[number] | null;
-  readonly type: (typeof TYPES)[number] | null;
+  readonly filter: ParamName | null;
+  readonly type: AccountType | null;
   readonly aggregateData: 'true' | 'false' | null;
   readonly cursor: number;
 }
@@ -353,11 +355,13 @@ export const checks: readonly Check[] = [
             problems.push(`a ${head.body.length}-character body`);
             kinds.push('extra');
           }
-          if (problems.length > 0)
-            ctx.fail(`${describe(head)}: ${problems.join('; ')}`, {
+          // one failure per request, naming every difference
+          await ctx.attempt(() =>
+            ensure(problems.length === 0, () => `${describe(head)}: ${problems.join('; ')}`, {
               kind: kinds[0]!,
               exchange: head,
-            });
+            }),
+          );
         }
       }
       if (compared === 0) ctx.skip('no endpoint could be sampled');

@@ -134,45 +134,42 @@ export const checks: readonly Check[] = [
       if (team.length === 0) ctx.skip('no tag is visible to the credential');
       const order = new Map(team.map((t, i) => [t.tagID, i]));
       const seen = new Set<string>();
-      for (const m of await members(ctx)) {
+      await ctx.each(await members(ctx), async (m) => {
         const w = await ctx.walk('teams.memberTags', { pathParams: { memberID: m.memberID } });
         let last = -1;
         for (const t of w.records) {
           const i = order.get(t.tagID);
-          if (i === undefined) {
-            ctx.fail(`tag ${t.tagID} of member ${m.memberID} is not among the team tags`, {
-              kind: 'extra',
-              exchange: w.pages[0],
-            });
-            break;
-          }
+          ensure(
+            i !== undefined,
+            `tag ${t.tagID} of member ${m.memberID} is not among the team tags`,
+            { kind: 'extra', exchange: w.pages[0] },
+          );
           const diff = firstDifference(
             comparable('teams.tags', [team[i]])[0],
             comparable('teams.memberTags', [t])[0],
           );
-          if (diff !== undefined) {
-            ctx.fail(`tag ${t.tagID} differs between the member's and the team's tags: ${diff}`, {
-              kind: 'value',
-              exchange: w.pages[0],
-            });
-            break;
-          }
-          if (i < last) {
-            ctx.fail(`tags of member ${m.memberID} are not in the team order at tag ${t.tagID}`, {
-              kind: 'order',
-              exchange: w.pages[0],
-            });
-            break;
-          }
+          ensure(
+            diff === undefined,
+            () => `tag ${t.tagID} differs between the member's and the team's tags: ${diff}`,
+            { kind: 'value', exchange: w.pages[0] },
+          );
+          ensure(
+            i >= last,
+            `tags of member ${m.memberID} are not in the team order at tag ${t.tagID}`,
+            { kind: 'order', exchange: w.pages[0] },
+          );
           last = i;
           seen.add(t.tagID);
         }
-      }
+      });
       const orphan = team.find((t) => !seen.has(t.tagID));
-      if (orphan !== undefined)
-        ctx.fail(`team tag ${orphan.tagID} belongs to no visible member's tags`, {
+      ensure(
+        orphan === undefined,
+        () => `team tag ${orphan?.tagID} belongs to no visible member's tags`,
+        {
           kind: 'missing',
-        });
+        },
+      );
     },
   }),
 ];
