@@ -143,6 +143,11 @@ export async function walkPages(
   );
   for await (const step of steps) {
     if (step.kind === 'page') records.push(...step.page);
+    if (records.length > WALK_MAX_RECORDS + pageSize)
+      // pages over the page size cannot make a walk hold more either
+      throw new Error(
+        `${describe(pages[pages.length - 1] as Exchange)}: the list gave ${records.length} records in ${pages.length} pages; the suite walks at most ${WALK_MAX_RECORDS} records of one list`,
+      );
     if (step.kind === 'violation') {
       const ex = pages[pages.length - 1] as Exchange;
       const v = step.violation;

@@ -1,0 +1,158 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test, vi } from 'vitest';
+import { main } from '../src/cli.ts';
+import { type HostileKind, measure, startHostile } from './hostile.ts';
+
+/**
+ * Issue 11, "bounded by construction": the suite's CLI (`tagtrack-conformance run`, through
+ * its main function in this process) against small hostile servers. Each case asserts the exit
+ * code, a one-line cause, the wall time under its limit, the peak RSS growth under 512 MiB and,
+ * once the run got past the preflight, the reports written. The figures are printed.
+ */
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+/** Runs `tagtrack-conformance run` in-process against `url`; resolves exit code and output. */
+async function run(url: string, extra: string[], reportDir: string) {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    stdout += String(s);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    stderr += String(s);
+    return true;
+  });
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith('TAGTRACK_')) delete process.env[k];
+  process.env.NO_COLOR = '1';
+  try {
+    const code = await main([
+      'node',
+      'tagtrack-conformance',
+      'run',
+      '--base-url',
+      url,
+      '--mode',
+      'blind',
+      '--auth-id',
+      'HOSTILEAUTHID',
+      '--access-key',
+      'hostile-access-key',
+      '--seed',
+      '1',
+      '--num-runs',
+      '3',
+      '--timeout',
+      '1000',
+      '--report-dir',
+      reportDir,
+      ...extra,
+    ]);
+    return { code, stdout, stderr };
+  } finally {
+    process.env = saved;
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
+
+interface Case {
+  readonly kind: HostileKind;
+  readonly code: 1 | 2;
+  /** The cause: stderr's one line (exit 2) or a failure line of the summary (exit 1). */
+  readonly cause: RegExp;
+  readonly maxMs: number;
+  readonly extra?: string[];
+}
+
+const WALK = ['--only', 'SCHEMA-MEMBER-GROUP-FIELDS'];
+const CASES: Case[] = [
+  {
+    kind: 'never-answers',
+    code: 2,
+    cause: /cannot reach .*\/teams: request timed out/,
+    maxMs: 5000,
+  },
+  { kind: 'garbage-bytes', code: 2, cause: /cannot reach .*\/teams: /, maxMs: 5000 },
+  {
+    kind: 'endless-body',
+    code: 2,
+    cause: /GET .*\/teams: the response body exceeds the 32 MiB cap \(--max-body-bytes\)/,
+    maxMs: 10_000,
+    // the default cap, read in full before it trips: no per-request timeout in the way
+    extra: ['--timeout', '10000'],
+  },
+  { kind: 'slow-body', code: 2, cause: /cannot reach .*\/teams: request timed out/, maxMs: 5000 },
+  { kind: 'closes-mid-body', code: 2, cause: /cannot reach .*\/teams: /, maxMs: 5000 },
+  {
+    kind: 'redirect-loop',
+    code: 1,
+    cause: /GET \/teams \(as given\) answered 302, expected 200/,
+    maxMs: 10_000,
+    extra: WALK,
+  },
+  {
+    kind: 'invalid-json',
+    code: 1,
+    cause: /GET \/teams \(as given\): body is not JSON: \{"data": \[\{"memberID": "m1",/,
+    maxMs: 10_000,
+    extra: WALK,
+  },
+  {
+    kind: 'growing-total',
+    code: 1,
+    cause: /paging\.cursors\.total 1020 differs from 1010 on the first page/,
+    maxMs: 10_000,
+    extra: WALK,
+  },
+  {
+    kind: 'huge-total',
+    code: 1,
+    cause: /the list reports 1000000000000 records; the suite walks at most 100000 records/,
+    maxMs: 20_000,
+    extra: WALK,
+  },
+];
+
+describe('the suite against hostile servers (issue 11)', () => {
+  test.each(CASES)(
+    '$kind: exit $code with one line of cause, in time, memory flat',
+    async (c) => {
+      const server = await startHostile(c.kind);
+      const dir = await mkdtemp(join(tmpdir(), `tagtrack-hostile-${c.kind}-`));
+      dirs.push(dir);
+      try {
+        const m = await measure(() => run(server.url, c.extra ?? [], dir));
+        const { code, stdout, stderr } = m.value;
+        console.info(
+          `suite vs ${c.kind}: exit ${code}, ${m.ms} ms, peak RSS +${m.peakRssMiB} MiB, ${server.requests()} requests`,
+        );
+        expect(code).toBe(c.code);
+        if (c.code === 2) {
+          // one line on stderr, naming the cause; no report (the preflight got no answer)
+          expect(stderr.trim().split('\n')).toHaveLength(1);
+          expect(stderr).toMatch(c.cause);
+        } else {
+          const line = stdout.split('\n').find((l) => c.cause.test(l));
+          expect(line, stdout).toBeDefined();
+          expect(stdout.split('\n')).toContain('FAIL');
+          expect((await readdir(dir)).sort()).toEqual(
+            expect.arrayContaining(['junit.xml', 'report.html', 'results.json']),
+          );
+        }
+        expect(m.ms).toBeLessThan(c.maxMs);
+        expect(m.peakRssMiB).toBeLessThan(512);
+      } finally {
+        await server.close();
+      }
+    },
+    30_000,
+  );
+});
