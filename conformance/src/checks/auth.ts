@@ -1,6 +1,12 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { authorizationHeader, buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
+import {
+  ENDPOINT_IDS as ALL_ENDPOINT_IDS,
+  authorizationHeader,
+  buildQueryString,
+  type EndpointId,
+  signQuery,
+} from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../http.ts';
 import type { CheckContext } from './context.ts';
@@ -310,11 +316,11 @@ export const checks: readonly Check[] = [
       'a signature of another query string (the parameters reordered, or without a parameter that was sent: cursor, total, rtn and next included) answers 401',
     clause:
       'decisions §1 (signature over the query string in request order), §1 Revision 2 (every sent parameter is signed, next included)',
-    endpoints: ['teams.tags', 'teams.member'],
+    endpoints: ALL_ENDPOINT_IDS,
     skipIf: hmacOnly,
     async run(ctx) {
       const { authId, accessKey } = ctx.primary;
-      const variants: [string, Pair[], EndpointId][] = [
+      const variants: [string, Pair[], EndpointId, Record<string, string>?][] = [
         ['', [['isOpened', 'true']], 'teams.tags'],
         ['isOpened=false', [['isOpened', 'true']], 'teams.tags'],
         [
@@ -340,6 +346,24 @@ export const checks: readonly Check[] = [
         variants.push(['', [alone], 'teams.tags']);
         variants.push(['isOpened=true', [['isOpened', 'true'], alone], 'teams.tags']);
       }
+      // every other endpoint (single-object ones included): its sampled query plus one of the
+      // four parameters (rotating), signed without it
+      const extra: Pair[] = [
+        ['cursor', '0'],
+        ['total', '5'],
+        ['rtn', 'json'],
+        ['next', '3'],
+      ];
+      for (const [i, s] of (await sampleCalls(ctx)).entries()) {
+        if (s.endpoint === 'teams.tags') continue;
+        const own = s.call.query ?? [];
+        variants.push([
+          buildQueryString(own),
+          [...own, extra[i % extra.length]!],
+          s.endpoint,
+          s.call.pathParams ?? {},
+        ]);
+      }
       // the control: the full query signed properly is accepted, else the 401s prove nothing
       const control = await ctx.call('teams.tags', { query: full });
       if (control.status === 401)
@@ -347,8 +371,9 @@ export const checks: readonly Check[] = [
           `${describe(control)}, properly signed, answered 401: the signature scope cannot be judged`,
           { kind: 'status', exchange: control },
         );
-      await ctx.each(variants, async ([signed, query, endpoint]) => {
+      await ctx.each(variants, async ([signed, query, endpoint, pathParams]) => {
         const ex = await ctx.call(endpoint, {
+          ...(pathParams === undefined ? {} : { pathParams }),
           query,
           credential: null,
           headers: { authorization: authorizationHeader(authId, accessKey, signed) },
