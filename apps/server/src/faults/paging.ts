@@ -1,19 +1,30 @@
 import type { FaultInfo } from './info.ts';
 
-/** Faults of the paging layer: cursors, paging URLs, Link and X-Total-Count (decisions §3). */
+/**
+ * Faults of the paging layer: cursors, paging URLs, Link and X-Total-Count (decisions §3).
+ * One admin credential sees every one of them (its own team's lists page like any other), so
+ * none declares `blind`: the blind ids are the fixture ids. `paging-url-drops-prefix` needs a
+ * public URL with a path prefix (the fault matrix serves it behind a proxy stripping
+ * `/api/v1`).
+ */
 export const PAGING_FAULTS = [
   {
     name: 'page-overlap',
     area: 'paging',
     description: 'next cursor = cursor + pageSize - 1, so pages overlap by one (decisions §3)',
-    detectedBy: ['PAGE-WALK-ONCE', 'PAGE-CURSOR-ARITHMETIC'],
+    detectedBy: [
+      'PAGE-WALK-ONCE',
+      'PAGE-CURSOR-ARITHMETIC',
+      'PAGE-URLS-KEEP-QUERY',
+      'PAGE-WALK-NEXT-URL',
+    ],
   },
   {
     name: 'head-total-differs',
     area: 'paging',
     description:
       'HEAD sends an X-Total-Count of the records on the page, not the total GET sends (decisions §3, §4)',
-    detectedBy: ['REL-HEAD-MATCHES-GET'],
+    detectedBy: ['REL-HEAD-MATCHES-GET', 'PAGE-HEADERS'],
   },
   {
     name: 'no-content-as-empty-page',
@@ -27,7 +38,7 @@ export const PAGING_FAULTS = [
     area: 'paging',
     description:
       'the 204 past the end carries neither X-Total-Count nor Link (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-END-NO-CONTENT'],
+    detectedBy: ['PAGE-END-NO-CONTENT', 'PAGE-HEADERS'],
   },
   {
     name: 'last-page-next-null',
@@ -41,40 +52,40 @@ export const PAGING_FAULTS = [
     area: 'paging',
     description:
       'nextURL/previousURL carry only the cursor, dropping the other query parameters (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-URLS-KEEP-QUERY'],
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS', 'PAGE-TOTAL-NEXT-IGNORED'],
   },
   {
     name: 'paging-url-sorted-params',
     area: 'paging',
     description:
       'nextURL/previousURL rebuild the query with the parameters sorted by name, re-encoded (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-URLS-KEEP-QUERY'],
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS', 'PAGE-TOTAL-NEXT-IGNORED'],
   },
   {
     name: 'link-header-missing-text',
     area: 'paging',
     description: 'rtn=text list responses carry no Link header (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-HEADERS'],
+    detectedBy: ['PAGE-HEADERS', 'PAGE-END-NO-CONTENT'],
   },
   {
     name: 'total-count-on-single',
     area: 'paging',
     description:
       'single-object responses (3, 14, 16) carry X-Total-Count: 1 (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-HEADERS'],
+    detectedBy: ['PAGE-HEADERS', 'PAGE-SINGLE-CURSOR'],
   },
   {
     name: 'head-no-link',
     area: 'paging',
     description: 'HEAD of a list carries no Link header (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-HEADERS'],
+    detectedBy: ['PAGE-HEADERS', 'REL-HEAD-MATCHES-GET'],
   },
   {
     name: 'previous-url-on-first-page',
     area: 'paging',
     description:
       'previousURL (and Link rel="prev") point at cursor=0 on the first page instead of null (decisions §3 Revision 2)',
-    detectedBy: ['PAGE-CURSOR-ARITHMETIC'],
+    detectedBy: ['PAGE-CURSOR-ARITHMETIC', 'PAGE-WALK-NEXT-URL'],
   },
   {
     name: 'paging-url-from-host',
