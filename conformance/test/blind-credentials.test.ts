@@ -34,7 +34,7 @@ const CAUGHT: Partial<Record<FaultName, readonly string[]>> = {
   'cache-key-url-only': ['SCOPE-CACHE-PER-CALLER'],
 };
 
-const IDS = [...new Set(Object.values(CAUGHT).flat())];
+const IDS = [...new Set([...Object.values(CAUGHT).flat(), 'SCOPE-ACCOUNT-TYPE'])];
 
 async function runBlind(faults: FaultName[], seed: number, only: readonly string[]) {
   const server = createServer({ publicUrl: MEMORY_BASE_URL, faults });

@@ -231,6 +231,7 @@ export const checks: readonly Check[] = [
             const vb = await visible(ctx, b);
             const m = [...va.members].find((id) => vb.members.has(id));
             const t = [...va.tags.keys()].find((id) => vb.tags.has(id));
+            ctx.compared(va.members.size + va.tags.size);
             // contacts are per email and may legitimately appear in both teams (with each
             // team's counters: REL-CONTACTS-TAGS and ORACLE-CONTACTS check those)
             if (m !== undefined)
@@ -250,50 +251,60 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'SCOPE-ACCOUNT-TYPE',
-    title: 'an admin sees the whole team, a manager the own group and self, a user only self',
+    title:
+      'an admin sees the whole team, a manager the own group and self, a user only self (with or without declared memberIDs)',
     clause: 'decisions §2 (account types)',
     endpoints: ['teams.list', 'teams.member'],
     skipIf: (env) =>
-      declared(env).some((c) => c.memberID !== undefined)
+      declared(env).length > 0
         ? undefined
-        : 'needs credentials with teamID, accountType and memberID in the profile',
+        : 'needs credentials with teamID and accountType in the profile',
     async run(ctx) {
-      const creds = declared(ctx).filter((c) => c.memberID !== undefined);
+      const creds = declared(ctx);
       for (const c of creds) {
         const w = await ctx.walk('teams.list', { credential: c });
         const ms = w.records;
         const ids = ms.map((m) => m.memberID);
-        const self = ms.find((m) => m.memberID === c.memberID);
-        if (self === undefined) {
-          ctx.fail(
-            `${describe(w.pages[0]!)}: the caller's own member ${c.memberID} is not listed`,
-            { kind: 'missing', exchange: w.pages[0] },
-          );
+        const page = w.pages[0]!;
+        const fail = (message: string, kind: 'missing' | 'extra') =>
+          ctx.fail(`${describe(page)} as ${c.label}: ${message}`, { kind, exchange: page });
+        // without a declared memberID, self is unknown: the rules are read from the list alone
+        const self =
+          c.memberID === undefined ? undefined : ms.find((m) => m.memberID === c.memberID);
+        if (c.memberID !== undefined && self === undefined) {
+          fail(`the caller's own member ${c.memberID} is not listed`, 'missing');
           continue;
         }
         if (c.accountType === 'user' && ms.length !== 1)
-          ctx.fail(
-            `${describe(w.pages[0]!)}: a user sees ${ms.length} members [${ids.join(', ')}], expected only self`,
-            { kind: 'extra', exchange: w.pages[0] },
-          );
-        if (c.accountType === 'manager') {
-          const group = self.groupID === '' ? undefined : self.groupID;
+          fail(`a user sees ${ms.length} members [${ids.join(', ')}], expected only self`, 'extra');
+        if (c.accountType === 'manager' && ms.length > 1) {
+          const group = self === undefined ? ms[0]!.groupID : self.groupID;
           const foreign = ms.find(
-            (m) => m.memberID !== c.memberID && (group === undefined || m.groupID !== group),
+            (m) =>
+              m.memberID !== c.memberID &&
+              (group === undefined || group === '' || m.groupID !== group),
           );
           if (foreign !== undefined)
-            ctx.fail(
-              `${describe(w.pages[0]!)}: a manager of group ${group ?? '(none)'} sees member ${foreign.memberID} of group ${foreign.groupID ?? '(none)'}`,
-              { kind: 'extra', exchange: w.pages[0] },
+            fail(
+              `a manager of group ${group || '(none)'} sees member ${foreign.memberID} of group ${foreign.groupID || '(none)'}`,
+              'extra',
             );
         }
         if (c.accountType === 'admin') {
-          const mates = creds.filter((o) => o.teamID === c.teamID && !ids.includes(o.memberID!));
-          if (mates.length > 0)
-            ctx.fail(
-              `${describe(w.pages[0]!)}: the admin does not see team member ${mates[0]!.memberID} (${mates[0]!.label})`,
-              { kind: 'missing', exchange: w.pages[0] },
-            );
+          for (const o of creds.filter((x) => x !== c && x.teamID === c.teamID)) {
+            const theirs =
+              o.memberID !== undefined
+                ? [o.memberID]
+                : (await ctx.discover(o)).members.map((m) => m.memberID);
+            const unseen = theirs.find((id) => !ids.includes(id));
+            if (unseen !== undefined) {
+              fail(
+                `the admin does not see team member ${unseen}, whom ${o.label} of the same team sees`,
+                'missing',
+              );
+              break;
+            }
+          }
         }
       }
     },
@@ -340,6 +351,7 @@ export const checks: readonly Check[] = [
           credential: c,
         });
         compared++;
+        ctx.compared();
         if (hidden.status !== absent.status)
           throw new Violation(
             `${describe(hidden)} answered ${hidden.status}, but the unknown id ${unknown} (${describe(absent)}) answered ${absent.status}: the status tells an out-of-scope id from an unknown one`,
