@@ -1,12 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { canonicalDataset } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ALL_CHECKS } from './checks/index.ts';
 import { ChecksError, loadChecks } from './custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
-import { canonicalProfile } from './fixtures.ts';
+import { addFixtureCommand } from './commands/fixture.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
@@ -219,15 +216,7 @@ export function buildProgram(done: (code: number) => void): Command {
     .action(async (opts: Record<string, unknown>, cmd: Command) => {
       done(await runCommand(booleansFromEnv(opts, cmd)));
     });
-  program
-    .command('fixture')
-    .description(
-      "write the canonical dataset (canonical-dataset.json, core's Dataset schema) and its profile (canonical-profile.json) for fixture mode",
-    )
-    .requiredOption('--out <dir>', 'directory to write the two files to (created if missing)')
-    .action(async (opts: { out: string }) => {
-      done(await fixtureCommand(opts.out));
-    });
+  addFixtureCommand(program, done);
   program
     .command('requirements')
     .description('list every requirement id with its area, clause and endpoints')
@@ -237,24 +226,6 @@ export function buildProgram(done: (code: number) => void): Command {
     });
   addRequestCommand(program, done);
   return program;
-}
-
-/**
- * Writes the fixture an implementation loads for `--mode fixture`: the canonical dataset and
- * the profile carrying its credentials. Exit 0, or 2 when the directory cannot be written.
- */
-async function fixtureCommand(out: string): Promise<number> {
-  try {
-    await mkdir(out, { recursive: true });
-    const dataset = join(out, 'canonical-dataset.json');
-    const profile = join(out, 'canonical-profile.json');
-    await writeFile(dataset, `${JSON.stringify(canonicalDataset)}\n`);
-    await writeFile(profile, `${JSON.stringify(canonicalProfile(), null, 2)}\n`);
-    process.stdout.write(`wrote ${dataset}\nwrote ${profile}\n`);
-    return EXIT.ok;
-  } catch (e) {
-    return usage(`cannot write the fixture to ${out}: ${(e as Error).message}`);
-  }
 }
 
 /** Prints the requirement catalogue (id, area, required, clause, endpoints, title). */
