@@ -20,6 +20,9 @@ export interface ConformanceSuiteOptions {
  * with seed, counterexample and curl), or skip (with the reason). An expected failure
  * passes; a stale expected-failure entry fails its test.
  *
+ * Checks of your own (`options.checks: [...builtInChecks, ...yours]`) get their tests too
+ * when `options` is an object.
+ *
  * `options` may be a function, called inside the hook, so the base URL can come from a
  * server the file starts in its own `beforeAll`:
  * ```ts
@@ -34,6 +37,9 @@ export function defineConformanceSuite(
   suite: ConformanceSuiteOptions = {},
 ): void {
   const only = typeof options === 'function' ? undefined : options.only;
+  // the checks to register tests for: `options.checks` (checks of your own) when given as an
+  // object; a function's options are known only in the hook, so it gets the built-in ones
+  const catalogue = (typeof options === 'function' ? undefined : options.checks) ?? ALL_CHECKS;
   describe(suite.name ?? 'tagtrack conformance', () => {
     let result: RunResult | undefined;
     let failure: unknown;
@@ -46,7 +52,7 @@ export function defineConformanceSuite(
         failure = e;
       }
     }, suite.timeoutMs ?? 180_000);
-    for (const check of ALL_CHECKS.filter((c) => matchesOnly(c, only))) {
+    for (const check of catalogue.filter((c) => matchesOnly(c, only))) {
       test(`${check.id}: ${check.title}`, (ctx) => {
         if (failure !== undefined) throw failure;
         const r = result?.checks.find((c) => c.id === check.id);

@@ -107,7 +107,7 @@ describe('the vendor example (examples/vendor-version-header.mjs)', () => {
 
 describe('validateChecks names the check and what is wrong with it', () => {
   const run = async () => {};
-  const base = { id: 'ACME-X', title: 't', clause: 'c', endpoints: ['teams.list'], run };
+  const base = { id: 'ACME-X', title: 't', clause: 'c', endpoints: ['teams.list' as const], run };
   test.each([
     ['not an array', { checks: 1 }, /checks must be an array of checks, got object/],
     [
