@@ -1,0 +1,326 @@
+#!/usr/bin/env node
+/**
+ * Pack-and-install check (run by .ci/run; `pnpm pack:check`). Packs every public package
+ * (`prepack` builds dist/), lints the tarballs with publint, installs them with npm in a fresh
+ * temporary project (no workspace links, no build step of its own) and runs what a user runs:
+ * - every bin with `--version` (the package's version) and `--help`;
+ * - `tagtrack-server` on a free port, then `tagtrack-conformance run --mode fixture` against
+ *   it (must pass, exit 0) and against a second server started with a `--fault` (must fail,
+ *   exit 1);
+ * - `tagtrack` (the client) with one request (`teams list`), answered with JSON records;
+ * - a strict TypeScript check (`module: nodenext`) of a file importing core's, client's,
+ *   conformance's and server's types and core's `./openapi.json` export;
+ * - the installed @tagtrack/conformance neither depends on nor imports @tagtrack/server.
+ * Prints the tarball sizes, the installed size and the time taken. Exit 0 when all passed,
+ * 1 otherwise. Credentials are passed through the environment and never printed.
+ *
+ * Options: `--keep` leaves the temporary directory in place (its path is printed).
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatSize, packAll, ROOT, run, treeSize } from './packages.mjs';
+
+const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
+
+const started = Date.now();
+const failures = [];
+
+/** Records a failed expectation (the run goes on, so one report lists every problem). */
+function expect(ok, what, detail = '') {
+  process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${what}\n`);
+  if (!ok) {
+    failures.push(what);
+    if (detail) process.stdout.write(`${detail.trim().replace(/^/gm, '     | ')}\n`);
+  }
+  return ok;
+}
+
+/**
+ * Starts an installed `tagtrack-server` on a free port of 127.0.0.1 and resolves once it
+ * printed its URL, with the admin credential of team 1 parsed from the banner (kept out of
+ * the output). The caller stops it with `stop()`.
+ */
+function startServer(bin, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['--port', '0', '--quiet', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tagtrack-server printed no URL in 30 s: ${stderr}`));
+    }, 30_000);
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      const admin = /^\s+\S*admin\S*\tauthId=(\S+)\taccessKey=(\S+)$/m.exec(stdout);
+      if (url && admin && stdout.includes('OpenAPI document')) {
+        clearTimeout(timer);
+        const exited = new Promise((r) => child.once('close', r));
+        resolve({
+          url,
+          authId: admin[1],
+          accessKey: admin[2],
+          banner: stdout,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tagtrack-server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+}
+
+/** An import of @tagtrack/server: static (`from '…'`), dynamic (`import('…')`) or bare. */
+const SERVER_IMPORT = /(?:from\s*|import\s*\(\s*|import\s+)['"]@tagtrack\/server(?:\/[^'"]*)?['"]/;
+
+/** The JavaScript and declaration files under `dir` that import @tagtrack/server (relative paths). */
+async function serverImporters(dir, prefix = '') {
+  const hits = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') {
+        hits.push(...(await serverImporters(path, `${prefix}${entry.name}/`)));
+      }
+    } else if (
+      /\.(?:m?js|d\.m?ts)$/.test(entry.name) &&
+      SERVER_IMPORT.test(await readFile(path, 'utf8'))
+    ) {
+      hits.push(`${prefix}${entry.name}`);
+    }
+  }
+  return hits;
+}
+
+const CHECK_TS = `// Strict nodenext import of the published types (written by scripts/pack-check.mjs).
+import { type Tag, type StatsSummary, authorizationHeader, openApiDocument } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import type { TagtrackClient } from '@tagtrack/client';
+import { runConformance } from '@tagtrack/conformance';
+import { createServer } from '@tagtrack/server';
+import openapi from '@tagtrack/core/openapi.json' with { type: 'json' };
+import corePackage from '@tagtrack/core/package.json' with { type: 'json' };
+
+const tag: Tag['stats'] = {
+  totalOpens: 0, uniqueOpens: 0, totalClicks: 0, uniqueClicks: 0,
+  desktopOpens: 0, mobileOpens: 0, desktopClicks: 0, mobileClicks: 0,
+};
+const stats: StatsSummary['uniqueOpens'] = tag.uniqueOpens;
+const header: string = authorizationHeader('id', 'key', '');
+const version: string = openapi.openapi + corePackage.version;
+const title: unknown = openApiDocument().info;
+const first = CANONICAL_CREDENTIALS[0];
+export const used = [stats, header, version, title, first, runConformance, createServer];
+export type Client = TagtrackClient;
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    verbatimModuleSyntax: true,
+    resolveJsonModule: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: ['node'],
+  },
+  files: ['check.ts'],
+};
+
+async function main() {
+  const work = await mkdtemp(join(tmpdir(), 'tagtrack-pack-'));
+  try {
+    const tarballs = join(work, 'tarballs');
+    const project = join(work, 'project');
+    await mkdir(tarballs);
+    await mkdir(project);
+
+    process.stdout.write('== pack (prepack builds dist/)\n');
+    const packages = await packAll(tarballs);
+
+    process.stdout.write('== publint --strict\n');
+    const publint = join(ROOT, 'node_modules/.bin/publint');
+    for (const p of packages) {
+      const res = await run(publint, ['--strict', p.tarball]);
+      expect(res.code === 0, `publint ${p.name}`, res.stdout + res.stderr);
+    }
+
+    process.stdout.write('== npm install of the tarballs in a fresh project\n');
+    await writeFile(
+      join(project, 'package.json'),
+      `${JSON.stringify({ name: 'tagtrack-pack-check', private: true, type: 'module' }, null, 2)}\n`,
+    );
+    const install = await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--no-package-lock',
+        '--loglevel=error',
+        ...packages.map((p) => p.tarball),
+      ],
+      { cwd: project },
+    );
+    if (!expect(install.code === 0, 'npm install of the four tarballs', install.stderr)) return;
+    const installed = await treeSize(join(project, 'node_modules'));
+    const bin = (name) => join(project, 'node_modules/.bin', name);
+
+    process.stdout.write('== bins: --version and --help\n');
+    for (const p of packages) {
+      for (const name of Object.keys(p.bin)) {
+        const v = await run(bin(name), ['--version'], { cwd: project });
+        expect(
+          v.code === 0 && v.stdout.trim() === p.version,
+          `${name} --version prints ${p.version}`,
+          v.stdout + v.stderr,
+        );
+        const h = await run(bin(name), ['--help'], { cwd: project });
+        expect(h.code === 0 && h.stdout.includes('Usage:'), `${name} --help`, h.stdout + h.stderr);
+      }
+    }
+
+    process.stdout.write('== conformance package does not need the server\n');
+    const conformanceDir = join(project, 'node_modules/@tagtrack/conformance');
+    const manifest = JSON.parse(await readFile(join(conformanceDir, 'package.json'), 'utf8'));
+    expect(
+      !('@tagtrack/server' in { ...manifest.dependencies, ...manifest.peerDependencies }),
+      '@tagtrack/conformance has no (peer) dependency on @tagtrack/server',
+    );
+    const importers = await serverImporters(conformanceDir);
+    expect(
+      importers.length === 0,
+      'no published module of @tagtrack/conformance imports @tagtrack/server',
+      importers.join('\n'),
+    );
+
+    process.stdout.write('== tagtrack-server, tagtrack-conformance, tagtrack\n');
+    const faults = await run(bin('tagtrack-server'), ['--list-faults'], { cwd: project });
+    const fault = faults.stdout.split('\n')[0]?.split('\t')[0];
+    expect(faults.code === 0 && Boolean(fault), 'tagtrack-server --list-faults names a fault');
+    const server = await startServer(bin('tagtrack-server'), []);
+    try {
+      expect(
+        server.banner.includes('demo credentials'),
+        `tagtrack-server serves the canonical dataset on ${server.url} and prints the demo credentials`,
+      );
+      const reports = join(work, 'reports');
+      const pass = await run(
+        bin('tagtrack-conformance'),
+        ['run', '--mode', 'fixture', '--num-runs', '3', '--seed', '1', '--report-dir', reports],
+        { cwd: project, env: { TAGTRACK_BASE_URL: server.url } },
+      );
+      expect(
+        pass.code === 0,
+        'tagtrack-conformance run --mode fixture passes (exit 0)',
+        pass.stdout + pass.stderr,
+      );
+      const written = await readdir(reports).catch(() => []);
+      expect(
+        ['results.json', 'junit.xml', 'report.html'].every((f) => written.includes(f)),
+        `the run wrote results.json, junit.xml and report.html (${written.join(', ')})`,
+      );
+      const client = await run(bin('tagtrack'), ['teams', 'list', '--output', 'json'], {
+        cwd: project,
+        env: {
+          TAGTRACK_BASE_URL: server.url,
+          TAGTRACK_AUTH_ID: server.authId,
+          TAGTRACK_ACCESS_KEY: server.accessKey,
+        },
+      });
+      let members = [];
+      try {
+        const body = JSON.parse(client.stdout);
+        members = Array.isArray(body) ? body : (body.data ?? []);
+      } catch {}
+      expect(
+        client.code === 0 && members.length > 0 && typeof members[0]?.memberID === 'string',
+        `tagtrack teams list answers ${members.length} members`,
+        client.stderr,
+      );
+    } finally {
+      await server.stop();
+    }
+    if (fault) {
+      const faulty = await startServer(bin('tagtrack-server'), ['--fault', fault]);
+      try {
+        const fail = await run(
+          bin('tagtrack-conformance'),
+          ['run', '--mode', 'fixture', '--num-runs', '3', '--seed', '1', '--bail'],
+          { cwd: project, env: { TAGTRACK_BASE_URL: faulty.url } },
+        );
+        expect(
+          fail.code === 1,
+          `tagtrack-conformance fails against --fault ${fault} (exit ${fail.code}, expected 1)`,
+          fail.stderr,
+        );
+      } finally {
+        await faulty.stop();
+      }
+    }
+
+    process.stdout.write('== strict TypeScript import (module nodenext)\n');
+    await writeFile(join(project, 'check.ts'), CHECK_TS);
+    await writeFile(join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
+    // The monorepo's own TypeScript and @types/node: the temporary project installs only the
+    // four tarballs (and their dependencies).
+    const require = createRequire(join(ROOT, 'package.json'));
+    const tsc = require.resolve('typescript/bin/tsc');
+    const typeRoots = [join(ROOT, 'node_modules/@types')];
+    const tscRun = await run(
+      process.execPath,
+      [tsc, '-p', 'tsconfig.json', '--typeRoots', typeRoots.join(',')],
+      { cwd: project },
+    );
+    expect(
+      tscRun.code === 0,
+      'tsc --noEmit (strict, nodenext) of the published types',
+      tscRun.stdout,
+    );
+
+    process.stdout.write('== sizes\n');
+    for (const p of packages) {
+      process.stdout.write(`  ${p.name}@${p.version}\ttarball ${formatSize(p.size)}\n`);
+    }
+    const total = packages.reduce((s, p) => s + p.size, 0);
+    process.stdout.write(`  tarballs together ${formatSize(total)}\n`);
+    process.stdout.write(
+      `  installed node_modules (four packages and dependencies) ${formatSize(installed)}\n`,
+    );
+  } finally {
+    if (flags.keep) process.stdout.write(`kept ${work}\n`);
+    else await rm(work, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  failures.push(String(e));
+  process.stderr.write(`pack-check: ${e instanceof Error ? e.message : e}\n`);
+}
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+process.stdout.write(
+  failures.length === 0
+    ? `pack-check passed in ${seconds} s\n`
+    : `pack-check FAILED (${failures.length}) in ${seconds} s:\n${failures.map((f) => `  - ${f}`).join('\n')}\n`,
+);
+process.exitCode = failures.length === 0 ? 0 : 1;
