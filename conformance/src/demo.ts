@@ -1,14 +1,21 @@
 /**
  * `pnpm demo`: starts the reference server in-process on the canonical dataset (a real
  * socket on 127.0.0.1), runs the suite in fixture mode, prints the summary, writes
- * results.json, junit.xml and report.html to `reports/`, and exits 0 when everything passed.
+ * results.json, junit.xml, report.html and exchanges.har (HAR 1.2) to `reports/`, and exits
+ * 0 when everything passed.
  * A repository script, not part of the published package (it needs the private reference
  * server, a devDependency).
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer } from '@tagtrack/server';
 import { canonicalProfile } from './fixtures.ts';
-import { formatSummary, progressReporter, useColor, writeReports } from './reporters/index.ts';
+import {
+  formatSummary,
+  progressReporter,
+  useColor,
+  writeHar,
+  writeReports,
+} from './reporters/index.ts';
 import { runConformance } from './runner.ts';
 
 const server = createServer();
@@ -24,6 +31,9 @@ try {
   process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
   const dir = resolve(process.env.INIT_CWD ?? process.cwd(), 'reports');
   const paths = await writeReports(result, dir);
+  const har = join(dir, 'exchanges.har');
+  await writeHar(result, har);
+  paths.push(har);
   process.stdout.write(`reports: ${paths.join(', ')}\n`);
   process.exitCode = result.ok ? 0 : 1;
 } finally {
