@@ -14,12 +14,23 @@ import {
   type CheckEnv,
   FORMER_AREAS,
   type Oracle,
+  priorityOf,
+  runsAlone,
   type SuiteCredential,
 } from './checks/define.ts';
-import { type Failure, SkipCheck, StopCheck, Violation } from './checks/failure.ts';
+import {
+  type CheckScope,
+  describe,
+  type Failure,
+  flattenLog,
+  inScope,
+  SkipCheck,
+  StopCheck,
+  Violation,
+} from './checks/failure.ts';
 import { ALL_CHECKS } from './checks/index.ts';
-import { type ChecksError, validateChecks } from './custom-checks.ts';
 import type { Walk } from './checks/walk.ts';
+import { type ChecksError, validateChecks } from './custom-checks.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
@@ -72,8 +83,32 @@ export interface RunOptions {
   readonly fetch?: FetchLike | undefined;
   /** The fixture-mode dataset; default the canonical dataset. */
   readonly dataset?: Dataset | undefined;
-  /** Progress events (start, each check, end). */
+  /** Progress events (start, each check as it ends, end). */
   readonly onEvent?: ((event: RunEvent) => void) | undefined;
+  /**
+   * Checks run at the same time (default {@link defaultConcurrency}: 1 when a rate limit is
+   * declared or given, 4 for a local or in-memory base URL, 2 otherwise). One scheduler paces
+   * every request to the rate; results are the same for a seed whatever the concurrency.
+   */
+  readonly concurrency?: number | undefined;
+  /**
+   * Request budget: at most this many requests go out (cache hits are free). Checks run by
+   * priority; those the budget does not reach are skipped "not run: request budget spent".
+   */
+  readonly maxRequests?: number | undefined;
+  /**
+   * Overall deadline in ms: when it passes the run stops, unfinished checks are errors
+   * ("interrupted: ...") and the result has `interrupted` set.
+   */
+  readonly maxDurationMs?: number | undefined;
+  /** Aborting it stops the run as the deadline does (the CLI aborts it on SIGINT/SIGTERM). */
+  readonly signal?: AbortSignal | undefined;
+  /** Enables RATE-RESPONSE-TIME: every response must arrive within this many ms. */
+  readonly maxResponseTimeMs?: number | undefined;
+  /** Only the checks with exactly these ids (after `only`/`exclude`), e.g. for a replay. */
+  readonly ids?: readonly string[] | undefined;
+  /** Property seeds and shrink paths to replay, by `CHECK-ID#n` (see `RunServices.replay`). */
+  readonly replay?: RunServices['replay'];
   /**
    * The checks to choose from, in run order; default the built-in ones (`ALL_CHECKS`). Add
    * your own with `[...builtInChecks, myCheck]`: ids unique, none a built-in id but the
@@ -108,6 +143,13 @@ export interface CheckResult {
   readonly seed: number;
   readonly requests: number;
   readonly durationMs: number;
+  /**
+   * Comparisons the check made (each assertion that held or failed, each case of a loop, each
+   * property run): a check that compared nothing is never a pass.
+   */
+  readonly comparisons?: number | undefined;
+  /** Ids of the exchanges the check relied on, in call order (walks and discoveries included). */
+  readonly exchangeIds?: readonly number[] | undefined;
 }
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
@@ -125,8 +167,15 @@ export interface RunResult {
   readonly summary: Readonly<Record<CheckStatus, number>> & { readonly expectedFailures: number };
   /** Expected-failure entries whose check passed: they make the run fail. */
   readonly staleExpectedFailures: readonly string[];
-  /** True when every required check passed (or failed as expected) and no entry is stale. */
+  /**
+   * True when every required check passed (or failed as expected), no entry is stale, no
+   * request was answered with a 5xx and the run was not interrupted.
+   */
   readonly ok: boolean;
+  /** Checks run at the same time. */
+  readonly concurrency: number;
+  /** Why the run stopped early (deadline, SIGINT, SIGTERM); absent when it ran to the end. */
+  readonly interrupted?: string | undefined;
   readonly exchanges: readonly Exchange[];
 }
 
@@ -288,22 +337,42 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const { primary, all } = credentialsOf(options, profile);
   const catalogue = options.checks === undefined ? ALL_CHECKS : validateChecks(options.checks);
-  const selected = selectChecks(catalogue, options.only, options.exclude);
+  const selected = selectChecks(catalogue, options.only, options.exclude).filter(
+    (c) => options.ids === undefined || options.ids.includes(c.id),
+  );
+  if (selected.length === 0)
+    throw new ConfigError(`no check with the id ${options.ids?.join(', ')} is selected`);
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
   const knownIds = new Set(catalogue.map((c) => c.id));
   const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));
   if (unknown.length > 0)
     throw new ConfigError(`expected-failures lists unknown requirement ids: ${unknown.join(', ')}`);
+  for (const [name, value] of [
+    ['concurrency', options.concurrency],
+    ['max-requests', options.maxRequests],
+    ['max-duration', options.maxDurationMs],
+    ['max-response-time', options.maxResponseTimeMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  }
 
   const rate =
     options.rateLimit ??
     (profile.rateLimit === null
       ? undefined
       : (profile.rateLimit.limit / profile.rateLimit.windowMs) * 1000 * 0.9);
+  const concurrency =
+    options.concurrency ??
+    defaultConcurrency(options.baseUrl, {
+      rateLimited: rate !== undefined,
+      inMemory: options.fetch !== undefined,
+    });
+  const guard = new RunGuard(options);
   const http = new HttpClient({
     baseUrl: options.baseUrl,
     auth: profile.auth,
-    fetch: options.fetch,
+    fetch: guard.fetch(options.fetch),
     timeoutMs: options.timeoutMs ?? 10_000,
     ratePerSecond: rate,
     maxBodyBytes: options.maxBodyBytes,
@@ -318,14 +387,26 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     probeMethods: options.probeMethods ?? false,
     credentials: all,
     oracle,
+    maxResponseTimeMs: options.maxResponseTimeMs,
   };
 
   // Preflight: the base URL answers and the primary credential is accepted.
-  const pre = await http.request({ path: '/teams', credential: primary });
-  if (pre.status === 401 || pre.status === 403)
+  let pre: Exchange | undefined;
+  try {
+    pre = await http.request({ path: '/teams', credential: primary });
+  } catch (e) {
+    // stopped before it answered: the run reports every check as not finished
+    if (guard.interrupted === undefined && !guard.budgetSpent) {
+      guard.dispose();
+      throw e;
+    }
+  }
+  if (pre !== undefined && (pre.status === 401 || pre.status === 403)) {
+    guard.dispose();
     throw new ConfigError(
       `the credential ${primary.label} (authId ${primary.authId}) was rejected: GET /teams answered ${pre.status}`,
     );
+  }
 
   const walkCache = new Map<string, Promise<Walk>>();
   const discoveries = new Map<string, Promise<Discovery>>();
@@ -344,20 +425,93 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       }
       return p;
     },
+    ...(options.replay === undefined ? {} : { replay: options.replay }),
   };
 
+  // One scheduler: checks start by priority (catalogue order among equals), up to
+  // `concurrency` at a time, a check that runs alone with nothing beside it; every request
+  // goes through the one HttpClient, whose pacer keeps to the rate whatever runs at once.
   options.onEvent?.({ type: 'start', checks: selected });
-  const results: CheckResult[] = [];
+  const ordered = selected
+    .map((check, index) => ({ check, index }))
+    .sort((a, b) => priorityOf(a.check) - priorityOf(b.check) || a.index - b.index)
+    .map((x) => x.check);
+  const done = new Map<string, { result: CheckResult; exchanges: readonly Exchange[] }>();
+  const running = new Set<Promise<void>>();
   let bailed = false;
-  for (const check of selected) {
-    const outcome = bailed
-      ? skipped('not run: an earlier check failed and --bail is set', seed)
-      : await runCheck(check, services, env);
-    const result = resultOf(check, outcome, expected.get(check.id));
-    results.push(result);
-    options.onEvent?.({ type: 'check', result });
-    if (options.bail && isBad(result)) bailed = true;
+  const halted = () => bailed || guard.interrupted !== undefined || guard.budgetSpent;
+  const launch = (check: Check): Promise<void> => {
+    const p: Promise<void> = runCheck(check, services, env, guard)
+      .then(({ outcome, exchanges }) => {
+        if (done.has(check.id)) return;
+        const result = resultOf(check, outcome, expected.get(check.id));
+        done.set(check.id, { result, exchanges });
+        options.onEvent?.({ type: 'check', result });
+        if (options.bail && isBad(result)) bailed = true;
+      })
+      .finally(() => running.delete(p));
+    running.add(p);
+    return p;
+  };
+  const settle = () =>
+    Promise.race([Promise.allSettled([...running]), guard.graceAfterStop(INTERRUPT_GRACE_MS)]);
+  if (!halted()) {
+    for (const check of ordered) {
+      if (runsAlone(check)) {
+        await settle();
+        if (halted()) break;
+        await Promise.race([launch(check), guard.graceAfterStop(INTERRUPT_GRACE_MS)]);
+        continue;
+      }
+      while (running.size >= concurrency && !halted()) await Promise.race(running);
+      if (halted()) break;
+      launch(check);
+    }
   }
+  await settle();
+  guard.dispose();
+
+  // what did not run (or did not end): in catalogue order, with why
+  for (const check of selected) {
+    if (done.has(check.id)) continue;
+    const outcome: Outcome =
+      guard.interrupted !== undefined
+        ? { ...skipped(`interrupted: ${guard.interrupted}`, seed), status: 'error' }
+        : guard.budgetSpent
+          ? skipped(
+              check.skipIf?.(env) ??
+                `not run: request budget spent (--max-requests ${options.maxRequests})`,
+              seed,
+            )
+          : skipped('not run: an earlier check failed and --bail is set', seed);
+    const result = resultOf(check, outcome, expected.get(check.id));
+    done.set(check.id, { result, exchanges: [] });
+    options.onEvent?.({ type: 'check', result });
+  }
+
+  // exchange ids in a deterministic order: the preflight, then each check's log in catalogue
+  // order, then any other (an item cut by a stop), whatever order the answers came in
+  const renumber = new Map<number, number>();
+  const take = (id: number) => {
+    if (!renumber.has(id)) renumber.set(id, renumber.size + 1);
+  };
+  if (pre !== undefined) take(pre.id);
+  for (const check of selected) for (const ex of done.get(check.id)!.exchanges) take(ex.id);
+  for (const ex of http.exchanges) take(ex.id);
+  const newId = (id: number | undefined) => (id === undefined ? undefined : renumber.get(id));
+  const results = selected.map((check) => {
+    const { result, exchanges } = done.get(check.id)!;
+    return {
+      ...result,
+      failures: result.failures.map((f) =>
+        f.exchangeId === undefined ? f : { ...f, exchangeId: newId(f.exchangeId) },
+      ),
+      exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
+    };
+  });
+  const exchanges = http.exchanges
+    .map((ex) => ({ ...ex, id: newId(ex.id) as number }))
+    .sort((a, b) => a.id - b.id);
 
   const summary = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
   for (const r of results) {
@@ -366,6 +520,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       summary.expectedFailures++;
   }
   const stale = results.filter((r) => r.expectedFailure !== undefined && r.status === 'pass');
+  // a 5xx fails the run whichever check got it, listed in the expected-failures file or not
+  const serverError = results.some((r) => r.failures.some((f) => f.key.startsWith(FIVE_XX)));
   const result: RunResult = {
     suite: 'tagtrack-conformance',
     profile,
@@ -375,15 +531,141 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     numRuns,
     startedAt,
     durationMs: Math.round(performance.now() - started),
-    requests: { sent: http.requestCount, cacheHits: http.cacheHits },
+    requests: { sent: guard.sent, cacheHits: http.cacheHits },
     checks: results,
     summary,
     staleExpectedFailures: stale.map((r) => r.id),
-    ok: !results.some(isBad) && stale.length === 0,
-    exchanges: http.exchanges,
+    ok:
+      !results.some(isBad) && stale.length === 0 && !serverError && guard.interrupted === undefined,
+    concurrency,
+    ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
+    exchanges,
   };
   options.onEvent?.({ type: 'end', result });
   return result;
+}
+
+/** How long running checks get to end once the run is stopped, in ms. */
+const INTERRUPT_GRACE_MS = 2000;
+
+/** Dedup-key prefix of the failure a 5xx answer adds to the check that got it. */
+const FIVE_XX = '5xx: ';
+
+/** Default `concurrency` for a local (or in-memory) base URL and for any other. */
+export const DEFAULT_CONCURRENCY = { local: 4, remote: 2 } as const;
+
+/**
+ * The default number of checks run at once: 1 when a rate limit is declared or given (the
+ * rate is the bottleneck, and the rate checks must see the run undisturbed), else
+ * {@link DEFAULT_CONCURRENCY}`.local` for an in-memory run or a loopback host (`localhost`,
+ * `127.x.x.x`, `::1`), `.remote` for any other host (a vendor's staging service).
+ */
+export function defaultConcurrency(
+  baseUrl: string,
+  { rateLimited, inMemory }: { readonly rateLimited: boolean; readonly inMemory: boolean },
+): number {
+  if (rateLimited) return 1;
+  if (inMemory) return DEFAULT_CONCURRENCY.local;
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    return DEFAULT_CONCURRENCY.remote;
+  }
+  const local = host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  return local ? DEFAULT_CONCURRENCY.local : DEFAULT_CONCURRENCY.remote;
+}
+
+/** Thrown by the guarded fetch once the run is stopped or its request budget is spent. */
+class RunStopped extends Error {
+  override readonly name = 'RunStopped';
+}
+
+/**
+ * What stops a run early: the deadline (`maxDurationMs`), an outside signal (SIGINT,
+ * SIGTERM) and the request budget (`maxRequests`). Its {@link fetch} wraps the transport:
+ * refuses requests once stopped or over budget, and aborts those in flight on a stop.
+ */
+class RunGuard {
+  /** Requests handed to the transport (what `requests.sent` reports). */
+  sent = 0;
+  /** Set when a request was refused because the budget was spent. */
+  budgetSpent = false;
+  /** The request budget (`maxRequests`), if any. */
+  get budget(): number | undefined {
+    return this.options.maxRequests;
+  }
+  private readonly controller = new AbortController();
+  private readonly stopped: Promise<never>;
+  private readonly timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onOutside: (() => void) | undefined;
+
+  constructor(
+    private readonly options: Pick<RunOptions, 'maxRequests' | 'maxDurationMs' | 'signal'>,
+  ) {
+    this.stopped = new Promise<never>((_, reject) => {
+      this.controller.signal.addEventListener(
+        'abort',
+        () => reject(new RunStopped(`interrupted: ${this.interrupted}`)),
+        { once: true },
+      );
+    });
+    this.stopped.catch(() => {});
+    const outside = options.signal;
+    if (outside !== undefined) {
+      this.onOutside = () => this.stop(reasonText(outside.reason));
+      if (outside.aborted) this.onOutside();
+      else outside.addEventListener('abort', this.onOutside, { once: true });
+    }
+    if (options.maxDurationMs !== undefined) {
+      const ms = options.maxDurationMs;
+      this.timer = setTimeout(() => this.stop(`--max-duration ${ms / 1000} s reached`), ms);
+      this.timer.unref?.();
+    }
+  }
+
+  /** Why the run stopped, or undefined while it goes on. */
+  get interrupted(): string | undefined {
+    return this.controller.signal.aborted ? String(this.controller.signal.reason) : undefined;
+  }
+
+  stop(reason: string): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+  }
+
+  /** Resolves `ms` after the run is stopped (never when it is not). */
+  graceAfterStop(ms: number): Promise<void> {
+    return this.stopped.catch(() => new Promise<void>((r) => setTimeout(r, ms).unref?.()));
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.onOutside !== undefined)
+      this.options.signal?.removeEventListener('abort', this.onOutside);
+  }
+
+  /** The transport, guarded (see the class). */
+  fetch(inner: FetchLike | undefined): FetchLike {
+    const send: FetchLike = inner ?? ((r) => fetch(r));
+    return async (request) => {
+      if (this.interrupted !== undefined) throw new RunStopped(`interrupted: ${this.interrupted}`);
+      const max = this.options.maxRequests;
+      if (max !== undefined && this.sent >= max) {
+        this.budgetSpent = true;
+        throw new RunStopped(`request budget spent (--max-requests ${max})`);
+      }
+      this.sent++;
+      const signal = AbortSignal.any([request.signal, this.controller.signal]);
+      return Promise.race([send(new Request(request, { signal })), this.stopped]);
+    };
+  }
+}
+
+/** An abort reason in words (a string as it is, an Error's message). */
+function reasonText(reason: unknown): string {
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error) return reason.message;
+  return 'interrupted';
 }
 
 /** A failed or errored required check not covered by the expected-failures file. */
@@ -401,6 +683,7 @@ interface Outcome {
   readonly seed: number;
   readonly requests: number;
   readonly durationMs: number;
+  readonly comparisons: number;
 }
 
 /**
@@ -425,28 +708,43 @@ function resultOf(
     seed: outcome.seed,
     requests: outcome.requests,
     durationMs: outcome.durationMs,
+    comparisons: outcome.comparisons,
+    exchangeIds: [],
     ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }
 
 function skipped(reason: string, seed: number): Outcome {
-  return { status: 'skip', reason, failures: [], seed, requests: 0, durationMs: 0 };
+  return { status: 'skip', reason, failures: [], seed, requests: 0, durationMs: 0, comparisons: 0 };
 }
 
 /**
- * Runs one check: `skipIf`, then `run`. A {@link SkipCheck} skips it, a {@link StopCheck}
- * ends it normally, an escaped {@link Violation} is one more failure, any other exception
- * is an error (its message and the first stack line). Fails when a failure was recorded.
+ * Runs one check: `skipIf`, then `run` in a scope of its own (its comparisons and request
+ * log). A {@link SkipCheck} skips it, a {@link StopCheck} ends it normally, an escaped
+ * {@link Violation} is one more failure, any other exception is an error (its message and
+ * the first stack line). Then:
+ * - a 5xx answer to any request of its log is a failure naming the request (unless one of its
+ *   failures already shows that exchange): a 5xx fails the run whichever check sent it;
+ * - a pass that compared nothing is a skip, or an error when a discovery it used failed;
+ * - stopped by the run: an error "interrupted: …", or for the request budget a skip
+ *   (a fail when it had failures already).
+ * Fails when a failure was recorded. Resolves the outcome and the log's exchanges.
  */
-async function runCheck(check: Check, services: RunServices, env: CheckEnv): Promise<Outcome> {
+async function runCheck(
+  check: Check,
+  services: RunServices,
+  env: CheckEnv,
+  guard: RunGuard,
+): Promise<{ outcome: Outcome; exchanges: readonly Exchange[] }> {
   const reason = check.skipIf?.(env);
-  const ctx = new CheckContext(check.id, services);
-  if (reason !== undefined) return skipped(reason, ctx.seed);
+  const scope: CheckScope = { comparisons: 0, log: [] };
+  const ctx = new CheckContext(check.id, services, scope);
+  if (reason !== undefined) return { outcome: skipped(reason, ctx.seed), exchanges: [] };
   const t0 = performance.now();
   let status: CheckStatus = 'pass';
   let why: string | undefined;
   try {
-    await check.run(ctx);
+    await inScope(scope, () => check.run(ctx));
   } catch (e) {
     if (e instanceof SkipCheck) {
       status = 'skip';
@@ -458,15 +756,53 @@ async function runCheck(check: Check, services: RunServices, env: CheckEnv): Pro
       why = errorText(e);
     }
   }
+  const exchanges = flattenLog(scope.log);
+  const shown = new Set(ctx.failures.map((f) => f.exchangeId));
+  for (const ex of exchanges) {
+    if (ex.status < 500 || shown.has(ex.id)) continue;
+    shown.add(ex.id);
+    ctx.record(
+      ctx.failureOf(
+        `${describe(ex)} answered ${ex.status}: a 5xx fails the run, whichever check sent the request`,
+        { kind: 'status', key: `${FIVE_XX}${ex.method} ${ex.target}`, exchange: ex },
+      ),
+    );
+  }
+  if (status === 'error' && guard.interrupted !== undefined) {
+    why = `interrupted: ${guard.interrupted}`;
+  } else if (status === 'error' && guard.budgetSpent && isBudgetRefusal(why)) {
+    status = ctx.failures.length > 0 ? 'fail' : 'skip';
+    why = `not finished: request budget spent (--max-requests ${guard.budget})`;
+  } else if (status === 'skip' && ctx.failures.length > 0) {
+    status = 'fail';
+  } else if (status === 'pass' && ctx.failures.length === 0 && ctx.comparisons === 0) {
+    const problems = ctx.discoveryProblems;
+    if (problems.length > 0) {
+      status = 'error';
+      why = `compared nothing: discovery failed: ${problems.join('; ')}`;
+    } else {
+      status = 'skip';
+      why = 'compared nothing: no case of this requirement in the data the implementation serves';
+    }
+  }
   if (status === 'pass' && ctx.failures.length > 0) status = 'fail';
   return {
-    status,
-    reason: why,
-    failures: ctx.failures,
-    seed: ctx.seed,
-    requests: ctx.requests,
-    durationMs: Math.round(performance.now() - t0),
+    outcome: {
+      status,
+      reason: why,
+      failures: ctx.failures,
+      seed: ctx.seed,
+      requests: ctx.requests,
+      durationMs: Math.round(performance.now() - t0),
+      comparisons: ctx.comparisons,
+    },
+    exchanges,
   };
+}
+
+/** Whether an error message is the guarded fetch's refusal for the budget. */
+function isBudgetRefusal(message: string | undefined): boolean {
+  return message?.includes('request budget spent') ?? false;
 }
 
 /** An unexpected exception in words: a ConnectionError's message, else name, message and where. */
@@ -477,20 +813,27 @@ function errorText(e: unknown): string {
   return `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}${at}`;
 }
 
-/** Walks the list endpoints for a credential; a broken list gives an empty part (checks report it). */
+/**
+ * Walks the list endpoints for a credential, in a scope of its own (no check counts its
+ * comparisons; its exchanges join the log of each check that uses it). A list that cannot be
+ * walked gives an empty part and a line in `problems` (the checks using it report it).
+ */
 async function discover(services: RunServices, credential: SuiteCredential): Promise<Discovery> {
-  const ctx = new CheckContext('DISCOVERY', services);
+  const scope: CheckScope = { comparisons: 0, log: [] };
+  const ctx = new CheckContext('DISCOVERY', services, scope);
+  const problems: string[] = [];
   const list = async <Id extends EndpointId>(endpoint: Id) => {
     try {
       return (await ctx.walk(endpoint, { credential })).records;
     } catch (e) {
-      if (e instanceof Violation) return [];
-      throw e;
+      if (!(e instanceof Violation)) throw e;
+      problems.push(`${endpoint} as ${credential.label}: ${e.message}`);
+      return [];
     }
   };
-  const members = await list('teams.list');
-  const tags = await list('teams.tags');
-  const contacts = await list('contacts.list');
+  const [members, tags, contacts] = await inScope(scope, () =>
+    Promise.all([list('teams.list'), list('teams.tags'), list('contacts.list')]),
+  );
   const groups = new Map<string, { groupID: string; groupName: string }>();
   for (const m of members) {
     const id = m.groupID;
@@ -498,5 +841,12 @@ async function discover(services: RunServices, credential: SuiteCredential): Pro
     if (typeof id === 'string' && id !== '' && typeof name === 'string')
       groups.set(id, { groupID: id, groupName: name });
   }
-  return { members, tags, contacts, groups: [...groups.values()] };
+  return {
+    members,
+    tags,
+    contacts,
+    groups: [...groups.values()],
+    exchanges: flattenLog(scope.log),
+    problems,
+  };
 }

@@ -301,6 +301,7 @@ export const checks: readonly Check[] = [
             credential: null,
             headers: { authorization: b64(`${authId}:${hex}`) },
           });
+          ctx.compared();
           if (ex.status === 401 || ex.status !== plain.status)
             throw new Violation(
               `${describe(ex)} with the right signature in ${how} hex (${hex}) answered ${ex.status}; in lower case it answered ${plain.status}`,

@@ -13,8 +13,12 @@ import type { Credential, Exchange, HttpClient } from '../http.ts';
 import type { Profile } from '../profile.ts';
 import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
 import {
+  type CheckScope,
+  currentScope,
   type Failure,
   type FailureKind,
+  inScope,
+  type LogEntry,
   SkipCheck,
   StopCheck,
   Violation,
@@ -52,6 +56,10 @@ export interface Discovery {
   readonly tags: RecordOf<'teams.tags'>[];
   readonly contacts: RecordOf<'contacts.list'>[];
   readonly groups: { groupID: string; groupName: string }[];
+  /** The exchanges the discovery made, in call order (they join the log of each check using it). */
+  readonly exchanges?: readonly Exchange[];
+  /** Why a list could not be walked (its part is then empty), one line each. */
+  readonly problems?: readonly string[];
 }
 
 /** Shared per-run services a {@link CheckContext} is built from. */
@@ -63,7 +71,19 @@ export interface RunServices {
   readonly baseSeed: number;
   readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
   readonly walkCache: Map<string, Promise<Walk>>;
+  /**
+   * Replay (`tagtrack-conformance replay`): the fast-check seed and shrink path of a property
+   * of a check, by `CHECK-ID#n` (n: the check's n-th `ctx.property` call, from 0). That
+   * property runs only the recorded counterexample.
+   */
+  readonly replay?: ReadonlyMap<
+    string,
+    { readonly seed: number; readonly path?: string | undefined }
+  >;
 }
+
+/** Bounded-concurrency options of {@link CheckContext.each}: see {@link EachOptions.concurrency}. */
+export const DEFAULT_EACH_CONCURRENCY = 1;
 
 /** Failures of one {@link CheckContext.each} loop listed one by one unless it says otherwise. */
 export const MAX_LISTED = 10;
@@ -79,6 +99,12 @@ export interface EachOptions<T> {
   readonly stopAt?: number;
   /** Words appended to the message of an item's failure (e.g. which header was sent). */
   readonly note?: (item: T) => string;
+  /**
+   * Items run at the same time (default 1: one after the other). Items must then not depend
+   * on each other; their failures, comparisons and requests are still taken in item order,
+   * so the verdict and the request log are the same whatever the concurrency.
+   */
+  readonly concurrency?: number;
 }
 
 /**
@@ -90,13 +116,58 @@ export class CheckContext {
   requests = 0;
   private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
   private count = 0;
+  private properties = 0;
+  private readonly problems: string[] = [];
 
-  /** `id` is the check's requirement id (its seed derives from it). */
+  /**
+   * `id` is the check's requirement id (its seed derives from it). `scope` counts its
+   * comparisons and logs its requests; the runner runs `run` inside it (`inScope`).
+   */
   constructor(
     readonly id: string,
     private readonly services: RunServices,
+    readonly scope: CheckScope = { comparisons: 0, log: [] },
   ) {
     this.seed = (services.baseSeed + hashString(id)) | 0;
+  }
+
+  /** The scope calls are counted in: the running item of a parallel `each`, else the check's. */
+  private get active(): CheckScope {
+    return currentScope() ?? this.scope;
+  }
+
+  /**
+   * How many comparisons the check made: each `ensure` that held, each Violation made, each
+   * `firstDifference` and error-body check, each walk that ended, each run of
+   * {@link property} that held, each {@link fail} and {@link compared}. A loop item is not one
+   * by itself: an item that judged nothing adds nothing. A check that compared nothing does
+   * not pass (the runner makes it a skip, or an error when a discovery it used failed).
+   */
+  get comparisons(): number {
+    return this.scope.comparisons;
+  }
+
+  /** Counts `n` comparisons made without the helpers (e.g. a hand-written `if`). */
+  compared(n = 1): void {
+    this.active.comparisons += n;
+  }
+
+  /** Why a discovery this check used could not walk a list (see {@link Discovery.problems}). */
+  get discoveryProblems(): readonly string[] {
+    return this.problems;
+  }
+
+  /** Reserves the log entry of a call now (call order) and fills it when `p` resolves. */
+  private logged(p: Promise<Exchange>): Promise<Exchange> {
+    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+    this.active.log.push(entry);
+    p.then(
+      (ex) => {
+        entry.exchanges = [ex];
+      },
+      () => {},
+    );
+    return p;
   }
 
   get profile(): Profile {
@@ -121,6 +192,10 @@ export class CheckContext {
   get oracle(): Oracle | undefined {
     return this.services.env.oracle;
   }
+  /** What the check may know about the run (profile, mode, credentials, options). */
+  get env(): CheckEnv {
+    return this.services.env;
+  }
   /** The failures recorded so far, deduplicated (a repeated key counts on its first failure). */
   get failures(): readonly Failure[] {
     return this.recorded;
@@ -133,20 +208,22 @@ export class CheckContext {
   /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
   call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
     this.requests++;
-    return this.services.http.request({
-      method: call.method ?? 'GET',
-      path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
-      query: queryPairs(call),
-      credential: call.credential === undefined ? this.primary : call.credential,
-      ...(call.headers === undefined ? {} : { headers: call.headers }),
-      ...(call.cache === undefined ? {} : { cache: call.cache }),
-    });
+    return this.logged(
+      this.services.http.request({
+        method: call.method ?? 'GET',
+        path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
+        query: queryPairs(call),
+        credential: call.credential === undefined ? this.primary : call.credential,
+        ...(call.headers === undefined ? {} : { headers: call.headers }),
+        ...(call.cache === undefined ? {} : { cache: call.cache }),
+      }),
+    );
   }
 
   /** Sends a raw request (any path). */
   raw(spec: Parameters<HttpClient['request']>[0]): Promise<Exchange> {
     this.requests++;
-    return this.services.http.request(spec);
+    return this.logged(this.services.http.request(spec));
   }
 
   /** A 200 JSON response of `endpoint` parsed with core's envelope schema (see `readEnvelope`). */
@@ -193,20 +270,50 @@ export class CheckContext {
     const call: EndpointCall = params === undefined ? rest : { ...rest, query: queryPairs(named) };
     const credential = call.credential === undefined ? this.primary : call.credential;
     const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
+    // the walk's pages join this check's log whether it made the walk or found it cached; a
+    // walk that ends (envelopes valid, cursor advancing, total stable) is a comparison made
+    const scope = this.active;
+    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+    scope.log.push(entry);
     const hit = this.services.walkCache.get(key);
     if (hit !== undefined) {
       // a walk another check made still counts as requests this check relied on
-      return hit.then((w) => {
-        this.requests += w.pages.length;
-        return w;
-      });
+      return hit.then(
+        (w) => {
+          this.requests += w.pages.length;
+          entry.exchanges = w.pages;
+          scope.comparisons++;
+          return w;
+        },
+        (e: unknown) => {
+          entry.exchanges = WALKED.get(hit) ?? [];
+          throw e;
+        },
+      );
     }
-    const p = walkPages(endpoint, call.query ?? [], this.profile.pageSize, (query) =>
-      this.call(endpoint, { ...call, credential, query }),
+    // shared by every check that asks: its comparisons and calls count for none of them
+    const pages: Exchange[] = [];
+    const p = inScope({ comparisons: 0, log: [] }, () =>
+      walkPages(endpoint, call.query ?? [], this.profile.pageSize, async (query) => {
+        const ex = await this.call(endpoint, { ...call, credential, query });
+        pages.push(ex);
+        return ex;
+      }),
     );
+    WALKED.set(p, pages);
     this.services.walkCache.set(key, p);
     p.catch(() => this.services.walkCache.delete(key));
-    return p;
+    return p.then(
+      (w) => {
+        entry.exchanges = w.pages;
+        scope.comparisons++;
+        return w;
+      },
+      (e: unknown) => {
+        entry.exchanges = pages;
+        throw e;
+      },
+    );
   }
 
   /**
@@ -226,7 +333,13 @@ export class CheckContext {
 
   /** Ids discovered from the list endpoints for `credential` (default primary). */
   discover(credential: SuiteCredential = this.primary): Promise<Discovery> {
-    return this.services.discover(credential);
+    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+    this.active.log.push(entry);
+    return this.services.discover(credential).then((d) => {
+      entry.exchanges = d.exchanges ?? [];
+      for (const p of d.problems ?? []) if (!this.problems.includes(p)) this.problems.push(p);
+      return d;
+    });
   }
 
   /**
@@ -249,8 +362,9 @@ export class CheckContext {
     return oracle.answer(caller, { endpoint, pathParams, query: parsed });
   }
 
-  /** Records a failure of `details.kind` and continues. */
+  /** Records a failure of `details.kind` and continues (a failure is a comparison made). */
   fail(message: string, details: ViolationDetails): void {
+    this.active.comparisons++;
     this.record(this.failureOf(message, details));
   }
 
@@ -258,6 +372,12 @@ export class CheckContext {
   record(unredacted: Failure): void {
     // no secret in any artifact: access keys, signatures and signed headers become labels
     const failure = this.services.http.redactor.redactValue(unredacted);
+    // an item of a parallel `each` keeps its failures until the loop takes them in item order
+    const pending = currentScope()?.pending;
+    if (pending !== undefined && currentScope() !== this.scope) {
+      pending.push(failure);
+      return;
+    }
     this.count++;
     const same = this.recorded.find((f) => f.key === failure.key);
     if (same === undefined) this.recorded.push({ ...failure });
@@ -295,22 +415,88 @@ export class CheckContext {
     const list = options.list ?? MAX_LISTED;
     let failed = 0;
     let n = 0;
-    for (const item of items) {
-      n++;
-      try {
-        await fn(item);
-      } catch (e) {
-        if (!(e instanceof Violation)) throw e;
-        failed++;
-        if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
+    const onViolation = (item: T, e: Violation) => {
+      failed++;
+      if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
+    };
+    if ((options.concurrency ?? DEFAULT_EACH_CONCURRENCY) > 1) {
+      n = await this.eachConcurrently([...items], fn, options, onViolation);
+    } else {
+      for (const item of items) {
+        n++;
+        try {
+          await fn(item);
+        } catch (e) {
+          if (!(e instanceof Violation)) throw e;
+          onViolation(item, e);
+        }
+        if (options.stopAt !== undefined) this.stopAt(options.stopAt);
       }
-      if (options.stopAt !== undefined) this.stopAt(options.stopAt);
     }
     if (failed > list)
       this.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
         kind: 'summary',
       });
     return failed;
+  }
+
+  /**
+   * {@link each} with up to `options.concurrency` items at a time. Each item runs in a scope
+   * of its own; the loop takes the items' outcomes in item order (comparisons, request log,
+   * failures, then `stopAt`), so the result is that of the sequential loop. Items after a
+   * stop or an error may have sent requests; they are not taken. Resolves how many were.
+   */
+  private async eachConcurrently<T>(
+    all: readonly T[],
+    fn: (item: T) => Promise<void> | void,
+    options: EachOptions<T>,
+    onViolation: (item: T, e: Violation) => void,
+  ): Promise<number> {
+    type Done = { scope: CheckScope & { pending: Failure[] }; error?: unknown };
+    const done: Promise<Done>[] = [];
+    const settle: ((d: Done) => void)[] = [];
+    for (let i = 0; i < all.length; i++)
+      done.push(new Promise<Done>((resolve) => settle.push(resolve)));
+    let next = 0;
+    let stopped = false;
+    const worker = async () => {
+      while (!stopped && next < all.length) {
+        const i = next++;
+        const scope = { comparisons: 0, log: [] as LogEntry[], pending: [] as Failure[] };
+        const outcome = await inScope(scope, async (): Promise<Done> => {
+          try {
+            await fn(all[i] as T);
+            return { scope };
+          } catch (error) {
+            return { scope, error };
+          }
+        });
+        settle[i]!(outcome);
+      }
+    };
+    const workers = Array.from({ length: Math.min(options.concurrency ?? 1, all.length) }, worker);
+    let taken = 0;
+    try {
+      for (let i = 0; i < all.length; i++) {
+        const { scope, error } = await done[i]!;
+        taken++;
+        const parent = this.active;
+        parent.comparisons += scope.comparisons;
+        parent.log.push({ log: scope.log });
+        for (const f of scope.pending) this.record(f);
+        if (error !== undefined) {
+          if (!(error instanceof Violation)) throw error;
+          onViolation(all[i] as T, error);
+        }
+
+        if (options.stopAt !== undefined) this.stopAt(options.stopAt);
+      }
+    } finally {
+      stopped = true;
+      // items already running finish (their requests are in flight); none is started
+      await Promise.allSettled(workers);
+    }
+    return taken;
   }
 
   /**
@@ -339,13 +525,18 @@ export class CheckContext {
     predicate: (value: T) => Promise<void>,
     options: { numRuns?: number; examples?: readonly T[] } = {},
   ): Promise<void> {
+    const index = this.properties++;
+    const replay = this.services.replay?.get(`${this.id}#${index}`);
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {
         await predicate(value);
+        // a run that held is a comparison made (a failing one counts by its Violation)
+        this.active.comparisons++;
       }),
       {
         numRuns: options.numRuns ?? this.numRuns,
-        seed: this.seed,
+        seed: replay?.seed ?? this.seed,
+        ...(replay?.path === undefined ? {} : { path: replay.path }),
         endOnFailure: false,
         examples: (options.examples ?? []).map((e): [T] => [e]),
       },
@@ -360,6 +551,7 @@ export class CheckContext {
       key: `${failure.key} (property)`,
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
+      property: index,
       // a credential drawn by the property is shown by label: never print an access key
       counterexample: JSON.stringify(details.counterexample?.[0], (_k, v) =>
         this.services.http.redactor.replace(v),
@@ -390,6 +582,9 @@ function show(v: unknown): string {
   const s = JSON.stringify(v);
   return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
 }
+
+/** The pages a walk had fetched, by its promise (what a failed walk logs). */
+const WALKED = new WeakMap<Promise<Walk>, readonly Exchange[]>();
 
 /** FNV-1a 32-bit of a string (per-check seed offsets). */
 export function hashString(s: string): number {

@@ -111,6 +111,17 @@ export interface Check {
   readonly endpoints: readonly EndpointId[];
   /** Whether the check is required for the run to pass (default true). */
   readonly required?: boolean;
+  /**
+   * When the check runs, lower first (default: its area's {@link AREA_PRIORITY}): with
+   * `--max-requests` the most valuable checks spend the budget first.
+   */
+  readonly priority?: number;
+  /**
+   * Runs alone, once every check started before it has finished, and no other starts until it
+   * ends (default: true for the `rate` area, whose burst passes the rate limit and whose
+   * checks read every exchange of the run).
+   */
+  readonly exclusive?: boolean;
   /** A reason the check does not apply to this profile/mode (reported as skip), or undefined. */
   skipIf?(env: CheckEnv): string | undefined;
   run(ctx: CheckContext): Promise<void>;
@@ -138,11 +149,43 @@ export function defineCheck(spec: CheckSpec): Check {
   return { ...spec, area: areaOf(spec.id) ?? spec.id.slice(0, spec.id.indexOf('-')).toLowerCase() };
 }
 
+/**
+ * Run order of the areas, lower first (see {@link Check.priority}): exact answers first, then
+ * scoping, counter laws and authentication, then bodies, errors, relations and paging, then the
+ * input fuzzing and method probes; the rate-limit checks last (they read the whole run).
+ * A vendor's own area runs at 5.
+ */
+export const AREA_PRIORITY: Readonly<Record<Area, number>> = {
+  oracle: 0,
+  scope: 1,
+  agg: 1,
+  auth: 1,
+  schema: 2,
+  err: 2,
+  rel: 2,
+  page: 2,
+  input: 3,
+  method: 3,
+  rate: 9,
+};
+
+/** A check's priority: its own, else its area's {@link AREA_PRIORITY}, else 5. */
+export function priorityOf(check: Pick<Check, 'area' | 'priority'>): number {
+  return check.priority ?? AREA_PRIORITY[check.area as Area] ?? 5;
+}
+
+/** Whether a check runs alone (see {@link Check.exclusive}). */
+export function runsAlone(check: Pick<Check, 'area' | 'exclusive'>): boolean {
+  return check.exclusive ?? check.area === 'rate';
+}
+
 /** What a check may know before it runs (for `skipIf`). */
 export interface CheckEnv {
   readonly profile: Profile;
   readonly mode: 'blind' | 'fixture';
   readonly probeMethods: boolean;
+  /** `--max-response-time` in ms: every response must arrive within it (undefined: not checked). */
+  readonly maxResponseTimeMs?: number | undefined;
   readonly credentials: readonly SuiteCredential[];
   readonly oracle: Oracle | undefined;
 }

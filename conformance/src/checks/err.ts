@@ -1,7 +1,7 @@
 import { ErrorBody, REASON_PHRASES } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import { type Check, defineCheck } from './define.ts';
-import { describe, Violation } from './failure.ts';
+import { countComparison, describe, Violation } from './failure.ts';
 import { contentTypeMatches } from './schema.ts';
 
 /** Requirement id prefix of this file's checks (area `err`). */
@@ -72,6 +72,7 @@ export function errorBodyProblem(ex: Exchange): void {
       `${describe(ex)}: error ${JSON.stringify(parsed.data.error)}, expected the reason phrase ${JSON.stringify(phrase)}`,
       { kind: 'format', exchange: ex },
     );
+  countComparison();
 }
 
 /** The error body (decisions §5): one JSON shape for every error, whatever format was asked. */

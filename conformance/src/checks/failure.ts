@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from '../http.ts';
 
 /**
@@ -41,6 +42,8 @@ export interface Failure {
   /** fast-check seed, path and the shrunk counterexample (JSON), for property checks. */
   readonly seed?: number | undefined;
   readonly path?: string | undefined;
+  /** Which `ctx.property` call of the check failed (0 for the first): what replay reruns. */
+  readonly property?: number | undefined;
   readonly counterexample?: string | undefined;
   readonly numShrinks?: number | undefined;
   /** The exchange that shows the failure. */
@@ -78,6 +81,8 @@ export class Violation extends Error {
     readonly details: ViolationDetails,
   ) {
     super(message);
+    // a violation found is a comparison made (see countComparison)
+    countComparison();
   }
 
   get kind(): FailureKind {
@@ -105,6 +110,7 @@ export function ensure(
   details: ViolationDetails,
 ): asserts condition {
   if (!condition) throw new Violation(typeof message === 'function' ? message() : message, details);
+  countComparison();
 }
 
 /** `GET /teams/tags?x=1 (as admin-a)`: an exchange in words. */
@@ -132,4 +138,50 @@ export function listDifferenceKind(
   if (actual.some((x) => !want.has(x)) || actual.length > expected.length) return 'extra';
   if (expected.some((x) => !got.has(x)) || actual.length < expected.length) return 'missing';
   return 'order';
+}
+
+/**
+ * One entry of a check's request log: the exchanges of one call (one, or a walk's pages, or a
+ * discovery's requests), filled in when they arrive, or the log of one item of a parallel
+ * {@link CheckContext.each} loop. Entries are reserved when the call is made, so the log's
+ * order is the order of the calls, not of the answers: the same for every concurrency.
+ */
+export type LogEntry = { exchanges: readonly Exchange[] } | { log: LogEntry[] };
+
+/** The exchanges of a request log, in call order (see {@link LogEntry}). */
+export function flattenLog(log: readonly LogEntry[]): Exchange[] {
+  return log.flatMap((e) => ('log' in e ? flattenLog(e.log) : e.exchanges));
+}
+
+/**
+ * What the code running in a check's async context adds to: its comparisons (every
+ * {@link ensure} that holds, every {@link Violation} made, every `countComparison()` of a
+ * comparing helper, every run of `ctx.property` that holds, `ctx.compared(n)`) and its
+ * request log. The runner runs each check
+ * in a scope of its own; walks and discoveries, shared between checks, run in scopes of
+ * theirs, so what a check counts never depends on which check asked first.
+ */
+export interface CheckScope {
+  comparisons: number;
+  readonly log: LogEntry[];
+  /** Failures held back until a parallel loop takes them in item order (see `ctx.each`). */
+  readonly pending?: Failure[];
+}
+
+const scopes = new AsyncLocalStorage<CheckScope>();
+
+/** The scope of the running check (undefined outside one). */
+export function currentScope(): CheckScope | undefined {
+  return scopes.getStore();
+}
+
+/** Runs `fn` in `scope`: the comparisons and requests it makes are counted there. */
+export function inScope<T>(scope: CheckScope, fn: () => T): T {
+  return scopes.run(scope, fn);
+}
+
+/** Counts `n` comparisons in the running check's scope (nothing outside a check). */
+export function countComparison(n = 1): void {
+  const scope = scopes.getStore();
+  if (scope !== undefined) scope.comparisons += n;
 }

@@ -1,6 +1,6 @@
 import { type Check, defineCheck } from './define.ts';
 import { errorBodyProblem } from './err.ts';
-import { describe } from './failure.ts';
+import { describe, Violation } from './failure.ts';
 
 /** Requirement id prefix of this file's checks (area `rate`). */
 export const prefix = 'RATE';
@@ -18,6 +18,7 @@ export const checks: readonly Check[] = [
     skipIf: declared,
     async run(ctx) {
       const limited = ctx.http.exchanges.filter((e) => e.status === 429);
+      ctx.compared(ctx.http.exchanges.length);
       if (limited.length > 0)
         ctx.fail(
           `${limited.length} paced requests were answered 429, first ${describe(limited[0]!)}`,
@@ -83,6 +84,35 @@ export const checks: readonly Check[] = [
           exchange: limited,
         });
       await ctx.attempt(() => errorBodyProblem(limited));
+    },
+  }),
+  defineCheck({
+    id: 'RATE-RESPONSE-TIME',
+    title: 'every response of the run arrives within --max-response-time',
+    clause: "suite option --max-response-time (the vendor's own bound; the profile sets none)",
+    endpoints: [],
+    skipIf: (env) =>
+      env.maxResponseTimeMs === undefined
+        ? 'off: give --max-response-time MS to check response times'
+        : undefined,
+    async run(ctx) {
+      const max = ctx.env.maxResponseTimeMs!;
+      // runs alone and last (area rate): it sees every exchange of the run
+      const exchanges = ctx.http.exchanges;
+      ctx.compared(exchanges.length);
+      await ctx.each(
+        exchanges.filter((e) => e.durationMs > max),
+        (e) => {
+          throw new Violation(
+            `${describe(e)} took ${Math.round(e.durationMs)} ms, over ${max} ms`,
+            {
+              kind: 'value',
+              key: `slow: ${e.method} ${e.target}`,
+              exchange: e,
+            },
+          );
+        },
+      );
     },
   }),
 ];

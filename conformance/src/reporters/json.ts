@@ -28,6 +28,10 @@ export const ResultsJson = z.object({
     expectedFailures: z.int(),
   }),
   staleExpectedFailures: z.array(z.string()),
+  /** Checks run at the same time (0.3). */
+  concurrency: z.int().positive().optional(),
+  /** Why the run stopped early: deadline, SIGINT, SIGTERM (0.3; absent when it ran to the end). */
+  interrupted: z.string().optional(),
   checks: z.array(
     z.object({
       id: z.string().regex(/^[A-Z0-9]+(-[A-Z0-9]+)+$/),
@@ -42,6 +46,10 @@ export const ResultsJson = z.object({
       seed: z.int(),
       requests: z.int(),
       durationMs: z.number(),
+      /** Comparisons the check made; a check that made none never passes (0.3). */
+      comparisons: z.int().nonnegative().optional(),
+      /** Exchanges the check relied on, in call order (0.3). */
+      exchangeIds: z.array(z.int().positive()).optional(),
       failures: z.array(
         z.object({
           /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */
@@ -53,6 +61,8 @@ export const ResultsJson = z.object({
           actual: z.string().optional(),
           seed: z.int().optional(),
           path: z.string().optional(),
+          /** Which `ctx.property` call of the check failed, from 0: what replay reruns (0.3). */
+          property: z.int().nonnegative().optional(),
           counterexample: z.string().optional(),
           numShrinks: z.int().optional(),
           exchangeId: z.int().optional(),
