@@ -1,8 +1,10 @@
 import {
   CONTENT_TYPES,
+  type CountedRecord,
   charsetOf,
   contentTypeMatches as coreContentTypeMatches,
   Device,
+  deviceAtMostTotal,
   ENDPOINT_IDS,
   type EndpointId,
   endpointById,
@@ -11,6 +13,9 @@ import {
   parseText,
   type Rtn,
   toTable,
+  uniqueAtMostRecipients,
+  uniqueAtMostTotal,
+  uniqueZeroIffTotalZero,
 } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import { mediaType } from './compare.ts';
@@ -69,6 +74,43 @@ function unsupported(rtn: Rtn) {
 
 /** The device classes of the profile (decisions §8), from core: case-sensitive. */
 const DEVICES: readonly string[] = Device.options;
+
+/** Core's laws of one counter record (decisions §9 invariants), applied on every endpoint. */
+const COUNTER_LAWS = [
+  uniqueAtMostTotal,
+  uniqueZeroIffTotalZero,
+  deviceAtMostTotal,
+  uniqueAtMostRecipients,
+];
+
+/**
+ * The counter records of the endpoints the AGG laws do not walk (a member's tags, member,
+ * group and single-contact stats, a tag's contacts), each with the response it came from.
+ */
+async function otherCounterRecords(
+  ctx: CheckContext,
+): Promise<{ record: CountedRecord; exchange: Exchange | undefined }[]> {
+  const d = await ctx.discover();
+  const out: { record: CountedRecord; exchange: Exchange | undefined }[] = [];
+  const add = (w: { records: readonly CountedRecord[]; pages: readonly Exchange[] }) => {
+    for (const record of w.records) out.push({ record, exchange: w.pages[0] });
+  };
+  const member = d.members[0]?.memberID;
+  const group = d.groups[0]?.groupID;
+  const tag = busiestTag(d.tags)?.tagID;
+  const contact = d.contacts[0]?.contactID;
+  if (member !== undefined) {
+    add(await ctx.walk('teams.memberTags', { pathParams: { memberID: member } }));
+    add(await ctx.walk('stats.member', { pathParams: { memberID: member } }));
+  }
+  if (group !== undefined) add(await ctx.walk('stats.group', { pathParams: { group } }));
+  if (tag !== undefined) add(await ctx.walk('contacts.tag', { pathParams: { tagID: tag } }));
+  if (contact !== undefined) {
+    const ex = await ctx.call('contacts.get', { pathParams: { contactID: contact } });
+    out.push({ record: ctx.single('contacts.get', ex), exchange: ex });
+  }
+  return out;
+}
 
 /** One event as the value-domain check reads it, wherever it was listed. */
 interface EventValue {
@@ -255,9 +297,9 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCHEMA-VALUE-DOMAINS',
     title:
-      'values are possible, not only well-formed: device is desktop, mobile, tablet or unknown; no event is dated before its tag was sent; a stats record has dateLastSent null exactly when totalSent is 0, and a per-day record sends on its date; a contact was sent at least one tag',
+      'values are possible, not only well-formed: counters obey the invariants on every endpoint (a member’s tags, member, group and contact stats, a tag’s contacts); device is desktop, mobile, tablet or unknown; no event is dated before its tag was sent; a stats record has dateLastSent null exactly when totalSent is 0, and a per-day record sends on its date; a contact was sent at least one tag',
     clause:
-      'decisions §8 (device classes), §11 (events precede nothing), source: Statistics summary (dateLastSent null only when no tag matched), §3 (one record per send day), §9 (contacts are recipients)',
+      'decisions §9 (invariants), §8 (device classes), §11 (events precede nothing), source: Statistics summary (dateLastSent null only when no tag matched), §3 (one record per send day), §9 (contacts are recipients)',
     endpoints: [
       'clicks.list',
       'opens.list',
@@ -265,7 +307,11 @@ export const checks: readonly Check[] = [
       'opens.tag',
       'stats.team',
       'stats.member',
+      'stats.group',
+      'teams.memberTags',
       'contacts.list',
+      'contacts.get',
+      'contacts.tag',
     ],
     async run(ctx) {
       const d = await ctx.discover();
@@ -361,6 +407,21 @@ export const checks: readonly Check[] = [
           { list: 5 },
         );
       }
+      // counters on every endpoint, not only the ones the AGG laws walk (core's laws)
+      await ctx.each(
+        await otherCounterRecords(ctx),
+        (r) => {
+          for (const law of COUNTER_LAWS) {
+            const problem = law.check(r.record);
+            if (problem !== undefined)
+              throw new Violation(`${r.exchange ? describe(r.exchange) : ''}: ${problem}`, {
+                kind: 'counter',
+                exchange: r.exchange,
+              });
+          }
+        },
+        { list: 5 },
+      );
       const contacts = await ctx.walk('contacts.list');
       await ctx.each(
         contacts.records,
