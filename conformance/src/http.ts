@@ -38,7 +38,8 @@ export interface Exchange {
   /**
    * The body as UTF-8 text. The exchange a request resolves holds it whole (at most
    * `maxBodyBytes`); the copy kept in {@link HttpClient.exchanges} for reports holds its
-   * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`).
+   * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`), and its body and response
+   * headers hold no secret a server echoed back (see {@link SecretRedactor}).
    */
   readonly body: string;
   /** Size of the whole body in bytes (as received, before any truncation). */
@@ -304,7 +305,14 @@ export class HttpClient {
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
     const keep = this.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
-    const kept = body.length > keep ? { ...exchange, body: body.slice(0, keep) } : exchange;
+    // …and no secret a server echoed back (a 401 body quoting the header it refused)
+    const kept: Exchange = {
+      ...exchange,
+      body: this.redactor.redact(body.length > keep ? body.slice(0, keep) : body),
+      responseHeaders: Object.fromEntries(
+        Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redact(v)]),
+      ),
+    };
     this.keptChars += kept.body.length;
     this.exchanges.push(kept);
     this.options.onExchange?.(kept);
@@ -382,10 +390,10 @@ function shellQuote(s: string): string {
 export class SecretRedactor {
   /** Exact secrets (access keys) and what they become. */
   private readonly exact = new Map<string, string>();
-  /** Hex secrets in lower case (signatures, hex access keys) and what they become. */
-  private readonly hex = new Map<string, string>();
-  /** Base64 tokens of sent Authorization values and what they become. */
-  private readonly tokens = new Map<string, string>();
+  /** Windows of base64 tokens of sent Authorization values, and what a run holding one becomes. */
+  private readonly tokenWindows = new Map<string, string>();
+  /** Windows of hex secrets in lower case (signatures, hex access keys), and what they become. */
+  private readonly hexWindows = new Map<string, string>();
   /** The stable base64 prefix of `authId:` of each credential, and its label. */
   private readonly prefixes = new Map<string, string>();
   private readonly labels = new Map<string, string>();
@@ -398,9 +406,10 @@ export class SecretRedactor {
   addCredential(c: Credential): void {
     if (this.labels.has(c.authId)) return;
     this.labels.set(c.authId, c.label);
-    this.exact.set(c.accessKey, `<access key of ${c.label}>`);
-    if (/^[0-9a-f]+$/i.test(c.accessKey) && c.accessKey.length >= 12)
-      this.hex.set(c.accessKey.toLowerCase(), `<access key of ${c.label}>`);
+    // (a key of a few characters, as tests use, would match anywhere: such keys are no secret)
+    if (c.accessKey.length >= 8) this.exact.set(c.accessKey, `<access key of ${c.label}>`);
+    if (/^[0-9a-f]+$/i.test(c.accessKey))
+      index(this.hexWindows, c.accessKey.toLowerCase(), `<access key of ${c.label}>`);
     const b64 = Buffer.from(`${c.authId}:`, 'utf8').toString('base64');
     const stable = b64.slice(0, Math.floor(Buffer.byteLength(`${c.authId}:`) / 3) * 4);
     if (stable.length >= 8) this.prefixes.set(stable, `<credential ${c.label}>`);
@@ -408,43 +417,43 @@ export class SecretRedactor {
 
   /**
    * Learns an Authorization value that was sent (`label`: the credential that signed it):
-   * the value, its token (after a scheme word) and the signature inside `authId:signature`,
-   * base64 or not.
+   * its token (after a scheme word) and the signature inside `authId:signature`, base64 or
+   * not.
    */
   addHeader(value: string, label?: string): void {
     const shown = label === undefined ? '<redacted>' : `<credential ${label}>`;
     const token = value.replace(/^\s*[A-Za-z]+\s+/, '').trim();
     const base64 = /^[A-Za-z0-9+/]+={0,2}$/.test(token);
-    // a base64 token is a secret as a whole and in any run of 12 of its characters; another
+    // a base64 token is a secret as a whole and in any long run of its characters; another
     // form (`authId:signature`) only through the signature inside it (the authId is no secret)
-    if (token.length >= 12 && base64) this.tokens.set(token, shown);
+    if (base64) index(this.tokenWindows, token, shown);
     const decoded = base64 ? Buffer.from(token, 'base64').toString('utf8') : '';
     for (const pair of [decoded, token]) {
       const colon = pair.indexOf(':');
       if (colon < 0) continue;
       const sig = pair.slice(colon + 1).trim();
-      if (/^[0-9a-f]{12,}$/i.test(sig)) this.hex.set(sig.toLowerCase(), '<signature>');
+      if (/^[0-9a-f]{12,}$/i.test(sig)) index(this.hexWindows, sig.toLowerCase(), '<signature>');
     }
   }
 
-  /** `text` with every known secret replaced. */
+  /**
+   * `text` with every known secret replaced: access keys anywhere; a base64 run holding the
+   * `authId:` prefix of a credential or sharing {@link WINDOW} characters with a sent token;
+   * a hex run sharing {@link WINDOW} characters with a signature or a hex access key (any
+   * case). Linear in the text's length (secrets are indexed by windows).
+   */
   redact(text: string): string {
     let out = text;
     for (const [secret, shown] of this.exact)
       if (out.includes(secret)) out = out.split(secret).join(shown);
     out = out.replace(/[A-Za-z0-9+/]{12,}={0,2}/g, (run) => {
-      const token = this.tokens.get(run);
-      if (token !== undefined) return token;
       for (const [prefix, shown] of this.prefixes) if (run.includes(prefix)) return shown;
-      for (const [t, shown] of this.tokens) if (t.includes(run)) return shown;
-      return run;
+      return lookup(this.tokenWindows, run) ?? run;
     });
-    return out.replace(/[0-9a-fA-F]{12,}/g, (run) => {
-      const lower = run.toLowerCase();
-      for (const [secret, shown] of this.hex)
-        if (secret.includes(lower) || lower.includes(secret)) return shown;
-      return run;
-    });
+    return out.replace(
+      /[0-9a-fA-F]{12,}/g,
+      (run) => lookup(this.hexWindows, run.toLowerCase()) ?? run,
+    );
   }
 
   /** A JSON-like value with every string redacted, and every credential object shown by its label. */
@@ -458,6 +467,24 @@ export class SecretRedactor {
     if (isCredential(v)) return `<credential ${v.label}>`;
     return v;
   };
+}
+
+/** Characters a text must share with a secret to be taken for (part of) it. */
+const WINDOW = 12;
+/** Windows of a secret are indexed every STRIDE characters: any run of 15 or more of its characters holds one. */
+const STRIDE = 4;
+
+function index(windows: Map<string, string>, secret: string, shown: string): void {
+  for (let i = 0; i + WINDOW <= secret.length; i += STRIDE)
+    windows.set(secret.slice(i, i + WINDOW), shown);
+}
+
+function lookup(windows: Map<string, string>, run: string): string | undefined {
+  for (let i = 0; i + WINDOW <= run.length; i++) {
+    const shown = windows.get(run.slice(i, i + WINDOW));
+    if (shown !== undefined) return shown;
+  }
+  return undefined;
 }
 
 function isCredential(v: unknown): v is Credential {
