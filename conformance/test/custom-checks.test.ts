@@ -2,13 +2,21 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 import { ChecksError, loadChecks, validateChecks } from '../src/custom-checks.ts';
 import { builtInChecks, defineCheck } from '../src/index.ts';
-import { formatSummary, toHtml, toJUnit, toResultsJson } from '../src/reporters/index.ts';
+import {
+  formatSummary,
+  progressReporter,
+  toHtml,
+  toJUnit,
+  toResultsJson,
+} from '../src/reporters/index.ts';
 import type { RunResult } from '../src/runner.ts';
 import { MEMORY_BASE_URL, runInMemory } from './helpers.ts';
 
@@ -87,8 +95,30 @@ describe('the vendor example (examples/vendor-version-header.mjs)', () => {
     }
   });
 
-  test('appears in every report like a built-in check: console, results.json, junit.xml, report.html', async () => {
+  test('appears in every report like a built-in check: progress bars, console, results.json, junit.xml, report.html', async () => {
     const result = await runExample();
+    // the live progress on a terminal: one bar per area, the vendor's area too
+    let drawn = '';
+    const tty = Object.assign(
+      new Writable({
+        write(chunk, _, done) {
+          drawn += String(chunk);
+          done();
+        },
+      }),
+      { isTTY: true, columns: 120 },
+    ) as unknown as NodeJS.WriteStream;
+    const noColor = process.env.NO_COLOR;
+    delete process.env.NO_COLOR; // bars are drawn on a terminal without NO_COLOR
+    try {
+      const progress = progressReporter(tty);
+      progress({ type: 'start', checks: example });
+      progress({ type: 'check', result: result.checks[0]! });
+      progress({ type: 'end', result });
+    } finally {
+      if (noColor !== undefined) process.env.NO_COLOR = noColor;
+    }
+    expect(stripVTControlCharacters(drawn)).toMatch(/ acme +\|.*\| 1\/1 ACME-VERSION-HEADER fail/);
     const text = formatSummary(result);
     expect(text).toMatch(/│ acme\s+│ 0\s+│ 1\s+│/);
     expect(text).toContain('FAIL ACME-VERSION-HEADER: every response carries X-Vendor-Version');

@@ -66,7 +66,8 @@ export function progressReporter(
         },
         cliProgress.Presets.shades_classic,
       );
-      for (const area of AREAS) {
+      // built-in areas in report order, then the areas of checks of your own
+      for (const area of new Set([...AREAS, ...event.checks.map((x) => x.area)])) {
         const n = event.checks.filter((x) => x.area === area).length;
         if (n > 0) bars.set(area, multi.create(n, 0, { area: area.padEnd(10), last: '' }));
       }
