@@ -302,6 +302,14 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
+// A closed reader (`tagtrack-server --list-faults | head -3`) ends the output, not the process
+// with a stack trace.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  process.stderr.write(`tagtrack-server: stdout: ${e.message}\n`);
+  process.exit(1);
+});
+
 main(process.argv.slice(2)).catch((e: unknown) => {
   process.stderr.write(`tagtrack-server: ${(e as Error).stack ?? String(e)}\n`);
   process.exit(1);

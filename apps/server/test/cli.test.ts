@@ -355,6 +355,19 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     expect(badHost.stderr).toContain('cannot listen on host no-such-host.invalid');
   });
 
+  test('--list-faults into a reader that closed early exits 0 without a stack trace (EPIPE)', async () => {
+    const child = spawn(process.execPath, [BIN, '--list-faults'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    expect(await exited(child)).toBe(0);
+    expect(stderr).toBe('');
+  });
+
   test('--version prints the package version and exits 0', async () => {
     const { version } = (await import('../package.json', { with: { type: 'json' } })).default;
     for (const flag of ['--version', '-V']) {
