@@ -15,6 +15,8 @@ import {
   tablesToDataset,
 } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
+import { arbDataset } from '@tagtrack/core/testing';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { main } from '../src/cli.ts';
 import { FixtureError, writeFixture } from '../src/commands/fixture.ts';
@@ -149,6 +151,26 @@ describe('fixture --format', { timeout: 120_000 }, () => {
     });
     expect(rows[0]!.empty).toBeGreaterThan(0);
     expect(tablesToDataset(await tablesFromPostgres())).toEqual(inIdOrder(canonicalDataset));
+  });
+
+  test('csv of any consistent dataset (hostile strings, quotes, newlines, empty values) loads through COPY to the same dataset', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbDataset, async (dataset) => {
+        const file = join(dir, `arb-${++schemas}.json`);
+        await writeFile(file, JSON.stringify(dataset));
+        const out = join(dir, `arb-csv-${schemas}`);
+        await writeFixture({ out, format: 'csv', source: { kind: 'file', file } });
+        await freshSchema(tablesDdl('postgres'));
+        for (const t of TABLES) {
+          const text = await read(join(out, `${t.name}.csv`));
+          await pg.query(`COPY "${t.name}" FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`, [], {
+            blob: new Blob([text]),
+          });
+        }
+        expect(tablesToDataset(await tablesFromPostgres())).toEqual(inIdOrder(dataset));
+      }),
+      { numRuns: 10 },
+    );
   });
 
   test('sql: the PostgreSQL files load into PGlite and read back to the dataset; SQLite files are written', async () => {
