@@ -39,7 +39,7 @@ export interface Exchange {
    * The body as UTF-8 text. The exchange a request resolves holds it whole (at most
    * `maxBodyBytes`); the copy kept in {@link HttpClient.exchanges} for reports holds its
    * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`), and its body and response
-   * headers hold no secret a server echoed back (see {@link SecretRedactor}).
+   * headers hold no secret a server echoed back (`SecretRedactor.redactEchoes`).
    */
   readonly body: string;
   /** Size of the whole body in bytes (as received, before any truncation). */
@@ -308,9 +308,12 @@ export class HttpClient {
     // …and no secret a server echoed back (a 401 body quoting the header it refused)
     const kept: Exchange = {
       ...exchange,
-      body: this.redactor.redact(body.length > keep ? body.slice(0, keep) : body),
+      body: this.redactor.redactEchoesIn(
+        body.length > keep ? body.slice(0, keep) : body,
+        response.status,
+      ),
       responseHeaders: Object.fromEntries(
-        Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redact(v)]),
+        Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redactEchoes(v)]),
       ),
     };
     this.keptChars += kept.body.length;
@@ -394,6 +397,8 @@ export class SecretRedactor {
   private readonly tokenWindows = new Map<string, string>();
   /** Windows of hex secrets in lower case (signatures, hex access keys), and what they become. */
   private readonly hexWindows = new Map<string, string>();
+  /** Whole sent tokens and whole hex secrets (lower case), for {@link redactEchoes}. */
+  private readonly whole = new Map<string, string>();
   /** The stable base64 prefix of `authId:` of each credential, and its label. */
   private readonly prefixes = new Map<string, string>();
   private readonly labels = new Map<string, string>();
@@ -426,13 +431,19 @@ export class SecretRedactor {
     const base64 = /^[A-Za-z0-9+/]+={0,2}$/.test(token);
     // a base64 token is a secret as a whole and in any long run of its characters; another
     // form (`authId:signature`) only through the signature inside it (the authId is no secret)
-    if (base64) index(this.tokenWindows, token, shown);
+    if (base64) {
+      index(this.tokenWindows, token, shown);
+      this.whole.set(token, shown);
+    }
     const decoded = base64 ? Buffer.from(token, 'base64').toString('utf8') : '';
     for (const pair of [decoded, token]) {
       const colon = pair.indexOf(':');
       if (colon < 0) continue;
       const sig = pair.slice(colon + 1).trim();
-      if (/^[0-9a-f]{12,}$/i.test(sig)) index(this.hexWindows, sig.toLowerCase(), '<signature>');
+      if (/^[0-9a-f]{12,}$/i.test(sig)) {
+        index(this.hexWindows, sig.toLowerCase(), '<signature>');
+        this.whole.set(sig.toLowerCase(), '<signature>');
+      }
     }
   }
 
@@ -454,6 +465,38 @@ export class SecretRedactor {
       /[0-9a-fA-F]{12,}/g,
       (run) => lookup(this.hexWindows, run.toLowerCase()) ?? run,
     );
+  }
+
+  /**
+   * `text` with every whole secret replaced: access keys, sent tokens and signatures as they
+   * were sent, and base64 runs holding a credential's `authId:` prefix. What a server may echo
+   * back (a 401 body quoting the header): cheap enough for every body kept for a report, where
+   * {@link redact} also finds parts of secrets, as a check's message may quote them.
+   */
+  redactEchoes(text: string): string {
+    let out = text;
+    for (const [secret, shown] of this.exact)
+      if (out.includes(secret)) out = out.split(secret).join(shown);
+    return out.replace(/[A-Za-z0-9+/]{12,}={0,2}/g, (run) => {
+      const shown = this.whole.get(run) ?? this.whole.get(run.toLowerCase());
+      if (shown !== undefined) return shown;
+      for (const [prefix, label] of this.prefixes) if (run.includes(prefix)) return label;
+      return run;
+    });
+  }
+
+  /**
+   * {@link redactEchoes} of a response body, scanned in full when the status is not 2xx (an
+   * error body is where a server quotes a header) or the body holds a credential's `authId:`
+   * prefix; a 2xx body without one is returned as it is (scanning every data page would cost
+   * more than the run's own checks).
+   */
+  redactEchoesIn(body: string, status: number): string {
+    const suspect =
+      status < 200 || status > 299 || [...this.prefixes.keys()].some((p) => body.includes(p));
+    return suspect || [...this.exact.keys()].some((k) => body.includes(k))
+      ? this.redactEchoes(body)
+      : body;
   }
 
   /** A JSON-like value with every string redacted, and every credential object shown by its label. */
