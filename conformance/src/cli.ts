@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ALL_CHECKS } from './checks/index.ts';
+import { addDiffCommand } from './commands/diff.ts';
+import { addFixtureCommand } from './commands/fixture.ts';
+import { addReplayCommand } from './commands/replay.ts';
+import { addRequestCommand } from './commands/request.ts';
 import { ChecksError, loadChecks } from './custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
-import { addFixtureCommand } from './commands/fixture.ts';
-import { addRequestCommand } from './commands/request.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
 import {
@@ -60,6 +62,12 @@ function integer(v: string): number {
   return Number(v);
 }
 
+function seconds(v: string): number {
+  if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) <= 0)
+    throw new InvalidArgumentError('max-duration must be a positive number of seconds');
+  return Number(v);
+}
+
 function rate(v: string): number {
   const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(v.trim());
   if (m === null || Number(m[1]) <= 0)
@@ -92,8 +100,16 @@ areas (substring, or glob with * and ?); a pattern that matches no check is a us
 
 The run is read-only (GET and HEAD) unless --probe-methods (or TAGTRACK_PROBE_METHODS=true).
 
+Concurrency: checks run --concurrency at a time (default 1 when a rate limit is declared or
+given, 4 for localhost/127.0.0.1, 2 for any other host); every request is paced to the one
+rate, and a seed gives the same results whatever the concurrency. --max-requests spends the
+budget on the most valuable checks first (oracle, scope, counters, auth) and reports the rest
+as not run. --max-duration, SIGINT (Ctrl-C) or SIGTERM stop the run: unfinished checks are
+reported as "error: interrupted", every report is written, and the exit code is 2 (a second
+Ctrl-C exits at once, without reports). A 5xx answer to any request fails the run.
+
 Exit codes: 0 every required check passed, 1 a check failed (or a stale expected-failure
-entry), 2 usage, configuration or connection error.
+entry, or a 5xx answer), 2 usage, configuration or connection error, or an interrupted run.
 
 Example:
   tagtrack-conformance run --base-url http://127.0.0.1:8080 --mode fixture --report-dir reports
@@ -186,6 +202,38 @@ export function buildProgram(done: (code: number) => void): Command {
         .env('TAGTRACK_MAX_BODY_BYTES'),
     )
     .addOption(
+      new Option(
+        '--concurrency <n>',
+        'checks run at the same time (default: 1 rate-limited, 4 local, 2 remote)',
+      )
+        .argParser(positiveInt('concurrency'))
+        .env('TAGTRACK_CONCURRENCY'),
+    )
+    .addOption(
+      new Option(
+        '--max-requests <n>',
+        'request budget: the most valuable checks run first, the rest are reported as not run',
+      )
+        .argParser(positiveInt('max-requests'))
+        .env('TAGTRACK_MAX_REQUESTS'),
+    )
+    .addOption(
+      new Option(
+        '--max-duration <sec>',
+        'overall deadline in seconds: stop, write every report, exit 2',
+      )
+        .argParser(seconds)
+        .env('TAGTRACK_MAX_DURATION'),
+    )
+    .addOption(
+      new Option(
+        '--max-response-time <ms>',
+        'also check that every response arrives within this many ms (RATE-RESPONSE-TIME)',
+      )
+        .argParser(positiveInt('max-response-time'))
+        .env('TAGTRACK_MAX_RESPONSE_TIME'),
+    )
+    .addOption(
       new Option('--expected-failures <file>', 'JSON list of requirement ids expected to fail').env(
         'TAGTRACK_EXPECTED_FAILURES',
       ),
@@ -202,9 +250,10 @@ export function buildProgram(done: (code: number) => void): Command {
       ).env('TAGTRACK_CHECKS'),
     )
     .addOption(
-      new Option('--har <file>', 'write every request and response as HAR 1.2 (credentials redacted)').env(
-        'TAGTRACK_HAR',
-      ),
+      new Option(
+        '--har <file>',
+        'write every request and response as HAR 1.2 (credentials redacted)',
+      ).env('TAGTRACK_HAR'),
     )
     .addOption(new Option('--bail', 'stop after the first failing check').env('TAGTRACK_BAIL'))
     .addOption(
@@ -225,6 +274,8 @@ export function buildProgram(done: (code: number) => void): Command {
       done(requirementsCommand(Boolean(opts.json)));
     });
   addRequestCommand(program, done);
+  addReplayCommand(program, done, CANONICAL_PROFILE_FILE);
+  addDiffCommand(program, done);
   return program;
 }
 
@@ -289,6 +340,7 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
         : await loadExpectedFailures(opts.expectedFailures as string);
     const own = opts.checks === undefined ? [] : await loadChecks(opts.checks as string);
     const stderr = process.stderr;
+    const stopped = stopOnSignals(stderr);
     const result = await runConformance({
       ...(own.length === 0 ? {} : { checks: [...ALL_CHECKS, ...own] }),
       baseUrl,
@@ -306,8 +358,16 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,
+      concurrency: opts.concurrency as number | undefined,
+      maxRequests: opts.maxRequests as number | undefined,
+      maxDurationMs:
+        opts.maxDuration === undefined
+          ? undefined
+          : Math.round((opts.maxDuration as number) * 1000),
+      maxResponseTimeMs: opts.maxResponseTime as number | undefined,
+      signal: stopped.signal,
       onEvent: progressReporter(stderr),
-    });
+    }).finally(stopped.dispose);
     process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
     if (opts.reportDir !== undefined) {
       const paths = await writeReports(result, opts.reportDir as string);
@@ -316,6 +376,12 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     if (opts.har !== undefined) {
       await writeHar(result, opts.har as string);
       process.stdout.write(`har: ${opts.har as string}\n`);
+    }
+    if (result.interrupted !== undefined) {
+      stderr.write(
+        `tagtrack-conformance: interrupted (${result.interrupted}): unfinished checks are reported as errors\n`,
+      );
+      return EXIT.usage;
     }
     return result.ok ? EXIT.ok : EXIT.failed;
   } catch (e) {
@@ -337,13 +403,41 @@ function usage(message: string): number {
   return EXIT.usage;
 }
 
+/**
+ * SIGINT and SIGTERM stop the run (its signal aborts with the signal's name) so it reports
+ * what it has; a second one exits at once (130 for SIGINT, 143 for SIGTERM).
+ */
+function stopOnSignals(stderr: NodeJS.WritableStream): {
+  signal: AbortSignal;
+  dispose: () => void;
+} {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(name === 'SIGINT' ? 130 : 143);
+    stderr.write(`tagtrack-conformance: ${name}: stopping, writing the reports of what ran\n`);
+    controller.abort(name);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+function onStdoutError(e: NodeJS.ErrnoException): void {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw e;
+}
+
 /** Runs the CLI with `argv` (as process.argv); resolves the exit code. */
 export async function main(argv: readonly string[] = process.argv): Promise<number> {
   // a closed pipe (`tagtrack-conformance requirements | head`) ends output quietly
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-    throw e;
-  });
+  if (!process.stdout.listeners('error').includes(onStdoutError))
+    process.stdout.on('error', onStdoutError);
   let code: number = EXIT.ok;
   const program = buildProgram((c) => {
     code = c;

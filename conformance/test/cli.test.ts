@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { Dataset } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
+import { main } from '../src/cli.ts';
+import { canonicalProfile } from '../src/fixtures.ts';
 import { Profile } from '../src/profile.ts';
-import { useColor } from '../src/reporters/index.ts';
+import { ResultsJson, useColor, writeReports } from '../src/reporters/index.ts';
+import { runConformance } from '../src/runner.ts';
 import { team1Admin } from './helpers.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));
@@ -46,6 +50,77 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   });
 }
 
+/**
+ * Runs the CLI in this process (`main`, no child): what a test that is not about the process
+ * itself uses. TAGTRACK_* variables are cleared and `env` applied (an undefined value unsets
+ * it) for the call; stdout and stderr are captured.
+ */
+async function inProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Outcome> {
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith('TAGTRACK_')) delete process.env[k];
+  for (const [k, v] of Object.entries({ NO_COLOR: '1', ...env })) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
+  try {
+    const code = await main(['node', 'tagtrack-conformance', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+}
+
+/**
+ * A reference server behind a socket that answers every request `delayMs` late (its public
+ * URL is the socket's, so paging URLs stay on it). Resolves its base URL and a close.
+ */
+async function slowServer(delayMs: number): Promise<{ url: string; close: () => Promise<void> }> {
+  let app: TagtrackServer | undefined;
+  const http: Server = createHttpServer((req, res) => {
+    setTimeout(async () => {
+      try {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers))
+          if (typeof v === 'string') headers.set(k, v);
+        const answer = await app!.fetch(
+          new Request(new URL(req.url ?? '/', url), { method: req.method, headers }),
+        );
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      } catch {
+        res.destroy();
+      }
+    }, delayMs);
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  app = createServer({ publicUrl: url });
+  return {
+    url,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+      await app!.close();
+    },
+  };
+}
+
 /** A port nothing listens on: bound once on 127.0.0.1, then released. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -78,9 +153,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('tagtrack-conformance CLI (spawned)', () => {
+describe('tagtrack-conformance CLI (in process unless the process is the point)', () => {
   test('exit 0 on the reference server in fixture mode, with reports written', async () => {
-    const out = await cli([
+    const out = await inProcess([
       'run',
       '--base-url',
       baseUrl,
@@ -105,7 +180,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
   }, 90_000);
 
   test('exit 1 when a check fails; options come from TAGTRACK_* variables, the command line wins', async () => {
-    const out = await cli(['run', '--only', 'INPUT-400-BAD-DATE', '--seed', '5'], {
+    const out = await inProcess(['run', '--only', 'INPUT-400-BAD-DATE', '--seed', '5'], {
       TAGTRACK_BASE_URL: faultyUrl,
       TAGTRACK_AUTH_ID: team1Admin.authId,
       TAGTRACK_ACCESS_KEY: team1Admin.accessKey,
@@ -120,7 +195,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
 
   test('exit 2 with one clear line when the base URL is unreachable', async () => {
     const closed = await freePort();
-    const out = await cli([
+    const out = await inProcess([
       'run',
       '--base-url',
       `http://127.0.0.1:${closed}`,
@@ -138,24 +213,24 @@ describe('tagtrack-conformance CLI (spawned)', () => {
   }, 30_000);
 
   test('exit 2 for a bad flag, a bad value and an invalid profile (naming the field)', async () => {
-    const flag = await cli(['run', '--base-url', baseUrl, '--no-such-flag']);
+    const flag = await inProcess(['run', '--base-url', baseUrl, '--no-such-flag']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/unknown option '--no-such-flag'/);
-    const value = await cli(['run', '--base-url', baseUrl, '--num-runs', 'many']);
+    const value = await inProcess(['run', '--base-url', baseUrl, '--num-runs', 'many']);
     expect(value.code).toBe(2);
     expect(value.stderr).toMatch(/num-runs must be a positive integer/);
     const profile = join(dir, 'bad-profile.json');
     await writeFile(profile, JSON.stringify({ pageSize: -1 }));
-    const bad = await cli(['run', '--base-url', baseUrl, '--profile', profile]);
+    const bad = await inProcess(['run', '--base-url', baseUrl, '--profile', profile]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/pageSize/);
-    const missing = await cli(['run']);
+    const missing = await inProcess(['run']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/missing --base-url/);
   }, 60_000);
 
   test('--help documents every option with its environment variable', async () => {
-    const out = await cli(['run', '--help']);
+    const out = await inProcess(['run', '--help']);
     expect(out.code).toBe(0);
     out.stdout = out.stdout.replace(/\s+/g, ' ');
     for (const [flag, env] of [
@@ -182,7 +257,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
   }, 30_000);
   test('fixture --out writes the canonical dataset and a valid profile a fixture run accepts', async () => {
     const out = join(dir, 'fixture');
-    const res = await cli(['fixture', '--out', out]);
+    const res = await inProcess(['fixture', '--out', out]);
     expect(res.code).toBe(0);
     const dataset = Dataset.parse(
       JSON.parse(await readFile(join(out, 'canonical-dataset.json'), 'utf8')),
@@ -194,13 +269,13 @@ describe('tagtrack-conformance CLI (spawned)', () => {
     const authIds = new Set(dataset.credentials.map((c) => c.authId));
     expect(profile.credentials.length).toBeGreaterThanOrEqual(6);
     for (const c of profile.credentials) expect(authIds.has(c.authId)).toBe(true);
-    const missing = await cli(['fixture']);
+    const missing = await inProcess(['fixture']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--out');
   }, 30_000);
 
   test('requirements lists every check id once, with its clause', async () => {
-    const res = await cli(['requirements', '--json']);
+    const res = await inProcess(['requirements', '--json']);
     expect(res.code).toBe(0);
     const rows = JSON.parse(res.stdout) as { id: string; clause: string }[];
     expect(rows.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
@@ -218,7 +293,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
 
   test('TAGTRACK_PROBE_METHODS: false, 0 and no do not probe; TRUE and yes do; maybe exits 2', async () => {
     for (const value of ['false', '0', 'No', 'FALSE']) {
-      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+      const out = await inProcess(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
         TAGTRACK_PROBE_METHODS: value,
       });
       expect(out.code, value).toBe(0);
@@ -227,7 +302,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
       );
     }
     for (const value of ['TRUE', 'yes', '1']) {
-      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+      const out = await inProcess(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
         TAGTRACK_PROBE_METHODS: value,
       });
       expect(out.code, value).toBe(0);
@@ -238,7 +313,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
       ['TAGTRACK_BAIL', 'on'],
       ['TAGTRACK_BAIL', ''],
     ] as const) {
-      const out = await cli(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
+      const out = await inProcess(['run', ...creds(), '--only', 'METHOD-405-NON-GET'], {
         [variable]: value,
       });
       expect(out.code).toBe(2);
@@ -250,30 +325,30 @@ describe('tagtrack-conformance CLI (spawned)', () => {
   }, 90_000);
 
   test('--only or --exclude matching no check exits 2 naming the pattern; --exclude leaves checks out', async () => {
-    const only = await cli(['run', ...creds(), '--only', 'NOPE']);
+    const only = await inProcess(['run', ...creds(), '--only', 'NOPE']);
     expect(only.code).toBe(2);
     expect(only.stdout).not.toContain('PASS');
     expect(only.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^tagtrack-conformance: --only pattern "NOPE" matches no/),
     ]);
-    const partly = await cli(['run', ...creds(), '--only', 'AUTH,NOPE*']);
+    const partly = await inProcess(['run', ...creds(), '--only', 'AUTH,NOPE*']);
     expect(partly.code).toBe(2);
     expect(partly.stderr).toContain('"NOPE*"');
-    const exclude = await cli(['run', ...creds()], { TAGTRACK_EXCLUDE: 'nope' });
+    const exclude = await inProcess(['run', ...creds()], { TAGTRACK_EXCLUDE: 'nope' });
     expect(exclude.code).toBe(2);
     expect(exclude.stderr).toContain('--exclude pattern "nope"');
-    const all = await cli(['run', ...creds(), '--only', 'AUTH', '--exclude', 'auth']);
+    const all = await inProcess(['run', ...creds(), '--only', 'AUTH', '--exclude', 'auth']);
     expect(all.code).toBe(2);
     expect(all.stderr).toContain('leave no check');
 
     const authIds = ALL_CHECKS.filter((c) => c.area === 'auth').map((c) => c.id);
     expect(authIds.length).toBeGreaterThan(1);
     const [first, ...rest] = authIds;
-    const out = await cli(['run', ...creds(), '--only', 'auth', '--exclude', first!]);
+    const out = await inProcess(['run', ...creds(), '--only', 'auth', '--exclude', first!]);
     expect(out.code).toBe(0);
     expect(out.stderr).not.toContain(` ${first}`);
     for (const id of rest) expect(out.stderr).toContain(` ${id}`);
-    const env = await cli(['run', ...creds(), '--only', 'auth'], {
+    const env = await inProcess(['run', ...creds(), '--only', 'auth'], {
       TAGTRACK_EXCLUDE: `${first!.toLowerCase().slice(0, -1)}?`,
     });
     expect(env.code).toBe(0);
@@ -281,7 +356,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
   }, 90_000);
 
   test("unknown options keep commander's suggestion on the one error line", async () => {
-    const out = await cli(['run', '--exclud', 'x']);
+    const out = await inProcess(['run', '--exclud', 'x']);
     expect(out.code).toBe(2);
     expect(out.stderr.trim().split('\n')).toEqual([
       "error: unknown option '--exclud' (Did you mean --exclude?)",
@@ -293,6 +368,7 @@ describe('tagtrack-conformance CLI (spawned)', () => {
       await readFile(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
     ) as { version: string };
     for (const flag of ['--version', '-V']) {
+      // the launcher itself (bin/), as a user runs it
       const out = await cli([flag]);
       expect(out.code).toBe(0);
       expect(out.stdout).toBe(`${pkg.version}\n`);
@@ -301,12 +377,12 @@ describe('tagtrack-conformance CLI (spawned)', () => {
 
   test('colour follows FORCE_COLOR and NO_COLOR (NO_COLOR wins)', async () => {
     const args = ['run', ...creds(), '--only', 'AUTH-401*'];
-    const forced = await cli(args, { NO_COLOR: undefined, FORCE_COLOR: '1' });
+    const forced = await inProcess(args, { NO_COLOR: undefined, FORCE_COLOR: '1' });
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('\x1b[');
-    const plain = await cli(args, { NO_COLOR: undefined, FORCE_COLOR: undefined });
+    const plain = await inProcess(args, { NO_COLOR: undefined, FORCE_COLOR: undefined });
     expect(plain.stdout).not.toContain('\x1b[');
-    const both = await cli(args, { NO_COLOR: '1', FORCE_COLOR: '1' });
+    const both = await inProcess(args, { NO_COLOR: '1', FORCE_COLOR: '1' });
     expect(both.stdout).not.toContain('\x1b[');
     expect(both.stderr).not.toContain('\x1b[');
   }, 60_000);
@@ -327,4 +403,115 @@ describe('useColor', () => {
     expect(useColor(tty, { FORCE_COLOR: 'false' })).toBe(false);
     expect(useColor(pipe, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
   });
+});
+
+describe('stopping a run: SIGINT', () => {
+  test('SIGINT to the spawned CLI stops the run: every report written, unfinished checks "interrupted: SIGINT", exit 2', async () => {
+    const slow = await slowServer(40);
+    const reports = join(dir, 'sigint');
+    try {
+      const clean = Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
+      );
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          'run',
+          '--base-url',
+          slow.url,
+          '--mode',
+          'fixture',
+          '--seed',
+          '3',
+          '--report-dir',
+          reports,
+        ],
+        { env: { ...clean, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      const started = new Promise<void>((resolve) => {
+        child.stderr.on('data', (d) => {
+          stderr += d;
+          // some checks have ended: the run is under way
+          if (/^(PASS|FAIL|SKIP)/m.test(stderr)) resolve();
+        });
+      });
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await started;
+      const t0 = performance.now();
+      child.kill('SIGINT');
+      const code = await closed;
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        'tagtrack-conformance: SIGINT: stopping, writing the reports of what ran',
+      );
+      expect(stderr).toContain('tagtrack-conformance: interrupted (SIGINT)');
+      expect(stdout).toMatch(/reports: /);
+      expect((await readdir(reports)).sort()).toEqual(['junit.xml', 'report.html', 'results.json']);
+      const raw = JSON.parse(await readFile(join(reports, 'results.json'), 'utf8'));
+      const results = ResultsJson.parse(raw);
+      expect(raw.interrupted).toBe('SIGINT');
+      expect(results.ok).toBe(false);
+      expect(results.checks).toHaveLength(ALL_CHECKS.length);
+      const interrupted = results.checks.filter((c) => c.reason === 'interrupted: SIGINT');
+      expect(interrupted.length).toBeGreaterThan(0);
+      for (const c of interrupted) expect(c.status).toBe('error');
+      expect(results.checks.some((c) => c.status === 'pass')).toBe(true);
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+});
+
+describe('replay', () => {
+  test('replay results.json --check ID reruns the failed check with its seed and shrink path and prints the same failure', async () => {
+    const faultyOracle = createServer({ faults: ['unique-opens-as-total'] });
+    const url = await faultyOracle.listen(0, '127.0.0.1');
+    const reports = join(dir, 'replay');
+    try {
+      const result = await runConformance({
+        baseUrl: url,
+        profile: canonicalProfile(),
+        mode: 'fixture',
+        seed: 21,
+        numRuns: 6,
+        only: 'ORACLE-TAGS,AUTH-401-MISSING',
+      });
+      await writeReports(result, reports);
+      const failed = result.checks.find((c) => c.id === 'ORACLE-TAGS')!;
+      expect(failed.status).toBe('fail');
+      const property = failed.failures.find((f) => f.property !== undefined)!;
+      expect(property.path).toMatch(/^\d+(:\d+)*$/);
+
+      const file = join(reports, 'results.json');
+      const out = await inProcess(['replay', file, '--check', 'ORACLE-TAGS']);
+      expect(out.stderr).toBe('');
+      expect(out.code).toBe(1);
+      expect(out.stdout).toContain(
+        `replaying ORACLE-TAGS against ${url} (fixture mode, seed 21, 6 runs; property seed ${property.seed} path "${property.path}")`,
+      );
+      expect(out.stdout).toContain('FAIL ORACLE-TAGS');
+      expect(out.stdout).toContain(property.message);
+      expect(out.stdout).toContain(`counterexample ${property.counterexample}`);
+      expect(out.stdout).toMatch(/reproduced: \d+ of \d+ recorded failures came back\n$/);
+
+      const passed = await inProcess(['replay', file, '--check', 'AUTH-401-MISSING']);
+      expect(passed.code).toBe(2);
+      expect(passed.stderr).toContain('AUTH-401-MISSING did not fail');
+      const unknown = await inProcess(['replay', file, '--check', 'NOPE-X']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('has no check NOPE-X');
+      const notResults = await inProcess(['replay', join(reports, 'junit.xml'), '--check', 'X-Y']);
+      expect(notResults.code).toBe(2);
+      expect(notResults.stderr).toMatch(/cannot read|is not a results\.json/);
+    } finally {
+      await faultyOracle.close();
+    }
+  }, 60_000);
 });

@@ -89,7 +89,8 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'RATE-RESPONSE-TIME',
     title: 'every response of the run arrives within --max-response-time',
-    clause: "suite option --max-response-time (the vendor's own bound; the profile sets none)",
+    clause:
+      "source: the suite's --max-response-time option (the vendor's own bound; the profile sets none)",
     endpoints: [],
     skipIf: (env) =>
       env.maxResponseTimeMs === undefined
