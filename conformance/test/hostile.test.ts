@@ -121,6 +121,46 @@ const CASES: Case[] = [
   },
 ];
 
+describe('the suite against a server hostile after the preflight (issue 11)', () => {
+  test('an endless body past the preflight is an error of the check naming the cap; the run goes on and writes its reports', async () => {
+    const server = await startHostile('endless-after-preflight');
+    const dir = await mkdtemp(join(tmpdir(), 'tagtrack-hostile-after-'));
+    dirs.push(dir);
+    try {
+      const m = await measure(() =>
+        run(
+          server.url,
+          [
+            '--only',
+            'SCHEMA-STATS-DATE,SCHEMA-MEMBER-GROUP-FIELDS',
+            '--max-body-bytes',
+            String(4 * 1024 * 1024),
+            '--timeout',
+            '10000',
+          ],
+          dir,
+        ),
+      );
+      const { code, stdout } = m.value;
+      console.info(
+        `suite vs endless-after-preflight: exit ${code}, ${m.ms} ms, peak RSS +${m.peakRssMiB} MiB, ${server.requests()} requests`,
+      );
+      expect(code, stdout).toBe(1);
+      expect(stdout).toMatch(/2 checks, 1 passed, 0 failed, 1 errors/);
+      expect(stdout).toMatch(
+        /ERROR SCHEMA-STATS-DATE[^\n]*\n\s+error: GET \S+: the response body exceeds the 4 MiB cap \(--max-body-bytes\)/,
+      );
+      expect((await readdir(dir)).sort()).toEqual(
+        expect.arrayContaining(['junit.xml', 'report.html', 'results.json']),
+      );
+      expect(m.ms).toBeLessThan(15_000);
+      expect(m.peakRssMiB).toBeLessThan(512);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
 describe('the suite against hostile servers (issue 11)', () => {
   test.each(CASES)(
     '$kind: exit $code with one line of cause, in time, memory flat',

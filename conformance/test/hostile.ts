@@ -26,6 +26,7 @@ export const HOSTILE_KINDS = [
   'huge-total',
   'invalid-json',
   'closes-mid-body',
+  'endless-after-preflight',
 ] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
@@ -78,10 +79,10 @@ export async function startHostile(kind: HostileKind): Promise<Hostile> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let served = 0;
-  const handler = (req: IncomingMessage, res: ServerResponse) => {
-    requests++;
+  const handler = (req: IncomingMessage, res: ServerResponse, as: HostileKind = kind): void => {
+    if (as === kind) requests++;
     const json = { 'content-type': 'application/json; charset=utf-8' };
-    switch (kind) {
+    switch (as) {
       case 'never-answers':
         return; // headers never come
       case 'endless-body': {
@@ -132,6 +133,14 @@ export async function startHostile(kind: HostileKind): Promise<Hostile> {
         setImmediate(() => res.socket?.destroy());
         return;
       }
+      case 'endless-after-preflight': {
+        // `GET /teams` answers a page of 10 members; every other path an endless body
+        if (new URL(req.url ?? '/', 'http://x').pathname === '/teams') {
+          res.writeHead(200, json).end(page(cursorOf(req), 10));
+          return;
+        }
+        return handler(req, res, 'endless-body');
+      }
       case 'garbage-bytes':
         return; // answered by the raw socket server below
     }
@@ -146,7 +155,7 @@ export async function startHostile(kind: HostileKind): Promise<Hostile> {
       );
     });
   } else {
-    server = createHttpServer(handler);
+    server = createHttpServer((req, res) => handler(req, res));
   }
   server.on('connection', (s: Socket) => {
     sockets.add(s);
