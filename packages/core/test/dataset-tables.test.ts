@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fc, test } from '@fast-check/vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect } from 'vitest';
 import { canonicalDataset } from '../src/dataset/canonical.ts';
 import { generateDataset } from '../src/dataset/generate.ts';
@@ -161,5 +162,70 @@ describe('JSON Schemas generated from the zod schemas', () => {
     expect(tables.$defs.MemberRow?.properties?.groupID).toEqual({
       anyOf: [{ $ref: '#/$defs/Id' }, { type: 'null' }],
     });
+  });
+});
+
+describe('the JSON Schemas accept what the zod schemas accept (Ajv, draft 2020-12)', () => {
+  // formats are not asserted: the timestamp's pattern, generated with it, carries the rule
+  const ajv = new Ajv2020({ allErrors: true, validateFormats: false });
+  const validDataset = ajv.compile(datasetJsonSchema());
+  const validTables = ajv.compile(tablesJsonSchema());
+
+  test('the canonical dataset and its tables validate', () => {
+    expect(validDataset(canonicalDataset), ajv.errorsText(validDataset.errors)).toBe(true);
+    const tables = datasetToTables(canonicalDataset);
+    expect(validTables(tables), ajv.errorsText(validTables.errors)).toBe(true);
+  });
+
+  test.prop([arbDataset])('every dataset of arbDataset and its tables validate', (dataset) => {
+    expect(validDataset(dataset), ajv.errorsText(validDataset.errors)).toBe(true);
+    expect(validTables(datasetToTables(dataset)), ajv.errorsText(validTables.errors)).toBe(true);
+  });
+
+  test('what zod refuses is refused, with the path of the field; unknown fields pass both', () => {
+    const bad: [string, (d: Dataset) => void, string][] = [
+      [
+        'an id with a space',
+        (d) => {
+          d.tags[0]!.tagID = 'no spaces';
+        },
+        '/tags/0/tagID',
+      ],
+      [
+        'a timestamp with an offset',
+        (d) => {
+          d.opens[0]!.date = '2024-03-05T14:22:01+01:00';
+        },
+        '/opens/0/date',
+      ],
+      [
+        'an unknown device',
+        (d) => {
+          (d.clicks[0] as { device: string }).device = 'phone';
+        },
+        '/clicks/0/device',
+      ],
+      [
+        'a group without a name',
+        (d) => {
+          d.teams[0]!.groups[0]!.groupName = '';
+        },
+        '/teams/0/groups/0/groupName',
+      ],
+    ];
+    for (const [what, breakIt, path] of bad) {
+      const dataset = structuredClone(canonicalDataset);
+      breakIt(dataset);
+      expect(Dataset.safeParse(dataset).success, what).toBe(false);
+      expect(validDataset(dataset), what).toBe(false);
+      expect(
+        validDataset.errors?.map((e) => e.instancePath),
+        what,
+      ).toContain(path);
+    }
+    // a field neither schema names is accepted by both (zod drops it)
+    const extra = { ...structuredClone(canonicalDataset), note: 'exported by acme' };
+    expect(Dataset.parse(extra)).toEqual(canonicalDataset);
+    expect(validDataset(extra)).toBe(true);
   });
 });

@@ -5,8 +5,12 @@ import { DatasetTables } from './tables.ts';
 /** A JSON Schema document (draft 2020-12) as `z.toJSONSchema` returns it. */
 export type JsonSchemaDocument = Record<string, unknown>;
 
+/**
+ * The schema as zod parses input (`io: 'input'`): a record may carry fields the schema does
+ * not name, as `Dataset.parse` accepts (and drops) them; no `additionalProperties: false`.
+ */
 function withTitle(schema: z.ZodType, title: string, description: string): JsonSchemaDocument {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
+  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
   return { $schema: out.$schema, title, description, ...out };
 }
 
