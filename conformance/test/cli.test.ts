@@ -99,9 +99,13 @@ async function slowServer(delayMs: number): Promise<{ url: string; close: () => 
         for (const [k, v] of Object.entries(req.headers))
           if (typeof v === 'string') headers.set(k, v);
         const answer = await app!.fetch(
-          new Request(new URL(req.url ?? '/', url), { method: req.method, headers }),
+          new Request(new URL(req.url ?? '/', url), { method: req.method ?? 'GET', headers }),
         );
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        const out: Record<string, string> = {};
+        answer.headers.forEach((v, k) => {
+          out[k] = v;
+        });
+        res.writeHead(answer.status, out);
         res.end(Buffer.from(await answer.arrayBuffer()));
       } catch {
         res.destroy();
