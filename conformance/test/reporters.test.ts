@@ -100,6 +100,7 @@ describe('reporters', () => {
   test('results.json conforms to the ResultsJson schema and carries the failure with seed and a reproduce line', async () => {
     const json = ResultsJson.parse(JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')));
     expect(json.ok).toBe(false);
+    expect(json.version).toBe(VERSION);
     const failed = json.checks.find((c) => c.id === 'REL-TAG-COUNTERS-EVENTS')!;
     expect(failed.status).toBe('fail');
     const f = failed.failures[0]!;

@@ -17,11 +17,17 @@ const a = (s: unknown): string => escapeAttribute(String(s));
 export const FAILURE_BODY_CHARS = 2000;
 
 /**
- * Characters of a body previewed in the list of every request and response. Small on
- * purpose: a passing run of the whole suite (about 2,700 exchanges) stays under 1 MB; every
- * body as the suite kept it is in the HAR export (`--har FILE`).
+ * Characters of a body previewed in the list of requests and responses. Small on purpose: a
+ * passing run of the whole suite (about 3,000 exchanges) stays under 1 MB; every body as the
+ * suite kept it is in the HAR export (`--har FILE`).
  */
 export const PREVIEW_BODY_CHARS = 60;
+
+/**
+ * Exchanges listed one per line, the first ones sent; the others are only counted (the HAR
+ * export has them all). Bounds the report whatever `--num-runs`: 100 runs send about 6,000.
+ */
+export const LISTED_EXCHANGES = 3000;
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:1.2rem 2rem;color:#1b1f24}
@@ -30,7 +36,7 @@ h3{margin:.2rem 0;font-size:1rem}
 table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ccc;padding:.15rem .45rem;text-align:left;vertical-align:top}
 .pass{background:#e6f4ea}.fail{background:#fde7e9}.error{background:#fbd3b6}.skip{background:#eee}.xfail{background:#fff4cc}
 .verdict{font-size:1.15rem;font-weight:600;margin:.3rem 0;padding:.2rem .5rem}.meta{margin:.2rem 0;color:#444}
-.failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.6rem 0}.failure.error{border-color:#bc4c00}
+.failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.6rem 0}.failure.fail,.failure.pass{background:none}.failure.error{border-color:#bc4c00;background:none}
 .finding{margin:.4rem 0}.message{margin:.2rem 0;font-weight:600}.kind{color:#6e7781;font-weight:400}
 .badge{font-size:12px;padding:0 .35rem;border-radius:3px}
 .matrix td{text-align:center;font-size:12px}.matrix th{font-size:11px}.exchanges td{font-size:12px}
@@ -43,7 +49,9 @@ const counts = (c: CheckResult) =>
   (c.status === 'fail' || c.status === 'error') && c.expectedFailure === undefined;
 
 function cut(body: string, limit: number): string {
-  return body.length > limit ? `${body.slice(0, limit)}… (${body.length} characters kept)` : body;
+  return body.length > limit
+    ? `${body.slice(0, limit)}… (${limit} of ${body.length} characters shown)`
+    : body;
 }
 
 const headerLines = (h: Readonly<Record<string, string>>) =>
@@ -174,11 +182,13 @@ function exchangeRow(x: Exchange): string {
  * counterexample, reproduce line) and its exchange opened inline, and the command that runs
  * the check again; then the table by area; then the passing, skipped and expected-failure
  * checks collapsed, the requirements-by-endpoint matrix collapsed, and one line per exchange
- * (bodies previewed, {@link PREVIEW_BODY_CHARS}; the HAR export has them all). Authorization
+ * (the first {@link LISTED_EXCHANGES}, bodies previewed, {@link PREVIEW_BODY_CHARS}; the HAR
+ * export has them all). Authorization
  * values are redacted ({@link redactHeaders}); every value is escaped with `entities`.
  */
 export function toHtml(result: RunResult): string {
   const exchanges = new Map(result.exchanges.map((x) => [x.id, x]));
+  const listed = Math.min(result.exchanges.length, LISTED_EXCHANGES);
   const failing = result.checks.filter(
     (c) => counts(c) || result.staleExpectedFailures.includes(c.id),
   );
@@ -227,9 +237,9 @@ ${matrix(result)}
 </details>
 <h2>Requests and responses (${result.exchanges.length})</h2>
 <p>One line per exchange; a failure above shows its exchange in full. Every request and response with its headers and body: <code>--har FILE</code> (HAR 1.2, opens in a browser's network panel). Authorization values are redacted.</p>
-<details id="exchanges"><summary>every exchange (${result.exchanges.length})</summary>
+<details id="exchanges"><summary>${listed < result.exchanges.length ? `the first ${listed} exchanges of ${result.exchanges.length}` : `every exchange (${listed})`}</summary>
 <table class="exchanges"><tr><th>#</th><th>request</th><th>status</th><th>as</th><th>ms</th><th>body</th></tr>
-${result.exchanges.map(exchangeRow).join('\n')}
+${result.exchanges.slice(0, listed).map(exchangeRow).join('\n')}
 </table></details>
 </body>
 </html>

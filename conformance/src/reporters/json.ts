@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { FAILURE_KINDS, type FailureKind } from '../checks/failure.ts';
 import type { RunResult } from '../runner.ts';
+import { VERSION } from '../version.ts';
 
 const Status = z.enum(['skip', 'pass', 'fail', 'error']);
 
@@ -11,6 +12,8 @@ const Status = z.enum(['skip', 'pass', 'fail', 'error']);
  */
 export const ResultsJson = z.object({
   suite: z.literal('tagtrack-conformance'),
+  /** The suite's version (`tagtrack-conformance --version`); absent in results.json before 0.3. */
+  version: z.string().optional(),
   profile: z.object({ name: z.string() }).loose(),
   mode: z.enum(['blind', 'fixture']),
   baseUrl: z.string(),
@@ -83,9 +86,11 @@ export type ResultsJson = z.infer<typeof ResultsJson>;
 
 /** The results.json document of a run (credentials by label: no access key, no signature). */
 export function toResultsJson(result: RunResult): ResultsJson {
-  const { exchanges, profile, ...rest } = result;
+  const { suite, exchanges, profile, ...rest } = result;
   return JSON.parse(
     JSON.stringify({
+      suite,
+      version: VERSION,
       ...rest,
       profile: {
         ...profile,
