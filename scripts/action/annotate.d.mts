@@ -3,28 +3,34 @@
 /** The fields of results.json (conformance's `ResultsJson`) the script reads. */
 export interface AnnotatedResults {
   suite: string;
-  ok?: boolean;
-  mode?: string;
-  seed?: number;
-  profile?: { name?: string };
-  requests?: { sent?: number };
-  summary: { pass: number; fail: number; error: number; skip: number; expectedFailures?: number };
-  staleExpectedFailures?: string[];
-  interrupted?: string;
+  ok?: boolean | undefined;
+  mode?: string | undefined;
+  seed?: number | undefined;
+  profile?: { name?: string | undefined } | undefined;
+  requests?: { sent?: number | undefined } | undefined;
+  summary: {
+    pass: number;
+    fail: number;
+    error: number;
+    skip: number;
+    expectedFailures?: number | undefined;
+  };
+  staleExpectedFailures?: string[] | undefined;
+  interrupted?: string | undefined;
   checks: {
     id: string;
     status: string;
-    title?: string;
-    clause?: string;
-    seed?: number;
-    reason?: string;
-    expectedFailure?: string;
+    title?: string | undefined;
+    clause?: string | undefined;
+    seed?: number | undefined;
+    reason?: string | undefined;
+    expectedFailure?: string | undefined;
     failures: {
       message: string;
-      expected?: string;
-      actual?: string;
-      reproduce?: string;
-      repeats?: number;
+      expected?: string | undefined;
+      actual?: string | undefined;
+      reproduce?: string | undefined;
+      repeats?: number | undefined;
     }[];
   }[];
 }
