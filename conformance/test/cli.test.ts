@@ -251,6 +251,8 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       ['--timeout', 'TAGTRACK_TIMEOUT'],
       ['--expected-failures', 'TAGTRACK_EXPECTED_FAILURES'],
       ['--report-dir', 'TAGTRACK_REPORT_DIR'],
+      ['--checks', 'TAGTRACK_CHECKS'],
+      ['--har', 'TAGTRACK_HAR'],
       ['--bail', 'TAGTRACK_BAIL'],
       ['--probe-methods', 'TAGTRACK_PROBE_METHODS'],
     ]) {
