@@ -10,6 +10,7 @@ import { formatSummary } from '../src/reporters/console.ts';
 import {
   ResultsJson,
   toHar,
+  toHtml,
   toResultsJson,
   writeHar,
   writeReports,
@@ -287,6 +288,32 @@ describe('reporters', () => {
     },
     60_000,
   );
+});
+
+test('report.html lists errors and stale expected-failure entries among the failures, expected failures collapsed', () => {
+  const [a, b, c] = result.checks.filter((x) => x.status === 'pass' || x.status === 'fail');
+  const changed: RunResult = {
+    ...result,
+    checks: result.checks.map((x) =>
+      x === a
+        ? { ...x, status: 'error', reason: 'TypeError: boom', failures: [] }
+        : x === b
+          ? { ...x, status: 'pass', failures: [], expectedFailure: '' }
+          : x === c
+            ? { ...x, status: 'fail', expectedFailure: 'lands in 2.4' }
+            : x,
+    ),
+    staleExpectedFailures: [b!.id],
+  };
+  const html = toHtml(changed);
+  const failures = html.slice(html.indexOf('id="failures"'), html.indexOf('id="areas"'));
+  expect(failures).toContain(`<article class="failure error" id="${a!.id}">`);
+  expect(failures).toContain('[error] </span>TypeError: boom');
+  expect(failures).toMatch(new RegExp(`STALE</span> <code>${b!.id}</code>`));
+  expect(failures).toContain('listed in the expected-failures file but passed: remove the entry');
+  expect(failures).not.toContain(`id="${c!.id}"`);
+  const expected = html.slice(html.indexOf('expected failures (they do not fail the run)'));
+  expect(expected).toMatch(new RegExp(`<tr id="${c!.id}">.*fail \\(expected: lands in 2\\.4\\)`));
 });
 
 test('toResultsJson leaves out the exchanges but counts them', () => {
