@@ -1,0 +1,161 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { runDiff } from '../diff/run.ts';
+import { ConnectionError } from '../http.ts';
+import { loadProfile, ProfileError } from '../profile.ts';
+import { writeReports } from '../reporters/index.ts';
+import { ConfigError, DEFAULT_NUM_RUNS } from '../runner.ts';
+
+const HELP_AFTER = `
+Sends every request of a blind conformance run against --base-url (A) to --against (B) as
+well, byte for byte, and compares the answers by meaning: what the profile leaves free (key
+order, extra fields, column order, empty columns, timestamp form, contact ids, email
+spelling, HTML markup, transfer details, the order of events with equal timestamps, error
+message wording unless --compare-messages) is normalised away. Both sides must accept the
+profile's credentials and use the same page size.
+
+Uses: a vendor's implementation against the reference server loaded with the vendor's own
+exported dataset (tagtrack-server --dataset FILE); release N against release N+1.
+
+Exit codes: 0 no difference, 1 a difference, 2 usage, configuration or connection error.
+
+Example:
+  tagtrack-conformance diff --base-url http://127.0.0.1:8080 --against http://127.0.0.1:8081 \\
+    --profile profile.json --report-dir diff-reports
+`;
+
+function positiveInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < 1)
+      throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(v);
+  };
+}
+
+function url(name: string) {
+  return (v: string): string => {
+    try {
+      new URL(v);
+    } catch {
+      throw new InvalidArgumentError(`${name} ${JSON.stringify(v)} is not a URL`);
+    }
+    return v;
+  };
+}
+
+/**
+ * Registers `diff` (the differential audit) on the CLI program; `done` receives the exit
+ * code: 0 no difference, 1 a difference, 2 usage, configuration or connection error.
+ */
+export function addDiffCommand(program: Command, done: (code: number) => void): void {
+  program
+    .command('diff')
+    .description('send the same requests to two implementations and report every difference')
+    .addOption(
+      new Option(
+        '--base-url <url>',
+        'side A: the implementation the requests are generated against',
+      )
+        .argParser(url('--base-url'))
+        .env('TAGTRACK_BASE_URL')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--against <url>', 'side B: gets every request A gets')
+        .argParser(url('--against'))
+        .env('TAGTRACK_AGAINST')
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--auth-id <id>', 'authentication id of a working credential').env(
+        'TAGTRACK_AUTH_ID',
+      ),
+    )
+    .addOption(
+      new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
+    )
+    .addOption(
+      new Option('--profile <file>', 'JSON profile with the credentials both sides accept').env(
+        'TAGTRACK_PROFILE',
+      ),
+    )
+    .addOption(
+      new Option('--num-runs <n>', 'fast-check runs per property check')
+        .argParser(positiveInt('num-runs'))
+        .default(DEFAULT_NUM_RUNS),
+    )
+    .addOption(
+      new Option('--seed <n>', 'base seed of the generated requests (default: random, reported)')
+        .argParser((v) => {
+          if (!/^-?\d+$/.test(v)) throw new InvalidArgumentError('seed must be an integer');
+          return Number(v);
+        })
+        .env('TAGTRACK_SEED'),
+    )
+    .addOption(
+      new Option('--only <pattern>', 'only the requests of these requirement ids or areas'),
+    )
+    .addOption(new Option('--exclude <patterns>', 'leave out the requests of these checks'))
+    .addOption(
+      new Option('--timeout <ms>', 'per-request timeout in milliseconds')
+        .argParser(positiveInt('timeout'))
+        .default(10_000),
+    )
+    .addOption(
+      new Option(
+        '--compare-messages',
+        'also compare error messages word for word (wording is free)',
+      ),
+    )
+    .addOption(
+      new Option('--report-dir <dir>', 'write results.json, junit.xml and report.html here').env(
+        'TAGTRACK_REPORT_DIR',
+      ),
+    )
+    .addHelpText('after', HELP_AFTER)
+    .action(async (opts: Record<string, unknown>) => {
+      done(await diffCommand(opts));
+    });
+}
+
+async function diffCommand(opts: Record<string, unknown>): Promise<number> {
+  const fail = (message: string) => {
+    process.stderr.write(`tagtrack-conformance: ${message}\n`);
+    return 2;
+  };
+  try {
+    const profile =
+      opts.profile === undefined ? undefined : await loadProfile(opts.profile as string);
+    const result = await runDiff({
+      baseUrl: opts.baseUrl as string,
+      against: opts.against as string,
+      authId: opts.authId as string | undefined,
+      accessKey: opts.accessKey as string | undefined,
+      profile,
+      numRuns: opts.numRuns as number,
+      seed: opts.seed as number | undefined,
+      only: opts.only as string | undefined,
+      exclude: opts.exclude as string | undefined,
+      timeoutMs: opts.timeout as number,
+      compareMessages: opts.compareMessages === true,
+    });
+    const lines = [
+      `diff ${result.baseUrl} (A) against ${result.against} (B), seed ${result.seed}: ${result.compared} requests compared, ${result.differing} answer(s) differ`,
+    ];
+    for (const c of result.checks.filter((x) => x.status === 'fail')) {
+      lines.push(`${c.id}: ${c.failures.length} differing request(s)`);
+      for (const f of c.failures.slice(0, 5)) lines.push(`  ${f.message}`);
+      if (c.failures.length > 5) lines.push(`  … ${c.failures.length - 5} more in the reports`);
+    }
+    lines.push(result.ok ? 'NO DIFFERENCE' : 'DIFFERENCES FOUND');
+    process.stdout.write(`${lines.join('\n')}\n`);
+    if (opts.reportDir !== undefined) {
+      const paths = await writeReports(result, opts.reportDir as string);
+      process.stdout.write(`reports: ${paths.join(', ')}\n`);
+    }
+    return result.ok ? 0 : 1;
+  } catch (e) {
+    if (e instanceof ConnectionError || e instanceof ConfigError || e instanceof ProfileError)
+      return fail(e.message);
+    throw e;
+  }
+}

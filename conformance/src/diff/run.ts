@@ -1,0 +1,318 @@
+import {
+  buildPath,
+  ENDPOINT_LIST,
+  type EndpointId,
+  hmacAuthorizer,
+  matchEndpoint,
+  normaliseEmail,
+  signRequest,
+  walkCursor,
+} from '@tagtrack/core';
+import type { Failure } from '../checks/failure.ts';
+import type { FetchLike } from '../http.ts';
+import { type Profile, parseProfile } from '../profile.ts';
+import type { CheckResult, RunOptions, RunResult } from '../runner.ts';
+import { runConformance } from '../runner.ts';
+import { type CompareOptions, type Difference, differences } from './compare.ts';
+import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
+
+/** Options of {@link runDiff}: those of a blind `run` against A, plus side B. */
+export interface DiffOptions
+  extends Omit<RunOptions, 'mode' | 'dataset' | 'probeMethods' | 'expectedFailures' | 'bail'> {
+  /** Base URL of side B, which gets every request A gets. */
+  readonly against: string;
+  /** A fetch for side B (e.g. another in-memory server); default the global fetch. */
+  readonly fetchAgainst?: FetchLike | undefined;
+  /** Compare error messages word for word (their wording is free; default false). */
+  readonly compareMessages?: boolean | undefined;
+  /** Largest body read from either side for the comparison, in bytes (default 8 MiB). */
+  readonly maxBodyBytes?: number | undefined;
+}
+
+/**
+ * A diff's result: a {@link RunResult} whose checks are the comparison groups (`DIFF-<endpoint>`
+ * per catalogue endpoint, `DIFF-OTHER-PATHS` for probes outside it), each failing with the
+ * differences found on its requests; plus the counts and the suite's own verdict on side A.
+ */
+export interface DiffResult extends RunResult {
+  readonly against: string;
+  /** Request pairs compared (distinct requests). */
+  readonly compared: number;
+  /** Request pairs whose answers differ. */
+  readonly differing: number;
+  /** The conformance run against side A that generated the requests (its own verdict). */
+  readonly run: RunResult;
+}
+
+interface Pair {
+  readonly key: string;
+  readonly method: string;
+  readonly target: string;
+  readonly credential: string | undefined;
+  readonly endpoint: EndpointId | undefined;
+  readonly a: ReceivedResponse;
+  readonly b: ReceivedResponse | Error;
+}
+
+const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+
+/** Reads at most `max` bytes of a body as UTF-8 (a longer body is cut there). */
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= max) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
+
+async function received(response: Response, max: number): Promise<ReceivedResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  return { status: response.status, headers, body: await readCapped(response, max) };
+}
+
+/** The label of the credential whose signature an Authorization value carries. */
+function credentialOf(authorization: string | null, profile: Profile, extra: DiffOptions) {
+  if (authorization === null) return undefined;
+  let authId: string;
+  try {
+    authId = Buffer.from(authorization, 'base64').toString('utf8').split(':')[0] ?? '';
+  } catch {
+    return 'a malformed Authorization';
+  }
+  const c = profile.credentials.find((x) => x.authId === authId);
+  if (c !== undefined) return c.label;
+  return authId === extra.authId ? 'given' : 'another Authorization';
+}
+
+/**
+ * Contact ids by normalised email, as one side names them, from its `/contacts` lists walked
+ * with every credential (ids are free, decisions §8; both sides are compared through email).
+ */
+async function contactIds(
+  baseUrl: string,
+  fetchFn: FetchLike,
+  credentials: readonly { authId: string; accessKey: string }[],
+): Promise<Map<string, string>> {
+  const byId = new Map<string, string>();
+  for (const c of credentials) {
+    const authorize = hmacAuthorizer(c.authId, c.accessKey);
+    const fetchPage = async (cursor: number) => {
+      const signed = signRequest(
+        { baseUrl, path: '/contacts', query: cursor === 0 ? [] : [['cursor', String(cursor)]] },
+        authorize,
+      );
+      const r = await fetchFn(
+        new Request(signed.url, { headers: { authorization: signed.authorization ?? '' } }),
+      );
+      if (r.status !== 200) return { end: true as const, page: [] as unknown[] };
+      const body = (await r.json()) as {
+        data?: { contactID?: string; email?: string }[];
+        paging?: { cursors?: { next?: number; total?: number } };
+      };
+      const data = Array.isArray(body.data) ? body.data : [];
+      if (data.length === 0) return { end: true as const, page: data };
+      return {
+        end: false as const,
+        page: data,
+        count: data.length,
+        next: body.paging?.cursors?.next ?? cursor + data.length,
+        total: body.paging?.cursors?.total ?? cursor + data.length,
+      };
+    };
+    for await (const step of walkCursor(fetchPage, { maxPages: 10_000 })) {
+      if (step.kind === 'violation') break;
+      for (const x of step.page as { contactID?: string; email?: string }[])
+        if (typeof x.contactID === 'string' && typeof x.email === 'string')
+          byId.set(x.contactID, normaliseEmail(x.email));
+    }
+  }
+  return byId;
+}
+
+/**
+ * The differential audit (issue "production-sized data"): runs the conformance suite in
+ * blind mode against side A and sends every request it makes, byte for byte (the same
+ * signed `Authorization`: signatures cover the query string only), to side B as well, with
+ * contact ids in paths translated through email. Compares each pair of answers by meaning
+ * ({@link differences}) and reports every difference in domain words, grouped by endpoint.
+ * Both sides must accept the profile's credentials and use the same page size. Throws what
+ * {@link runConformance} throws for unusable options or an unreachable side A.
+ */
+export async function runDiff(options: DiffOptions): Promise<DiffResult> {
+  const profile = parseProfile(options.profile ?? {});
+  const fetchA: FetchLike = options.fetch ?? ((r) => fetch(r));
+  const fetchB: FetchLike = options.fetchAgainst ?? ((r) => fetch(r));
+  const baseA = options.baseUrl.replace(/\/+$/, '');
+  const baseB = options.against.replace(/\/+$/, '');
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const credentials = [
+    ...profile.credentials,
+    ...(options.authId && options.accessKey
+      ? [{ authId: options.authId, accessKey: options.accessKey }]
+      : []),
+  ];
+  const [idsA, idsB] = await Promise.all([
+    contactIds(baseA, fetchA, credentials),
+    contactIds(baseB, fetchB, credentials),
+  ]);
+  const sideA: SideContext = { baseUrl: baseA, contactEmail: idsA };
+  const sideB: SideContext = { baseUrl: baseB, contactEmail: idsB };
+  const emailToB = new Map([...idsB].map(([id, email]) => [email, id]));
+
+  /** Side B's URL for a request to A: same path and query, contact ids translated. */
+  const urlOnB = (url: string): string => {
+    const rest = url.startsWith(baseA) ? url.slice(baseA.length) : new URL(url).pathname;
+    const [path, ...query] = rest.split('?');
+    const match = matchEndpoint(path!);
+    let pathOnB = path!;
+    const contactID = match?.pathParams.contactID;
+    if (match !== undefined && contactID !== undefined) {
+      const email = idsA.get(contactID);
+      const idOnB = email === undefined ? undefined : emailToB.get(email);
+      if (idOnB !== undefined)
+        pathOnB = buildPath(match.endpoint, { ...match.pathParams, contactID: idOnB });
+    }
+    return `${baseB}${pathOnB}${query.length > 0 ? `?${query.join('?')}` : ''}`;
+  };
+
+  const pairs = new Map<string, Pair>();
+  const mirror: FetchLike = async (request) => {
+    const requestB = new Request(urlOnB(request.url), {
+      method: request.method,
+      headers: request.headers,
+      redirect: 'manual',
+    });
+    const [responseA, responseB] = await Promise.all([
+      fetchA(request),
+      fetchB(requestB).then(
+        (r) => received(r, max),
+        (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      ),
+    ]);
+    const target = request.url.startsWith(baseA)
+      ? request.url.slice(baseA.length)
+      : new URL(request.url).pathname;
+    const credential = credentialOf(request.headers.get('authorization'), profile, options);
+    const otherHeaders: string[] = [];
+    request.headers.forEach((v, k) => {
+      if (k !== 'authorization') otherHeaders.push(`${k}=${v}`);
+    });
+    const key = `${request.method} ${target} ${request.headers.get('authorization') ?? '-'} ${otherHeaders.sort().join('&')}`;
+    const a = await received(responseA.clone(), max);
+    if (!pairs.has(key))
+      pairs.set(key, {
+        key,
+        method: request.method,
+        target,
+        credential,
+        endpoint: matchEndpoint(target.split('?')[0]!)?.endpoint.id,
+        a,
+        b: responseB,
+      });
+    return responseA;
+  };
+
+  const run = await runConformance({
+    ...options,
+    mode: 'blind',
+    profile,
+    fetch: mirror,
+    probeMethods: false,
+  });
+
+  const compareOptions: CompareOptions = { compareMessages: options.compareMessages ?? false };
+  const groups = new Map<string, { compared: number; failures: Failure[] }>();
+  const groupOf = (endpoint: EndpointId | undefined) => {
+    const id = `DIFF-${endpoint === undefined ? 'OTHER-PATHS' : endpoint.toUpperCase().replace('.', '-')}`;
+    let g = groups.get(id);
+    if (g === undefined) {
+      g = { compared: 0, failures: [] };
+      groups.set(id, g);
+    }
+    return g;
+  };
+  for (const e of ENDPOINT_LIST) groupOf(e.id);
+  groupOf(undefined);
+  let differing = 0;
+  const order = (p: Pair) => `${p.target.includes('%') ? 1 : 0} ${p.key}`;
+  const sorted = [...pairs.values()].sort((x, y) =>
+    order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0,
+  );
+  for (const pair of sorted) {
+    const group = groupOf(pair.endpoint);
+    group.compared++;
+    const found: Difference[] =
+      pair.b instanceof Error
+        ? [{ kind: 'status', message: `no answer on B: ${pair.b.message}` }]
+        : differences(
+            pair.target,
+            observe(pair.target, pair.a, sideA),
+            observe(pair.target, pair.b, sideB),
+            compareOptions,
+          );
+    if (found.length === 0) continue;
+    differing++;
+    const who = pair.credential === undefined ? 'without Authorization' : `as ${pair.credential}`;
+    const reproduce = `tagtrack-conformance request ${pair.method} '${pair.target}'${
+      pair.credential === undefined ? '' : ` --credential ${pair.credential}`
+    } --base-url <A or B>`;
+    group.failures.push({
+      kind: found[0]!.kind,
+      key: pair.key,
+      message: `${pair.method} ${pair.target} ${who}: ${found.map((d) => d.message).join('; ')}`,
+      request: `${pair.method} ${pair.target}`,
+      expected: summary(pair.a),
+      actual: pair.b instanceof Error ? pair.b.message : summary(pair.b),
+      curl: reproduce,
+    });
+  }
+  const checks: CheckResult[] = [...groups].map(([id, g]) => ({
+    id,
+    area: 'diff',
+    title:
+      id === 'DIFF-OTHER-PATHS'
+        ? 'requests outside the catalogue (probes) answer alike on A and B'
+        : `${id.slice(5).toLowerCase()} answers alike on A and B`,
+    clause: 'differential audit',
+    endpoints: [],
+    required: true,
+    status: g.failures.length > 0 ? 'fail' : g.compared > 0 ? 'pass' : 'skip',
+    reason: g.compared === 0 ? 'no request of the run reached this endpoint' : undefined,
+    failures: g.failures,
+    seed: run.seed,
+    requests: g.compared,
+    durationMs: 0,
+  }));
+  const summaryCounts = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
+  for (const c of checks) summaryCounts[c.status]++;
+  return {
+    ...run,
+    checks,
+    summary: summaryCounts,
+    staleExpectedFailures: [],
+    ok: differing === 0,
+    against: baseB,
+    compared: pairs.size,
+    differing,
+    run,
+  };
+}
+
+/** A short form of an answer for the report: status, media type and the start of the body. */
+function summary(r: ReceivedResponse): string {
+  const body = r.body.length > 300 ? `${r.body.slice(0, 300)}…` : r.body;
+  return `${r.status} ${r.headers['content-type'] ?? ''} ${body}`.trim();
+}
