@@ -25,8 +25,16 @@ export {
 } from './checks/failure.ts';
 /** The built-in checks, in run order: `runConformance({ checks: [...builtInChecks, mine] })`. */
 export { ALL_CHECKS, ALL_CHECKS as builtInChecks, CHECK_MODULES } from './checks/index.ts';
-export { ChecksError, loadChecks, validateChecks } from './custom-checks.ts';
 export { CANONICAL_PROFILE_FILE, EXIT, main } from './cli.ts';
+export { ChecksError, loadChecks, validateChecks } from './custom-checks.ts';
+export { type CompareOptions, type Difference, differences } from './diff/compare.ts';
+export {
+  type Observation,
+  observe,
+  type ReceivedResponse,
+  type SideContext,
+} from './diff/observe.ts';
+export { type DiffOptions, type DiffResult, runDiff } from './diff/run.ts';
 export {
   ExpectedFailure,
   ExpectedFailuresError,
