@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Check } from './checks/define.ts';
 import { ALL_CHECKS } from './checks/index.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
@@ -270,8 +271,9 @@ export function buildProgram(done: (code: number) => void): Command {
     .command('requirements')
     .description('list every requirement id with its area, clause and endpoints')
     .option('--json', 'print JSON instead of tab-separated lines')
-    .action((opts: { json?: boolean }) => {
-      done(requirementsCommand(Boolean(opts.json)));
+    .option('--checks <file>', 'also list the checks of your own this ES module exports')
+    .action(async (opts: { json?: boolean; checks?: string }) => {
+      done(await requirementsCommand(Boolean(opts.json), opts.checks));
     });
   addRequestCommand(program, done);
   addReplayCommand(program, done, CANONICAL_PROFILE_FILE);
@@ -279,9 +281,19 @@ export function buildProgram(done: (code: number) => void): Command {
   return program;
 }
 
-/** Prints the requirement catalogue (id, area, required, clause, endpoints, title). */
-function requirementsCommand(json: boolean): number {
-  const rows = ALL_CHECKS.map((c) => ({
+/**
+ * Prints the requirement catalogue (id, area, required, clause, endpoints, title), then the
+ * checks `checksFile` exports (as `run --checks` loads them); 2 when that file is unusable.
+ */
+async function requirementsCommand(json: boolean, checksFile?: string): Promise<number> {
+  let own: readonly Check[] = [];
+  try {
+    if (checksFile !== undefined) own = await loadChecks(checksFile);
+  } catch (e) {
+    if (e instanceof ChecksError) return usage(e.message);
+    throw e;
+  }
+  const rows = [...ALL_CHECKS, ...own].map((c) => ({
     id: c.id,
     area: c.area,
     required: c.required ?? true,

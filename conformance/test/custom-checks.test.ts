@@ -274,6 +274,17 @@ describe('the CLI with --checks', () => {
     expect(har.log.entries.length).toBe(json.exchangeCount);
   }, 60_000);
 
+  test('requirements --checks lists the checks of your own after the built-in ones', async () => {
+    const out = await cli(['requirements', '--json', '--checks', EXAMPLE]);
+    expect(out.code).toBe(0);
+    const rows = JSON.parse(out.stdout) as { id: string; area: string; endpoints: string[] }[];
+    expect(rows.map((r) => r.id)).toEqual([...ALL_CHECKS.map((c) => c.id), 'ACME-VERSION-HEADER']);
+    expect(rows.at(-1)).toMatchObject({
+      area: 'acme',
+      endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
+    });
+  }, 30_000);
+
   test('a file that is not a module of checks exits 2 naming the file and the problem', async () => {
     const path = join(dir, 'bad-checks.mjs');
     await writeFile(
