@@ -4,7 +4,7 @@ import type { CheckContext } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, Violation } from '../failure.ts';
 import { firstDifference } from '../sample.ts';
-import { follow, lastPageStart, listCalls, PAGED, type SizedList, withQuery } from './shared.ts';
+import { follow, LISTS, lastPageStart, listCalls, type SizedList, withQuery } from './shared.ts';
 
 /**
  * Follows `paging.nextURL` (or `previousURL` when `by` says so) from the page `first` until
@@ -69,7 +69,7 @@ export const checks: readonly Check[] = [
       'following nextURL from the first page, on every list endpoint, gives the records of the cursor walk, in order; so does following it from an unaligned cursor, and following previousURL back from the last page',
     clause:
       'decisions §3 (the original clients follow nextURL until the list ends) and its Revision 2 (the URLs keep the query)',
-    endpoints: PAGED,
+    endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');

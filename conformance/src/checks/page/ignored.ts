@@ -8,8 +8,8 @@ import { firstDifference, sampleCalls, showPairs } from '../sample.ts';
 import { parseJson } from '../walk.ts';
 import {
   cursorIn,
+  LISTS,
   listCalls,
-  PAGED,
   type Pairs,
   pagingUrlProblem,
   pick,
@@ -104,7 +104,7 @@ export const checks: readonly Check[] = [
       'total and next holding paging-like numbers change nothing on any list endpoint, in any rtn or on HEAD: not the status, data, paging.cursors, X-Total-Count, nor the pages nextURL, previousURL and Link point at (which keep them in their query)',
     clause:
       'decisions §3 Revision 2 (total and next are ignored and change nothing, paging included)',
-    endpoints: PAGED,
+    endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');

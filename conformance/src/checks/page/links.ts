@@ -8,6 +8,7 @@ import { describe, ensure } from '../failure.ts';
 import { sampleCalls } from '../sample.ts';
 import { headerCount } from '../walk.ts';
 import {
+  LISTS,
   listCalls,
   PAGED,
   type Pairs,
@@ -100,7 +101,7 @@ export const checks: readonly Check[] = [
     title:
       'nextURL, previousURL and the Link targets, on every list endpoint, in every rtn and on HEAD, are absolute URLs on the base URL (path prefix included) whose query is the request’s raw query with only cursor replaced, every other parameter, its order and its encoding kept, pointing at the right cursor (unaligned cursors and the last-but-one page included)',
     clause: 'decisions §3 Revision 2 (nextURL and previousURL)',
-    endpoints: PAGED,
+    endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
       if (lists.length === 0) ctx.skip('no list with records could be sampled');
@@ -187,7 +188,7 @@ export const checks: readonly Check[] = [
       'every list response of every list endpoint, in every rtn, on HEAD and as 204, carries X-Total-Count (the record count) and Link with rel="next" iff nextURL and rel="prev" iff previousURL, pointing at the same pages (the same URLs in json); single-object responses carry neither',
     clause:
       'decisions §3 (Link, X-Total-Count) and its Revision 2 (every rtn, HEAD, never on single objects)',
-    endpoints: [...PAGED, 'teams.member', 'tags.daily', 'contacts.get'],
+    endpoints: [...LISTS, 'teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const ps = ctx.profile.pageSize;
       let compared = 0;

@@ -1,4 +1,4 @@
-import { type EndpointId, endpointById, queryWithCursor } from '@tagtrack/core';
+import { ENDPOINT_LIST, type EndpointId, endpointById, queryWithCursor } from '@tagtrack/core';
 import type { Exchange } from '../../http.ts';
 import type { CheckContext, EndpointCall } from '../context.ts';
 import { describe, ensure } from '../failure.ts';
@@ -15,6 +15,11 @@ export const PAGED: readonly EndpointId[] = [
   'opens.tag',
   'clicks.tag',
 ];
+
+/** Every list endpoint of the catalogue (the paging URL and header checks cover them all). */
+export const LISTS: readonly EndpointId[] = ENDPOINT_LIST.filter((e) => e.response === 'list').map(
+  (e) => e.id,
+);
 
 /** A sampled list request and its walked size. */
 export interface SizedList {
