@@ -10,10 +10,19 @@ import {
 import { arbDayFor, arbDayWindowFor } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import { comparable } from './compare.ts';
-import type { CheckContext } from './context.ts';
+import { type CheckContext, LOOP_BATCH } from './context.ts';
 import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
 import { describe, ensure, Violation } from './failure.ts';
-import { firstDifference, recordLabel } from './sample.ts';
+import {
+  addDays,
+  boundaryWindows,
+  dayOf,
+  firstDifference,
+  nearMidnight,
+  recordLabel,
+  windowQuery,
+  withPicks,
+} from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `oracle`). */
 export const prefix = 'ORACLE';
@@ -115,6 +124,34 @@ function arbWindow(ctx: CheckContext): fc.Arbitrary<Pairs> {
 
 const arbBool = fc.constantFrom('true', 'false', '1', 'True');
 
+/** The primary credential when the oracle knows it, else the first credential it knows. */
+function primaryKnown(ctx: CheckContext): SuiteCredential {
+  return known(ctx).find((c) => c.label === ctx.primary.label) ?? known(ctx)[0]!;
+}
+
+/**
+ * What `credential` sees of the dataset, for picks from the data: its visible tags' send
+ * dates and the events of those tags, by kind.
+ */
+function visibleData(ctx: CheckContext, credential: SuiteCredential) {
+  const ds = ctx.oracle!.dataset;
+  const tags = visibleTags(ds, ctx.oracle!.callerOf(credential)!);
+  const ids = new Set(tags.map((t) => t.tagID));
+  return {
+    sent: tags.map((t) => t.dateSent),
+    opens: ds.opens.filter((e) => ids.has(e.tagID)),
+    clicks: ds.clicks.filter((e) => ids.has(e.tagID)),
+  };
+}
+
+/**
+ * One-day windows as query pairs on the days of the timestamps nearest a UTC midnight
+ * (`boundaryWindows`): a shifted day boundary or an exclusive bound fails every run.
+ */
+function boundaryPairs(timestamps: readonly string[]): Pairs[] {
+  return boundaryWindows(timestamps).map((w) => windowQuery(w.start, w.end));
+}
+
 /** Exact answers in fixture mode: every endpoint against core's plain rules (decisions §2, §3, §9). */
 export const checks: readonly Check[] = [
   defineCheck({
@@ -141,7 +178,7 @@ export const checks: readonly Check[] = [
         await ctx.each(
           requests,
           ([endpoint, pathParams, query]) => matchesOracle(ctx, c, endpoint, pathParams, query),
-          { stopAt: 5 },
+          { stopAt: 5, concurrency: LOOP_BATCH },
         );
       }
     },
@@ -171,16 +208,24 @@ export const checks: readonly Check[] = [
           else
             await matchesOracle(ctx, credential, 'teams.memberTags', { memberID: member }, query);
         },
-        {
-          // every visible tag of each credential, unfiltered, always compared
-          examples: known(ctx).map((credential) => ({
+        // every visible tag of each credential, unfiltered, always compared
+        // and one-day windows on the primary's tags sent nearest a UTC midnight
+        withPicks(
+          ctx,
+          [
+            ...known(ctx).map((credential) => ({ credential, window: [] as Pairs })),
+            ...boundaryPairs(visibleData(ctx, primaryKnown(ctx)).sent).map((window) => ({
+              credential: primaryKnown(ctx),
+              window,
+            })),
+          ].map(({ credential, window }) => ({
             credential,
             member: null,
-            window: [] as Pairs,
+            window,
             filters: [],
             value: 'true',
           })),
-        },
+        ),
       );
     },
   }),
@@ -224,18 +269,29 @@ export const checks: readonly Check[] = [
           if (type !== null && endpoint !== 'stats.member') query.push(['type', type]);
           await matchesOracle(ctx, credential, endpoint, pathParams, query);
         },
-        {
-          // team stats of each credential, daily and aggregated, always compared
-          examples: known(ctx).flatMap((credential) =>
-            ([null, 'true'] as const).map((aggregateData) => ({
-              credential,
-              subject: ['stats.team', {}] as [EndpointId, Record<string, string>],
-              window: [] as Pairs,
-              aggregateData,
-              type: null,
+        // team stats of each credential, daily and aggregated, always compared
+        // and the primary's daily team stats on one-day windows at UTC midnights
+        withPicks(
+          ctx,
+          [
+            ...known(ctx).flatMap((credential) =>
+              ([null, 'true'] as const).map((aggregateData) => ({
+                credential,
+                window: [] as Pairs,
+                aggregateData,
+              })),
+            ),
+            ...boundaryPairs(visibleData(ctx, primaryKnown(ctx)).sent).map((window) => ({
+              credential: primaryKnown(ctx),
+              window,
+              aggregateData: null,
             })),
-          ),
-        },
+          ].map((e) => ({
+            ...e,
+            subject: ['stats.team', {}] as [EndpointId, Record<string, string>],
+            type: null,
+          })),
+        ),
       );
     },
   }),
@@ -275,15 +331,17 @@ export const checks: readonly Check[] = [
               [],
             );
         },
-        {
-          // every visible event of the primary credential, always compared
-          examples: (['opens', 'clicks'] as const).map((kind) => ({
-            credential: known(ctx).find((c) => c.label === ctx.primary.label) ?? known(ctx)[0]!,
-            kind,
-            tag: null,
-            window: [] as Pairs,
-          })),
-        },
+        // every visible event of the primary credential, always compared
+        // and one-day windows on the days of its events nearest a UTC midnight
+        withPicks(
+          ctx,
+          (['opens', 'clicks'] as const).flatMap((kind) =>
+            [
+              [] as Pairs,
+              ...boundaryPairs(visibleData(ctx, primaryKnown(ctx))[kind].map((e) => e.date)),
+            ].map((window) => ({ credential: primaryKnown(ctx), kind, tag: null, window })),
+          ),
+        ),
       );
     },
   }),
@@ -307,9 +365,21 @@ export const checks: readonly Check[] = [
           fc.tuple(fc.constantFrom(...ds.tags.map((t) => t.tagID)), arbDayFor(ds)),
         ),
       });
-      await ctx.property(arb, async ({ credential, pair: [tagID, date] }) => {
-        await matchesOracle(ctx, credential, 'tags.daily', { tagID }, [['date', date]]);
-      });
+      // always tried: the days of the primary's events nearest a UTC midnight, and the next day
+      const seen = visibleData(ctx, primaryKnown(ctx));
+      const events = [...seen.opens, ...seen.clicks];
+      const edge = nearMidnight(events.map((e) => e.date));
+      const examples = events
+        .filter((e) => edge.includes(e.date))
+        .flatMap((e) => [0, 1].map((n) => [e.tagID, addDays(dayOf(e.date), n)] as [string, string]))
+        .map((pair) => ({ credential: primaryKnown(ctx), pair }));
+      await ctx.property(
+        arb,
+        async ({ credential, pair: [tagID, date] }) => {
+          await matchesOracle(ctx, credential, 'tags.daily', { tagID }, [['date', date]]);
+        },
+        withPicks(ctx, examples),
+      );
     },
   }),
   defineCheck({

@@ -175,6 +175,19 @@ export function middleWindow(days: readonly string[]): { start: string; end: str
   };
 }
 
+/**
+ * Options of `ctx.property` that try `examples` (picks from the data) first and then the
+ * run's `numRuns` random cases: fast-check counts examples within `numRuns`, so without the
+ * extra runs picks beyond `numRuns` would never run.
+ */
+export function withPicks<T>(
+  ctx: { readonly numRuns: number },
+  examples: readonly T[],
+  randomRuns = ctx.numRuns,
+): { examples: readonly T[]; numRuns: number } {
+  return { examples, numRuns: examples.length + randomRuns };
+}
+
 /** Window query pairs for optional bounds, in the order start, end. */
 export function windowQuery(start?: string, end?: string): [string, string][] {
   const q: [string, string][] = [];

@@ -122,14 +122,29 @@ export const STORE_FAULTS = [
     area: 'store',
     description:
       'start is an exclusive bound: the day strings are compared with > instead of >=, so the start day is left out (decisions §4)',
-    detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW'],
+    detectedBy: [
+      'REL-WINDOW-INCLUSIVE',
+      'REL-EVENTS-WINDOW',
+      'ORACLE-TAGS',
+      'ORACLE-STATS',
+      'ORACLE-EVENTS',
+    ],
+    blind: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW'],
   },
   {
     name: 'days-cut-utc-plus-2',
     area: 'store',
     description:
       "windows (2, 4, 9, 11) and daily counts (14) cut days at midnight UTC+2, the server's local time, instead of UTC (decisions §4, §9)",
-    detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW', 'REL-DAILY-DISTINCT-RECIPIENTS'],
+    detectedBy: [
+      'REL-WINDOW-INCLUSIVE',
+      'REL-EVENTS-WINDOW',
+      'REL-DAILY-DISTINCT-RECIPIENTS',
+      'ORACLE-TAGS',
+      'ORACLE-EVENTS',
+      'ORACLE-DAILY',
+    ],
+    blind: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW', 'REL-DAILY-DISTINCT-RECIPIENTS'],
   },
   {
     name: 'tags-filtered-oldest-first',
@@ -164,7 +179,8 @@ export const STORE_FAULTS = [
     area: 'store',
     description:
       'the stats endpoints (6, 7, 8, 13) default aggregateData to true: absent, they answer the aggregated record (decisions §3 Revision 2)',
-    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+    detectedBy: ['REL-BOOLEAN-SPELLINGS', 'ORACLE-STATS'],
+    blind: ['REL-BOOLEAN-SPELLINGS'],
   },
   {
     name: 'member-tags-digit-false',

@@ -18,6 +18,7 @@ import {
   type GroupedEvent,
   nearMidnight,
   windowQuery,
+  withPicks,
 } from '../sample.ts';
 import { allTags, arbWindow } from './shared.ts';
 
@@ -192,7 +193,7 @@ export const checks: readonly Check[] = [
             { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
           );
         },
-        { examples },
+        withPicks(ctx, examples),
       );
     },
   }),

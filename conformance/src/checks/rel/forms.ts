@@ -30,6 +30,7 @@ import {
   sampleCalls,
   sendDays,
   windowQuery,
+  withPicks,
 } from '../sample.ts';
 import { arbWindow, members, type Pairs, windowDays } from './shared.ts';
 
@@ -256,7 +257,7 @@ export const checks: readonly Check[] = [
           const { endpoint, call } = generatedCall(samples[spec.sample]!, spec, days);
           await formatsAgree(ctx, endpoint, call);
         },
-        { examples: specs, numRuns: Math.min(ctx.numRuns, GENERATED_RUNS) },
+        withPicks(ctx, specs, Math.min(ctx.numRuns, GENERATED_RUNS)),
       );
     },
   }),

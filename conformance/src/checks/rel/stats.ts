@@ -11,7 +11,7 @@ import {
 import fc from 'fast-check';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { addDays, firstDifference, windowQuery } from '../sample.ts';
+import { addDays, boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
 import {
   aggregated,
   allTags,
@@ -126,34 +126,46 @@ export const checks: readonly Check[] = [
         window: arbWindow(days),
         member: arbMemberID(ids),
       });
-      await ctx.property(arb, async ({ window, member: memberID }) => {
-        const query = windowQuery(window.start, window.end);
-        const tags = await allTags(ctx, memberID, query);
-        const [endpoint, pathParams] =
-          memberID === undefined
-            ? (['stats.team', {}] as const)
-            : (['stats.member', { memberID }] as const);
-        const agg = await aggregated(ctx, endpoint, { pathParams, query });
-        const daily = await ctx.walk(endpoint, {
-          pathParams,
-          query: [...query, ['aggregateData', 'false']],
-        });
-        const records = daily.records;
-        const problem = statsSummariseTags.check({
-          tags,
-          daily: records,
-          aggregated: [agg.record],
-        });
-        if (problem?.startsWith('aggregated')) obey(problem, 'counter', agg.exchange);
-        const expectedDays = dailyStatsOfTags(tags).map((r) => r.date);
-        const days = records.map((r) => r.date);
-        obey(
-          problem,
-          days.join() === expectedDays.join() ? 'counter' : listDifferenceKind(expectedDays, days),
-          daily.pages[0],
-          describe(daily.pages[0]!),
-        );
-      });
+      // picked from the data, always tried: the whole range (every send day a record), and
+      // one-day windows on the days of the tags sent nearest a UTC midnight
+      const examples = [
+        { start: undefined, end: undefined },
+        ...boundaryWindows((await allTags(ctx)).map((t) => t.dateSent)),
+      ].map((window) => ({ window, member: undefined }));
+      await ctx.property(
+        arb,
+        async ({ window, member: memberID }) => {
+          const query = windowQuery(window.start, window.end);
+          const tags = await allTags(ctx, memberID, query);
+          const [endpoint, pathParams] =
+            memberID === undefined
+              ? (['stats.team', {}] as const)
+              : (['stats.member', { memberID }] as const);
+          const agg = await aggregated(ctx, endpoint, { pathParams, query });
+          const daily = await ctx.walk(endpoint, {
+            pathParams,
+            query: [...query, ['aggregateData', 'false']],
+          });
+          const records = daily.records;
+          const problem = statsSummariseTags.check({
+            tags,
+            daily: records,
+            aggregated: [agg.record],
+          });
+          if (problem?.startsWith('aggregated')) obey(problem, 'counter', agg.exchange);
+          const expectedDays = dailyStatsOfTags(tags).map((r) => r.date);
+          const days = records.map((r) => r.date);
+          obey(
+            problem,
+            days.join() === expectedDays.join()
+              ? 'counter'
+              : listDifferenceKind(expectedDays, days),
+            daily.pages[0],
+            describe(daily.pages[0]!),
+          );
+        },
+        withPicks(ctx, examples),
+      );
     },
   }),
   defineCheck({

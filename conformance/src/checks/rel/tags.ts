@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { comparable } from '../compare.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { boundaryWindows, firstDifference, windowQuery } from '../sample.ts';
+import { boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
 import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
@@ -68,7 +68,7 @@ export const checks: readonly Check[] = [
             { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
           );
         },
-        { examples },
+        withPicks(ctx, examples),
       );
     },
   }),
@@ -119,7 +119,7 @@ export const checks: readonly Check[] = [
             { kind: listDifferenceKind(expected, actual), exchange: w.pages[0] },
           );
         },
-        { examples },
+        withPicks(ctx, examples),
       );
     },
   }),
