@@ -6,7 +6,7 @@ import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { defineCheck, priorityOf } from '../src/checks/define.ts';
-import { ensure } from '../src/checks/failure.ts';
+import { ensure, Violation } from '../src/checks/failure.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 import { ConnectionError, type FetchLike } from '../src/http.ts';
 import { ResultsJson, writeReports } from '../src/reporters/index.ts';
@@ -505,6 +505,78 @@ describe('--max-response-time', () => {
       );
       const loose = await run(10_000);
       expect(loose.checks.find((c) => c.id === 'RATE-RESPONSE-TIME')!.status).toBe('pass');
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});
+
+describe('ctx.each with concurrency', () => {
+  test('batches of items at once give the failures, comparisons and request log of the sequential loop, in less time', async () => {
+    const { server, fetch } = memoryServer();
+    const slow: FetchLike = async (r) => {
+      await sleep(100);
+      return fetch(r);
+    };
+    // every second member fails; the loop stops at 2 failures (as the scope checks do), in
+    // the middle of a batch
+    const loop = (id: `ACME-${string}`, concurrency: number) =>
+      defineCheck({
+        id,
+        title: 'asks every member',
+        clause: 'test',
+        endpoints: ['teams.member'],
+        async run(ctx) {
+          const members = await ctx.records('teams.list');
+          await ctx.each(
+            members.map((m, i) => ({ m, i })),
+            async ({ m, i }) => {
+              const ex = await ctx.call('teams.member', { pathParams: { memberID: m.memberID } });
+              ensure(ex.status === 200, `member ${m.memberID} answered ${ex.status}`, {
+                kind: 'status',
+                exchange: ex,
+              });
+              if (i % 2 === 1)
+                throw new Violation(`member ${i} is the second of a pair`, {
+                  kind: 'value',
+                  exchange: ex,
+                });
+            },
+            { concurrency, stopAt: 2 },
+          );
+        },
+      });
+    const run = async (concurrency: number) => {
+      const t0 = performance.now();
+      const result = await runConformance({
+        baseUrl: MEMORY_BASE_URL,
+        fetch: slow,
+        profile: profileFor(),
+        mode: 'fixture',
+        seed: 1,
+        concurrency: 1,
+        checks: [loop('ACME-EACH-LOOP', concurrency)],
+      });
+      const check = result.checks[0]!;
+      const targets = new Map(result.exchanges.map((e) => [e.id, e.target]));
+      return {
+        ms: performance.now() - t0,
+        outcome: {
+          status: check.status,
+          failures: check.failures.map((f) => [f.message, f.request]),
+          comparisons: check.comparisons,
+          log: check.exchangeIds!.map((id) => targets.get(id)),
+        },
+      };
+    };
+    try {
+      const sequential = await run(1);
+      const batched = await run(6);
+      expect(sequential.outcome.status).toBe('fail');
+      expect(sequential.outcome.failures).toHaveLength(2);
+      expect(batched.outcome).toEqual(sequential.outcome);
+      // four items one after the other, or one batch: at least two round trips saved
+      expect(batched.ms).toBeLessThan(sequential.ms - 200);
     } finally {
       await server.close();
     }

@@ -82,8 +82,16 @@ export interface RunServices {
   >;
 }
 
-/** Bounded-concurrency options of {@link CheckContext.each}: see {@link EachOptions.concurrency}. */
+/** Items a {@link CheckContext.each} loop runs at once by default: one after the other. */
 export const DEFAULT_EACH_CONCURRENCY = 1;
+
+/**
+ * Items at once for the loops of many independent requests that are the long chains of a
+ * run (`ctx.each(items, fn, { concurrency: LOOP_BATCH })`): against a service answering in
+ * 200 ms, a loop of 400 requests takes 10 s instead of 80 s. The run's pacer still keeps
+ * every request to the declared rate.
+ */
+export const LOOP_BATCH = 8;
 
 /** Failures of one {@link CheckContext.each} loop listed one by one unless it says otherwise. */
 export const MAX_LISTED = 10;
@@ -100,9 +108,10 @@ export interface EachOptions<T> {
   /** Words appended to the message of an item's failure (e.g. which header was sent). */
   readonly note?: (item: T) => string;
   /**
-   * Items run at the same time (default 1: one after the other). Items must then not depend
-   * on each other; their failures, comparisons and requests are still taken in item order,
-   * so the verdict and the request log are the same whatever the concurrency.
+   * Items run at the same time, in batches of this size (default 1: one after the other):
+   * for loops of many requests against a slow service. Items must then not depend on each
+   * other; their failures, comparisons and request logs are still taken in item order, so
+   * the verdict and the request log are those of the sequential loop.
    */
   readonly concurrency?: number;
 }
@@ -441,10 +450,12 @@ export class CheckContext {
   }
 
   /**
-   * {@link each} with up to `options.concurrency` items at a time. Each item runs in a scope
-   * of its own; the loop takes the items' outcomes in item order (comparisons, request log,
-   * failures, then `stopAt`), so the result is that of the sequential loop. Items after a
-   * stop or an error may have sent requests; they are not taken. Resolves how many were.
+   * {@link each} in batches of `options.concurrency` items run at the same time. Each item
+   * runs in a scope of its own; the loop takes the items' outcomes in item order
+   * (comparisons, request log, failures, then `stopAt`), so the verdict is that of the
+   * sequential loop. A whole batch is always sent, so the requests are the same for every run
+   * (a stop or an error cuts the rest of its batch from the log, not from the wire). Resolves
+   * how many items were taken.
    */
   private async eachConcurrently<T>(
     all: readonly T[],
@@ -453,32 +464,23 @@ export class CheckContext {
     onViolation: (item: T, e: Violation) => void,
   ): Promise<number> {
     type Done = { scope: CheckScope & { pending: Failure[] }; error?: unknown };
-    const done: Promise<Done>[] = [];
-    const settle: ((d: Done) => void)[] = [];
-    for (let i = 0; i < all.length; i++)
-      done.push(new Promise<Done>((resolve) => settle.push(resolve)));
-    let next = 0;
-    let stopped = false;
-    const worker = async () => {
-      while (!stopped && next < all.length) {
-        const i = next++;
-        const scope = { comparisons: 0, log: [] as LogEntry[], pending: [] as Failure[] };
-        const outcome = await inScope(scope, async (): Promise<Done> => {
-          try {
-            await fn(all[i] as T);
-            return { scope };
-          } catch (error) {
-            return { scope, error };
-          }
-        });
-        settle[i]!(outcome);
-      }
+    const size = options.concurrency ?? DEFAULT_EACH_CONCURRENCY;
+    const runItem = (item: T): Promise<Done> => {
+      const scope = { comparisons: 0, log: [] as LogEntry[], pending: [] as Failure[] };
+      return inScope(scope, async (): Promise<Done> => {
+        try {
+          await fn(item);
+          return { scope };
+        } catch (error) {
+          return { scope, error };
+        }
+      });
     };
-    const workers = Array.from({ length: Math.min(options.concurrency ?? 1, all.length) }, worker);
     let taken = 0;
-    try {
-      for (let i = 0; i < all.length; i++) {
-        const { scope, error } = await done[i]!;
+    for (let start = 0; start < all.length; start += size) {
+      const batch = all.slice(start, start + size);
+      const outcomes = await Promise.all(batch.map(runItem));
+      for (const [k, { scope, error }] of outcomes.entries()) {
         taken++;
         const parent = this.active;
         parent.comparisons += scope.comparisons;
@@ -486,15 +488,10 @@ export class CheckContext {
         for (const f of scope.pending) this.record(f);
         if (error !== undefined) {
           if (!(error instanceof Violation)) throw error;
-          onViolation(all[i] as T, error);
+          onViolation(batch[k] as T, error);
         }
-
         if (options.stopAt !== undefined) this.stopAt(options.stopAt);
       }
-    } finally {
-      stopped = true;
-      // items already running finish (their requests are in flight); none is started
-      await Promise.allSettled(workers);
     }
     return taken;
   }

@@ -6,7 +6,7 @@ import {
   type StatsSummary,
 } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
-import type { CheckContext, EndpointCall } from './context.ts';
+import { type CheckContext, type EndpointCall, LOOP_BATCH } from './context.ts';
 import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
 import { expectError } from './err.ts';
 import { describe, Violation } from './failure.ts';
@@ -108,6 +108,7 @@ async function eachOutOfScope(
       await ctx.each(await outOfScopeCalls(ctx, c, other), (call) => fn(c, call), {
         note: () => `: ${other.label} can see it but ${c.label} cannot`,
         stopAt: 5,
+        concurrency: LOOP_BATCH,
       });
     }
   }
