@@ -139,7 +139,8 @@ export async function startHostile(kind: HostileKind): Promise<Hostile> {
           res.writeHead(200, json).end(page(cursorOf(req), 10));
           return;
         }
-        return handler(req, res, 'endless-body');
+        handler(req, res, 'endless-body');
+        return;
       }
       case 'garbage-bytes':
         return; // answered by the raw socket server below
