@@ -14,6 +14,7 @@ afterAll(async () => {
 const acme = await loadChecks(
   fileURLToPath(new URL('../examples/vendor-version-header.mjs', import.meta.url)),
 );
+let statuses: [string, string][] = [];
 const NAME = 'reference server with X-Vendor-Version (custom check)';
 
 defineConformanceSuite(
@@ -32,7 +33,12 @@ defineConformanceSuite(
     only: 'acme,AUTH-401-MISSING',
     seed: 1,
   },
-  { name: NAME },
+  {
+    name: NAME,
+    onResult: (result) => {
+      statuses = result.checks.map((c) => [c.id, c.status]);
+    },
+  },
 );
 
 test('defineConformanceSuite registers a test for a check of your own, next to the built-in ones', ({
@@ -44,5 +50,12 @@ test('defineConformanceSuite registers a test for a check of your own, next to t
   expect(names).toEqual([
     expect.stringMatching(/^AUTH-401-MISSING: /),
     'ACME-VERSION-HEADER: every response carries X-Vendor-Version with a semantic version',
+  ]);
+});
+
+test('the check of your own ran and passed against a server that sends the header', () => {
+  expect(statuses).toEqual([
+    ['AUTH-401-MISSING', 'pass'],
+    ['ACME-VERSION-HEADER', 'pass'],
   ]);
 });
