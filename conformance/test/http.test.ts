@@ -185,6 +185,26 @@ describe('HttpClient: bounded by construction (issue 11)', () => {
     expect(http.exchanges[0]!.bodyBytes).toBe(Buffer.byteLength(big));
   });
 
+  test('a body over 1 MiB is not kept in the request cache: the same request goes out again', async () => {
+    let calls = 0;
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async (r) => {
+        calls++;
+        const big = new URL(r.url).pathname === '/big';
+        return new Response(big ? 'z'.repeat(2 * 1024 * 1024) : '{}', { status: 200 });
+      },
+      timeoutMs: 1000,
+    });
+    for (let i = 0; i < 2; i++) {
+      await http.request({ path: '/small', credential });
+      await http.request({ path: '/big', credential });
+    }
+    expect(calls).toBe(3);
+    expect(http.cacheHits).toBe(1);
+  });
+
   test('the kept copy holds no secret a server echoed back (a 401 body quoting the header)', async () => {
     const http = new HttpClient({
       baseUrl: 'http://x.invalid',
