@@ -5,8 +5,9 @@
  * temporary project (no workspace links, no build step of its own) and runs what a user runs:
  * - every bin with `--version` (the package's version) and `--help`;
  * - `tagtrack-server` on a free port, then `tagtrack-conformance run --mode fixture` against
- *   it (must pass, exit 0) and against a second server started with a `--fault` (must fail,
- *   exit 1);
+ *   it with a custom check (`--checks`; must pass, exit 0, the check in every report) and
+ *   against a second server started with a `--fault` (the check detecting it and the
+ *   shipped vendor example must fail, exit 1);
  * - `tagtrack` (the client) with one request (`teams list`), answered with JSON records;
  * - a strict TypeScript check (`module: nodenext`) of a file importing core's, client's,
  *   conformance's and server's types and core's `./openapi.json` export;
@@ -28,6 +29,18 @@ const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', defaul
 
 const started = Date.now();
 const failures = [];
+
+/** Seconds per section, in order (printed at the end: where the time goes). */
+const phases = [];
+let phase = { name: '', start: started };
+
+/** Starts a section of the output (and of the time table). */
+function section(name) {
+  const now = Date.now();
+  if (phase.name) phases.push([phase.name, (now - phase.start) / 1000]);
+  phase = { name, start: now };
+  process.stdout.write(`== ${name}\n`);
+}
 
 /** Records a failed expectation (the run goes on, so one report lists every problem). */
 function expect(ok, what, detail = '') {
@@ -106,6 +119,40 @@ async function serverImporters(dir, prefix = '') {
   return hits;
 }
 
+/** A custom check for `--checks` (it passes against the reference server). */
+const CUSTOM_CHECKS = `// A check of one's own for tagtrack-conformance --checks (written by scripts/pack-check.mjs).
+import { defineCheck, Violation } from '@tagtrack/conformance';
+
+export const checks = [
+  defineCheck({
+    id: 'PACKCHECK-TOTAL-COUNT',
+    title: 'GET /teams answers 200 with X-Total-Count',
+    clause: 'scripts/pack-check.mjs',
+    endpoints: ['teams.list'],
+    async run(ctx) {
+      const x = await ctx.call('teams.list');
+      ctx.compared();
+      if (x.status !== 200 || x.responseHeaders['x-total-count'] === undefined) {
+        throw new Violation(\`GET /teams answered \${x.status} without X-Total-Count\`, {
+          kind: 'header',
+          exchange: x,
+        });
+      }
+    },
+  }),
+];
+`;
+
+/** The status of check `id` in the results.json at `file`, or undefined. */
+async function statusIn(file, id) {
+  try {
+    const results = JSON.parse(await readFile(file, 'utf8'));
+    return results.checks.find((c) => c.id === id)?.status;
+  } catch {
+    return undefined;
+  }
+}
+
 const CHECK_TS = `// Strict nodenext import of the published types (written by scripts/pack-check.mjs).
 import { type Tag, type StatsSummary, authorizationHeader, openApiDocument } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
@@ -153,17 +200,17 @@ async function main() {
     await mkdir(tarballs);
     await mkdir(project);
 
-    process.stdout.write('== pack (prepack builds dist/)\n');
+    section('pack: pnpm pack, whose prepack builds dist/');
     const packages = await packAll(tarballs);
 
-    process.stdout.write('== publint --strict\n');
+    section('publint: --strict on each tarball');
     const publint = join(ROOT, 'node_modules/.bin/publint');
     for (const p of packages) {
       const res = await run(publint, ['--strict', p.tarball]);
       expect(res.code === 0, `publint ${p.name}`, res.stdout + res.stderr);
     }
 
-    process.stdout.write('== npm install of the tarballs in a fresh project\n');
+    section('install: npm install of the tarballs in a fresh project');
     await writeFile(
       join(project, 'package.json'),
       `${JSON.stringify({ name: 'tagtrack-pack-check', private: true, type: 'module' }, null, 2)}\n`,
@@ -184,7 +231,7 @@ async function main() {
     const installed = await treeSize(join(project, 'node_modules'));
     const bin = (name) => join(project, 'node_modules/.bin', name);
 
-    process.stdout.write('== bins: --version and --help\n');
+    section('bins: --version and --help');
     for (const p of packages) {
       for (const name of Object.keys(p.bin)) {
         const v = await run(bin(name), ['--version'], { cwd: project });
@@ -198,7 +245,7 @@ async function main() {
       }
     }
 
-    process.stdout.write('== conformance package does not need the server\n');
+    section('independence: the conformance package does not need the server');
     const conformanceDir = join(project, 'node_modules/@tagtrack/conformance');
     const manifest = JSON.parse(await readFile(join(conformanceDir, 'package.json'), 'utf8'));
     expect(
@@ -212,10 +259,16 @@ async function main() {
       importers.join('\n'),
     );
 
-    process.stdout.write('== tagtrack-server, tagtrack-conformance, tagtrack\n');
+    section('runs: tagtrack-server, tagtrack-conformance, tagtrack');
     const faults = await run(bin('tagtrack-server'), ['--list-faults'], { cwd: project });
-    const fault = faults.stdout.split('\n')[0]?.split('\t')[0];
-    expect(faults.code === 0 && Boolean(fault), 'tagtrack-server --list-faults names a fault');
+    // `NAME<TAB>LAYER<TAB>DESCRIPTION<TAB>detected by ID, ...`: the first fault, a check detecting it
+    const [fault, , , detected] = faults.stdout.split('\n')[0]?.split('\t') ?? [];
+    const detector = /^detected by ([A-Z0-9-]+)/.exec(detected ?? '')?.[1];
+    expect(
+      faults.code === 0 && Boolean(fault) && Boolean(detector),
+      `tagtrack-server --list-faults names a fault (${fault}) and a check detecting it (${detector})`,
+    );
+    await writeFile(join(project, 'custom-checks.mjs'), CUSTOM_CHECKS);
     const server = await startServer(bin('tagtrack-server'), []);
     try {
       expect(
@@ -225,18 +278,43 @@ async function main() {
       const reports = join(work, 'reports');
       const pass = await run(
         bin('tagtrack-conformance'),
-        ['run', '--mode', 'fixture', '--num-runs', '3', '--seed', '1', '--report-dir', reports],
+        [
+          'run',
+          '--mode',
+          'fixture',
+          '--num-runs',
+          '3',
+          '--seed',
+          '1',
+          '--checks',
+          'custom-checks.mjs',
+          '--report-dir',
+          reports,
+        ],
         { cwd: project, env: { TAGTRACK_BASE_URL: server.url } },
       );
       expect(
         pass.code === 0,
-        'tagtrack-conformance run --mode fixture passes (exit 0)',
+        'tagtrack-conformance run --mode fixture --checks custom-checks.mjs passes (exit 0)',
         pass.stdout + pass.stderr,
       );
       const written = await readdir(reports).catch(() => []);
       expect(
         ['results.json', 'junit.xml', 'report.html'].every((f) => written.includes(f)),
         `the run wrote results.json, junit.xml and report.html (${written.join(', ')})`,
+      );
+      const reported = await Promise.all(
+        ['junit.xml', 'report.html'].map((f) =>
+          readFile(join(reports, f), 'utf8').then(
+            (text) => text.includes('PACKCHECK-TOTAL-COUNT'),
+            () => false,
+          ),
+        ),
+      );
+      expect(
+        (await statusIn(join(reports, 'results.json'), 'PACKCHECK-TOTAL-COUNT')) === 'pass' &&
+          reported.every(Boolean),
+        'the custom check PACKCHECK-TOTAL-COUNT passed and is in results.json, junit.xml and report.html',
       );
       const client = await run(bin('tagtrack'), ['teams', 'list', '--output', 'json'], {
         cwd: project,
@@ -259,25 +337,51 @@ async function main() {
     } finally {
       await server.stop();
     }
-    if (fault) {
+    if (fault && detector) {
       const faulty = await startServer(bin('tagtrack-server'), ['--fault', fault]);
       try {
+        // the check detecting the fault, and the shipped vendor example (the reference server
+        // sends no X-Vendor-Version, so it fails too)
+        const example = join(
+          project,
+          'node_modules/@tagtrack/conformance/examples/vendor-version-header.mjs',
+        );
+        const faultReports = join(work, 'fault-reports');
         const fail = await run(
           bin('tagtrack-conformance'),
-          ['run', '--mode', 'fixture', '--num-runs', '3', '--seed', '1', '--bail'],
+          [
+            'run',
+            '--mode',
+            'fixture',
+            '--num-runs',
+            '3',
+            '--seed',
+            '1',
+            '--only',
+            `${detector},ACME-VERSION-HEADER`,
+            '--checks',
+            example,
+            '--report-dir',
+            faultReports,
+          ],
           { cwd: project, env: { TAGTRACK_BASE_URL: faulty.url } },
         );
+        const results = join(faultReports, 'results.json');
         expect(
-          fail.code === 1,
-          `tagtrack-conformance fails against --fault ${fault} (exit ${fail.code}, expected 1)`,
-          fail.stderr,
+          fail.code === 1 && (await statusIn(results, detector)) === 'fail',
+          `tagtrack-conformance fails against --fault ${fault}: ${detector} fails, exit ${fail.code} (expected 1)`,
+          fail.stdout + fail.stderr,
+        );
+        expect(
+          (await statusIn(results, 'ACME-VERSION-HEADER')) === 'fail',
+          'the shipped example check (examples/vendor-version-header.mjs) runs and fails there',
         );
       } finally {
         await faulty.stop();
       }
     }
 
-    process.stdout.write('== strict TypeScript import (module nodenext)\n');
+    section('tsc: strict TypeScript import (module nodenext)');
     await writeFile(join(project, 'check.ts'), CHECK_TS);
     await writeFile(join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
     // The monorepo's own TypeScript and @types/node: the temporary project installs only the
@@ -296,7 +400,7 @@ async function main() {
       tscRun.stdout,
     );
 
-    process.stdout.write('== sizes\n');
+    section('sizes: tarballs and installed size');
     for (const p of packages) {
       process.stdout.write(`  ${p.name}@${p.version}\ttarball ${formatSize(p.size)}\n`);
     }
@@ -317,6 +421,10 @@ try {
   failures.push(String(e));
   process.stderr.write(`pack-check: ${e instanceof Error ? e.message : e}\n`);
 }
+section('done');
+process.stdout.write(
+  `time per section: ${phases.map(([name, s]) => `${name.split(':')[0]} ${s.toFixed(0)} s`).join(', ')}\n`,
+);
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 process.stdout.write(
   failures.length === 0
