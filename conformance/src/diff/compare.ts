@@ -168,7 +168,7 @@ function tableDifferences(endpoint: Endpoint | undefined, a: Table, b: Table): D
   const ties = endpoint === undefined ? undefined : tieOrderColumns(endpoint);
   if (ra.length !== rb.length)
     out.push({ kind: 'missing', message: `records: ${ra.length} on A, ${rb.length} on B` });
-  if (ties !== undefined && ties.every((c) => shared.includes(c))) {
+  if (ties?.every((c) => shared.includes(c))) {
     // events with the same timestamp may come in any order: compare the order keys in order
     // and the rows as a multiset
     const keyOf = (r: readonly string[]) => ties.map((c) => r[shared.indexOf(c)]).join(' at ');

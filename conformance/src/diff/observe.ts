@@ -114,7 +114,12 @@ function pagingOf(paging: unknown, baseUrl: string): unknown {
   if (typeof paging !== 'object' || paging === null) return paging;
   const p = paging as Record<string, unknown>;
   const url = (u: unknown) => (typeof u === 'string' ? relativeToBase(u, baseUrl) : u);
-  return { cursors: p.cursors, nextURL: url(p.nextURL), previousURL: url(p.previousURL) };
+  const c = p.cursors as Record<string, unknown> | null | undefined;
+  const cursors =
+    typeof c === 'object' && c !== null
+      ? { previous: c.previous, next: c.next, total: c.total }
+      : c;
+  return { cursors, nextURL: url(p.nextURL), previousURL: url(p.previousURL) };
 }
 
 /**
