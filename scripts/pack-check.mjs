@@ -15,15 +15,18 @@
  * Prints the tarball sizes, the installed size and the time taken. Exit 0 when all passed,
  * 1 otherwise. Credentials are passed through the environment and never printed.
  *
+ * dist/ directories that did not exist before are removed at the end.
+ *
  * Options: `--keep` leaves the temporary directory in place (its path is printed).
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatSize, packAll, ROOT, run, treeSize } from './packages.mjs';
+import { formatSize, packAll, publicPackages, ROOT, run, treeSize } from './packages.mjs';
 
 const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
 
@@ -194,6 +197,11 @@ const TSCONFIG = {
 
 async function main() {
   const work = await mkdtemp(join(tmpdir(), 'tagtrack-pack-'));
+  // dist/ directories the packing creates are removed at the end: a checkout runs sources,
+  // and a dist/ left behind would only go stale.
+  const builtHere = (await publicPackages())
+    .map((p) => join(ROOT, p.dir, 'dist'))
+    .filter((dist) => !existsSync(dist));
   try {
     const tarballs = join(work, 'tarballs');
     const project = join(work, 'project');
@@ -410,6 +418,7 @@ async function main() {
       `  installed node_modules (four packages and dependencies) ${formatSize(installed)}\n`,
     );
   } finally {
+    await Promise.all(builtHere.map((dist) => rm(dist, { recursive: true, force: true })));
     if (flags.keep) process.stdout.write(`kept ${work}\n`);
     else await rm(work, { recursive: true, force: true });
   }
