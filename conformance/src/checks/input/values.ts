@@ -13,6 +13,7 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import * as z from 'zod';
+import { LOOP_BATCH } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { expectError } from '../err.ts';
 import { describe, Violation } from '../failure.ts';
@@ -373,7 +374,9 @@ export const checks: readonly Check[] = [
         const own = new Set<string>(endpointById(s.endpoint).query);
         return PARAM_NAMES.filter((p) => !own.has(p)).map((param) => ({ s, param }));
       });
-      await ctx.each(foreign, ({ s, param }) => send(s, param, VALID_VALUE[param]));
+      await ctx.each(foreign, ({ s, param }) => send(s, param, VALID_VALUE[param]), {
+        concurrency: LOOP_BATCH,
+      });
       await ctx.property(
         fc.tuple(fc.constantFrom(...samples), fc.constantFrom(...typos)),
         async ([s, typo]) => send(s, typo, 'true'),
@@ -394,20 +397,24 @@ export const checks: readonly Check[] = [
         ),
       );
       if (cases.length === 0) return ctx.skip('no endpoint could be sampled');
-      await ctx.each(cases, async ({ s, param, second }) => {
-        const rest = (s.call.query ?? []).filter(([name]) => name !== param);
-        const ex = await ctx.call(
-          s.endpoint,
-          withQuery(s, [...rest, [param, VALID_VALUE[param]], [param, second]]),
-        );
-        const how = second === VALID_VALUE[param] ? 'the same value' : 'two values';
-        if (ex.status !== 400)
-          throw new Violation(
-            `${describe(ex)} answered ${ex.status} for ${param} sent twice with ${how}; expected 400 naming '${param}' (a repeated parameter is a bad request, neither the first nor the last one wins)`,
-            { kind: 'status', exchange: ex, expected: 400, actual: ex.status },
+      await ctx.each(
+        cases,
+        async ({ s, param, second }) => {
+          const rest = (s.call.query ?? []).filter(([name]) => name !== param);
+          const ex = await ctx.call(
+            s.endpoint,
+            withQuery(s, [...rest, [param, VALID_VALUE[param]], [param, second]]),
           );
-        expectError(ex, 400, [param]);
-      });
+          const how = second === VALID_VALUE[param] ? 'the same value' : 'two values';
+          if (ex.status !== 400)
+            throw new Violation(
+              `${describe(ex)} answered ${ex.status} for ${param} sent twice with ${how}; expected 400 naming '${param}' (a repeated parameter is a bad request, neither the first nor the last one wins)`,
+              { kind: 'status', exchange: ex, expected: 400, actual: ex.status },
+            );
+          expectError(ex, 400, [param]);
+        },
+        { concurrency: LOOP_BATCH },
+      );
     },
   }),
 ];
