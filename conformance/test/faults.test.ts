@@ -1,6 +1,7 @@
 import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
+import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/run.ts';
 import type { RunResult } from '../src/runner.ts';
 import { runConformance } from '../src/runner.ts';
 import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
@@ -50,6 +51,8 @@ function idsOf(declared: readonly string[] | { unobservable: string }): readonly
 
 const KNOWN = new Set(ALL_CHECKS.map((c) => c.id));
 const detections: [string, string, string[]][] = [];
+/** Per fault: how many requests the differential audit found answered differently. */
+const diffFound: [string, number[]][] = [];
 
 /** `CHECK-ID: first failure` for checks that failed or errored. */
 function problems(result: RunResult): string[] {
@@ -73,7 +76,9 @@ describe('fault matrix: the suite fails on every injected fault, in both modes, 
 
   test('at least 60 faults, each with a fixture-mode detection', () => {
     expect(FAULTS.length).toBeGreaterThanOrEqual(60);
-    expect(FAULTS.filter((f) => f.detectedBy.length === 0).map((f) => f.name)).toEqual([]);
+    expect(
+      FAULTS.filter((f) => (f.detectedBy as readonly string[]).length === 0).map((f) => f.name),
+    ).toEqual([]);
   });
 
   test('the unfaulted server passes every declared requirement in both modes (page size 40)', async () => {
@@ -109,32 +114,84 @@ describe('fault matrix: the suite fails on every injected fault, in both modes, 
     async (name, _description, fault) => {
       const options = serverFor(name as FaultName);
       const server = createServer({ publicUrl: MEMORY_BASE_URL, ...options });
+      const { faults: _faults, ...cleanOptions } = options;
+      const clean = createServer({ publicUrl: MEMORY_BASE_URL, ...cleanOptions });
+      const diffs: DiffResult[] = [];
+      /** The audit of the faulted server (A) against the unfaulted one (B), blind mode. */
+      const diffAgainstClean = (
+        common: Pick<DiffOptions, 'baseUrl' | 'fetch' | 'seed' | 'numRuns' | 'only'>,
+        profile: DiffOptions['profile'],
+      ) =>
+        runDiff({
+          ...common,
+          profile,
+          authId: team1Admin.authId,
+          accessKey: team1Admin.accessKey,
+          against: common.baseUrl,
+          fetchAgainst: behindProxy((r) => clean.fetch(r), common.baseUrl),
+          compareMessages: true,
+        });
       try {
         const cases = (['fixture', 'blind'] as const).flatMap((mode) => {
           const declared = declaredFor(fault, mode);
           return Array.isArray(declared) ? SEEDS.map((seed) => ({ mode, seed, declared })) : [];
         });
+        const baseUrl = options.publicUrl ?? MEMORY_BASE_URL;
         const runs = await Promise.all(
           cases.map(async ({ mode, seed, declared }) => {
-            const baseUrl = options.publicUrl ?? MEMORY_BASE_URL;
-            const result = await runConformance({
+            const common = {
               baseUrl,
               fetch: behindProxy((r) => server.fetch(r), baseUrl),
-              profile:
-                mode === 'blind'
-                  ? { ...profileFor(options), credentials: [] }
-                  : profileFor(options),
-              mode,
               seed,
               numRuns: NUM_RUNS,
               only: declared.join(','),
-              ...(mode === 'blind'
-                ? { authId: team1Admin.authId, accessKey: team1Admin.accessKey }
-                : {}),
+            };
+            if (mode === 'fixture') {
+              const result = await runConformance({
+                ...common,
+                profile: profileFor(options),
+                mode,
+              });
+              return { mode, seed, declared, result };
+            }
+            // blind mode, first seed: as a differential audit against the unfaulted server
+            if (seed === SEEDS[0]) {
+              const diff = await diffAgainstClean(common, {
+                ...profileFor(options),
+                credentials: [],
+              });
+              return { mode, seed, declared, result: diff.run, diff };
+            }
+            const result = await runConformance({
+              ...common,
+              profile: { ...profileFor(options), credentials: [] },
+              mode,
+              authId: team1Admin.authId,
+              accessKey: team1Admin.accessKey,
             });
             return { mode, seed, declared, result };
           }),
         );
+        // a fault one admin credential cannot observe: the audit with every declared credential
+        if (!Array.isArray(declaredFor(fault, 'blind'))) {
+          const diff = await diffAgainstClean(
+            {
+              baseUrl,
+              fetch: behindProxy((r) => server.fetch(r), baseUrl),
+              seed: SEEDS[0],
+              numRuns: NUM_RUNS,
+              only: fault.detectedBy.join(','),
+            },
+            profileFor(options),
+          );
+          diffs.push(diff);
+        }
+        for (const r of runs) if (r.diff !== undefined) diffs.push(r.diff);
+        diffFound.push([name, diffs.map((d) => d.differing)]);
+        expect(
+          diffs.map((d) => d.differing).filter((n) => n > 0),
+          'the differential audit against the unfaulted server finds the fault',
+        ).not.toEqual([]);
         const missed: string[] = [];
         for (const { mode, seed, declared, result } of runs) {
           const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
@@ -153,7 +210,7 @@ describe('fault matrix: the suite fails on every injected fault, in both modes, 
         }
         expect(missed).toEqual([]);
       } finally {
-        await server.close();
+        await Promise.all([server.close(), clean.close()]);
       }
     },
     60_000,
@@ -167,6 +224,8 @@ describe('fault matrix: the suite fails on every injected fault, in both modes, 
           ([n, run, ids]) =>
             `  ${n.padEnd(width)}  ${run.padEnd(15)} ${ids.join(', ') || '(none)'}`,
         )
+        .join('\n')}\ndifferential audit (fault → differing requests per audit run):\n${diffFound
+        .map(([n, counts]) => `  ${n.padEnd(width)}  ${counts.join(', ')}`)
         .join('\n')}`,
     );
   });

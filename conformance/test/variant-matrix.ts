@@ -1,6 +1,7 @@
 import type { Dataset } from '@tagtrack/core';
 import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
+import { type DiffResult, runDiff } from '../src/diff/run.ts';
 import { canonicalProfile } from '../src/fixtures.ts';
 import type { ProfileInput } from '../src/profile.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
@@ -19,6 +20,9 @@ import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
 
 /** fast-check runs per property check: the matrix is about forms, not about many inputs. */
 const NUM_RUNS = 4;
+
+/** Base URL of the reference server without the variant (in memory). */
+const PLAIN_BASE_URL = 'http://plain.memory';
 
 const timings: { name: string; transport: boolean; ms: number; requests: number }[] = [];
 
@@ -40,13 +44,19 @@ export function problems(result: RunResult): string[] {
 export async function runVariant(
   variant: VariantInfo,
   dataset?: Dataset,
-): Promise<{ fixture: RunResult; blind: RunResult }> {
+): Promise<{ fixture: RunResult; blind: RunResult; diff: DiffResult }> {
   const server = createServer({
     ...(dataset === undefined ? {} : { dataset }),
     variants: [variant.name as VariantName],
     ...variant.server,
     // over a socket the public URL is the listen URL (the server's default)
     ...(variant.transport ? {} : { publicUrl: MEMORY_BASE_URL }),
+  });
+  // the reference server without the variant, for the differential audit
+  const plain = createServer({
+    ...(dataset === undefined ? {} : { dataset }),
+    ...variant.server,
+    publicUrl: PLAIN_BASE_URL,
   });
   try {
     const baseUrl = variant.transport ? await server.listen(0, '127.0.0.1') : MEMORY_BASE_URL;
@@ -55,7 +65,7 @@ export async function runVariant(
       : { fetch: (r: Request) => server.fetch(r) };
     const profile: ProfileInput = { ...canonicalProfile(), ...variant.profile };
     const started = performance.now();
-    const [fixture, blind] = await Promise.all([
+    const [fixture, diff] = await Promise.all([
       runConformance({
         baseUrl,
         ...transport,
@@ -66,26 +76,31 @@ export async function runVariant(
         seed: 11,
         probeMethods: true,
       }),
-      runConformance({
+      // blind mode with one admin credential, as a differential audit against the
+      // reference server without the variant (same server options): the suite must pass
+      // the variant and every answer must mean the same as the reference's
+      runDiff({
         baseUrl,
         ...transport,
+        against: PLAIN_BASE_URL,
+        fetchAgainst: (r: Request) => plain.fetch(r),
         profile: { ...profile, credentials: [] },
         authId: team1Admin.authId,
         accessKey: team1Admin.accessKey,
-        mode: 'blind',
         numRuns: NUM_RUNS,
         seed: 12,
+        compareMessages: true,
       }),
     ]);
     timings.push({
       name: variant.name,
       transport: variant.transport,
       ms: Math.round(performance.now() - started),
-      requests: fixture.requests.sent + blind.requests.sent,
+      requests: fixture.requests.sent + diff.run.requests.sent,
     });
-    return { fixture, blind };
+    return { fixture, blind: diff.run, diff };
   } finally {
-    await server.close();
+    await Promise.all([server.close(), plain.close()]);
   }
 }
 
@@ -98,8 +113,13 @@ export function describeVariants(title: string, which: (v: VariantInfo) => boole
     test.each(VARIANTS.filter(which).map((v) => [v.name, v.freedom, v] as const))(
       'variant %s (%s) passes in fixture and blind mode',
       async (_name, _freedom, variant) => {
-        const { fixture, blind } = await runVariant(variant);
+        const { fixture, blind, diff } = await runVariant(variant);
         expect([...problems(fixture), ...problems(blind)]).toEqual([]);
+        // the differential audit sees no difference from the reference server
+        expect(diff.checks.flatMap((c) => c.failures.map((f) => `${c.id}: ${f.message}`))).toEqual(
+          [],
+        );
+        expect(diff.compared).toBeGreaterThan(500);
         expect(fixture.ok && blind.ok).toBe(true);
         // the run judged something: most checks passed, the oracle ran in fixture mode
         expect(fixture.summary.pass).toBeGreaterThan(50);
