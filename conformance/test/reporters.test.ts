@@ -11,6 +11,7 @@ import {
   ResultsJson,
   toHar,
   toHtml,
+  toJUnit,
   toResultsJson,
   writeHar,
   writeReports,
@@ -314,6 +315,15 @@ test('report.html lists errors and stale expected-failure entries among the fail
   expect(failures).not.toContain(`id="${c!.id}"`);
   const expected = html.slice(html.indexOf('expected failures (they do not fail the run)'));
   expect(expected).toMatch(new RegExp(`<tr id="${c!.id}">.*fail \\(expected: lands in 2\\.4\\)`));
+});
+
+test('an interrupted run says so in the verdict of report.html and as a JUnit property', () => {
+  const stopped: RunResult = { ...result, ok: false, interrupted: 'SIGINT' };
+  expect(toHtml(stopped)).toMatch(
+    /<p class="verdict fail">FAIL: 2 of \d+ checks did not pass; the run was interrupted: SIGINT \(/,
+  );
+  expect(toJUnit(stopped)).toContain('<property name="interrupted" value="SIGINT"/>');
+  expect(toJUnit(result)).not.toContain('name="interrupted"');
 });
 
 test('toResultsJson leaves out the exchanges but counts them', () => {

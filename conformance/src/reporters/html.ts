@@ -193,9 +193,17 @@ export function toHtml(result: RunResult): string {
     (c) => counts(c) || result.staleExpectedFailures.includes(c.id),
   );
   const s = result.summary;
+  const why = [
+    ...(failing.length > 0
+      ? [`${failing.length} of ${result.checks.length} checks did not pass`]
+      : []),
+    ...(result.interrupted === undefined ? [] : [`the run was interrupted: ${result.interrupted}`]),
+  ];
+  // otherwise a 5xx answer to a check listed as an expected failure (a 5xx fails the run)
+  if (why.length === 0) why.push('a request was answered with a 5xx');
   const verdict = result.ok
     ? `PASS: every required check passed (${s.pass} passed, ${s.skip} skipped)`
-    : `FAIL: ${failing.length} of ${result.checks.length} checks did not pass (${s.pass} passed, ${s.skip} skipped)`;
+    : `FAIL: ${why.join('; ')} (${s.pass} passed, ${s.skip} skipped)`;
   const failures =
     failing.length === 0
       ? ''

@@ -23,6 +23,9 @@ export function junitProperties(result: RunResult): [string, string][] {
     ['tool', 'tagtrack-conformance'],
     ['toolVersion', VERSION],
     ['startedAt', result.startedAt],
+    ...(result.interrupted === undefined
+      ? []
+      : ([['interrupted', result.interrupted]] as [string, string][])),
   ];
 }
 
