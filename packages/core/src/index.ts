@@ -49,6 +49,18 @@ export type {
   TagQuery,
 } from './aggregate/types.ts';
 export { DatasetError, validateDataset } from './aggregate/validate.ts';
+export { ColumnarBuilder, type ColumnarDataset, DATASET_KEYS } from './columnar/builder.ts';
+export { JsonObjectStream, JsonStreamError } from './columnar/json-stream.ts';
+export {
+  type ColumnarLoadOptions,
+  columnarIndexOf,
+  columnsOf,
+  csvCell,
+  loadDatasetJson,
+  loadDatasetJsonSync,
+  TableFormatError,
+  TablesLoader,
+} from './columnar/load.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,

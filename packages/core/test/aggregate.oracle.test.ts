@@ -4,6 +4,7 @@ import { buildIndex } from '../src/aggregate/build.ts';
 import { contactIdOf } from '../src/aggregate/contact-id.ts';
 import { plainAnswer } from '../src/aggregate/oracle.ts';
 import type { Answer, Caller, EndpointRequest, ReportingIndex } from '../src/aggregate/types.ts';
+import { loadDatasetJsonSync } from '../src/columnar/load.ts';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
 import { ENDPOINT_IDS, endpointById, type PathParamName } from '../src/endpoints.ts';
@@ -16,6 +17,17 @@ import { arbCaller, arbDataset, arbEndpointRequestFor } from '../src/testing.ts'
  * must agree on every endpoint, for every caller, on every dataset: same records in the same
  * order, same single record, same 404 message, same error.
  */
+
+/**
+ * The columnar engine's index of `dataset` (`columnar/`), loaded from its JSON document cut
+ * into chunks of `chunk` bytes (so records, strings and escapes are cut at every place).
+ */
+function columnarIndex(dataset: Dataset, chunk: number, options = {}): ReportingIndex {
+  const bytes = new TextEncoder().encode(JSON.stringify(dataset));
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += chunk) chunks.push(bytes.subarray(i, i + chunk));
+  return loadDatasetJsonSync(chunks, options).index;
+}
 
 /** Requests per generated dataset and caller. */
 const REQUESTS = 24;
@@ -58,6 +70,7 @@ const arbCase = arbDataset.chain((dataset) =>
     dataset: fc.constant(dataset),
     caller: arbAnyCaller(dataset),
     memberWithoutGroup: fc.constantFrom('omit', 'empty' as const),
+    chunk: fc.integer({ min: 1, max: 4096 }),
     requests: fc.array(
       fc.oneof(arbEndpointRequestFor(dataset), arbEndpointRequestFor(dataset, { anyParams: true })),
       { minLength: 1, maxLength: REQUESTS, size: 'max' },
@@ -76,6 +89,16 @@ describe(
       'on generated datasets, callers and requests to every endpoint',
       ({ dataset, caller, memberWithoutGroup, requests }) => {
         const index = buildIndex(dataset, { memberWithoutGroup });
+        for (const request of requests) agree(index, caller, request, { memberWithoutGroup });
+      },
+    );
+
+    test.prop([arbCase], RUNS)(
+      'the columnar engine (streamed from the JSON in chunks of any size) answers as the rules do',
+      ({ dataset, caller, memberWithoutGroup, chunk, requests }) => {
+        const index = columnarIndex(dataset, chunk, { memberWithoutGroup });
+        expect(index.dataset.opens).toEqual(dataset.opens);
+        expect(index.dataset.clicks).toEqual(dataset.clicks);
         for (const request of requests) agree(index, caller, request, { memberWithoutGroup });
       },
     );
@@ -101,58 +124,64 @@ describe(
   },
 );
 
-describe('plainAnswer = buildIndex(...).answer on the canonical dataset', TIMEOUT, () => {
-  const index = buildIndex(canonicalDataset);
-  const { tags, teams } = canonicalDataset;
-  const days = tags.map((t) => t.dateSent.slice(0, 10)).sort();
-  const [firstDay, middleDay, lastDay] = [days[0]!, days[days.length >> 1]!, days.at(-1)!];
-  const queries = [
-    defaultQueryParams({ date: middleDay }),
-    defaultQueryParams({ start: firstDay, end: middleDay, aggregateData: true, date: firstDay }),
-    // no date: endpoint 14 throws the same error in both
-    defaultQueryParams({ start: middleDay, end: lastDay, isOpened: true, type: 'user' }),
-    defaultQueryParams({ isClicked: true, type: 'manager', date: lastDay }),
-  ];
-  /** Ids of this caller's scope (first, last), of each team's first tag, and unknown ones. */
-  function valuesFor(caller: Caller): Record<PathParamName, readonly string[]> {
-    const visible = index.tags(caller, {})!;
-    const contacts = index.contacts(caller);
-    const firstOfTeam = teams.map(
-      (team) => tags.find((t) => team.members.some((m) => m.memberID === t.memberID))!,
-    );
-    return {
-      memberID: teams.flatMap((t) => t.members.map((m) => m.memberID)).concat('nobody'),
-      group: teams
-        .flatMap((t) => t.groups.flatMap((g) => [g.groupID, g.groupName]))
-        .concat('no such group'),
-      tagID: [visible[0], visible.at(-1), ...firstOfTeam]
-        .flatMap((t) => (t === undefined ? [] : [t.tagID]))
-        .concat('no-such-tag'),
-      contactID: [contacts[0], contacts.at(-1)]
-        .flatMap((c) => (c === undefined ? [] : [c.contactID]))
-        .concat(...firstOfTeam.map((t) => contactIdOf(t.recipients[0]!.email)), 'no-such-id'),
-    };
-  }
-
-  for (const credential of CANONICAL_CREDENTIALS) {
-    const caller = index.callerOf(credential.memberID)!;
-    for (const endpoint of ENDPOINT_IDS) {
-      it(`${endpoint} as ${credential.label}`, () => {
-        const names = endpointById(endpoint).pathParams;
-        const values = valuesFor(caller);
-        const paths: Partial<Record<PathParamName, string>>[] =
-          names.length === 0 ? [{}] : values[names[0]!].map((v) => ({ [names[0]!]: v }));
-        let found = 0;
-        for (const pathParams of paths) {
-          for (const query of queries) {
-            const request = { endpoint, pathParams, query };
-            agree(index, caller, request);
-            const got = outcome(() => plainAnswer(canonicalDataset, caller, request));
-            if ('answer' in got && got.answer.kind !== 'not_found') found++;
-          }
-        }
-        expect(found, 'answers other than 404').toBeGreaterThan(0);
-      });
+describe(
+  'plainAnswer = buildIndex(...).answer = the columnar engine on the canonical dataset',
+  TIMEOUT,
+  () => {
+    const index = buildIndex(canonicalDataset);
+    const columnar = columnarIndex(canonicalDataset, 65_536);
+    const { tags, teams } = canonicalDataset;
+    const days = tags.map((t) => t.dateSent.slice(0, 10)).sort();
+    const [firstDay, middleDay, lastDay] = [days[0]!, days[days.length >> 1]!, days.at(-1)!];
+    const queries = [
+      defaultQueryParams({ date: middleDay }),
+      defaultQueryParams({ start: firstDay, end: middleDay, aggregateData: true, date: firstDay }),
+      // no date: endpoint 14 throws the same error in both
+      defaultQueryParams({ start: middleDay, end: lastDay, isOpened: true, type: 'user' }),
+      defaultQueryParams({ isClicked: true, type: 'manager', date: lastDay }),
+    ];
+    /** Ids of this caller's scope (first, last), of each team's first tag, and unknown ones. */
+    function valuesFor(caller: Caller): Record<PathParamName, readonly string[]> {
+      const visible = index.tags(caller, {})!;
+      const contacts = index.contacts(caller);
+      const firstOfTeam = teams.map(
+        (team) => tags.find((t) => team.members.some((m) => m.memberID === t.memberID))!,
+      );
+      return {
+        memberID: teams.flatMap((t) => t.members.map((m) => m.memberID)).concat('nobody'),
+        group: teams
+          .flatMap((t) => t.groups.flatMap((g) => [g.groupID, g.groupName]))
+          .concat('no such group'),
+        tagID: [visible[0], visible.at(-1), ...firstOfTeam]
+          .flatMap((t) => (t === undefined ? [] : [t.tagID]))
+          .concat('no-such-tag'),
+        contactID: [contacts[0], contacts.at(-1)]
+          .flatMap((c) => (c === undefined ? [] : [c.contactID]))
+          .concat(...firstOfTeam.map((t) => contactIdOf(t.recipients[0]!.email)), 'no-such-id'),
+      };
     }
-  }
-});
+
+    for (const credential of CANONICAL_CREDENTIALS) {
+      const caller = index.callerOf(credential.memberID)!;
+      for (const endpoint of ENDPOINT_IDS) {
+        it(`${endpoint} as ${credential.label}`, () => {
+          const names = endpointById(endpoint).pathParams;
+          const values = valuesFor(caller);
+          const paths: Partial<Record<PathParamName, string>>[] =
+            names.length === 0 ? [{}] : values[names[0]!].map((v) => ({ [names[0]!]: v }));
+          let found = 0;
+          for (const pathParams of paths) {
+            for (const query of queries) {
+              const request = { endpoint, pathParams, query };
+              agree(index, caller, request);
+              agree(columnar, caller, request);
+              const got = outcome(() => plainAnswer(canonicalDataset, caller, request));
+              if ('answer' in got && got.answer.kind !== 'not_found') found++;
+            }
+          }
+          expect(found, 'answers other than 404').toBeGreaterThan(0);
+        });
+      }
+    }
+  },
+);

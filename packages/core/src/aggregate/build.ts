@@ -14,7 +14,7 @@ import { Scopes } from './index/scope.ts';
 import { Stats } from './index/series.ts';
 import { buildTables } from './index/tables.ts';
 import { Tags } from './index/tags.ts';
-import { resolveDataset } from './resolve.ts';
+import { type ResolvedDataset, resolveDataset } from './resolve.ts';
 import type { MemberWithoutGroup } from './rules.ts';
 import type {
   Answer,
@@ -57,6 +57,19 @@ export interface BuildIndexOptions {
  */
 export function buildIndex(dataset: Dataset, options: BuildIndexOptions = {}): ReportingIndex {
   const res = resolveDataset(dataset);
+  if (res.problems.length > 0) throw new DatasetError(res.problems);
+  return new Index(buildTables(res), options.memberWithoutGroup ?? 'omit');
+}
+
+/**
+ * The {@link ReportingIndex} of an already resolved dataset (as {@link buildIndex} does after
+ * `resolveDataset`): for stores that resolve their own input, such as the columnar loader
+ * (`columnar/`). Throws {@link DatasetError} when `res.problems` is not empty.
+ */
+export function indexOfResolved(
+  res: ResolvedDataset,
+  options: BuildIndexOptions = {},
+): ReportingIndex {
   if (res.problems.length > 0) throw new DatasetError(res.problems);
   return new Index(buildTables(res), options.memberWithoutGroup ?? 'omit');
 }

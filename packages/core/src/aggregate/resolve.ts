@@ -11,9 +11,18 @@ export const DEVICE_DESKTOP = 0;
 export const DEVICE_MOBILE = 1;
 export const DEVICE_NONE = 2;
 
+/**
+ * The events an {@link EventColumns} was built from, read one at a time (a dataset's event
+ * array, or a columnar store that materialises event `i` on demand: `columnar/`).
+ */
+export interface EventSource {
+  readonly length: number;
+  at(index: number): DatasetEvent | undefined;
+}
+
 /** Events in columns: tag index, recipient entry, epoch ms and device code per event. */
 export interface EventColumns {
-  readonly source: readonly DatasetEvent[];
+  readonly source: EventSource;
   readonly tag: Int32Array;
   /** The recipient entry (see `ResolvedDataset.recipStart`) the event's email matches. */
   readonly entry: Int32Array;

@@ -107,7 +107,7 @@ export class Records {
 
   /** The details of event `e` (`openDate` or `clickDate` first, then the location fields). */
   eventDetails(idx: EventIndex, e: number): Record<string, string> {
-    const s = idx.cols.source[e]!;
+    const s = idx.cols.source.at(e)!;
     const date = s.date.length === 20 ? s.date : formatTimestamp(idx.cols.ms[e]!);
     // One literal per kind, then the same fields in the same order: two stable shapes.
     const out: Record<string, string> =

@@ -1,0 +1,474 @@
+import type * as z from 'zod';
+import { type BuildIndexOptions, indexOfResolved } from '../aggregate/build.ts';
+import {
+  DEVICE_DESKTOP,
+  DEVICE_MOBILE,
+  DEVICE_NONE,
+  type EventColumns,
+  MAX_PROBLEMS,
+  type ResolvedDataset,
+  resolveDataset,
+} from '../aggregate/resolve.ts';
+import { parseTimestampMs } from '../aggregate/time.ts';
+import type { ReportingIndex } from '../aggregate/types.ts';
+import { DatasetError } from '../aggregate/validate.ts';
+import {
+  type Dataset,
+  type DatasetCredential,
+  DatasetCredential as DatasetCredentialSchema,
+  type DatasetEvent,
+  DatasetEvent as DatasetEventSchema,
+  type DatasetTag,
+  DatasetTag as DatasetTagSchema,
+  type DatasetTeam,
+  DatasetTeam as DatasetTeamSchema,
+  normaliseEmail,
+} from '../dataset/schema.ts';
+import {
+  CredentialRow,
+  EventRow,
+  GroupRow,
+  MemberRow,
+  RecipientRow,
+  type TableName,
+  TablesError,
+  TagRow,
+  TeamRow,
+  tablesToDataset,
+} from '../dataset/tables.ts';
+import { Device } from '../events.ts';
+import { Id, Latitude, Longitude } from '../values.ts';
+import { type Dict, Dicts, EventStore } from './events.ts';
+
+/** The top-level arrays of the dataset JSON document, in the order they are written. */
+export const DATASET_KEYS = ['teams', 'tags', 'opens', 'clicks', 'credentials'] as const;
+export type DatasetKey = (typeof DATASET_KEYS)[number];
+
+/** A dataset loaded into columns: its reporting index and what it took. */
+export interface ColumnarDataset {
+  /** The index answering every endpoint (`index.dataset` materialises events on access). */
+  readonly index: ReportingIndex;
+  /** Opens and clicks loaded. */
+  readonly events: number;
+  /** Milliseconds spent resolving references and building the indexes from the columns. */
+  readonly indexMs: number;
+}
+
+const DEVICES: ReadonlySet<string> = new Set(Device.options);
+
+/** `zod` issue paths as the dataset names fields: `.date`, `.recipients[2].email`. */
+function pathOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+}
+
+/** Problems, at most {@link MAX_PROBLEMS}, then a count of the rest. */
+class Problems {
+  readonly list: string[] = [];
+  #dropped = 0;
+  add(message: string): void {
+    if (this.list.length < MAX_PROBLEMS) this.list.push(message);
+    else this.#dropped++;
+  }
+  addIssues(where: string, error: z.ZodError): void {
+    for (const issue of error.issues) this.add(`${where}${pathOf(issue.path)}: ${issue.message}`);
+  }
+  get size(): number {
+    return this.list.length + this.#dropped;
+  }
+  finish(): string[] {
+    return this.#dropped > 0 ? [...this.list, `… and ${this.#dropped} more problems`] : this.list;
+  }
+}
+
+/** Rows of the six small tables, as the per-table form gives them. */
+interface SmallTables {
+  teams: TeamRow[];
+  groups: GroupRow[];
+  members: MemberRow[];
+  credentials: CredentialRow[];
+  tags: TagRow[];
+  recipients: RecipientRow[];
+}
+
+const ROW_SCHEMAS = {
+  teams: TeamRow,
+  groups: GroupRow,
+  members: MemberRow,
+  credentials: CredentialRow,
+  tags: TagRow,
+  recipients: RecipientRow,
+} as const;
+
+/**
+ * Builds a dataset's columns record by record, as a streaming reader hands them over, then
+ * its {@link ReportingIndex} ({@link finish}). Takes either the dataset document's top-level
+ * arrays ({@link elements}: `teams`, `tags`, `opens`, `clicks`, `credentials`) or the rows of
+ * the per-table form ({@link rows}: the tables of `dataset/tables.ts`), not both.
+ *
+ * Events go into {@link EventStore} columns (dictionary codes, epoch ms), never kept as
+ * objects; teams, tags (recipient names and emails interned) and credentials are kept as
+ * records. Each record is checked against its zod schema as it comes (a fast check of the
+ * usual event shape first; zod names the field when it fails); problems name the record and
+ * field, e.g. `opens[123456].date: Invalid ISO datetime`.
+ */
+export class ColumnarBuilder {
+  readonly dicts = new Dicts();
+  readonly opens: EventStore;
+  readonly clicks: EventStore;
+  readonly #teams: DatasetTeam[] = [];
+  readonly #tags: DatasetTag[] = [];
+  readonly #credentials: DatasetCredential[] = [];
+  readonly #tables: SmallTables = {
+    teams: [],
+    groups: [],
+    members: [],
+    credentials: [],
+    tags: [],
+    recipients: [],
+  };
+  readonly #problems = new Problems();
+  readonly #seen = new Set<string>();
+
+  /** `tables`: the input is the per-table form (events carry a `position`). */
+  constructor(readonly tables = false) {
+    this.opens = new EventStore(this.dicts, tables);
+    this.clicks = new EventStore(this.dicts, tables);
+  }
+
+  /** Events added so far. */
+  get events(): number {
+    return this.opens.length + this.clicks.length;
+  }
+
+  /** Problems found so far (schema problems of records). */
+  get problemCount(): number {
+    return this.#problems.size;
+  }
+
+  /** The document's top-level array `key` starts (a problem when it came before). */
+  array(key: string): void {
+    if (!(DATASET_KEYS as readonly string[]).includes(key)) return;
+    if (this.#seen.has(key)) this.#problems.add(`${key}: the key appears twice`);
+    this.#seen.add(key);
+  }
+
+  /** Elements `first ..` of the document's top-level array `key` (unknown keys are ignored). */
+  elements(key: string, values: unknown[], first: number): void {
+    if (!(DATASET_KEYS as readonly string[]).includes(key)) return;
+    switch (key as DatasetKey) {
+      case 'teams':
+        values.forEach((v, j) => {
+          const p = DatasetTeamSchema.safeParse(v);
+          if (p.success) this.#teams.push(p.data);
+          else this.#problems.addIssues(`teams[${first + j}]`, p.error);
+        });
+        return;
+      case 'tags':
+        for (let j = 0; j < values.length; j++) this.#tag(values[j], first + j);
+        return;
+      case 'credentials':
+        values.forEach((v, j) => {
+          const p = DatasetCredentialSchema.safeParse(v);
+          if (p.success) this.#credentials.push(p.data);
+          else this.#problems.addIssues(`credentials[${first + j}]`, p.error);
+        });
+        return;
+      case 'opens':
+      case 'clicks': {
+        const store = key === 'opens' ? this.opens : this.clicks;
+        for (let j = 0; j < values.length; j++) this.#event(store, key, values[j], first + j);
+        return;
+      }
+    }
+  }
+
+  /** A top-level value that is not an array: a problem for the dataset's keys. */
+  value(key: string, value: unknown): void {
+    if (!(DATASET_KEYS as readonly string[]).includes(key)) return;
+    if (this.#seen.has(key)) this.#problems.add(`${key}: the key appears twice`);
+    this.#seen.add(key);
+    const got = value === null ? 'null' : typeof value;
+    this.#problems.add(`${key}: expected an array, got ${got}`);
+  }
+
+  #tag(v: unknown, i: number): void {
+    const p = DatasetTagSchema.safeParse(v);
+    if (!p.success) {
+      this.#problems.addIssues(`tags[${i}]`, p.error);
+      return;
+    }
+    const { name, email } = this.dicts;
+    const tag = p.data;
+    for (const r of tag.recipients) {
+      r.name = name.intern(r.name);
+      r.email = email.intern(r.email);
+    }
+    this.#tags.push(tag);
+  }
+
+  /**
+   * Checks and stores one event. The fast check accepts only what the zod schema accepts
+   * (string fields, a known device, a canonical 20-character date, ids and coordinates
+   * checked once per distinct value); anything else goes through zod, which names the field.
+   */
+  #event(store: EventStore, key: string, v: unknown, i: number, position = 0): void {
+    const e = v as DatasetEvent;
+    let ms = this.#fastMs(v);
+    const fast = !Number.isNaN(ms);
+    if (!fast) {
+      const p = (this.tables ? EventRow : DatasetEventSchema).safeParse(
+        this.tables ? { ...(v as object), position } : v,
+      );
+      if (!p.success) {
+        this.#problems.addIssues(`${key}[${i}]`, p.error);
+        return;
+      }
+      ms = parseTimestampMs(e.date);
+    }
+    store.push(e, ms, position);
+  }
+
+  /**
+   * The date of event `v` in epoch ms when it passes the fast check (which implies the zod
+   * schema), else NaN.
+   */
+  #fastMs(v: unknown): number {
+    const e = v as DatasetEvent;
+    const ok =
+      typeof v === 'object' &&
+      v !== null &&
+      typeof e.tagID === 'string' &&
+      typeof e.email === 'string' &&
+      typeof e.date === 'string' &&
+      typeof e.device === 'string' &&
+      typeof e.os === 'string' &&
+      typeof e.browser === 'string' &&
+      typeof e.counry === 'string' &&
+      typeof e.region === 'string' &&
+      typeof e.city === 'string' &&
+      typeof e.latitude === 'string' &&
+      typeof e.longitude === 'string' &&
+      DEVICES.has(e.device) &&
+      e.date.length === 20 &&
+      this.#checked(this.dicts.tagID, e.tagID, Id) &&
+      this.#checked(this.dicts.latitude, e.latitude, Latitude) &&
+      this.#checked(this.dicts.longitude, e.longitude, Longitude);
+    return ok ? parseTimestampMs(e.date) : Number.NaN;
+  }
+
+  /** Whether `value` passes `schema`, checked once per distinct value of `dict`. */
+  #checked(dict: Dict, value: string, schema: z.ZodType): boolean {
+    const c = dict.code(value);
+    let state = dict.checked[c];
+    if (state === undefined) {
+      state = schema.safeParse(value).success ? 1 : 2;
+      dict.checked[c] = state;
+    }
+    return state === 1;
+  }
+
+  /**
+   * Rows `first ..` of table `table` of the per-table form (`opens`, `clicks` rows carry a
+   * `position`; unknown tables are ignored). Rows are checked against the table's row schema.
+   */
+  rows(table: TableName | string, rows: unknown[], first: number): void {
+    if (table === 'opens' || table === 'clicks') {
+      const store = table === 'opens' ? this.opens : this.clicks;
+      for (let j = 0; j < rows.length; j++) {
+        const row = rows[j] as { position?: unknown };
+        const pos = row !== null && typeof row === 'object' ? row.position : undefined;
+        if (typeof pos !== 'number' || !Number.isInteger(pos) || pos < 0) {
+          const p = EventRow.safeParse(row);
+          if (!p.success) this.#problems.addIssues(`${table}[${first + j}]`, p.error);
+          continue;
+        }
+        this.#event(store, table, row, first + j, pos);
+      }
+      return;
+    }
+    if (!(table in ROW_SCHEMAS)) return;
+    const name = table as keyof SmallTables;
+    const schema = ROW_SCHEMAS[name] as z.ZodType;
+    const out = this.#tables[name] as unknown[];
+    rows.forEach((row, j) => {
+      const p = schema.safeParse(row);
+      if (!p.success) this.#problems.addIssues(`${table}[${first + j}]`, p.error);
+      else out.push(p.data);
+    });
+  }
+
+  /**
+   * Resolves the references (the problems of `validateDataset`, in its words) and builds the
+   * index from the columns. Throws core's {@link DatasetError} listing the schema problems
+   * of records (by record and field), or else the referential problems, when there are any.
+   */
+  finish(options: BuildIndexOptions = {}): ColumnarDataset {
+    if (!this.tables) {
+      for (const key of DATASET_KEYS) {
+        if (!this.#seen.has(key)) this.#problems.add(`${key}: missing (expected an array)`);
+      }
+    }
+    let skeleton: Dataset;
+    if (this.tables) {
+      this.#order(this.opens, 'opens');
+      this.#order(this.clicks, 'clicks');
+      skeleton = this.#skeletonOfTables();
+    } else {
+      skeleton = {
+        teams: this.#teams,
+        tags: this.#tags,
+        opens: [],
+        clicks: [],
+        credentials: this.#credentials,
+      };
+    }
+    if (this.#problems.size > 0) throw new DatasetError(this.#problems.finish());
+    this.opens.trim();
+    this.clicks.trim();
+    const t0 = performance.now();
+    const res = this.#resolve(skeleton);
+    const index = indexOfResolved(res, options);
+    return { index, events: this.events, indexMs: performance.now() - t0 };
+  }
+
+  /** The teams, tags and credentials of the per-table form, nested (no events). */
+  #skeletonOfTables(): Dataset {
+    const t = this.#tables;
+    const { name, email } = this.dicts;
+    for (const r of t.recipients) {
+      r.name = name.intern(r.name);
+      r.email = email.intern(r.email);
+    }
+    try {
+      return tablesToDataset({ ...t, opens: [], clicks: [] });
+    } catch (e) {
+      if (!(e instanceof TablesError)) throw e;
+      for (const p of e.problems) this.#problems.add(p);
+      return { teams: [], tags: [], opens: [], clicks: [], credentials: [] };
+    } finally {
+      this.#tables.recipients = [];
+    }
+  }
+
+  /** Puts per-table events in `position` order (stable), noting repeated positions. */
+  #order(store: EventStore, table: string): void {
+    const n = store.length;
+    const pos = store.position;
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = pos[i - 1]! < pos[i]!;
+    if (sorted) return;
+    const order = Int32Array.from({ length: n }, (_, i) => i);
+    order.sort((a, b) => pos[a]! - pos[b]! || a - b);
+    for (let j = 1; j < n; j++) {
+      if (pos[order[j]!] === pos[order[j - 1]!]) {
+        this.#problems.add(`${table}[${order[j]}].position: position ${pos[order[j]!]} repeated`);
+      }
+    }
+    store.permute(order);
+  }
+
+  /**
+   * The {@link ResolvedDataset} of the teams, tags and credentials (by `resolveDataset`) and
+   * of the event columns, whose references are resolved here with the same rules and words.
+   */
+  #resolve(skeleton: Dataset): ResolvedDataset {
+    const base = resolveDataset(skeleton);
+    const problems = new Problems();
+    for (const p of base.problems) problems.add(p);
+    const opens = this.#resolveEvents(this.opens, 'open', base, problems);
+    const clicks = this.#resolveEvents(this.clicks, 'click', base, problems);
+    const opensStore = this.opens;
+    const clicksStore = this.clicks;
+    let opensList: DatasetEvent[] | undefined;
+    let clicksList: DatasetEvent[] | undefined;
+    const dataset: Dataset = {
+      teams: skeleton.teams,
+      tags: skeleton.tags,
+      get opens() {
+        opensList ??= opensStore.toArray();
+        return opensList;
+      },
+      get clicks() {
+        clicksList ??= clicksStore.toArray();
+        return clicksList;
+      },
+      credentials: skeleton.credentials,
+    };
+    return { ...base, dataset, problems: problems.finish(), opens, clicks };
+  }
+
+  /**
+   * The {@link EventColumns} of one kind: each event's tag (by its tagID), recipient entry
+   * (its email, normalised, among the tag's distinct recipient emails) and device code, with
+   * the problems of `resolveDataset` for unknown tags, emails that are not recipients,
+   * invalid dates and events dated before their tag was sent.
+   */
+  #resolveEvents(
+    store: EventStore,
+    kind: 'open' | 'click',
+    base: ResolvedDataset,
+    problems: Problems,
+  ): EventColumns {
+    const n = store.length;
+    const d = this.dicts;
+    const tagOfCode = Int32Array.from(d.tagID.values, (id) => base.tagIndex.get(id) ?? -1);
+    // normalised emails, as the entries' strings where one is equal (fast === compares)
+    const normOfCode: string[] = d.email.values.map(normaliseEmail);
+    const deviceOfCode = Uint8Array.from(d.device.values, (v) =>
+      v === 'desktop'
+        ? DEVICE_DESKTOP
+        : v === 'mobile' || v === 'tablet'
+          ? DEVICE_MOBILE
+          : DEVICE_NONE,
+    );
+    const tag = new Int32Array(n);
+    const entry = new Int32Array(n);
+    const device = new Uint8Array(n);
+    const { recipStart, recipEmail, tagMs } = base;
+    let prevT = -2;
+    let prevEmail = -1;
+    let k = -1;
+    for (let e = 0; e < n; e++) {
+      const t = tagOfCode[store.tagCode[e]!]!;
+      const em = store.email[e]!;
+      device[e] = deviceOfCode[store.device[e]!]!;
+      tag[e] = t;
+      if (t < 0) {
+        entry[e] = -1;
+        problems.add(
+          `${kind} #${e} refers to unknown tagID '${d.tagID.values[store.tagCode[e]!]}'`,
+        );
+        continue;
+      }
+      if (t !== prevT || em !== prevEmail) {
+        prevT = t;
+        prevEmail = em;
+        const norm = normOfCode[em]!;
+        k = -1;
+        for (let j = recipStart[t]!; j < recipStart[t + 1]!; j++) {
+          if (recipEmail[j] === norm) {
+            k = j;
+            break;
+          }
+        }
+      }
+      entry[e] = k;
+      if (k < 0) {
+        problems.add(
+          `${kind} #${e} of tag '${d.tagID.values[store.tagCode[e]!]}': email '${d.email.values[em]}' is not a recipient`,
+        );
+      }
+      const ms = store.ms[e]!;
+      if (Number.isNaN(ms)) {
+        problems.add(
+          `${kind} #${e} of tag '${d.tagID.values[store.tagCode[e]!]}' has invalid date '${store.date(e)}'`,
+        );
+      } else if (ms < tagMs[t]!) {
+        problems.add(
+          `${kind} #${e} of tag '${d.tagID.values[store.tagCode[e]!]}' is dated before the tag was sent`,
+        );
+      }
+    }
+    return { source: store, tag, entry, ms: store.ms, device };
+  }
+}

@@ -1,0 +1,217 @@
+import type { DatasetEvent } from '../dataset/schema.ts';
+import type { Device } from '../events.ts';
+import { formatTimestamp } from '../values.ts';
+
+/**
+ * Interned strings: each distinct value once, numbered in order of first appearance
+ * (dictionary encoding of a column). `valid[code]` remembers a per-value check.
+ */
+export class Dict {
+  readonly #codes = new Map<string, number>();
+  readonly values: string[] = [];
+  /** 1: checked and valid, 2: checked and invalid, 0 (absent): not checked. */
+  readonly checked: number[] = [];
+
+  /** The code of `value`, adding it when new. */
+  code(value: string): number {
+    let c = this.#codes.get(value);
+    if (c === undefined) {
+      c = this.values.length;
+      this.#codes.set(value, c);
+      this.values.push(value);
+    }
+    return c;
+  }
+
+  /** The interned copy of `value` (the first one seen), adding it when new. */
+  intern(value: string): string {
+    return this.values[this.code(value)]!;
+  }
+
+  /** The code of `value`, or `undefined` when it was never added. */
+  find(value: string): number | undefined {
+    return this.#codes.get(value);
+  }
+
+  get size(): number {
+    return this.values.length;
+  }
+}
+
+/**
+ * The dictionaries shared by the opens and clicks of one dataset: tag ids, emails (events'
+ * and recipients'), names, and the detail fields of events.
+ */
+export class Dicts {
+  readonly tagID = new Dict();
+  readonly email = new Dict();
+  readonly name = new Dict();
+  readonly device = new Dict();
+  readonly os = new Dict();
+  readonly browser = new Dict();
+  readonly counry = new Dict();
+  readonly region = new Dict();
+  readonly city = new Dict();
+  readonly latitude = new Dict();
+  readonly longitude = new Dict();
+}
+
+/** The dictionary-encoded detail fields of an event, in {@link EventStore} order. */
+export const DETAIL_FIELDS = [
+  'os',
+  'browser',
+  'counry',
+  'region',
+  'city',
+  'latitude',
+  'longitude',
+] as const;
+type DetailField = (typeof DETAIL_FIELDS)[number];
+
+const INITIAL_CAPACITY = 1024;
+
+/**
+ * The open (or click) events of a dataset as columns, appended one event at a time:
+ * the tagID and email as written (dictionary codes), the date as epoch ms (the text kept only
+ * when it is not the canonical `YYYY-MM-DDTHH:MM:SSZ`), the device and the detail fields as
+ * dictionary codes, and (per-table input) the event's `position`. About 50 bytes an event.
+ * {@link at} materialises one event as the dataset wrote it.
+ */
+export class EventStore {
+  length = 0;
+  tagCode: Int32Array;
+  email: Int32Array;
+  ms: Float64Array;
+  device: Uint8Array;
+  readonly details: Record<DetailField, Int32Array>;
+  /** `position` of each event (per-table input only), else empty. */
+  position: Float64Array;
+  /** Dates as written, of the events whose date is not canonical (or not a date). */
+  readonly rawDate = new Map<number, string>();
+
+  constructor(
+    readonly dicts: Dicts,
+    readonly withPositions = false,
+  ) {
+    const n = INITIAL_CAPACITY;
+    this.tagCode = new Int32Array(n);
+    this.email = new Int32Array(n);
+    this.ms = new Float64Array(n);
+    this.device = new Uint8Array(n);
+    this.details = Object.fromEntries(DETAIL_FIELDS.map((f) => [f, new Int32Array(n)])) as Record<
+      DetailField,
+      Int32Array
+    >;
+    this.position = new Float64Array(withPositions ? n : 0);
+  }
+
+  /** Room for `capacity` events (the columns are copied into larger arrays). */
+  #grow(capacity: number): void {
+    const grow = <A extends Int32Array | Float64Array | Uint8Array>(a: A): A => {
+      const b = new (a.constructor as new (n: number) => A)(capacity);
+      b.set(a.subarray(0, this.length));
+      return b;
+    };
+    this.tagCode = grow(this.tagCode);
+    this.email = grow(this.email);
+    this.ms = grow(this.ms);
+    this.device = grow(this.device);
+    for (const f of DETAIL_FIELDS) this.details[f] = grow(this.details[f]);
+    if (this.withPositions) this.position = grow(this.position);
+  }
+
+  /**
+   * Appends an event (schema-valid; `ms` its date parsed, NaN when not a date) and returns
+   * its index.
+   */
+  push(e: DatasetEvent, ms: number, position = 0): number {
+    const i = this.length;
+    if (i === this.tagCode.length) this.#grow(i * 2);
+    const d = this.dicts;
+    this.tagCode[i] = d.tagID.code(e.tagID);
+    this.email[i] = d.email.code(e.email);
+    this.ms[i] = ms;
+    if (e.date.length !== 20 || Number.isNaN(ms)) this.rawDate.set(i, e.date);
+    this.device[i] = d.device.code(e.device);
+    const x = this.details;
+    x.os[i] = d.os.code(e.os);
+    x.browser[i] = d.browser.code(e.browser);
+    x.counry[i] = d.counry.code(e.counry);
+    x.region[i] = d.region.code(e.region);
+    x.city[i] = d.city.code(e.city);
+    x.latitude[i] = d.latitude.code(e.latitude);
+    x.longitude[i] = d.longitude.code(e.longitude);
+    if (this.withPositions) this.position[i] = position;
+    this.length = i + 1;
+    return i;
+  }
+
+  /** Frees the spare capacity (columns cut to {@link length}). */
+  trim(): void {
+    const n = this.length;
+    this.tagCode = this.tagCode.slice(0, n);
+    this.email = this.email.slice(0, n);
+    this.ms = this.ms.slice(0, n);
+    this.device = this.device.slice(0, n);
+    for (const f of DETAIL_FIELDS) this.details[f] = this.details[f].slice(0, n);
+    if (this.withPositions) this.position = this.position.slice(0, n);
+  }
+
+  /**
+   * Reorders the events so that `order[j]` becomes event `j` (`order` a permutation of
+   * `0 .. length`).
+   */
+  permute(order: Int32Array): void {
+    const n = this.length;
+    const re = <A extends Int32Array | Float64Array | Uint8Array>(a: A): A => {
+      const b = new (a.constructor as new (n: number) => A)(n);
+      for (let j = 0; j < n; j++) b[j] = a[order[j]!]!;
+      return b;
+    };
+    this.tagCode = re(this.tagCode);
+    this.email = re(this.email);
+    this.ms = re(this.ms);
+    this.device = re(this.device);
+    for (const f of DETAIL_FIELDS) this.details[f] = re(this.details[f]);
+    if (this.withPositions) this.position = re(this.position);
+    if (this.rawDate.size > 0) {
+      const back = new Int32Array(n);
+      for (let j = 0; j < n; j++) back[order[j]!] = j;
+      const moved = [...this.rawDate].map(([i, raw]) => [back[i]!, raw] as const);
+      this.rawDate.clear();
+      for (const [j, raw] of moved) this.rawDate.set(j, raw);
+    }
+  }
+
+  /** The date of event `i` as written. */
+  date(i: number): string {
+    return this.rawDate.get(i) ?? formatTimestamp(this.ms[i]!);
+  }
+
+  /** Event `i` as the dataset wrote it (a new object), `undefined` outside `0 .. length`. */
+  at(i: number): DatasetEvent | undefined {
+    if (!(i >= 0 && i < this.length)) return undefined;
+    const d = this.dicts;
+    const x = this.details;
+    return {
+      counry: d.counry.values[x.counry[i]!]!,
+      region: d.region.values[x.region[i]!]!,
+      city: d.city.values[x.city[i]!]!,
+      latitude: d.latitude.values[x.latitude[i]!]!,
+      longitude: d.longitude.values[x.longitude[i]!]!,
+      device: d.device.values[this.device[i]!]! as Device,
+      os: d.os.values[x.os[i]!]!,
+      browser: d.browser.values[x.browser[i]!]!,
+      tagID: d.tagID.values[this.tagCode[i]!]!,
+      email: d.email.values[this.email[i]!]!,
+      date: this.date(i),
+    };
+  }
+
+  /** Every event, materialised (for small datasets and tests: one object per event). */
+  toArray(): DatasetEvent[] {
+    const out: DatasetEvent[] = new Array(this.length);
+    for (let i = 0; i < this.length; i++) out[i] = this.at(i)!;
+    return out;
+  }
+}
