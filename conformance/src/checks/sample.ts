@@ -176,16 +176,17 @@ export function middleWindow(days: readonly string[]): { start: string; end: str
 }
 
 /**
- * Options of `ctx.property` that try `examples` (picks from the data) first and then the
- * run's `numRuns` random cases: fast-check counts examples within `numRuns`, so without the
- * extra runs picks beyond `numRuns` would never run.
+ * Options of `ctx.property` that try every one of `examples` (picks from the data) first,
+ * then random cases up to `runs` in all (default the run's `numRuns`). fast-check counts
+ * examples within `numRuns` and drops those beyond it, so the total is at least the number
+ * of picks: a pick always runs, and random cases only fill the remaining budget.
  */
 export function withPicks<T>(
   ctx: { readonly numRuns: number },
   examples: readonly T[],
-  randomRuns = ctx.numRuns,
+  runs = ctx.numRuns,
 ): { examples: readonly T[]; numRuns: number } {
-  return { examples, numRuns: examples.length + randomRuns };
+  return { examples, numRuns: Math.max(runs, examples.length) };
 }
 
 /** Window query pairs for optional bounds, in the order start, end. */
