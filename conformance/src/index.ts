@@ -1,5 +1,6 @@
-export { CheckContext } from './checks/context.ts';
+export { CheckContext, type EachOptions, LOOP_BATCH } from './checks/context.ts';
 export {
+  AREA_PRIORITY,
   AREA_TITLES,
   AREAS,
   type Area,
@@ -12,6 +13,7 @@ export {
   FORMER_AREAS,
   type Oracle,
   type Prefix,
+  priorityOf,
   type RequirementId,
   type SuiteCredential,
 } from './checks/define.ts';
@@ -75,7 +77,9 @@ export {
   type CheckResult,
   type CheckStatus,
   ConfigError,
+  DEFAULT_CONCURRENCY,
   DEFAULT_NUM_RUNS,
+  defaultConcurrency,
   matchesOnly,
   matchesPattern,
   type RunEvent,
