@@ -438,7 +438,8 @@ export const checks: readonly Check[] = [
             (await aggregatedStats(ctx, endpoint, { ...call, query: [['type', type]] })).record,
           );
         const merged = mergeAllStats(parts);
-        const diff = firstDifference(merged, whole.record) ?? firstDifference(whole.record, merged);
+        // one way: fields only the implementation sends are free (decisions §8 Revision 2)
+        const diff = firstDifference(merged, whole.record);
         if (diff !== undefined)
           throw new Violation(
             `${describe(whole.exchange)}: ${what} ${showStats(whole.record)} are not the merge of the stats with type=${TYPES.join(', type=')} ${showStats(merged)} (${diff})`,
