@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   buildPath,
   ENDPOINT_LIST,
@@ -44,14 +45,17 @@ export interface DiffResult extends RunResult {
   readonly run: RunResult;
 }
 
+/** One compared request: what identifies it and the differences found (bodies are not kept). */
 interface Pair {
   readonly key: string;
   readonly method: string;
   readonly target: string;
   readonly credential: string | undefined;
   readonly endpoint: EndpointId | undefined;
-  readonly a: ReceivedResponse;
-  readonly b: ReceivedResponse | Error;
+  readonly found: readonly Difference[];
+  /** Short forms of the two answers, kept only when they differ. */
+  readonly a?: string | undefined;
+  readonly b?: string | undefined;
 }
 
 const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
@@ -188,6 +192,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     return `${baseB}${pathOnB}${query.length > 0 ? `?${query.join('?')}` : ''}`;
   };
 
+  const compareOptions: CompareOptions = { compareMessages: options.compareMessages ?? false };
   const pairs = new Map<string, Pair>();
   const mirror: FetchLike = async (request) => {
     const requestB = new Request(urlOnB(request.url), {
@@ -210,18 +215,39 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     request.headers.forEach((v, k) => {
       if (k !== 'authorization') otherHeaders.push(`${k}=${v}`);
     });
-    const key = `${request.method} ${target} ${request.headers.get('authorization') ?? '-'} ${otherHeaders.sort().join('&')}`;
-    const a = await received(responseA.clone(), max);
-    if (!pairs.has(key))
+    // the key names the credential and a digest of the header, never the signed value
+    const authorization = request.headers.get('authorization');
+    const signedBy =
+      authorization === null
+        ? '-'
+        : `${credential} ${createHash('sha256').update(authorization).digest('hex').slice(0, 12)}`;
+    const key = `${request.method} ${target} ${signedBy} ${otherHeaders.sort().join('&')}`;
+    if (!pairs.has(key)) {
+      const a = await received(responseA.clone(), max);
+      const found: Difference[] =
+        responseB instanceof Error
+          ? [{ kind: 'status', message: `no answer on B: ${responseB.message}` }]
+          : differences(
+              target,
+              observe(target, a, sideA),
+              observe(target, responseB, sideB),
+              compareOptions,
+            );
       pairs.set(key, {
         key,
         method: request.method,
         target,
         credential,
         endpoint: matchEndpoint(target.split('?')[0]!)?.endpoint.id,
-        a,
-        b: responseB,
+        found,
+        ...(found.length === 0
+          ? {}
+          : {
+              a: summary(a),
+              b: responseB instanceof Error ? responseB.message : summary(responseB),
+            }),
       });
+    }
     return responseA;
   };
 
@@ -233,7 +259,6 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     probeMethods: false,
   });
 
-  const compareOptions: CompareOptions = { compareMessages: options.compareMessages ?? false };
   const groups = new Map<string, { compared: number; failures: Failure[] }>();
   const groupOf = (endpoint: EndpointId | undefined) => {
     const id = `DIFF-${endpoint === undefined ? 'OTHER-PATHS' : endpoint.toUpperCase().replace('.', '-')}`;
@@ -254,15 +279,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   for (const pair of sorted) {
     const group = groupOf(pair.endpoint);
     group.compared++;
-    const found: Difference[] =
-      pair.b instanceof Error
-        ? [{ kind: 'status', message: `no answer on B: ${pair.b.message}` }]
-        : differences(
-            pair.target,
-            observe(pair.target, pair.a, sideA),
-            observe(pair.target, pair.b, sideB),
-            compareOptions,
-          );
+    const found = pair.found;
     if (found.length === 0) continue;
     differing++;
     const who = pair.credential === undefined ? 'without Authorization' : `as ${pair.credential}`;
@@ -274,8 +291,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       key: pair.key,
       message: `${pair.method} ${pair.target} ${who}: ${found.map((d) => d.message).join('; ')}`,
       request: `${pair.method} ${pair.target}`,
-      expected: summary(pair.a),
-      actual: pair.b instanceof Error ? pair.b.message : summary(pair.b),
+      expected: pair.a,
+      actual: pair.b,
       curl: reproduce,
     });
   }
