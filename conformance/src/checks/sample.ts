@@ -164,15 +164,14 @@ export function boundaryWindows(
 }
 
 /**
- * The middle third of the sorted `days` as a window (start at one third, end at two thirds):
- * a window that drops records on both sides. `undefined` with fewer than 3 days.
+ * The middle third of the sorted `days` as a window (from the day at one third to the day
+ * before two thirds, `start` <= `end`): a window that leaves out days on both sides.
+ * `undefined` with fewer than 3 days.
  */
 export function middleWindow(days: readonly string[]): { start: string; end: string } | undefined {
-  if (days.length < 3) return undefined;
-  return {
-    start: days[Math.floor(days.length / 3)]!,
-    end: days[Math.floor((2 * days.length) / 3)]!,
-  };
+  const n = days.length;
+  if (n < 3) return undefined;
+  return { start: days[Math.floor(n / 3)]!, end: days[Math.ceil((2 * n) / 3) - 1]! };
 }
 
 /**
