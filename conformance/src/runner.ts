@@ -753,7 +753,8 @@ async function runCheck(
       ctx.fail(e.message, e.details);
     } else if (!(e instanceof StopCheck)) {
       status = 'error';
-      why = errorText(e);
+      // an error's message may quote a body a server echoed a header in: no secret in reports
+      why = services.http.redactor.redact(errorText(e));
     }
   }
   const exchanges = flattenLog(scope.log);
