@@ -4,6 +4,7 @@ import { ConnectionError } from '../http.ts';
 import { loadProfile, ProfileError } from '../profile.ts';
 import { writeReports } from '../reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS } from '../runner.ts';
+import { boundOptions, boundsOf, positiveInt } from './options.ts';
 
 const HELP_AFTER = `
 Sends every request of a blind conformance run against --base-url (A) to --against (B) as
@@ -23,14 +24,6 @@ Example:
     --profile profile.json --report-dir diff-reports
 `;
 
-function positiveInt(name: string) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < 1)
-      throw new InvalidArgumentError(`${name} must be a positive integer`);
-    return Number(v);
-  };
-}
-
 function url(name: string) {
   return (v: string): string => {
     try {
@@ -47,7 +40,7 @@ function url(name: string) {
  * code: 0 no difference, 1 a difference, 2 usage, configuration or connection error.
  */
 export function addDiffCommand(program: Command, done: (code: number) => void): void {
-  program
+  const command = program
     .command('diff')
     .description('send the same requests to two implementations and report every difference')
     .addOption(
@@ -96,11 +89,6 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
     )
     .addOption(new Option('--exclude <patterns>', 'leave out the requests of these checks'))
     .addOption(
-      new Option('--timeout <ms>', 'per-request timeout in milliseconds')
-        .argParser(positiveInt('timeout'))
-        .default(10_000),
-    )
-    .addOption(
       new Option(
         '--compare-messages',
         'also compare error messages word for word (wording is free)',
@@ -111,10 +99,11 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
         'TAGTRACK_REPORT_DIR',
       ),
     )
-    .addHelpText('after', HELP_AFTER)
-    .action(async (opts: Record<string, unknown>) => {
-      done(await diffCommand(opts));
-    });
+    .addHelpText('after', HELP_AFTER);
+  for (const option of boundOptions()) command.addOption(option);
+  command.action(async (opts: Record<string, unknown>) => {
+    done(await diffCommand(opts));
+  });
 }
 
 async function diffCommand(opts: Record<string, unknown>): Promise<number> {
@@ -135,7 +124,7 @@ async function diffCommand(opts: Record<string, unknown>): Promise<number> {
       seed: opts.seed as number | undefined,
       only: opts.only as string | undefined,
       exclude: opts.exclude as string | undefined,
-      timeoutMs: opts.timeout as number,
+      ...boundsOf(opts),
       compareMessages: opts.compareMessages === true,
     });
     const lines = [
