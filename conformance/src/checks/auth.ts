@@ -559,6 +559,7 @@ export const checks: readonly Check[] = [
         requests.flatMap((r) => names.map((name) => ({ r, name }))),
         async ({ r, name }) => {
           const { plain, status } = await send(r.endpoint, r.query, name);
+          ctx.compared();
           if (status !== plain.status)
             throw new Violation(
               `GET ${plain.target} with the header name ${JSON.stringify(name)} answered ${status}; with the name in lower case it answered ${plain.status} (the header name is case-insensitive)`,

@@ -495,6 +495,7 @@ export const checks: readonly Check[] = [
           });
           if (answerDifference(endpoint, own, theirs, 'as another caller') === undefined) return;
           compared++;
+          ctx.compared();
           // one URL, asked first by `first`, then by `second`
           const shared = fresh(query, 'shared');
           await ctx.call(endpoint, { query: shared, credential: first, cache: false });
