@@ -436,7 +436,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     .map((check, index) => ({ check, index }))
     .sort((a, b) => priorityOf(a.check) - priorityOf(b.check) || a.index - b.index)
     .map((x) => x.check);
-  const done = new Map<string, { result: CheckResult; exchanges: readonly Exchange[] }>();
+  // a check's log is kept as ids only: the exchanges (whole bodies) are not held to the end
+  const done = new Map<string, { result: CheckResult; exchanges: readonly { id: number }[] }>();
   const running = new Set<Promise<void>>();
   let bailed = false;
   const halted = () => bailed || guard.interrupted !== undefined || guard.budgetSpent;
@@ -445,7 +446,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       .then(({ outcome, exchanges }) => {
         if (done.has(check.id)) return;
         const result = resultOf(check, outcome, expected.get(check.id));
-        done.set(check.id, { result, exchanges });
+        done.set(check.id, { result, exchanges: exchanges.map(({ id }) => ({ id })) });
         options.onEvent?.({ type: 'check', result });
         if (options.bail && isBad(result)) bailed = true;
       })
