@@ -475,16 +475,17 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   // what did not run (or did not end): in catalogue order, with why
   for (const check of selected) {
     if (done.has(check.id)) continue;
+    // a check that does not apply says so, whatever stopped the run; one still running when
+    // the grace ended, or never started, is an error of the interrupted run
+    const notApplicable = check.skipIf?.(env);
     const outcome: Outcome =
-      guard.interrupted !== undefined
-        ? { ...skipped(`interrupted: ${guard.interrupted}`, seed), status: 'error' }
-        : guard.budgetSpent
-          ? skipped(
-              check.skipIf?.(env) ??
-                `not run: request budget spent (--max-requests ${options.maxRequests})`,
-              seed,
-            )
-          : skipped('not run: an earlier check failed and --bail is set', seed);
+      notApplicable !== undefined
+        ? skipped(notApplicable, seed)
+        : guard.interrupted !== undefined
+          ? { ...skipped(`interrupted: ${guard.interrupted}`, seed), status: 'error' }
+          : guard.budgetSpent
+            ? skipped(`not run: request budget spent (--max-requests ${options.maxRequests})`, seed)
+            : skipped('not run: an earlier check failed and --bail is set', seed);
     const result = resultOf(check, outcome, expected.get(check.id));
     done.set(check.id, { result, exchanges: [] });
     options.onEvent?.({ type: 'check', result });
