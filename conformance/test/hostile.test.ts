@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../src/cli.ts';
+import { KEPT_BODY_CHARS } from '../src/http.ts';
+import { runConformance } from '../src/runner.ts';
 import { type HostileKind, measure, startHostile } from './hostile.ts';
 
 /**
@@ -159,6 +161,36 @@ describe('the suite against a server hostile after the preflight (issue 11)', ()
       await server.close();
     }
   }, 30_000);
+});
+
+describe('the suite keeps memory flat against big bodies under the cap (issue 11)', () => {
+  test('4 MiB answers: the exchanges kept for the reports hold 16 KB of each', async () => {
+    const server = await startHostile('padded-bodies');
+    try {
+      const m = await measure(() =>
+        runConformance({
+          baseUrl: server.url,
+          mode: 'blind',
+          authId: 'HOSTILEAUTHID',
+          accessKey: 'hostile-access-key',
+          only: 'SCHEMA-JSON-ENVELOPE,SCHEMA-MEMBER-GROUP-FIELDS',
+          seed: 1,
+          numRuns: 3,
+          timeoutMs: 20_000,
+        }),
+      );
+      const kept = m.value.exchanges;
+      console.info(
+        `suite vs padded-bodies: ${m.ms} ms, peak RSS +${m.peakRssMiB} MiB, ${server.requests()} requests of 4 MiB`,
+      );
+      expect(server.requests()).toBeGreaterThan(10);
+      expect(kept.every((x) => x.body.length <= KEPT_BODY_CHARS)).toBe(true);
+      expect(kept.every((x) => x.bodyBytes > 4 * 1024 * 1024)).toBe(true);
+      expect(m.peakRssMiB).toBeLessThan(512);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('the suite against hostile servers (issue 11)', () => {

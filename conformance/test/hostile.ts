@@ -27,6 +27,7 @@ export const HOSTILE_KINDS = [
   'invalid-json',
   'closes-mid-body',
   'endless-after-preflight',
+  'padded-bodies',
 ] as const;
 export type HostileKind = (typeof HOSTILE_KINDS)[number];
 
@@ -140,6 +141,14 @@ export async function startHostile(kind: HostileKind): Promise<Hostile> {
           return;
         }
         handler(req, res, 'endless-body');
+        return;
+      }
+      case 'padded-bodies': {
+        // a valid page of 10 members padded with 4 MiB of spaces (under the cap)
+        const body = page(cursorOf(req), 10);
+        res
+          .writeHead(200, json)
+          .end(body.slice(0, -1) + ' '.repeat(4 * 1024 * 1024) + body.slice(-1));
         return;
       }
       case 'garbage-bytes':
