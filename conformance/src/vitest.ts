@@ -17,7 +17,7 @@ export interface ConformanceSuiteOptions {
  * Registers the conformance suite in a vendor's vitest file: one `describe` with one test
  * per requirement id (the checks `options.only` selects). The whole run happens once in a
  * `beforeAll`; each test then reports its check: pass, fail (the failures in domain words
- * with seed, counterexample and curl), or skip (with the reason). An expected failure
+ * with seed, counterexample and reproduce line), or skip (with the reason). An expected failure
  * passes; a stale expected-failure entry fails its test.
  *
  * Checks of your own (`options.checks: [...builtInChecks, ...yours]`) get their tests too
