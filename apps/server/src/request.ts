@@ -57,7 +57,8 @@ const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  * `end-day-exclusive`, `alias-ignores-type`, `next-param-rejected`,
  * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`,
  * `repeated-param-last-wins`, `daily-date-rolls-over`, `events-start-after-end-empty`,
- * `member-tags-lenient-boolean`, `stats-type-any-case`, `group-type-ignored`.
+ * `member-tags-lenient-boolean`, `stats-type-any-case`, `group-type-ignored`,
+ * `cursor-leading-zeros-rejected`, `huge-cursor-rejected`.
  */
 export function parseRequestQuery(
   endpoint: Endpoint,
@@ -127,6 +128,18 @@ export function parseRequestQuery(
     input = input.map(([name, value]): [string, string] => [
       name,
       name === 'type' ? value.toLowerCase() : value,
+    ]);
+  }
+  if (faults.hasAny(['cursor-leading-zeros-rejected', 'huge-cursor-rejected'])) {
+    // bug: the cursor is validated as a canonical safe integer (/^(0|[1-9][0-9]*)$/ and
+    // Number.isSafeInteger) instead of [0-9]+ without a size limit
+    const refused = (value: string) =>
+      /^[0-9]+$/.test(value) &&
+      ((faults.has('cursor-leading-zeros-rejected') && /^0[0-9]/.test(value)) ||
+        (faults.has('huge-cursor-rejected') && !Number.isSafeInteger(Number(value))));
+    input = input.map(([name, value]): [string, string] => [
+      name,
+      name === 'cursor' && refused(value) ? `${value}?` : value,
     ]);
   }
   let reversedEnd: string | undefined;

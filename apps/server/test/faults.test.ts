@@ -338,6 +338,14 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams/tags', 'isOpened=maybe', { as: null }]],
     faulty: ([o]) => expect(o!.status).toBe(400),
   },
+  'cursor-leading-zeros-rejected': {
+    requests: [['/teams', 'cursor=000']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
+  'huge-cursor-rejected': {
+    requests: [['/teams', `cursor=${'9'.repeat(20)}`]],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
   'cursor-not-signed': {
     requests: [['/teams', 'cursor=1', { signed: '' }]],
     faulty: ([o]) => expect(o!.status).toBe(200),

@@ -103,4 +103,18 @@ export const PARAMS_FAULTS = [
       '/teams/group/{group} ignores `type`: type=manager lists every member of the group (decisions §4)',
     detectedBy: ['SCOPE-TYPE-FILTER'],
   },
+  {
+    name: 'cursor-leading-zeros-rejected',
+    area: 'params',
+    description:
+      'cursor is validated as /^(0|[1-9][0-9]*)$/: cursor=000 answers 400 instead of the first page (decisions §3 Revision 2: [0-9]+, leading zeros allowed)',
+    detectedBy: ['INPUT-400-BAD-CURSOR'],
+  },
+  {
+    name: 'huge-cursor-rejected',
+    area: 'params',
+    description:
+      'a cursor beyond 2^53 - 1 answers 400 instead of a page past the end (decisions §3 Revision 2: no size limit)',
+    detectedBy: ['INPUT-400-BAD-CURSOR'],
+  },
 ] as const satisfies readonly FaultInfo[];
