@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { type Dataset, DatasetError, generateDataset, type PagingEnd } from '@tagtrack/core';
+import {
+  type ColumnarSource,
+  type Dataset,
+  DatasetError,
+  generateDataset,
+  type PagingEnd,
+} from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DatasetFileError, loadDatasetFile } from './dataset-file.ts';
+import { DatasetFileError, loadDatasetSource } from './dataset-file.ts';
 import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults/index.ts';
 import { parseRate, type RateLimit } from './rate-limit.ts';
 import {
@@ -65,7 +71,10 @@ function program(): Command {
     .addOption(
       new Option('--host <host>', 'interface to listen on').env('HOST').default('127.0.0.1'),
     )
-    .option('--dataset <file>', "JSON file of core's Dataset schema (default: canonical dataset)")
+    .option(
+      '--dataset <path>',
+      "JSON file of core's Dataset schema, or a directory of per-table NDJSON/CSV files (fixture --format ndjson|csv); streamed into columns (default: canonical dataset)",
+    )
     .addOption(
       new Option('--seed <n>', 'generate a dataset from this seed instead')
         .argParser(integer(0, 2 ** 31 - 1))
@@ -147,9 +156,13 @@ function program(): Command {
     .exitOverride();
 }
 
-async function datasetOf(opts: CliOptions): Promise<{ dataset?: Dataset; origin: string }> {
+async function datasetOf(
+  opts: CliOptions,
+): Promise<{ dataset?: Dataset; columnar?: ColumnarSource; origin: string }> {
   if (opts.dataset !== undefined) {
-    return { dataset: await loadDatasetFile(opts.dataset), origin: `file ${opts.dataset}` };
+    // streamed into core's columnar store (a JSON file, or a per-table NDJSON/CSV directory)
+    const columnar = await loadDatasetSource(opts.dataset, { progress: true });
+    return { columnar, origin: `file ${opts.dataset} (${columnar.events} events)` };
   }
   if (opts.seed !== undefined || opts.scale !== undefined) {
     const seed = opts.seed ?? 1;
@@ -230,6 +243,7 @@ async function main(argv: readonly string[]): Promise<void> {
     origin = loaded.origin;
     server = createServer({
       ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
+      ...(loaded.columnar ? { columnar: loaded.columnar } : {}),
       ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
       ...(opts.memberWithoutGroup !== undefined
         ? { memberWithoutGroup: opts.memberWithoutGroup }

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import {
   buildIndex,
+  type ColumnarSource,
   type Dataset,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
@@ -40,6 +41,11 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1';
 export interface ServerOptions {
   /** The event log to serve; default the canonical dataset of `@tagtrack/core/canonical`. */
   dataset?: Dataset;
+  /**
+   * A dataset loaded into core's columnar store (`loadDatasetSource`, a file or per-table
+   * directory), served instead of `dataset`: finished here with the index options.
+   */
+  columnar?: ColumnarSource;
   /** Requests per window per credential (decisions §6); off by default. */
   rateLimit?: RateLimit | undefined;
   /** Records per page (decisions §3); default 250. */
@@ -165,10 +171,12 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   let listenUrl: string | undefined;
   const publicUrl = () => configuredUrl ?? listenUrl ?? DEFAULT_PUBLIC_URL;
   const faults = new FaultSet(options.faults ?? []);
-  const index = buildIndex(
-    dataset,
-    options.memberWithoutGroup ? { memberWithoutGroup: options.memberWithoutGroup } : {},
-  );
+  const indexOptions = options.memberWithoutGroup
+    ? { memberWithoutGroup: options.memberWithoutGroup }
+    : {};
+  const index = options.columnar
+    ? options.columnar.finish(indexOptions).index
+    : buildIndex(dataset, indexOptions);
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
   let openApi: string | undefined;
   const app = createApp({

@@ -53,6 +53,7 @@ export { ColumnarBuilder, type ColumnarDataset, DATASET_KEYS } from './columnar/
 export { JsonObjectStream, JsonStreamError } from './columnar/json-stream.ts';
 export {
   type ColumnarLoadOptions,
+  type ColumnarSource,
   columnarIndexOf,
   columnsOf,
   csvCell,

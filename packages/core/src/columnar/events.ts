@@ -12,14 +12,21 @@ export class Dict {
   /** 1: checked and valid, 2: checked and invalid, 0 (absent): not checked. */
   readonly checked: number[] = [];
 
+  /** The last value looked up and its code: values often repeat from one record to the next. */
+  #last: string | undefined;
+  #lastCode = -1;
+
   /** The code of `value`, adding it when new. */
   code(value: string): number {
+    if (value === this.#last) return this.#lastCode;
     let c = this.#codes.get(value);
     if (c === undefined) {
       c = this.values.length;
       this.#codes.set(value, c);
       this.values.push(value);
     }
+    this.#last = value;
+    this.#lastCode = c;
     return c;
   }
 

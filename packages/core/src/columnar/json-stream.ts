@@ -61,6 +61,8 @@ type State =
 /** Scanning state inside one value, kept across chunks. */
 interface ValueScan {
   depth: number;
+  /** A byte >= 0x80 was seen (the text is not ASCII). */
+  high: boolean;
   inString: boolean;
   /** Scalar (number, true, false, null) at depth 0. */
   scalar: boolean;
@@ -84,7 +86,7 @@ export class JsonObjectStream {
   /** Start (in `#buf`) of the value being scanned, and how far it was scanned. */
   #valueStart = -1;
   #scanPos = 0;
-  #scan: ValueScan = { depth: 0, inString: false, scalar: false };
+  #scan: ValueScan = { depth: 0, inString: false, scalar: false, high: false };
   readonly #decoder = new TextDecoder('utf-8', { fatal: true });
 
   constructor(private readonly handler: JsonObjectHandler) {}
@@ -134,7 +136,7 @@ export class JsonObjectStream {
     const c = this.#buf[at];
     const got = c === undefined ? 'end of data' : `'${String.fromCharCode(c)}'`;
     throw new JsonStreamError(
-      `not a dataset document: expected ${expected} at byte ${this.#base + at}, got ${got}${this.#where()}`,
+      `expected ${expected} at byte ${this.#base + at}, got ${got}${this.#where()}`,
       this.#base + at,
     );
   }
@@ -148,10 +150,12 @@ export class JsonObjectStream {
     let batchStart = -1;
     let batchEnd = -1;
     let batchFirst = 0;
+    let batchHigh = false;
     const flush = () => {
       if (batchStart < 0) return;
-      this.#handBatch(buf, batchStart, batchEnd, batchFirst);
+      this.#handBatch(buf, batchStart, batchEnd, batchFirst, !batchHigh);
       batchStart = -1;
+      batchHigh = false;
     };
     for (;;) {
       if (this.#state !== 'element' && this.#state !== 'value' && this.#state !== 'key') {
@@ -251,6 +255,7 @@ export class JsonObjectStream {
             batchFirst = this.#index;
           }
           batchEnd = end;
+          if (this.#scan.high) batchHigh = true;
           this.#index++;
           this.#valueStart = -1;
           i = end;
@@ -306,7 +311,7 @@ export class JsonObjectStream {
   #startValue(at: number): void {
     this.#valueStart = at;
     this.#scanPos = at;
-    this.#scan = { depth: 0, inString: false, scalar: false };
+    this.#scan = { depth: 0, inString: false, scalar: false, high: false };
   }
 
   /**
@@ -320,56 +325,52 @@ export class JsonObjectStream {
     let i = this.#scanPos;
     if (i === this.#valueStart) {
       const c = buf[i]!;
-      if (c === QUOTE) {
-        s.inString = true;
-        i++;
-      } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-        s.depth = 1;
-        i++;
-      } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        this.#fail(i, 'a value');
-      } else s.scalar = true;
+      if (c === CLOSE_BRACE || c === CLOSE_BRACKET) this.#fail(i, 'a value');
+      s.scalar = c !== QUOTE && c !== OPEN_BRACE && c !== OPEN_BRACKET;
     }
     if (s.scalar) {
       while (i < n) {
         const c = buf[i]!;
         if (c === COMMA || c === CLOSE_BRACKET || c === CLOSE_BRACE || isSpace(c)) return i;
+        if (c >= 0x80) s.high = true;
         i++;
       }
       this.#scanPos = i;
       return -1;
     }
-    for (;;) {
-      if (s.inString) {
-        const end = stringEnd(buf, i);
-        if (end < 0) {
-          // resume at the last backslash-free point: a cut escape is rescanned
-          let j = n;
-          while (j > i && buf[j - 1] === BACKSLASH) j--;
-          this.#scanPos = j;
-          return -1;
+    // One pass over the bytes: strings (and their escapes), nesting, non-ASCII bytes.
+    let depth = s.depth;
+    let inString = s.inString;
+    let high = s.high;
+    while (i < n) {
+      const c = buf[i]!;
+      if (inString) {
+        if (c === QUOTE) {
+          inString = false;
+          if (depth === 0) {
+            s.high = high;
+            return i + 1;
+          }
+        } else if (c === BACKSLASH) {
+          if (i + 1 >= n) break;
+          i++;
+        } else if (c >= 0x80) high = true;
+      } else if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        depth--;
+        if (depth === 0) {
+          s.high = high;
+          return i + 1;
         }
-        i = end;
-        s.inString = false;
-        if (s.depth === 0) return i;
-      }
-      while (i < n) {
-        const c = buf[i]!;
-        if (c === QUOTE) break;
-        if (c === OPEN_BRACE || c === OPEN_BRACKET) s.depth++;
-        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-          s.depth--;
-          if (s.depth === 0) return i + 1;
-        }
-        i++;
-      }
-      if (i >= n) {
-        this.#scanPos = i;
-        return -1;
-      }
-      s.inString = true;
+      } else if (c >= 0x80) high = true;
       i++;
     }
+    s.depth = depth;
+    s.inString = inString;
+    s.high = high;
+    this.#scanPos = i;
+    return -1;
   }
 
   #decode(buf: Uint8Array, from: number, to: number): string {
@@ -384,8 +385,9 @@ export class JsonObjectStream {
   }
 
   /** Parses elements `first ..` (bytes `from .. to`, commas between) and hands them over. */
-  #handBatch(buf: Uint8Array, from: number, to: number, first: number): void {
-    const text = this.#decode(buf, from, to);
+  #handBatch(buf: Uint8Array, from: number, to: number, first: number, ascii: boolean): void {
+    const text =
+      ascii && latin1Slice ? latin1Slice.call(buf, from, to) : this.#decode(buf, from, to);
     let values: unknown[];
     try {
       values = JSON.parse(`[${text}]`) as unknown[];
@@ -428,6 +430,14 @@ export class JsonObjectStream {
     return new JsonStreamError(`${this.#key}[${first}..]: not JSON`, this.#base);
   }
 }
+
+/**
+ * Node's `Buffer` latin1 decoding, when available: for ASCII bytes it is the UTF-8 decoding,
+ * several times faster than `TextDecoder` (elsewhere `TextDecoder` is used).
+ */
+const latin1Slice = (
+  globalThis as { Buffer?: { prototype: { latin1Slice?: (from: number, to: number) => string } } }
+).Buffer?.prototype.latin1Slice;
 
 /**
  * The index after the closing quote of the string whose content starts at `from`, or -1

@@ -4,8 +4,8 @@ import { type ColumnSpec, TABLES, type TableName } from '../dataset/tables.ts';
 import { ColumnarBuilder, type ColumnarDataset } from './builder.ts';
 import { JsonObjectStream } from './json-stream.ts';
 
-/** Options of the columnar loaders. */
-export interface ColumnarLoadOptions extends BuildIndexOptions {
+/** Options of {@link loadDatasetJson}. */
+export interface ColumnarLoadOptions {
   /** Called after each chunk with the bytes read so far (for a progress bar). */
   readonly onBytes?: (bytes: number) => void;
 }
@@ -13,17 +13,29 @@ export interface ColumnarLoadOptions extends BuildIndexOptions {
 type Chunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /**
- * Loads a dataset JSON document (core's `Dataset` schema) from its bytes, chunk by chunk,
- * into columns, and builds its index: the document is never held whole, nor its parsed tree
- * (only one chunk and the parsed records of one batch at a time).
+ * Loaded data that becomes a {@link ColumnarDataset} when finished with the index options
+ * (a {@link ColumnarBuilder} or a {@link TablesLoader}); finish it once.
+ */
+export interface ColumnarSource {
+  /** Events loaded. */
+  readonly events: number;
+  /** Resolves the references and builds the index; throws core's `DatasetError`. */
+  finish(options?: BuildIndexOptions): ColumnarDataset;
+}
+
+/**
+ * Reads a dataset JSON document (core's `Dataset` schema) from its bytes, chunk by chunk,
+ * into columns; `finish` the result to build the index. The document is never held whole,
+ * nor its parsed tree (only one chunk and the parsed records of one batch at a time).
  * Throws `JsonStreamError` (not JSON, or not an object of arrays: the byte, or the element,
- * e.g. `opens[12]: not JSON: ...`) and core's `DatasetError` (records that do not match their
- * schema, e.g. `opens[123456].date: Invalid ISO datetime`, then referential problems).
+ * e.g. `opens[12]: not JSON: ...`); `finish` throws core's `DatasetError` (records that do
+ * not match their schema, e.g. `opens[123456].date: Invalid ISO datetime`, then referential
+ * problems).
  */
 export async function loadDatasetJson(
   chunks: Chunks,
   options: ColumnarLoadOptions = {},
-): Promise<ColumnarDataset> {
+): Promise<ColumnarSource> {
   const builder = new ColumnarBuilder();
   const stream = new JsonObjectStream(builder);
   for await (const chunk of chunks) {
@@ -31,7 +43,7 @@ export async function loadDatasetJson(
     options.onBytes?.(stream.offset);
   }
   stream.end();
-  return builder.finish(options);
+  return builder;
 }
 
 /** {@link loadDatasetJson} of chunks at hand (synchronous; for tests and small documents). */
@@ -71,7 +83,7 @@ export function columnarIndexOf(
  * time, each from its rows, then {@link finish} builds the index. Tables may come in any
  * order; rows of `opens` and `clicks` in any order of `position`.
  */
-export class TablesLoader {
+export class TablesLoader implements ColumnarSource {
   readonly #builder = new ColumnarBuilder(true);
   readonly #loaded = new Set<TableName>();
 
