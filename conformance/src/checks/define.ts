@@ -151,8 +151,9 @@ export function defineCheck(spec: CheckSpec): Check {
 
 /**
  * Run order of the areas, lower first (see {@link Check.priority}): exact answers first, then
- * scoping, counter laws and authentication, then bodies, errors, relations and paging, then the
- * input fuzzing and method probes; the rate-limit checks last (they read the whole run).
+ * scoping, counter laws, relations (what blind mode judges answers by) and authentication,
+ * then bodies, errors and paging, then the input fuzzing and method probes; the rate-limit
+ * checks last (they read the whole run). Within an area, catalogue order.
  * A vendor's own area runs at 5.
  */
 export const AREA_PRIORITY: Readonly<Record<Area, number>> = {
@@ -160,9 +161,9 @@ export const AREA_PRIORITY: Readonly<Record<Area, number>> = {
   scope: 1,
   agg: 1,
   auth: 1,
+  rel: 1,
   schema: 2,
   err: 2,
-  rel: 2,
   page: 2,
   input: 3,
   method: 3,

@@ -2,7 +2,7 @@ import { type EndpointId, endpointById } from '@tagtrack/core';
 import { arbHostileString } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
-import type { CheckContext } from '../context.ts';
+import { type CheckContext, LOOP_BATCH } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { expectError } from '../err.ts';
 import { describe, Violation } from '../failure.ts';
@@ -112,6 +112,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400, ['cursor']);
         },
+        { concurrency: LOOP_BATCH },
       );
       // single-object endpoints: a valid cursor changes nothing
       await ctx.each(
@@ -128,24 +129,29 @@ export const checks: readonly Check[] = [
             urls: 'ignore',
           });
         },
+        { concurrency: LOOP_BATCH },
       );
-      await ctx.each(lists(samples), async (s) => {
-        // leading zeros: cursor=000 is cursor 0
-        const plain = await ctx.call(s.endpoint, s.call);
-        const zeros = await ctx.call(
-          s.endpoint,
-          withQuery(s, setParam(s.call.query ?? [], 'cursor', '000')),
-        );
-        ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
-          urls: 'ignore',
-        });
-        // 40 digits: valid, past the end of the list
-        const huge = await ctx.call(
-          s.endpoint,
-          withQuery(s, setParam(s.call.query ?? [], 'cursor', HUGE_CURSOR)),
-        );
-        ensurePastEnd(ctx, s.endpoint, huge, 'a cursor of 40 digits, past the end');
-      });
+      await ctx.each(
+        lists(samples),
+        async (s) => {
+          // leading zeros: cursor=000 is cursor 0
+          const plain = await ctx.call(s.endpoint, s.call);
+          const zeros = await ctx.call(
+            s.endpoint,
+            withQuery(s, setParam(s.call.query ?? [], 'cursor', '000')),
+          );
+          ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
+            urls: 'ignore',
+          });
+          // 40 digits: valid, past the end of the list
+          const huge = await ctx.call(
+            s.endpoint,
+            withQuery(s, setParam(s.call.query ?? [], 'cursor', HUGE_CURSOR)),
+          );
+          ensurePastEnd(ctx, s.endpoint, huge, 'a cursor of 40 digits, past the end');
+        },
+        { concurrency: LOOP_BATCH },
+      );
     },
   }),
   defineCheck({
@@ -159,6 +165,7 @@ export const checks: readonly Check[] = [
       await ctx.each(
         samples.flatMap((s) => FIXED_IGNORED.map((extra) => ({ s, extra }))),
         ({ s, extra }) => ensureIgnored(ctx, s, extra, Number.POSITIVE_INFINITY, undefined),
+        { concurrency: LOOP_BATCH },
       );
       await ctx.property(
         fc.record({

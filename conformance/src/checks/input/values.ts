@@ -157,6 +157,7 @@ export const checks: readonly Check[] = [
           ].map((value) => ({ t, value })),
         ),
         async ({ t, value }) => expectError(await send(t, value), 400, [t.param]),
+        { concurrency: LOOP_BATCH },
       );
       // the first and last days of the range are real days: never a 400
       await ctx.each(
@@ -171,6 +172,7 @@ export const checks: readonly Check[] = [
               { kind: 'status', exchange: ex },
             );
         },
+        { concurrency: LOOP_BATCH },
       );
       await ctx.property(
         fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_DATES)),
