@@ -1,5 +1,6 @@
 /**
- * Benchmark of the aggregation indexes (`pnpm bench` in packages/core).
+ * Benchmark of the aggregation indexes (`pnpm bench:index` in packages/core; `pnpm bench` is
+ * the columnar engine against DuckDB: columnar.bench.ts).
  *
  * For generated datasets of about 10k, 100k and 1M events (opens + clicks), it times
  * `buildIndex` (median of several runs), then answers every endpoint of the catalogue once
