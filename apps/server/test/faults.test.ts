@@ -346,6 +346,14 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams', `cursor=${'9'.repeat(20)}`]],
     faulty: ([o]) => expect(o!.status).toBe(400),
   },
+  'trailing-slash-accepted': {
+    requests: [['/teams/', '']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'empty-segments-collapsed': {
+    requests: [['/teams//tags', '']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
   'cursor-not-signed': {
     requests: [['/teams', 'cursor=1', { signed: '' }]],
     faulty: ([o]) => expect(o!.status).toBe(200),

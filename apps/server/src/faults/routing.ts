@@ -17,6 +17,20 @@ export const ROUTING_FAULTS = [
     detectedBy: ['INPUT-PATH-SEGMENTS-DECODED'],
   },
   {
+    name: 'trailing-slash-accepted',
+    area: 'routing',
+    description:
+      'the router is not strict: /teams/ answers like /teams instead of 404 (decisions §4 Revision 2, §11: a trailing slash is another path)',
+    detectedBy: ['INPUT-404-UNKNOWN-PATH'],
+  },
+  {
+    name: 'empty-segments-collapsed',
+    area: 'routing',
+    description:
+      'empty path segments are collapsed: /teams//tags answers like /teams/tags instead of 404 (decisions §4 Revision 2: empty segments are not normalised)',
+    detectedBy: ['INPUT-404-UNKNOWN-PATH'],
+  },
+  {
     name: 'cache-key-url-only',
     area: 'routing',
     description:

@@ -27,7 +27,7 @@ export function rawTarget(c: Context<Env>): string {
  * it is the other way round: the placeholders keep their raw, still encoded text.
  */
 export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch | undefined {
-  const match = matchEndpoint(path);
+  const match = matchEndpoint(normalisedByFaults(path, faults));
   if (match !== undefined && faults.has('path-param-not-decoded')) {
     // bug: the router decodes the literal segments it matches but hands the placeholders on
     // as received, so /teams/member/%61bc looks for the member "%61bc"
@@ -47,11 +47,26 @@ export function matchRequestPath(path: string, faults: FaultSet): EndpointMatch 
 }
 
 /**
+ * The path as a lenient router would read it: under `empty-segments-collapsed` runs of `/`
+ * are one `/` (`/teams//tags` is `/teams/tags`); under `trailing-slash-accepted` a trailing
+ * `/` is dropped (`/teams/` is `/teams`). Without those faults, the path as received.
+ */
+function normalisedByFaults(path: string, faults: FaultSet): string {
+  let p = path;
+  // bug: a router (or a proxy's merge_slashes) that collapses empty segments
+  if (faults.has('empty-segments-collapsed')) p = p.replace(/\/{2,}/g, '/');
+  // bug: a router in non-strict mode, where /teams/ and /teams are one route
+  if (faults.has('trailing-slash-accepted') && p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
+  return p;
+}
+
+/**
  * Step 1 of the order of checks: which resource the path names. Sets `target` (the raw
  * request target) and `match`; an unknown path answers 404. {@link OPENAPI_PATH} goes to
  * `openApi` instead of the endpoint pipeline. Routing comes from core's endpoint catalogue,
  * the single source of path templates shared with the client and the conformance suite.
- * Routing faults: `path-not-decoded`, `path-param-not-decoded`.
+ * Routing faults: `path-not-decoded`, `path-param-not-decoded`, `trailing-slash-accepted`,
+ * `empty-segments-collapsed`.
  */
 export function route(
   faults: FaultSet,

@@ -228,21 +228,46 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'INPUT-404-UNKNOWN-PATH',
-    title: 'an unknown path (an empty segment included) answers 404 with the error body',
-    clause: 'decisions §4 (unknown path: 404), §4 Revision 2 (empty segments not normalised), §5',
-    endpoints: [],
+    title:
+      'an unknown path answers 404 with the error body: every endpoint with a trailing slash or an empty segment, an extra or a missing segment',
+    clause:
+      'decisions §4 (unknown path: 404), §4 Revision 2 (empty segments not normalised), §11 (a trailing slash is another path), §5',
+    endpoints: ALL_ENDPOINTS,
     async run(ctx) {
-      for (const path of [
-        '/nothing-here',
-        '/teams/members',
-        '/teams/tags/extra',
-        '/stats/',
-        '/teams//tags',
-      ]) {
-        await ctx.attempt(async () =>
-          expectError(await ctx.raw({ path, credential: ctx.primary }), 404),
+      const samples = await sampleCalls(ctx);
+      // from the catalogue: each sampled endpoint's path with a trailing slash and, when it
+      // has two segments or more, with its last `/` doubled (never the first: `//x` would be
+      // read as a host by URL parsers)
+      const derived = samples.flatMap((s) => {
+        const path = encodedPath(
+          endpointById(s.endpoint),
+          s.call.pathParams ?? {},
+          () => false,
+          false,
         );
-      }
+        const last = path.lastIndexOf('/');
+        return [
+          { path: `${path}/`, query: s.call.query ?? [], how: 'a trailing slash' },
+          ...(last > 0
+            ? [
+                {
+                  path: `${path.slice(0, last)}/${path.slice(last)}`,
+                  query: s.call.query ?? [],
+                  how: 'an empty segment',
+                },
+              ]
+            : []),
+        ];
+      });
+      const fixed = ['/nothing-here', '/teams/members', '/teams/tags/extra', '/member'].map(
+        (path) => ({ path, query: [] as readonly Pair[], how: 'an unknown path' }),
+      );
+      await ctx.each(
+        [...fixed, ...derived],
+        async ({ path, query }) =>
+          expectError(await ctx.raw({ path, query, credential: ctx.primary }), 404),
+        { note: ({ how }) => ` (${how})` },
+      );
     },
   }),
 ];
