@@ -443,6 +443,11 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const halted = () => bailed || guard.interrupted !== undefined || guard.budgetSpent;
   const launch = (check: Check): Promise<void> => {
     const p: Promise<void> = runCheck(check, services, env, guard)
+      // a suite bug outside the check's own code is that check's error, not a lost result
+      .catch((e: unknown) => ({
+        outcome: { ...skipped(errorText(e), 0), status: 'error' as const },
+        exchanges: [] as readonly Exchange[],
+      }))
       .then(({ outcome, exchanges }) => {
         if (done.has(check.id)) return;
         const result = resultOf(check, outcome, expected.get(check.id));
