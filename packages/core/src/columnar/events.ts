@@ -93,6 +93,8 @@ export class EventStore {
   readonly details: Record<DetailField, Int32Array>;
   /** `position` of each event (per-table input only), else empty. */
   position: Float64Array;
+  /** The row of each event in its table (per-table input only), else empty. */
+  row: Int32Array;
   /** Dates as written, of the events whose date is not canonical (or not a date). */
   readonly rawDate = new Map<number, string>();
 
@@ -110,6 +112,7 @@ export class EventStore {
       Int32Array
     >;
     this.position = new Float64Array(withPositions ? n : 0);
+    this.row = new Int32Array(withPositions ? n : 0);
   }
 
   /** Room for `capacity` events (the columns are copied into larger arrays). */
@@ -124,14 +127,17 @@ export class EventStore {
     this.ms = grow(this.ms);
     this.device = grow(this.device);
     for (const f of DETAIL_FIELDS) this.details[f] = grow(this.details[f]);
-    if (this.withPositions) this.position = grow(this.position);
+    if (this.withPositions) {
+      this.position = grow(this.position);
+      this.row = grow(this.row);
+    }
   }
 
   /**
-   * Appends an event (schema-valid; `ms` its date parsed, NaN when not a date) and returns
-   * its index.
+   * Appends an event (schema-valid; `ms` its date parsed, NaN when not a date; per-table
+   * input: its `position` and row in the table) and returns its index.
    */
-  push(e: DatasetEvent, ms: number, position = 0): number {
+  push(e: DatasetEvent, ms: number, position = 0, row = 0): number {
     const i = this.length;
     if (i === this.tagCode.length) this.#grow(i * 2);
     const d = this.dicts;
@@ -148,7 +154,10 @@ export class EventStore {
     x.city[i] = d.city.code(e.city);
     x.latitude[i] = d.latitude.code(e.latitude);
     x.longitude[i] = d.longitude.code(e.longitude);
-    if (this.withPositions) this.position[i] = position;
+    if (this.withPositions) {
+      this.position[i] = position;
+      this.row[i] = row;
+    }
     this.length = i + 1;
     return i;
   }
@@ -161,7 +170,10 @@ export class EventStore {
     this.ms = this.ms.slice(0, n);
     this.device = this.device.slice(0, n);
     for (const f of DETAIL_FIELDS) this.details[f] = this.details[f].slice(0, n);
-    if (this.withPositions) this.position = this.position.slice(0, n);
+    if (this.withPositions) {
+      this.position = this.position.slice(0, n);
+      this.row = this.row.slice(0, n);
+    }
   }
 
   /**
@@ -180,7 +192,10 @@ export class EventStore {
     this.ms = re(this.ms);
     this.device = re(this.device);
     for (const f of DETAIL_FIELDS) this.details[f] = re(this.details[f]);
-    if (this.withPositions) this.position = re(this.position);
+    if (this.withPositions) {
+      this.position = re(this.position);
+      this.row = re(this.row);
+    }
     if (this.rawDate.size > 0) {
       const back = new Int32Array(n);
       for (let j = 0; j < n; j++) back[order[j]!] = j;
