@@ -172,8 +172,8 @@ export interface RunResult {
    * request was answered with a 5xx and the run was not interrupted.
    */
   readonly ok: boolean;
-  /** Checks run at the same time. */
-  readonly concurrency: number;
+  /** Checks run at the same time (set by every run; optional for results built elsewhere). */
+  readonly concurrency?: number | undefined;
   /** Why the run stopped early (deadline, SIGINT, SIGTERM); absent when it ran to the end. */
   readonly interrupted?: string | undefined;
   readonly exchanges: readonly Exchange[];
