@@ -111,16 +111,17 @@ export const checks: readonly Check[] = [
       const ps = ctx.profile.pageSize;
       const forms = formsOf(ctx);
       const unaligned = (l: SizedList) => Math.min(3, l.total - 1);
-      // the largest list: the hints without a cursor in every form, and at an unaligned
-      // cursor in json; every other list: one form, hint and cursor picked by the seed
-      const cases = lists.flatMap((l, i) =>
-        i === 0
+      // the largest list in json: the hints without a cursor and at an unaligned one; the
+      // smallest list of two records or more in every other form (a text or html page of the
+      // largest costs most, and any list of two shows a hint taken for a page size or a
+      // cursor); every other list: json or HEAD, a hint and a cursor picked by the seed
+      const small = [...lists].reverse().find((l) => l.total >= 2) ?? lists[0]!;
+      const cases = lists.flatMap((l, i) => [
+        ...(i === 0
           ? [
-              ...forms.flatMap((form) =>
-                hintsFor(l, ps, 0)
-                  .slice(0, 2)
-                  .map((extra) => ({ l, form, cursor: 0, extra })),
-              ),
+              ...hintsFor(l, ps, 0)
+                .slice(0, 2)
+                .map((extra) => ({ l, form: forms[0]!, cursor: 0, extra })),
               ...hintsFor(l, ps, unaligned(l)).map((extra) => ({
                 l,
                 form: forms[0]!,
@@ -131,12 +132,19 @@ export const checks: readonly Check[] = [
           : [
               {
                 l,
-                form: pick(forms, ctx.seed, i),
+                form: pick([forms[0]!, forms[forms.length - 1]!], ctx.seed, i),
                 cursor: pick([0, unaligned(l)], ctx.seed, i + 1),
                 extra: pick(hintsFor(l, ps, 0), ctx.seed, i + 2),
               },
-            ],
-      );
+            ]),
+        ...(l === small
+          ? forms.slice(1).flatMap((form) =>
+              hintsFor(l, ps, 0)
+                .slice(0, 2)
+                .map((extra) => ({ l, form, cursor: 0, extra })),
+            )
+          : []),
+      ]);
       await ctx.each(cases, async ({ l, form, cursor, extra }) => {
         const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
         const plain = await ctx.call(l.endpoint, inForm(withQuery(l, ...at), form));

@@ -194,8 +194,8 @@ export const checks: readonly Check[] = [
       let compared = 0;
       const lists = await listCalls(ctx);
       for (const [i, l] of lists.entries()) {
-        // the largest lists from every telltale cursor in every form; the others from cursor
-        // 0 in every form and from one telltale cursor, in one form, picked by the seed
+        // the largest lists from every telltale cursor; the others from cursor 0 and from one
+        // telltale cursor picked by the seed
         const telltale = telltaleCursors(l.total, ps);
         const deep = i < DEEP_LISTS || telltale.length === 1;
         const cursors = deep ? telltale : [0, pick(telltale.slice(1), ctx.seed, i)];
@@ -219,7 +219,14 @@ export const checks: readonly Check[] = [
             ]),
             ['HEAD', { ...withQuery(l, ...at), method: 'HEAD' }],
           ];
-          const sent = deep || cursor === 0 ? forms : [pick(forms, ctx.seed, i + cursor)];
+          // every form at cursor 0; the deep lists' other cursors as json and HEAD, and in
+          // every form at one cursor picked by the seed (a text or html page costs most)
+          const full = cursor === 0 || (deep && cursor === pick(telltale.slice(1), ctx.seed, i));
+          const sent = full
+            ? forms
+            : deep
+              ? forms.filter(([form]) => form === 'default' || form === 'HEAD')
+              : [pick(forms, ctx.seed, i + cursor)];
           for (const [form, call] of sent) {
             const ex = form === 'default' ? ref : await ctx.call(l.endpoint, call);
             compared++;
