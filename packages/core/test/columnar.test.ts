@@ -20,6 +20,9 @@ import { arbDataset } from '../src/testing.ts';
 
 const encoder = new TextEncoder();
 
+/** Generous: the machine is shared, and the property tests parse hundreds of documents. */
+const TIMEOUT = { timeout: 60_000 };
+
 /** `text` as UTF-8 chunks of `size` bytes (cutting characters, strings and escapes). */
 function chunksOf(text: string, size: number): Uint8Array[] {
   const bytes = encoder.encode(text);
@@ -65,7 +68,7 @@ function jsonLoad(dataset: unknown, size = 4096) {
   return loadDatasetJsonSync(chunksOf(JSON.stringify(dataset), size));
 }
 
-describe('JsonObjectStream', () => {
+describe('JsonObjectStream', TIMEOUT, () => {
   test.prop(
     [
       fc.dictionary(
@@ -103,7 +106,7 @@ describe('JsonObjectStream', () => {
   });
 });
 
-describe('columnar loading of the dataset JSON', () => {
+describe('columnar loading of the dataset JSON', TIMEOUT, () => {
   it('names the record and field of a schema problem (opens[i].date, tags[i].recipients[j].email)', () => {
     const bad = structuredClone(canonicalDataset) as unknown as Record<
       'opens' | 'clicks' | 'tags',
@@ -191,7 +194,7 @@ async function loadNdjson(files: Record<string, string>, size = 777) {
   return loader;
 }
 
-describe('columnar loading of the per-table form (fixture --format ndjson|csv)', () => {
+describe('columnar loading of the per-table form (fixture --format ndjson|csv)', TIMEOUT, () => {
   test.prop([arbDataset, fc.integer({ min: 1, max: 2048 }), fc.boolean()], { numRuns: 60 })(
     'law: loading datasetToTables(d) as NDJSON, events in any position order, gives d back',
     async (dataset, size, reversed) => {
@@ -269,7 +272,7 @@ describe('columnar loading of the per-table form (fixture --format ndjson|csv)',
   });
 });
 
-describe('columnarIndexOf', () => {
+describe('columnarIndexOf', TIMEOUT, () => {
   it('indexes a dataset in memory as the JSON loader does', () => {
     const a = columnarIndexOf(canonicalDataset).index;
     const b = jsonLoad(canonicalDataset).index;

@@ -58,6 +58,42 @@ export interface ColumnarDataset {
 
 const DEVICES: ReadonlySet<string> = new Set(Device.options);
 
+/** The event fields read from bytes, in code order; the date last. */
+const RAW_FIELDS = [
+  'tagID',
+  'email',
+  'device',
+  'os',
+  'browser',
+  'counry',
+  'region',
+  'city',
+  'latitude',
+  'longitude',
+  'date',
+] as const;
+const RAW_DATE = 10;
+const RAW_ALL = (1 << RAW_FIELDS.length) - 1;
+const RAW_NAMES = RAW_FIELDS.map((f) => new TextEncoder().encode(f));
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** The index in {@link RAW_FIELDS} of the key `b[from .. to]`, trying `guess` first; -1 if none. */
+function rawField(b: Uint8Array, from: number, to: number, guess: number): number {
+  const len = to - from;
+  for (let k = 0; k < RAW_NAMES.length; k++) {
+    const f = (guess + k) % RAW_NAMES.length;
+    const name = RAW_NAMES[f]!;
+    if (name.length !== len) continue;
+    let j = 0;
+    while (j < len && name[j] === b[from + j]) j++;
+    if (j === len) return f;
+  }
+  return -1;
+}
+
 /** `zod` issue paths as the dataset names fields: `.date`, `.recipients[2].email`. */
 function pathOf(path: readonly PropertyKey[]): string {
   return path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
@@ -147,11 +183,122 @@ export class ColumnarBuilder {
     return this.#problems.size;
   }
 
-  /** The document's top-level array `key` starts (a problem when it came before). */
-  array(key: string): void {
-    if (!(DATASET_KEYS as readonly string[]).includes(key)) return;
+  /**
+   * The document's top-level array `key` starts (a problem when it came before); returns
+   * true for `opens` and `clicks`, whose elements are read from their bytes when they can be.
+   */
+  array(key: string): boolean {
+    if (!(DATASET_KEYS as readonly string[]).includes(key)) return false;
     if (this.#seen.has(key)) this.#problems.add(`${key}: the key appears twice`);
     this.#seen.add(key);
+    return !this.tables && (key === 'opens' || key === 'clicks');
+  }
+
+  /**
+   * Takes event `index` of `opens` or `clicks` straight from its bytes into the columns when
+   * it has the usual shape: an object of exactly the eleven event fields, each a string
+   * without escapes, that passes the fast check of {@link #fastMs} (values are found in the
+   * dictionaries by their bytes: no string is made but for a new value). Returns false for
+   * anything else, which is then parsed and checked as a record (zod names the problem).
+   */
+  rawElement(key: string, b: Uint8Array, from: number, to: number, index: number): boolean {
+    const store = key === 'opens' ? this.opens : key === 'clicks' ? this.clicks : undefined;
+    if (store === undefined || index < 0) return false;
+    const vs = this.#rawFrom;
+    const ve = this.#rawTo;
+    let seen = 0;
+    let i = from;
+    if (b[i] !== 0x7b) return false;
+    i++;
+    let guess = 0;
+    for (;;) {
+      while (i < to && isSpace(b[i]!)) i++;
+      if (b[i] !== 0x22) return false;
+      const ks = ++i;
+      while (i < to && b[i] !== 0x22) {
+        if (b[i] === 0x5c || b[i]! < 0x20) return false; // escapes, control bytes: parse
+        i++;
+      }
+      const f = rawField(b, ks, i, guess);
+      if (f < 0 || (seen & (1 << f)) !== 0) return false;
+      guess = f + 1;
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      if (b[i] !== 0x3a) return false;
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      if (b[i] !== 0x22) return false;
+      vs[f] = ++i;
+      while (i < to && b[i] !== 0x22) {
+        if (b[i] === 0x5c || b[i]! < 0x20) return false; // escapes, control bytes: parse
+        i++;
+      }
+      ve[f] = i;
+      seen |= 1 << f;
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      if (b[i] === 0x2c) {
+        i++;
+        continue;
+      }
+      if (b[i] === 0x7d) break;
+      return false;
+    }
+    if (seen !== RAW_ALL) return false;
+    // the date: 20 ASCII bytes, canonical
+    const ds = vs[RAW_DATE]!;
+    if (ve[RAW_DATE]! - ds !== 20) return false;
+    let date = '';
+    for (let j = ds; j < ds + 20; j++) {
+      const c = b[j]!;
+      if (c >= 0x80) return false;
+      date += String.fromCharCode(c);
+    }
+    const ms = parseTimestampMs(date);
+    if (Number.isNaN(ms)) return false;
+    const d = this.dicts;
+    const codes = this.#rawCodes;
+    const dicts = [
+      d.tagID,
+      d.email,
+      d.device,
+      d.os,
+      d.browser,
+      d.counry,
+      d.region,
+      d.city,
+      d.latitude,
+      d.longitude,
+    ];
+    for (let f = 0; f < RAW_DATE; f++) {
+      const c = dicts[f]!.codeBytes(b, vs[f]!, ve[f]!);
+      if (c < 0) return false;
+      codes[f] = c;
+    }
+    if (
+      !this.#valid(d.tagID, codes[0]!, Id) ||
+      !this.#valid(d.device, codes[2]!, Device) ||
+      !this.#valid(d.latitude, codes[8]!, Latitude) ||
+      !this.#valid(d.longitude, codes[9]!, Longitude)
+    ) {
+      return false;
+    }
+    store.pushCodes(codes, ms);
+    return true;
+  }
+
+  readonly #rawFrom = new Int32Array(RAW_FIELDS.length);
+  readonly #rawTo = new Int32Array(RAW_FIELDS.length);
+  readonly #rawCodes = new Int32Array(RAW_FIELDS.length);
+
+  /** Whether value `code` of `dict` passes `schema` (checked once per value). */
+  #valid(dict: Dict, code: number, schema: z.ZodType): boolean {
+    let state = dict.checked[code];
+    if (state === undefined) {
+      state = schema.safeParse(dict.values[code]).success ? 1 : 2;
+      dict.checked[code] = state;
+    }
+    return state === 1;
   }
 
   /** Elements `first ..` of the document's top-level array `key` (unknown keys are ignored). */
@@ -260,13 +407,7 @@ export class ColumnarBuilder {
 
   /** Whether `value` passes `schema`, checked once per distinct value of `dict`. */
   #checked(dict: Dict, value: string, schema: z.ZodType): boolean {
-    const c = dict.code(value);
-    let state = dict.checked[c];
-    if (state === undefined) {
-      state = schema.safeParse(value).success ? 1 : 2;
-      dict.checked[c] = state;
-    }
-    return state === 1;
+    return this.#valid(dict, dict.code(value), schema);
   }
 
   /**

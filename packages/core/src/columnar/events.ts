@@ -2,6 +2,8 @@ import type { DatasetEvent } from '../dataset/schema.ts';
 import type { Device } from '../events.ts';
 import { formatTimestamp } from '../values.ts';
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Interned strings: each distinct value once, numbered in order of first appearance
  * (dictionary encoding of a column). `valid[code]` remembers a per-value check.
@@ -33,6 +35,82 @@ export class Dict {
   /** The interned copy of `value` (the first one seen), adding it when new. */
   intern(value: string): string {
     return this.values[this.code(value)]!;
+  }
+
+  // A second index by UTF-8 bytes (open addressing, FNV-1a): `codeBytes` finds a value
+  // straight from the input bytes, without making a string, except for a new value.
+  #slots = new Int32Array(1024);
+  #slotHash = new Int32Array(1024);
+  #slotOff = new Int32Array(1024);
+  #slotLen = new Int32Array(1024);
+  #arena = new Uint8Array(1 << 14);
+  #arenaLen = 0;
+  #byteCount = 0;
+
+  /**
+   * The code of the string whose UTF-8 bytes are `bytes[from .. to]` (JSON string content
+   * without escapes), adding it when new; -1 when the bytes are not UTF-8.
+   */
+  codeBytes(bytes: Uint8Array, from: number, to: number): number {
+    let h = 0x811c9dc5;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let s = h & mask;
+    for (;;) {
+      const c1 = slots[s]!;
+      if (c1 === 0) break;
+      if (this.#slotHash[s] === h && this.#slotLen[s] === to - from) {
+        const arena = this.#arena;
+        let j = this.#slotOff[s]!;
+        let i = from;
+        while (i < to && arena[j] === bytes[i]) {
+          i++;
+          j++;
+        }
+        if (i === to) return c1 - 1;
+      }
+      s = (s + 1) & mask;
+    }
+    let value: string;
+    try {
+      value = utf8.decode(bytes.subarray(from, to));
+    } catch {
+      return -1;
+    }
+    const code = this.code(value);
+    const len = to - from;
+    if (this.#arenaLen + len > this.#arena.length) {
+      const grown = new Uint8Array(Math.max(this.#arena.length * 2, this.#arenaLen + len));
+      grown.set(this.#arena.subarray(0, this.#arenaLen));
+      this.#arena = grown;
+    }
+    this.#arena.set(bytes.subarray(from, to), this.#arenaLen);
+    slots[s] = code + 1;
+    this.#slotHash[s] = h;
+    this.#slotOff[s] = this.#arenaLen;
+    this.#slotLen[s] = len;
+    this.#arenaLen += len;
+    if (++this.#byteCount * 2 > slots.length) this.#rehash();
+    return code;
+  }
+
+  #rehash(): void {
+    const n = this.#slots.length * 2;
+    const [slots, hash, off, len] = [this.#slots, this.#slotHash, this.#slotOff, this.#slotLen];
+    this.#slots = new Int32Array(n);
+    this.#slotHash = new Int32Array(n);
+    this.#slotOff = new Int32Array(n);
+    this.#slotLen = new Int32Array(n);
+    for (let s = 0; s < slots.length; s++) {
+      if (slots[s] === 0) continue;
+      let t = hash[s]! & (n - 1);
+      while (this.#slots[t] !== 0) t = (t + 1) & (n - 1);
+      this.#slots[t] = slots[s]!;
+      this.#slotHash[t] = hash[s]!;
+      this.#slotOff[t] = off[s]!;
+      this.#slotLen[t] = len[s]!;
+    }
   }
 
   /** The code of `value`, or `undefined` when it was never added. */
@@ -158,6 +236,29 @@ export class EventStore {
       this.position[i] = position;
       this.row[i] = row;
     }
+    this.length = i + 1;
+    return i;
+  }
+
+  /**
+   * Appends an event given as dictionary codes (of {@link dicts}) and a canonical date's
+   * epoch ms (JSON input only) and returns its index.
+   */
+  pushCodes(codes: Int32Array, ms: number): number {
+    const i = this.length;
+    if (i === this.tagCode.length) this.#grow(i * 2);
+    this.tagCode[i] = codes[0]!;
+    this.email[i] = codes[1]!;
+    this.ms[i] = ms;
+    this.device[i] = codes[2]!;
+    const x = this.details;
+    x.os[i] = codes[3]!;
+    x.browser[i] = codes[4]!;
+    x.counry[i] = codes[5]!;
+    x.region[i] = codes[6]!;
+    x.city[i] = codes[7]!;
+    x.latitude[i] = codes[8]!;
+    x.longitude[i] = codes[9]!;
     this.length = i + 1;
     return i;
   }

@@ -24,8 +24,17 @@ export class JsonStreamError extends Error {
 
 /** What {@link JsonObjectStream} reports. */
 export interface JsonObjectHandler {
-  /** A top-level array starts under `key` (its elements follow). */
-  array(key: string): void;
+  /**
+   * A top-level array starts under `key` (its elements follow); returning true offers each
+   * of its elements to {@link rawElement} before parsing it.
+   */
+  array(key: string): boolean | undefined;
+  /**
+   * Element `index` of the current array as bytes `from .. to` of `bytes` (valid only during
+   * the call): returns true when it took the element, false to have it parsed and handed
+   * over with {@link elements}.
+   */
+  rawElement?(key: string, bytes: Uint8Array, from: number, to: number, index: number): boolean;
   /** Elements `first .. first + values.length` of the top-level array under `key`, parsed. */
   elements(key: string, values: unknown[], first: number): void;
   /** A top-level value that is not an array (parsed). */
@@ -83,6 +92,8 @@ export class JsonObjectStream {
   #key = '';
   /** Index of the next element of the current array. */
   #index = 0;
+  /** The current array's elements are offered to `handler.rawElement` first. */
+  #raw = false;
   /** Start (in `#buf`) of the value being scanned, and how far it was scanned. */
   #valueStart = -1;
   #scanPos = 0;
@@ -200,7 +211,7 @@ export class JsonObjectStream {
             if (buf[i] === OPEN_BRACKET) {
               i++;
               this.#index = 0;
-              this.handler.array(this.#key);
+              this.#raw = this.handler.array(this.#key) === true && !!this.handler.rawElement;
               this.#state = 'first-element';
               continue;
             }
@@ -250,12 +261,20 @@ export class JsonObjectStream {
             i = n;
             break;
           }
-          if (batchStart < 0) {
-            batchStart = this.#valueStart;
-            batchFirst = this.#index;
+          if (this.#raw) flush(); // elements are handed over in order
+          if (
+            this.#raw &&
+            this.handler.rawElement!(this.#key, buf, this.#valueStart, end, this.#index)
+          ) {
+            // taken from the bytes
+          } else {
+            if (batchStart < 0) {
+              batchStart = this.#valueStart;
+              batchFirst = this.#index;
+            }
+            batchEnd = end;
+            if (this.#scan.high) batchHigh = true;
           }
-          batchEnd = end;
-          if (this.#scan.high) batchHigh = true;
           this.#index++;
           this.#valueStart = -1;
           i = end;
