@@ -54,6 +54,12 @@ export class Dict {
   codeBytes(bytes: Uint8Array, from: number, to: number): number {
     let h = 0x811c9dc5;
     for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+    // murmur3's finaliser: FNV's low bits (the slot) depend on the bytes' low bits only
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
     const slots = this.#slots;
     const mask = slots.length - 1;
     let s = h & mask;
