@@ -2,9 +2,13 @@ import {
   BAD_CREDENTIALS_MESSAGE,
   buildIndex,
   type Caller,
+  DAY_MS,
   ENDPOINT_LIST,
   envelopeSchema,
+  parseText,
+  parseTimestampMs,
   signQuery,
+  utcDay,
 } from '@tagtrack/core';
 import { canonicalDataset as ds } from '@tagtrack/core/canonical';
 import { describe, expect, test } from 'vitest';
@@ -53,6 +57,16 @@ const repeated = (() => {
   }
   throw new Error('canonical dataset has no repeated open on one day');
 })();
+/** The newest tag sent on a day before `sendDay`, and its day. */
+const olderTag = index.tags(admin, {})!.find((t) => t.dateSent.slice(0, 10) !== sendDay)!;
+const olderDay = olderTag.dateSent.slice(0, 10);
+/** The day before `sendDay`: no event of the newest tag falls on it. */
+const dayBeforeSend = utcDay(parseTimestampMs(`${sendDay}T00:00:00Z`) - DAY_MS);
+/** A tag sent after 22:00 UTC, and the next UTC day: its day at UTC+2. */
+const lateTag = index.tags(admin, {})!.find((t) => t.dateSent.slice(11, 13) >= '22')!;
+const lateTagLocalDay = utcDay(parseTimestampMs(lateTag.dateSent) + 2 * 60 * 60 * 1000);
+/** `newestTag.dateSent` two hours later, still marked UTC. */
+const sendShifted = `${new Date(parseTimestampMs(newestTag.dateSent) + 2 * 60 * 60 * 1000).toISOString().slice(0, 19)}Z`;
 const otherTeamMember = ds.teams[1]!.members[0]!.memberID;
 const group = ds.teams[0]!.groups[0]!;
 const upperHex = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey).toUpperCase()}`);
@@ -81,7 +95,7 @@ interface Probe {
 
 /** The parts of a JSON body the probes read. */
 interface Body {
-  data: ({ date?: string; contactID: string } & Record<string, unknown>)[];
+  data: ({ date?: string; contactID: string; tagID: string } & Record<string, unknown>)[];
   paging: { nextURL: string | null; previousURL: string | null };
   message: string;
 }
@@ -394,6 +408,84 @@ const PROBES: Record<FaultName, Probe> = {
   'paging-url-from-host': {
     requests: [['/teams', '', { headers: { Host: 'forged.invalid' } }]],
     faulty: ([o]) => expect(json(o!).paging.nextURL).toMatch(/^http:\/\/forged\.invalid\/teams\?/),
+  },
+  'start-day-exclusive': {
+    requests: [['/teams/tags', `start=${olderDay}`]],
+    faulty: ([o]) => {
+      const ids = json(o!).data.map((t) => t.tagID);
+      expect(ids).toContain(newestTag.tagID);
+      expect(ids).not.toContain(olderTag.tagID);
+    },
+  },
+  'days-cut-utc-plus-2': {
+    requests: [['/teams/tags', `start=${lateTagLocalDay}&end=${lateTagLocalDay}`]],
+    faulty: ([o]) => expect(json(o!).data.map((t) => t.tagID)).toContain(lateTag.tagID),
+  },
+  'tags-filtered-oldest-first': {
+    requests: [['/teams/tags', 'isOpened=true']],
+    faulty: ([o]) => {
+      const sent = json(o!).data.map((t) => t.dateSent as string);
+      expect(sent[0]! < sent.at(-1)!).toBe(true);
+    },
+  },
+  'windowed-events-newest-first': {
+    requests: [['/opens', `start=${repeated.day}&end=${repeated.day}`]],
+    faulty: ([o]) => {
+      const groups = json(o!).data as unknown as {
+        tagID: string;
+        opens: { details: { openDate: string } }[];
+      }[];
+      const dates = groups
+        .find((g) => g.tagID === repeated.tagID)!
+        .opens.map((e) => e.details.openDate);
+      expect(dates[0]! > dates.at(-1)!).toBe(true);
+    },
+  },
+  'daily-no-events-404': {
+    requests: [[`/tags/daily/${newestTag.tagID}`, `date=${dayBeforeSend}`]],
+    faulty: ([o]) => expect(o!.status).toBe(404),
+  },
+  'tables-ignore-window': {
+    requests: [
+      ['/teams/tags', `start=${sendDay}&end=${sendDay}&rtn=text`],
+      ['/teams/tags', `start=${sendDay}&end=${sendDay}&rtn=json`],
+    ],
+    faulty: ([text, js]) => {
+      expect(text!.body).toContain(olderTag.tagID);
+      expect(Number(text!.headers['x-total-count'])).toBeGreaterThan(
+        Number(js!.headers['x-total-count']),
+      );
+    },
+  },
+  'aggregate-absent-true': {
+    requests: [['/stats', '']],
+    faulty: ([o]) => {
+      expect(json(o!).data).toHaveLength(1);
+      expect(json(o!).data[0]!.date).toBeUndefined();
+    },
+  },
+  'member-tags-digit-false': {
+    requests: [
+      [`/teams/member/${admin.memberID}/tags`, 'isClicked=1'],
+      [`/teams/member/${admin.memberID}/tags`, ''],
+    ],
+    faulty: ([digit, all]) =>
+      expect(digit!.headers['x-total-count']).toBe(all!.headers['x-total-count']),
+  },
+  'tables-dates-shifted': {
+    requests: [['/teams/tags', 'rtn=text']],
+    faulty: ([o]) => {
+      expect(o!.body).toContain(`${newestTag.tagID}\t${newestTag.subject}\t${sendShifted}\t`);
+      expect(o!.body).not.toContain(newestTag.dateSent);
+    },
+  },
+  'text-last-row-dropped': {
+    requests: [
+      ['/teams', 'rtn=text'],
+      ['/teams', 'rtn=json'],
+    ],
+    faulty: ([text, js]) =>
+      expect(parseText(text!.body).rows).toHaveLength(json(js!).data.length - 1),
   },
 };
 
