@@ -91,6 +91,8 @@ export class ConnectionError extends Error {
 export interface HttpClientOptions {
   readonly baseUrl: string;
   readonly auth: Profile['auth'];
+  /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
+  readonly ownFetch?: boolean | undefined;
   readonly fetch?: FetchLike | undefined;
   /** Per-request timeout in milliseconds. */
   readonly timeoutMs: number;
@@ -141,6 +143,8 @@ export class HttpClient {
   cacheHits = 0;
   private readonly cache = new Map<string, Promise<Exchange>>();
   private readonly fetchFn: FetchLike;
+  /** Whether requests go through a fetch given in the options (e.g. an in-memory server). */
+  readonly ownFetch: boolean;
   private readonly pacer: Pacer;
   private readonly maxBodyBytes: number;
   private keptChars = 0;
@@ -148,6 +152,7 @@ export class HttpClient {
   constructor(private readonly options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetchFn = options.fetch ?? ((r) => fetch(r));
+    this.ownFetch = options.ownFetch ?? options.fetch !== undefined;
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.redactor = new SecretRedactor(options.credentials ?? []);

@@ -373,6 +373,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     baseUrl: options.baseUrl,
     auth: profile.auth,
     fetch: guard.fetch(options.fetch),
+    ownFetch: options.fetch !== undefined,
     timeoutMs: options.timeoutMs ?? 10_000,
     ratePerSecond: rate,
     maxBodyBytes: options.maxBodyBytes,
