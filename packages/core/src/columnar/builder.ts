@@ -198,64 +198,74 @@ export class ColumnarBuilder {
    * Takes event `index` of `opens` or `clicks` straight from its bytes into the columns when
    * it has the usual shape: an object of exactly the eleven event fields, each a string
    * without escapes, that passes the fast check of {@link #fastMs} (values are found in the
-   * dictionaries by their bytes: no string is made but for a new value). Returns false for
+   * dictionaries by their bytes: no string is made but for a new value); it does not take
    * anything else, which is then parsed and checked as a record (zod names the problem).
+   * `b[from ..]` starts the element and `to` is the end of the bytes at hand; returns the
+   * index after the element when it took it, 0 when it is to be parsed, -1 when the bytes at
+   * hand end first (called again with more).
    */
-  rawElement(key: string, b: Uint8Array, from: number, to: number, index: number): boolean {
+  rawElement(key: string, b: Uint8Array, from: number, to: number, index: number): number {
     const store = key === 'opens' ? this.opens : key === 'clicks' ? this.clicks : undefined;
-    if (store === undefined || index < 0) return false;
+    if (store === undefined || index < 0) return 0;
     const vs = this.#rawFrom;
     const ve = this.#rawTo;
     let seen = 0;
     let i = from;
-    if (b[i] !== 0x7b) return false;
+    if (b[i] !== 0x7b) return 0;
     i++;
     let guess = 0;
     for (;;) {
       while (i < to && isSpace(b[i]!)) i++;
-      if (b[i] !== 0x22) return false;
+      if (i >= to) return -1;
+      if (b[i] !== 0x22) return 0;
       const ks = ++i;
       while (i < to && b[i] !== 0x22) {
-        if (b[i] === 0x5c || b[i]! < 0x20) return false; // escapes, control bytes: parse
+        if (b[i] === 0x5c || b[i]! < 0x20) return 0; // escapes, control bytes: parse
         i++;
       }
+      if (i >= to) return -1;
       const f = rawField(b, ks, i, guess);
-      if (f < 0 || (seen & (1 << f)) !== 0) return false;
+      if (f < 0 || (seen & (1 << f)) !== 0) return 0;
       guess = f + 1;
       i++;
       while (i < to && isSpace(b[i]!)) i++;
-      if (b[i] !== 0x3a) return false;
+      if (i >= to) return -1;
+      if (b[i] !== 0x3a) return 0;
       i++;
       while (i < to && isSpace(b[i]!)) i++;
-      if (b[i] !== 0x22) return false;
+      if (i >= to) return -1;
+      if (b[i] !== 0x22) return 0;
       vs[f] = ++i;
       while (i < to && b[i] !== 0x22) {
-        if (b[i] === 0x5c || b[i]! < 0x20) return false; // escapes, control bytes: parse
+        if (b[i] === 0x5c || b[i]! < 0x20) return 0; // escapes, control bytes: parse
         i++;
       }
+      if (i >= to) return -1;
       ve[f] = i;
       seen |= 1 << f;
       i++;
       while (i < to && isSpace(b[i]!)) i++;
+      if (i >= to) return -1;
       if (b[i] === 0x2c) {
         i++;
         continue;
       }
       if (b[i] === 0x7d) break;
-      return false;
+      return 0;
     }
-    if (seen !== RAW_ALL) return false;
+    const end = i + 1;
+    if (seen !== RAW_ALL) return 0;
     // the date: 20 ASCII bytes, canonical
     const ds = vs[RAW_DATE]!;
-    if (ve[RAW_DATE]! - ds !== 20) return false;
+    if (ve[RAW_DATE]! - ds !== 20) return 0;
     let date = '';
     for (let j = ds; j < ds + 20; j++) {
       const c = b[j]!;
-      if (c >= 0x80) return false;
+      if (c >= 0x80) return 0;
       date += String.fromCharCode(c);
     }
     const ms = parseTimestampMs(date);
-    if (Number.isNaN(ms)) return false;
+    if (Number.isNaN(ms)) return 0;
     const d = this.dicts;
     const codes = this.#rawCodes;
     const dicts = [
@@ -272,7 +282,7 @@ export class ColumnarBuilder {
     ];
     for (let f = 0; f < RAW_DATE; f++) {
       const c = dicts[f]!.codeBytes(b, vs[f]!, ve[f]!);
-      if (c < 0) return false;
+      if (c < 0) return 0;
       codes[f] = c;
     }
     if (
@@ -281,10 +291,10 @@ export class ColumnarBuilder {
       !this.#valid(d.latitude, codes[8]!, Latitude) ||
       !this.#valid(d.longitude, codes[9]!, Longitude)
     ) {
-      return false;
+      return 0;
     }
     store.pushCodes(codes, ms);
-    return true;
+    return end;
   }
 
   readonly #rawFrom = new Int32Array(RAW_FIELDS.length);

@@ -30,11 +30,12 @@ export interface JsonObjectHandler {
    */
   array(key: string): boolean | undefined;
   /**
-   * Element `index` of the current array as bytes `from .. to` of `bytes` (valid only during
-   * the call): returns true when it took the element, false to have it parsed and handed
-   * over with {@link elements}.
+   * Element `index` of the current array, starting at `bytes[from]`, `to` the end of the
+   * bytes at hand (valid only during the call): returns the index after the element when it
+   * took it, 0 to have it scanned, parsed and handed over with {@link elements}, -1 when it
+   * needs more bytes (it is called again, from the same element start, with more).
    */
-  rawElement?(key: string, bytes: Uint8Array, from: number, to: number, index: number): boolean;
+  rawElement?(key: string, bytes: Uint8Array, from: number, to: number, index: number): number;
   /** Elements `first .. first + values.length` of the top-level array under `key`, parsed. */
   elements(key: string, values: unknown[], first: number): void;
   /** A top-level value that is not an array (parsed). */
@@ -94,6 +95,8 @@ export class JsonObjectStream {
   #index = 0;
   /** The current array's elements are offered to `handler.rawElement` first. */
   #raw = false;
+  /** `handler.rawElement` refused the element being scanned. */
+  #rawRefused = false;
   /** Start (in `#buf`) of the value being scanned, and how far it was scanned. */
   #valueStart = -1;
   #scanPos = 0;
@@ -256,25 +259,39 @@ export class JsonObjectStream {
             }
             this.#startValue(i);
           }
+          if (this.#raw && !this.#rawRefused) {
+            flush(); // elements are handed over in order
+            const taken = this.handler.rawElement!(
+              this.#key,
+              buf,
+              this.#valueStart,
+              n,
+              this.#index,
+            );
+            if (taken < 0) {
+              i = n;
+              break;
+            }
+            if (taken > 0) {
+              this.#index++;
+              this.#valueStart = -1;
+              i = taken;
+              this.#state = 'after-element';
+              continue;
+            }
+            this.#rawRefused = true;
+          }
           const end = this.#scanValue(buf);
           if (end < 0) {
             i = n;
             break;
           }
-          if (this.#raw) flush(); // elements are handed over in order
-          if (
-            this.#raw &&
-            this.handler.rawElement!(this.#key, buf, this.#valueStart, end, this.#index)
-          ) {
-            // taken from the bytes
-          } else {
-            if (batchStart < 0) {
-              batchStart = this.#valueStart;
-              batchFirst = this.#index;
-            }
-            batchEnd = end;
-            if (this.#scan.high) batchHigh = true;
+          if (batchStart < 0) {
+            batchStart = this.#valueStart;
+            batchFirst = this.#index;
           }
+          batchEnd = end;
+          if (this.#scan.high) batchHigh = true;
           this.#index++;
           this.#valueStart = -1;
           i = end;
@@ -329,6 +346,7 @@ export class JsonObjectStream {
 
   #startValue(at: number): void {
     this.#valueStart = at;
+    this.#rawRefused = false;
     this.#scanPos = at;
     this.#scan = { depth: 0, inString: false, scalar: false, high: false };
   }
