@@ -19,8 +19,7 @@ import { type CompareOptions, type Difference, differences } from './compare.ts'
 import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
 
 /** Options of {@link runDiff}: those of a blind `run` against A, plus side B. */
-export interface DiffOptions
-  extends Omit<RunOptions, 'mode' | 'dataset' | 'probeMethods' | 'expectedFailures' | 'bail'> {
+export interface DiffOptions extends Omit<RunOptions, 'expectedFailures' | 'bail'> {
   /** Base URL of side B, which gets every request A gets. */
   readonly against: string;
   /** A fetch for side B (e.g. another in-memory server); default the global fetch. */
@@ -256,10 +255,10 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
 
   const run = await runConformance({
     ...options,
-    mode: 'blind',
+    mode: options.mode ?? 'blind',
     profile,
     fetch: mirror,
-    probeMethods: false,
+    probeMethods: options.probeMethods ?? false,
   });
 
   const groups = new Map<string, { compared: number; failures: Failure[] }>();
