@@ -397,6 +397,11 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     }
     return result.ok ? EXIT.ok : EXIT.failed;
   } catch (e) {
+    // no answer from the base URL: the reports still say so, check by check
+    if (e instanceof ConnectionError && e.result !== undefined && opts.reportDir !== undefined) {
+      const paths = await writeReports(e.result, opts.reportDir as string);
+      process.stdout.write(`reports: ${paths.join(', ')}\n`);
+    }
     if (
       e instanceof ConnectionError ||
       e instanceof ConfigError ||

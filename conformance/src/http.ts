@@ -6,6 +6,7 @@ import {
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from './profile.ts';
+import type { RunResult } from './runner.ts';
 
 /** A credential the suite signs requests with (decisions §1). */
 export interface Credential {
@@ -79,6 +80,11 @@ export interface RequestSpec {
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
   readonly code = 'connection_failed' as const;
+  /**
+   * Set by `runConformance` when the base URL did not answer its first request: the run's
+   * result, every check an error naming the cause, so that callers can still write reports.
+   */
+  result?: RunResult | undefined;
   constructor(
     readonly url: string,
     message: string,

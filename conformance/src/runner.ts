@@ -393,11 +393,17 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
 
   // Preflight: the base URL answers and the primary credential is accepted.
   let pre: Exchange | undefined;
+  let unreachable: ConnectionError | undefined;
   try {
     pre = await http.request({ path: '/teams', credential: primary });
   } catch (e) {
-    // stopped before it answered: the run reports every check as not finished
-    if (guard.interrupted === undefined && !guard.budgetSpent) {
+    // no answer: the run still builds its result (every check an error naming the cause), so
+    // that the reports are written; the ConnectionError is thrown with it at the end
+    if (e instanceof ConnectionError && guard.interrupted === undefined) {
+      unreachable = e;
+      guard.stop(`the base URL did not answer: ${e.message}`);
+    } else if (guard.interrupted === undefined && !guard.budgetSpent) {
+      // stopped before it answered: the run reports every check as not finished
       guard.dispose();
       throw e;
     }
@@ -550,6 +556,10 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     exchanges,
   };
   options.onEvent?.({ type: 'end', result });
+  if (unreachable !== undefined) {
+    unreachable.result = result;
+    throw unreachable;
+  }
   return result;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test, vi } from 'vitest';
@@ -208,9 +208,25 @@ describe('the suite against hostile servers (issue 11)', () => {
         );
         expect(code).toBe(c.code);
         if (c.code === 2) {
-          // one line on stderr, naming the cause; no report (the preflight got no answer)
-          expect(stderr.trim().split('\n')).toHaveLength(1);
-          expect(stderr).toMatch(c.cause);
+          // one line on stderr, naming the cause; the reports say it check by check
+          // (after the progress lines of the checks, each an error naming the cause)
+          const causes = stderr.split('\n').filter((l) => l.startsWith('tagtrack-conformance:'));
+          expect(causes).toHaveLength(1);
+          expect(causes[0]).toMatch(c.cause);
+          expect((await readdir(dir)).sort()).toEqual(
+            expect.arrayContaining(['junit.xml', 'report.html', 'results.json']),
+          );
+          const results = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')) as {
+            ok: boolean;
+            checks: { status: string; reason?: string }[];
+          };
+          expect(results.ok).toBe(false);
+          expect(results.checks.every((x) => x.status === 'error' || x.status === 'skip')).toBe(
+            true,
+          );
+          expect(results.checks.find((x) => x.status === 'error')?.reason).toMatch(
+            /the base URL did not answer/,
+          );
         } else {
           const line = stdout.split('\n').find((l) => c.cause.test(l));
           expect(line, stdout).toBeDefined();
