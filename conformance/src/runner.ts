@@ -415,6 +415,10 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     );
   }
 
+  // progress is not reported for a run whose base URL never answered (its cause is one line)
+  const onEvent = (event: RunEvent) => {
+    if (unreachable === undefined) options.onEvent?.(event);
+  };
   const walkCache = new Map<string, Promise<Walk>>();
   const discoveries = new Map<string, Promise<Discovery>>();
   const services: RunServices = {
@@ -438,7 +442,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   // One scheduler: checks start by priority (catalogue order among equals), up to
   // `concurrency` at a time, a check that runs alone with nothing beside it; every request
   // goes through the one HttpClient, whose pacer keeps to the rate whatever runs at once.
-  options.onEvent?.({ type: 'start', checks: selected });
+  onEvent({ type: 'start', checks: selected });
   const ordered = selected
     .map((check, index) => ({ check, index }))
     .sort((a, b) => priorityOf(a.check) - priorityOf(b.check) || a.index - b.index)
@@ -459,7 +463,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         if (done.has(check.id)) return;
         const result = resultOf(check, outcome, expected.get(check.id));
         done.set(check.id, { result, exchanges: exchanges.map(({ id }) => ({ id })) });
-        options.onEvent?.({ type: 'check', result });
+        onEvent({ type: 'check', result });
         if (options.bail && isBad(result)) bailed = true;
       })
       .finally(() => running.delete(p));
@@ -500,7 +504,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
             : skipped('not run: an earlier check failed and --bail is set', seed);
     const result = resultOf(check, outcome, expected.get(check.id));
     done.set(check.id, { result, exchanges: [] });
-    options.onEvent?.({ type: 'check', result });
+    onEvent({ type: 'check', result });
   }
 
   // exchange ids in a deterministic order: the preflight, then each check's log in catalogue
@@ -555,7 +559,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
     exchanges,
   };
-  options.onEvent?.({ type: 'end', result });
+  onEvent({ type: 'end', result });
   if (unreachable !== undefined) {
     unreachable.result = result;
     throw unreachable;
