@@ -13,8 +13,8 @@ import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
  * the reference server (`VARIANTS`), must PASS the suite. A variant the suite fails is a suite
  * bug: it judged an incidental form instead of the profile. Each variant's fixture-mode run is
  * also a differential audit (`runDiff`) against the reference server without the variant,
- * which must find no difference; variants that change data or profile options (not only the
- * form of the answers, layer `render`) also run in blind mode with one admin credential (a
+ * which must find no difference; variants that change data or profile options (layers `store` and `options`, not only the
+ * form or the transport of the answers) also run in blind mode with one admin credential (a
  * blind run's checks are a subset of a fixture run's). Transport variants go over a real
  * socket (their difference is invisible to the in-memory `fetch`); the others run in memory.
  * Variants run one after another: a socket run starved by concurrent in-memory runs hits the
@@ -85,7 +85,7 @@ export async function runVariant(
         seed: 11,
         probeMethods: true,
       }),
-      variant.layer === 'render'
+      variant.layer !== 'store' && variant.layer !== 'options'
         ? undefined
         : runConformance({
             baseUrl,
