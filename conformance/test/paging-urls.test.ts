@@ -18,6 +18,7 @@ function sent(base: string, target: string): Exchange {
     status: 200,
     responseHeaders: {},
     body: '',
+    bodyBytes: 0,
     durationMs: 0,
   };
 }

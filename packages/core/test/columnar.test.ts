@@ -38,6 +38,7 @@ function streamed(text: string, size: number): Record<string, unknown> {
     // defineProperty: a key such as __proto__ is an own property, as JSON.parse makes it
     array: (key) => {
       Object.defineProperty(out, key, { value: [], enumerable: true, writable: true });
+      return undefined;
     },
     elements: (key, values, first) => {
       const list = out[key] as unknown[];
