@@ -4,6 +4,7 @@ import type { Check } from './checks/define.ts';
 import { ALL_CHECKS } from './checks/index.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
+import { credentialOptions } from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { ChecksError, loadChecks } from './custom-checks.ts';
@@ -141,14 +142,8 @@ export function buildProgram(done: (code: number) => void): Command {
     .addOption(
       new Option('--base-url <url>', 'base URL of the implementation').env('TAGTRACK_BASE_URL'),
     )
-    .addOption(
-      new Option('--auth-id <id>', 'authentication id of a working credential').env(
-        'TAGTRACK_AUTH_ID',
-      ),
-    )
-    .addOption(
-      new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
-    )
+    .addOption(credentialOptions()[0]!)
+    .addOption(credentialOptions()[1]!)
     .addOption(
       new Option('--profile <file>', 'JSON profile: options the implementation chose').env(
         'TAGTRACK_PROFILE',

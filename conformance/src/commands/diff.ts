@@ -4,7 +4,7 @@ import { ConnectionError } from '../http.ts';
 import { loadProfile, ProfileError } from '../profile.ts';
 import { writeReports } from '../reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS } from '../runner.ts';
-import { boundOptions, boundsOf, positiveInt } from './options.ts';
+import { boundOptions, boundsOf, credentialOptions, positiveInt } from './options.ts';
 
 const HELP_AFTER = `
 Sends every request of a blind conformance run against --base-url (A) to --against (B) as
@@ -58,14 +58,8 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
         .env('TAGTRACK_AGAINST')
         .makeOptionMandatory(),
     )
-    .addOption(
-      new Option('--auth-id <id>', 'authentication id of a working credential').env(
-        'TAGTRACK_AUTH_ID',
-      ),
-    )
-    .addOption(
-      new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
-    )
+    .addOption(credentialOptions()[0]!)
+    .addOption(credentialOptions()[1]!)
     .addOption(
       new Option('--profile <file>', 'JSON profile with the credentials both sides accept').env(
         'TAGTRACK_PROFILE',

@@ -46,6 +46,19 @@ export function boundOptions(): Option[] {
   ];
 }
 
+/**
+ * The credential options every command that signs requests shares (`run`, `diff`, `replay`):
+ * `--auth-id` and `--access-key`, with their variables (`TAGTRACK_AUTH_ID`, `TAGTRACK_ACCESS_KEY`).
+ */
+export function credentialOptions(): Option[] {
+  return [
+    new Option('--auth-id <id>', 'authentication id of a working credential').env(
+      'TAGTRACK_AUTH_ID',
+    ),
+    new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
+  ];
+}
+
 /** The {@link boundOptions} values as `runConformance` options. */
 export function boundsOf(opts: Record<string, unknown>) {
   return {

@@ -5,6 +5,7 @@ import { ConnectionError } from '../http.ts';
 import { loadProfile, ProfileError, type ProfileInput } from '../profile.ts';
 import { failureText, ResultsJson } from '../reporters/index.ts';
 import { ConfigError, runConformance } from '../runner.ts';
+import { credentialOptions } from './options.ts';
 
 /**
  * `tagtrack-conformance replay results.json --check ID`: reruns one check that failed in a
@@ -54,14 +55,8 @@ export function addReplayCommand(
     .addOption(
       new Option('--profile <file>', 'JSON profile with the credentials').env('TAGTRACK_PROFILE'),
     )
-    .addOption(
-      new Option('--auth-id <id>', 'authentication id of a working credential').env(
-        'TAGTRACK_AUTH_ID',
-      ),
-    )
-    .addOption(
-      new Option('--access-key <key>', 'access key of that credential').env('TAGTRACK_ACCESS_KEY'),
-    )
+    .addOption(credentialOptions()[0]!)
+    .addOption(credentialOptions()[1]!)
     .addOption(
       new Option('--timeout <ms>', 'per-request timeout in milliseconds')
         .argParser((v) => Number(v))
