@@ -21,7 +21,7 @@ import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.
 const SEEDS = [7, 1_000_003, 424_242] as const;
 
 /** fast-check runs per property check: detection must come from data-driven picks, not volume. */
-const NUM_RUNS = 4;
+const NUM_RUNS = 2;
 
 /**
  * Server options a fault needs to be observable (a rate limit; small pages for paging; a
