@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateDataset } from '../src/dataset/generate.ts';
 import { scaleForEvents } from '../src/dataset/scales.ts';
-import type { Dataset, DatasetEvent } from '../src/dataset/schema.ts';
-import { datasetToTables, TABLES } from '../src/dataset/tables.ts';
+import type { Dataset } from '../src/dataset/schema.ts';
+import { datasetToTables, eventRow, TABLES } from '../src/dataset/tables.ts';
 
 /** Where the files of one size are, and what they hold. */
 export interface BenchFiles {
@@ -67,24 +67,6 @@ async function writeJson(path: string, d: Dataset): Promise<void> {
   await list('credentials', d.credentials, true);
   await w.write('}\n');
   await w.close();
-}
-
-/** An event row of the per-table form, keys in column order. */
-function eventRow(e: DatasetEvent, position: number) {
-  return {
-    position,
-    tagID: e.tagID,
-    email: e.email,
-    date: e.date,
-    device: e.device,
-    os: e.os,
-    browser: e.browser,
-    counry: e.counry,
-    region: e.region,
-    city: e.city,
-    latitude: e.latitude,
-    longitude: e.longitude,
-  };
 }
 
 /** Writes (or finds) the bench files of about `events` events under `root`. */

@@ -267,8 +267,8 @@ export const TABLES: readonly TableSpec[] = [
 /** The names of {@link TABLES}, in loading order. */
 export const TABLE_NAMES: readonly TableName[] = TABLES.map((t) => t.name);
 
-/** The row of an event, columns in {@link EventRow} order. */
-function eventRow(e: DatasetEvent, position: number): EventRow {
+/** The row of an event at `position` (0-based) in its list, columns in {@link EventRow} order. */
+export function eventRow(e: DatasetEvent, position: number): EventRow {
   return {
     position,
     tagID: e.tagID,
