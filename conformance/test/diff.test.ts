@@ -12,11 +12,10 @@ import { canonicalDataset } from '@tagtrack/core/canonical';
 import { arbDatasetWithCaller, arbEndpointRequestFor } from '@tagtrack/core/testing';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { main } from '../src/cli.ts';
 import { differences } from '../src/diff/compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from '../src/diff/observe.ts';
 import { runDiff } from '../src/diff/run.ts';
-import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /** Contact ids by email for a side that names contacts with `idOf`. */
 function sideFor(emails: readonly string[], idOf: (email: string) => string, baseUrl: string) {
@@ -227,11 +226,6 @@ describe('diff against live servers', () => {
     const b = createServer({ faults: ['tablet-not-mobile'] });
     const urlA = await a.listen(0, '127.0.0.1');
     const urlB = await b.listen(0, '127.0.0.1');
-    const out: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    const errWrite = process.stderr.write.bind(process.stderr);
-    process.stdout.write = ((s: string) => out.push(String(s)) > 0) as typeof process.stdout.write;
-    process.stderr.write = ((s: string) => out.push(String(s)) > 0) as typeof process.stderr.write;
     try {
       const args = [
         '--auth-id',
@@ -245,19 +239,21 @@ describe('diff against live servers', () => {
         '--seed',
         '5',
       ];
-      const run = (...extra: string[]) => main(['node', 'tagtrack-conformance', 'diff', ...extra]);
-      expect(await run('--base-url', urlA, '--against', urlA, ...args)).toBe(0);
-      expect(out.join('')).toContain('NO DIFFERENCE');
-      out.length = 0;
-      expect(await run('--base-url', urlA, '--against', urlB, ...args)).toBe(1);
-      expect(out.join('')).toMatch(/DIFF-TEAMS-TAGS: \d+ differing request/);
-      expect(out.join('')).not.toContain(team1Admin.accessKey);
-      out.length = 0;
-      expect(await run('--base-url', urlA, '--against', 'not a url', ...args)).toBe(2);
-      expect(out.join('')).toContain('--against "not a url" is not a URL');
+      const run = async (...extra: string[]) => {
+        const { code, stdout, stderr } = await runCli(['diff', ...extra]);
+        return { code, output: stdout + stderr };
+      };
+      const same = await run('--base-url', urlA, '--against', urlA, ...args);
+      expect(same.code).toBe(0);
+      expect(same.output).toContain('NO DIFFERENCE');
+      const differ = await run('--base-url', urlA, '--against', urlB, ...args);
+      expect(differ.code).toBe(1);
+      expect(differ.output).toMatch(/DIFF-TEAMS-TAGS: \d+ differing request/);
+      expect(differ.output).not.toContain(team1Admin.accessKey);
+      const bad = await run('--base-url', urlA, '--against', 'not a url', ...args);
+      expect(bad.code).toBe(2);
+      expect(bad.output).toContain('--against "not a url" is not a URL');
     } finally {
-      process.stdout.write = write;
-      process.stderr.write = errWrite;
       await Promise.all([a.close(), b.close()]);
     }
   }, 60_000);

@@ -1,5 +1,7 @@
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
+import { vi } from 'vitest';
+import { main } from '../src/cli.ts';
 import { canonicalProfile } from '../src/fixtures.ts';
 import type { ProfileInput } from '../src/profile.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
@@ -76,3 +78,35 @@ export function failing(result: RunResult): string[] {
 export const team1Admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
 export const team1User = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-user')!;
 export type { FaultName };
+
+/**
+ * Runs `tagtrack-conformance ARGS` in-process (no `node`/program words needed) with stdout and
+ * stderr captured, the TAGTRACK_* variables cleared and `env` set; resolves the exit code and
+ * the output. The environment and the streams are restored afterwards.
+ */
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+    stdout += String(s);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+    stderr += String(s);
+    return true;
+  });
+  const saved = { ...process.env };
+  for (const k of Object.keys(process.env)) if (k.startsWith('TAGTRACK_')) delete process.env[k];
+  Object.assign(process.env, env);
+  try {
+    const code = await main(['node', 'tagtrack-conformance', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    process.env = saved;
+    out.mockRestore();
+    err.mockRestore();
+  }
+}

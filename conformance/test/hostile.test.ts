@@ -1,10 +1,10 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test, vi } from 'vitest';
-import { main } from '../src/cli.ts';
+import { afterAll, describe, expect, test } from 'vitest';
 import { KEPT_BODY_CHARS } from '../src/http.ts';
 import { runConformance } from '../src/runner.ts';
+import { runCli } from './helpers.ts';
 import { type HostileKind, measure, startHostile } from './hostile.ts';
 
 /**
@@ -20,24 +20,9 @@ afterAll(async () => {
 });
 
 /** Runs `tagtrack-conformance run` in-process against `url`; resolves exit code and output. */
-async function run(url: string, extra: string[], reportDir: string) {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    stdout += String(s);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    stderr += String(s);
-    return true;
-  });
-  const saved = { ...process.env };
-  for (const k of Object.keys(process.env)) if (k.startsWith('TAGTRACK_')) delete process.env[k];
-  process.env.NO_COLOR = '1';
-  try {
-    const code = await main([
-      'node',
-      'tagtrack-conformance',
+function run(url: string, extra: string[], reportDir: string) {
+  return runCli(
+    [
       'run',
       '--base-url',
       url,
@@ -56,13 +41,9 @@ async function run(url: string, extra: string[], reportDir: string) {
       '--report-dir',
       reportDir,
       ...extra,
-    ]);
-    return { code, stdout, stderr };
-  } finally {
-    process.env = saved;
-    out.mockRestore();
-    err.mockRestore();
-  }
+    ],
+    { NO_COLOR: '1' },
+  );
 }
 
 interface Case {

@@ -1,8 +1,7 @@
 import { createServer, type TagtrackServer } from '@tagtrack/server';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { main } from '../src/cli.ts';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runConformance } from '../src/runner.ts';
-import { profileFor, team1Admin } from './helpers.ts';
+import { profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**
  * `tagtrack-conformance request`: the reproduction command of issue 11. A failure's
@@ -23,32 +22,7 @@ afterAll(async () => {
 });
 
 /** Runs the CLI in-process; resolves its exit code, stdout and stderr. */
-async function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    stdout += String(s);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    stderr += String(s);
-    return true;
-  });
-  const saved = { ...process.env };
-  for (const k of Object.keys(process.env)) if (k.startsWith('TAGTRACK_')) delete process.env[k];
-  Object.assign(process.env, env);
-  try {
-    const code = await main(['node', 'tagtrack-conformance', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    process.env = saved;
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const cli = runCli;
 
 /** The words of a shell line of single-quoted and bare words (what `reproduce` prints). */
 function shellWords(line: string): string[] {
