@@ -20,6 +20,31 @@ export interface EventSource {
   at(index: number): DatasetEvent | undefined;
 }
 
+/**
+ * The recipients of each tag by position in the tag's list (`tag.recipients` of a dataset in
+ * memory, or columns: `columnar/`). Tag `t` is the dataset's `tags[t]`.
+ */
+export interface RecipientSource {
+  /** How many recipients tag `t` lists. */
+  count(t: number): number;
+  /** The name of recipient `pos` of tag `t`, as written. */
+  nameOf(t: number, pos: number): string;
+  /** The email of recipient `pos` of tag `t`, as written. */
+  emailOf(t: number, pos: number): string;
+  /** `normaliseEmail` of {@link emailOf} (decisions §9 contact key). */
+  normalisedEmailOf(t: number, pos: number): string;
+}
+
+/** The {@link RecipientSource} of tags in memory (`tag.recipients`). */
+export function recipientsOfTags(tags: readonly DatasetTag[]): RecipientSource {
+  return {
+    count: (t) => tags[t]!.recipients.length,
+    nameOf: (t, pos) => tags[t]!.recipients[pos]!.name,
+    emailOf: (t, pos) => tags[t]!.recipients[pos]!.email,
+    normalisedEmailOf: (t, pos) => normalised(tags[t]!.recipients[pos]!.email),
+  };
+}
+
 /** Events in columns: tag index, recipient entry, epoch ms and device code per event. */
 export interface EventColumns {
   readonly source: EventSource;
@@ -49,12 +74,14 @@ export interface ResolvedDataset {
   readonly tagIndex: Map<string, number>;
   readonly tagMember: Int32Array;
   readonly tagMs: Float64Array;
+  /** Each tag's recipients as listed. */
+  readonly recipients: RecipientSource;
   /**
    * Recipient entries: the distinct normalised emails of each tag. Tag `t` owns entries
    * `recipStart[t] .. recipStart[t+1]`; an entry belongs to exactly one tag.
    */
   readonly recipStart: Int32Array;
-  /** Position in `tag.recipients` of the first recipient with the entry's email. */
+  /** Position in the tag's recipients of the first recipient with the entry's email. */
   readonly recipPos: Int32Array;
   /** Normalised email of each entry (the contact key, decisions §9). */
   readonly recipEmail: string[];
@@ -98,9 +125,13 @@ class Problems {
  * problems: duplicate team, member, group (within a team), tag and auth ids; groupIDs not of
  * the member's team; tags of unknown members; events of unknown tags, of emails not among the
  * tag's recipients, dated before the tag was sent; invalid timestamps; credentials of unknown
- * members. Never throws on a schema-valid dataset.
+ * members. Never throws on a schema-valid dataset. `recipients` are the tags' recipients
+ * (default: `tag.recipients`; a columnar store passes its columns).
  */
-export function resolveDataset(dataset: Dataset): ResolvedDataset {
+export function resolveDataset(
+  dataset: Dataset,
+  recipients: RecipientSource = recipientsOfTags(dataset.tags),
+): ResolvedDataset {
   const problems = new Problems();
   const teamIndex = new Map<string, number>();
   const members: DatasetMember[] = [];
@@ -152,7 +183,7 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
   const tagMs = new Float64Array(tags.length);
   const recipStart = new Int32Array(tags.length + 1);
   let totalRecipients = 0;
-  for (const t of tags) totalRecipients += t.recipients.length;
+  for (let t = 0; t < tags.length; t++) totalRecipients += recipients.count(t);
   let recipPos = new Int32Array(totalRecipients);
   const recipEmail: string[] = [];
   /**
@@ -161,17 +192,11 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
    * starting after entry `hint` (events of a tag usually come recipient by recipient), then
    * normalised.
    */
-  const entryOf = (
-    email: string,
-    recipients: DatasetTag['recipients'],
-    from: number,
-    to: number,
-    hint: number,
-  ): number => {
+  const entryOf = (email: string, t: number, from: number, to: number, hint: number): number => {
     const first = hint < from ? from : hint + 1;
-    for (let k = first; k < to; k++) if (recipients[recipPos[k]!]!.email === email) return k;
+    for (let k = first; k < to; k++) if (recipients.emailOf(t, recipPos[k]!) === email) return k;
     for (let k = from; k < first && k < to; k++) {
-      if (recipients[recipPos[k]!]!.email === email) return k;
+      if (recipients.emailOf(t, recipPos[k]!) === email) return k;
     }
     const norm = normalised(email);
     for (let k = from; k < to; k++) if (recipEmail[k] === norm) return k;
@@ -195,7 +220,6 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     // The tag of the previous event, and its email and entry: events usually come grouped
     // by tag and recipient.
     let curT = -1;
-    let recipients: DatasetTag['recipients'] = [];
     let from = 0;
     let to = 0;
     let prevEmail: string | undefined;
@@ -207,7 +231,6 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
         prevEmail = undefined;
         k = -1;
         if (t >= 0) {
-          recipients = tags[t]!.recipients;
           from = recipStart[t]!;
           to = recipStart[t + 1]!;
         }
@@ -224,7 +247,7 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
       cols.tag[i] = t;
       const email = e.email;
       if (email !== prevEmail) {
-        k = entryOf(email, recipients, from, to, k);
+        k = entryOf(email, t, from, to, k);
         prevEmail = email;
       }
       cols.entry[i] = k;
@@ -285,11 +308,11 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     tagMs[t] = ms;
     recipStart[t] = r;
     const first = r;
-    const recipients = tag.recipients;
+    const count = recipients.count(t);
     // Distinct normalised emails: a linear scan for the usual short lists, a set for long ones.
-    const seen = recipients.length > 32 ? new Set<string>() : undefined;
-    for (let pos = 0; pos < recipients.length; pos++) {
-      const email = normalised(recipients[pos]!.email);
+    const seen = count > 32 ? new Set<string>() : undefined;
+    for (let pos = 0; pos < count; pos++) {
+      const email = recipients.normalisedEmailOf(t, pos);
       let dup = false;
       if (seen) {
         dup = seen.has(email);
@@ -352,6 +375,7 @@ export function resolveDataset(dataset: Dataset): ResolvedDataset {
     tagIndex,
     tagMember,
     tagMs,
+    recipients,
     recipStart,
     recipPos,
     recipEmail,

@@ -29,9 +29,42 @@ function d2(s: string, i: number): number {
   return a >>> 0 < 10 && b >>> 0 < 10 ? a * 10 + b : -1;
 }
 
+/** Two decimal digits of `b` at `i`, or -1. */
+function b2(b: Uint8Array, i: number): number {
+  const x = b[i]! - 48;
+  const y = b[i + 1]! - 48;
+  return x >>> 0 < 10 && y >>> 0 < 10 ? x * 10 + y : -1;
+}
+
 /** The last calendar date parsed (as `yyyymmdd`) and its day number: events cluster by day. */
 let lastDateKey = -1;
 let lastDays = 0;
+
+/**
+ * Epoch milliseconds of the canonical timestamp whose fields are given as two-digit numbers
+ * (-1: not two digits), or NaN when a field is out of range or the date is not real.
+ */
+function canonicalMs(
+  y1: number,
+  y2: number,
+  mo: number,
+  d: number,
+  h: number,
+  mi: number,
+  sec: number,
+): number {
+  if (y1 < 0 || y2 < 0 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59) {
+    return Number.NaN;
+  }
+  const y = y1 * 100 + y2;
+  const key = (y * 100 + mo) * 100 + d;
+  if (key !== lastDateKey) {
+    if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return Number.NaN;
+    lastDays = daysFromCivil(y, mo, d);
+    lastDateKey = key;
+  }
+  return lastDays * DAY_MS + ((h * 60 + mi) * 60 + sec) * 1000;
+}
 
 /**
  * Epoch milliseconds of an RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fff]Z`, decisions §8),
@@ -40,37 +73,23 @@ let lastDays = 0;
  */
 export function parseTimestampMs(ts: Timestamp | string): number {
   if (ts.length === 20 && ts.charCodeAt(19) === 90 && ts.charCodeAt(10) === 84) {
-    const y1 = d2(ts, 0);
-    const y2 = d2(ts, 2);
-    const mo = d2(ts, 5);
-    const d = d2(ts, 8);
-    const h = d2(ts, 11);
-    const mi = d2(ts, 14);
-    const sec = d2(ts, 17);
     if (
-      y1 < 0 ||
-      y2 < 0 ||
       ts.charCodeAt(4) !== 45 ||
       ts.charCodeAt(7) !== 45 ||
       ts.charCodeAt(13) !== 58 ||
-      ts.charCodeAt(16) !== 58 ||
-      h < 0 ||
-      h > 23 ||
-      mi < 0 ||
-      mi > 59 ||
-      sec < 0 ||
-      sec > 59
+      ts.charCodeAt(16) !== 58
     ) {
       return Number.NaN;
     }
-    const y = y1 * 100 + y2;
-    const key = (y * 100 + mo) * 100 + d;
-    if (key !== lastDateKey) {
-      if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return Number.NaN;
-      lastDays = daysFromCivil(y, mo, d);
-      lastDateKey = key;
-    }
-    return lastDays * DAY_MS + ((h * 60 + mi) * 60 + sec) * 1000;
+    return canonicalMs(
+      d2(ts, 0),
+      d2(ts, 2),
+      d2(ts, 5),
+      d2(ts, 8),
+      d2(ts, 11),
+      d2(ts, 14),
+      d2(ts, 17),
+    );
   }
   if (!RFC3339_UTC.test(ts)) return Number.NaN;
   const y = Number(ts.slice(0, 4));
@@ -78,6 +97,33 @@ export function parseTimestampMs(ts: Timestamp | string): number {
   const d = Number(ts.slice(8, 10));
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return Number.NaN;
   return Date.parse(ts);
+}
+
+/**
+ * {@link parseTimestampMs} of the 20 UTF-8 bytes `b[from .. from + 20]` when they are the
+ * canonical form `YYYY-MM-DDTHH:MM:SSZ` (the bytes the dataset JSON holds between the quotes),
+ * else NaN (also for a non-canonical but valid form: parse its string instead).
+ */
+export function canonicalTimestampMsOfBytes(b: Uint8Array, from: number): number {
+  if (
+    b[from + 19] !== 90 ||
+    b[from + 10] !== 84 ||
+    b[from + 4] !== 45 ||
+    b[from + 7] !== 45 ||
+    b[from + 13] !== 58 ||
+    b[from + 16] !== 58
+  ) {
+    return Number.NaN;
+  }
+  return canonicalMs(
+    b2(b, from),
+    b2(b, from + 2),
+    b2(b, from + 5),
+    b2(b, from + 8),
+    b2(b, from + 11),
+    b2(b, from + 14),
+    b2(b, from + 17),
+  );
 }
 
 /** The day number (days since 1970-01-01 UTC) containing epoch milliseconds `ms`. */

@@ -9,7 +9,7 @@ import {
   type ResolvedDataset,
   resolveDataset,
 } from '../aggregate/resolve.ts';
-import { parseTimestampMs } from '../aggregate/time.ts';
+import { canonicalTimestampMsOfBytes, parseTimestampMs } from '../aggregate/time.ts';
 import type { ReportingIndex } from '../aggregate/types.ts';
 import { DatasetError } from '../aggregate/validate.ts';
 import {
@@ -22,7 +22,6 @@ import {
   DatasetTag as DatasetTagSchema,
   type DatasetTeam,
   DatasetTeam as DatasetTeamSchema,
-  normaliseEmail,
 } from '../dataset/schema.ts';
 import {
   CredentialRow,
@@ -38,7 +37,19 @@ import {
 } from '../dataset/tables.ts';
 import { Device } from '../events.ts';
 import { Id, Latitude, Longitude } from '../values.ts';
-import { type Dict, Dicts, EventStore } from './events.ts';
+import { type Dict, Dicts, EventStore, RecipientStore } from './events.ts';
+import {
+  decodeString,
+  keyBytes,
+  keyEnd,
+  keyIndex,
+  STRING_ESCAPED,
+  STRING_MORE,
+  STRING_PLAIN,
+  scanString,
+  skipSpace,
+  span,
+} from './raw.ts';
 
 /** The top-level arrays of the dataset JSON document, in the order they are written. */
 export const DATASET_KEYS = ['teams', 'tags', 'opens', 'clicks', 'credentials'] as const;
@@ -74,24 +85,23 @@ const RAW_FIELDS = [
 ] as const;
 const RAW_DATE = 10;
 const RAW_ALL = (1 << RAW_FIELDS.length) - 1;
-const RAW_NAMES = RAW_FIELDS.map((f) => new TextEncoder().encode(f));
+const RAW_NAMES = keyBytes(RAW_FIELDS);
 
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
+/** The tag fields read from bytes. */
+const TAG_FIELDS = ['tagID', 'memberID', 'subject', 'dateSent', 'recipients'] as const;
+const TAG_DATE_SENT = 3;
+const TAG_RECIPIENTS = 4;
+const TAG_ALL = (1 << TAG_FIELDS.length) - 1;
+const TAG_NAMES = keyBytes(TAG_FIELDS);
+const RECIPIENT_NAMES = keyBytes(['name', 'email']);
 
-/** The index in {@link RAW_FIELDS} of the key `b[from .. to]`, trying `guess` first; -1 if none. */
-function rawField(b: Uint8Array, from: number, to: number, guess: number): number {
-  const len = to - from;
-  for (let k = 0; k < RAW_NAMES.length; k++) {
-    const f = (guess + k) % RAW_NAMES.length;
-    const name = RAW_NAMES[f]!;
-    if (name.length !== len) continue;
-    let j = 0;
-    while (j < len && name[j] === b[from + j]) j++;
-    if (j === len) return f;
-  }
-  return -1;
+/** What {@link ColumnarBuilder} string readers return besides a code: more bytes, or refused. */
+const MORE = -1;
+const REFUSED = -2;
+
+/** The ASCII bytes `b[from .. to]` as a string. */
+function asciiString(b: Uint8Array, from: number, to: number): string {
+  return String.fromCharCode.apply(null, b.subarray(from, to) as unknown as number[]);
 }
 
 /** `zod` issue paths as the dataset names fields: `.date`, `.recipients[2].email`. */
@@ -153,6 +163,8 @@ export class ColumnarBuilder {
   readonly dicts = new Dicts();
   readonly opens: EventStore;
   readonly clicks: EventStore;
+  /** The tags' recipients, tag by tag in the order of the tags. */
+  readonly recipients = new RecipientStore(this.dicts);
   readonly #teams: DatasetTeam[] = [];
   readonly #tags: DatasetTag[] = [];
   readonly #credentials: DatasetCredential[] = [];
@@ -185,106 +197,120 @@ export class ColumnarBuilder {
 
   /**
    * The document's top-level array `key` starts (a problem when it came before); returns
-   * true for `opens` and `clicks`, whose elements are read from their bytes when they can be.
+   * true for `tags`, `opens` and `clicks`, whose elements are read from their bytes when they
+   * can be.
    */
   array(key: string): boolean {
     if (!(DATASET_KEYS as readonly string[]).includes(key)) return false;
     if (this.#seen.has(key)) this.#problems.add(`${key}: the key appears twice`);
     this.#seen.add(key);
-    return !this.tables && (key === 'opens' || key === 'clicks');
+    return !this.tables && (key === 'opens' || key === 'clicks' || key === 'tags');
   }
 
   /**
-   * Takes event `index` of `opens` or `clicks` straight from its bytes into the columns when
-   * it has the usual shape: an object of exactly the eleven event fields, each a string
-   * without escapes, that passes the fast check of {@link #fastMs} (values are found in the
-   * dictionaries by their bytes: no string is made but for a new value); it does not take
-   * anything else, which is then parsed and checked as a record (zod names the problem).
+   * Takes element `index` of `tags`, `opens` or `clicks` straight from its bytes into the
+   * columns when it has the usual shape: an object of exactly the record's fields (an event's
+   * eleven strings; a tag's four strings and its `recipients`, objects of exactly `name` and
+   * `email`), in any order, whitespace anywhere JSON allows, dates in the canonical
+   * `YYYY-MM-DDTHH:MM:SSZ`, ids and coordinates valid. Strings are found in the dictionaries
+   * by their bytes (no string is made but for a new value; a string with escapes is decoded
+   * by `JSON.parse`). It does not take anything else, which is then parsed and checked as a
+   * record (zod names the problem).
    * `b[from ..]` starts the element and `to` is the end of the bytes at hand; returns the
    * index after the element when it took it, 0 when it is to be parsed, -1 when the bytes at
    * hand end first (called again with more).
    */
   rawElement(key: string, b: Uint8Array, from: number, to: number, index: number): number {
-    const store = key === 'opens' ? this.opens : key === 'clicks' ? this.clicks : undefined;
-    if (store === undefined || index < 0) return 0;
-    const vs = this.#rawFrom;
-    const ve = this.#rawTo;
-    let seen = 0;
+    if (index < 0) return 0;
+    if (key === 'opens') return this.#rawEvent(this.opens, b, from, to);
+    if (key === 'clicks') return this.#rawEvent(this.clicks, b, from, to);
+    if (key === 'tags') {
+      const rows = this.recipients.length;
+      const end = this.#rawTag(b, from, to);
+      if (end <= 0) this.recipients.truncate(rows);
+      return end;
+    }
+    return 0;
+  }
+
+  /**
+   * The code in `dict` of the JSON string whose opening quote is `b[quote]` (its closing
+   * quote then at `span.end`), {@link MORE} when the bytes end first, {@link REFUSED} when it
+   * is not a JSON string or not UTF-8.
+   */
+  #stringCode(dict: Dict, b: Uint8Array, quote: number, to: number): number {
+    if (quote >= to) return MORE;
+    if (b[quote] !== 0x22) return REFUSED;
+    const r = scanString(b, quote + 1, to);
+    if (r === STRING_PLAIN) {
+      const c = dict.codeBytes(b, quote + 1, span.end, span.hash);
+      return c < 0 ? REFUSED : c;
+    }
+    if (r === STRING_MORE) return MORE;
+    if (r !== STRING_ESCAPED) return REFUSED;
+    const value = decodeString(b, quote, span.end);
+    return value === undefined ? REFUSED : dict.code(value);
+  }
+
+  /**
+   * The index of the value after the key at `b[i]` (skipping the key, the colon and
+   * whitespace) with the key's index in `names` in `#field`; 0 when refused, -1 for more.
+   */
+  #key(names: readonly Uint8Array[], b: Uint8Array, i: number, to: number, guess: number): number {
+    const ke = keyEnd(b, i, to);
+    if (ke <= 0) return ke;
+    const f = keyIndex(names, b, i + 1, ke - 1, guess);
+    if (f < 0) return 0;
+    this.#field = f;
+    i = skipSpace(b, ke, to);
+    if (i >= to) return -1;
+    if (b[i] !== 0x3a) return 0;
+    i = skipSpace(b, i + 1, to);
+    return i >= to ? -1 : i;
+  }
+
+  #field = 0;
+
+  /** {@link rawElement} of an event into `store`. */
+  #rawEvent(store: EventStore, b: Uint8Array, from: number, to: number): number {
     let i = from;
     if (b[i] !== 0x7b) return 0;
-    i++;
+    i = skipSpace(b, i + 1, to);
+    let seen = 0;
     let guess = 0;
+    let ms = Number.NaN;
+    const codes = this.#rawCodes;
+    const dicts = this.#eventDicts;
     for (;;) {
-      while (i < to && isSpace(b[i]!)) i++;
-      if (i >= to) return -1;
-      if (b[i] !== 0x22) return 0;
-      const ks = ++i;
-      while (i < to && b[i] !== 0x22) {
-        if (b[i] === 0x5c || b[i]! < 0x20) return 0; // escapes, control bytes: parse
-        i++;
-      }
-      if (i >= to) return -1;
-      const f = rawField(b, ks, i, guess);
-      if (f < 0 || (seen & (1 << f)) !== 0) return 0;
-      guess = f + 1;
-      i++;
-      while (i < to && isSpace(b[i]!)) i++;
-      if (i >= to) return -1;
-      if (b[i] !== 0x3a) return 0;
-      i++;
-      while (i < to && isSpace(b[i]!)) i++;
-      if (i >= to) return -1;
-      if (b[i] !== 0x22) return 0;
-      vs[f] = ++i;
-      while (i < to && b[i] !== 0x22) {
-        if (b[i] === 0x5c || b[i]! < 0x20) return 0; // escapes, control bytes: parse
-        i++;
-      }
-      if (i >= to) return -1;
-      ve[f] = i;
+      i = this.#key(RAW_NAMES, b, i, to, guess);
+      if (i <= 0) return i;
+      const f = this.#field;
+      if ((seen & (1 << f)) !== 0) return 0;
       seen |= 1 << f;
-      i++;
-      while (i < to && isSpace(b[i]!)) i++;
+      guess = f + 1;
+      if (f === RAW_DATE) {
+        if (i + 22 > to) return -1;
+        if (b[i] !== 0x22 || b[i + 21] !== 0x22) return 0;
+        ms = canonicalTimestampMsOfBytes(b, i + 1);
+        if (Number.isNaN(ms)) return 0;
+        i += 22;
+      } else {
+        const c = this.#stringCode(dicts[f]!, b, i, to);
+        if (c < 0) return c === MORE ? -1 : 0;
+        codes[f] = c;
+        i = span.end + 1;
+      }
+      i = skipSpace(b, i, to);
       if (i >= to) return -1;
       if (b[i] === 0x2c) {
-        i++;
+        i = skipSpace(b, i + 1, to);
         continue;
       }
       if (b[i] === 0x7d) break;
       return 0;
     }
-    const end = i + 1;
     if (seen !== RAW_ALL) return 0;
-    // the date: 20 ASCII bytes, canonical
-    const ds = vs[RAW_DATE]!;
-    if (ve[RAW_DATE]! - ds !== 20) return 0;
-    let date = '';
-    for (let j = ds; j < ds + 20; j++) {
-      const c = b[j]!;
-      if (c >= 0x80) return 0;
-      date += String.fromCharCode(c);
-    }
-    const ms = parseTimestampMs(date);
-    if (Number.isNaN(ms)) return 0;
     const d = this.dicts;
-    const codes = this.#rawCodes;
-    const dicts = [
-      d.tagID,
-      d.email,
-      d.device,
-      d.os,
-      d.browser,
-      d.counry,
-      d.region,
-      d.city,
-      d.latitude,
-      d.longitude,
-    ];
-    for (let f = 0; f < RAW_DATE; f++) {
-      const c = dicts[f]!.codeBytes(b, vs[f]!, ve[f]!);
-      if (c < 0) return 0;
-      codes[f] = c;
-    }
     if (
       !this.#valid(d.tagID, codes[0]!, Id) ||
       !this.#valid(d.device, codes[2]!, Device) ||
@@ -294,12 +320,130 @@ export class ColumnarBuilder {
       return 0;
     }
     store.pushCodes(codes, ms);
-    return end;
+    return i + 1;
   }
 
-  readonly #rawFrom = new Int32Array(RAW_FIELDS.length);
-  readonly #rawTo = new Int32Array(RAW_FIELDS.length);
+  /** {@link rawElement} of a tag (its recipients pushed as they come; undone by the caller). */
+  #rawTag(b: Uint8Array, from: number, to: number): number {
+    let i = from;
+    if (b[i] !== 0x7b) return 0;
+    i = skipSpace(b, i + 1, to);
+    let seen = 0;
+    let guess = 0;
+    let dateAt = 0;
+    const codes = this.#rawCodes;
+    const d = this.dicts;
+    for (;;) {
+      i = this.#key(TAG_NAMES, b, i, to, guess);
+      if (i <= 0) return i;
+      const f = this.#field;
+      if ((seen & (1 << f)) !== 0) return 0;
+      seen |= 1 << f;
+      guess = f + 1;
+      if (f === TAG_DATE_SENT) {
+        if (i + 22 > to) return -1;
+        if (b[i] !== 0x22 || b[i + 21] !== 0x22) return 0;
+        if (Number.isNaN(canonicalTimestampMsOfBytes(b, i + 1))) return 0;
+        dateAt = i + 1;
+        i += 22;
+      } else if (f === TAG_RECIPIENTS) {
+        i = this.#rawRecipients(b, i, to);
+        if (i <= 0) return i;
+      } else {
+        const dict = f === 0 ? d.tagID : f === 1 ? d.memberID : d.subject;
+        const c = this.#stringCode(dict, b, i, to);
+        if (c < 0) return c === MORE ? -1 : 0;
+        codes[f] = c;
+        i = span.end + 1;
+      }
+      i = skipSpace(b, i, to);
+      if (i >= to) return -1;
+      if (b[i] === 0x2c) {
+        i = skipSpace(b, i + 1, to);
+        continue;
+      }
+      if (b[i] === 0x7d) break;
+      return 0;
+    }
+    if (seen !== TAG_ALL) return 0;
+    if (!this.#valid(d.tagID, codes[0]!, Id) || !this.#valid(d.memberID, codes[1]!, Id)) {
+      return 0;
+    }
+    const t = this.recipients.endTag();
+    this.#tags.push(
+      this.recipients.tag(
+        t,
+        d.tagID.values[codes[0]!]!,
+        d.memberID.values[codes[1]!]!,
+        d.subject.values[codes[2]!]!,
+        asciiString(b, dateAt, dateAt + 20),
+      ),
+    );
+    return i + 1;
+  }
+
+  /**
+   * Reads a tag's `recipients` array starting at `b[i]` into {@link recipients}; returns the
+   * index after it, 0 when refused, -1 for more bytes.
+   */
+  #rawRecipients(b: Uint8Array, i: number, to: number): number {
+    if (b[i] !== 0x5b) return 0;
+    i = skipSpace(b, i + 1, to);
+    if (i >= to) return -1;
+    if (b[i] === 0x5d) return i + 1;
+    const d = this.dicts;
+    for (;;) {
+      if (b[i] !== 0x7b) return 0;
+      i = skipSpace(b, i + 1, to);
+      let name = -1;
+      let email = -1;
+      let guess = 0;
+      for (;;) {
+        i = this.#key(RECIPIENT_NAMES, b, i, to, guess);
+        if (i <= 0) return i;
+        const f = this.#field;
+        if ((f === 0 ? name : email) >= 0) return 0;
+        guess = f + 1;
+        const c = this.#stringCode(f === 0 ? d.name : d.email, b, i, to);
+        if (c < 0) return c === MORE ? -1 : 0;
+        if (f === 0) name = c;
+        else email = c;
+        i = skipSpace(b, span.end + 1, to);
+        if (i >= to) return -1;
+        if (b[i] === 0x2c) {
+          i = skipSpace(b, i + 1, to);
+          continue;
+        }
+        if (b[i] === 0x7d) break;
+        return 0;
+      }
+      if (name < 0 || email < 0) return 0;
+      this.recipients.push(name, email);
+      i = skipSpace(b, i + 1, to);
+      if (i >= to) return -1;
+      if (b[i] === 0x2c) {
+        i = skipSpace(b, i + 1, to);
+        if (i >= to) return -1;
+        continue;
+      }
+      if (b[i] === 0x5d) return i + 1;
+      return 0;
+    }
+  }
+
   readonly #rawCodes = new Int32Array(RAW_FIELDS.length);
+  readonly #eventDicts: readonly Dict[] = [
+    this.dicts.tagID,
+    this.dicts.email,
+    this.dicts.device,
+    this.dicts.os,
+    this.dicts.browser,
+    this.dicts.counry,
+    this.dicts.region,
+    this.dicts.city,
+    this.dicts.latitude,
+    this.dicts.longitude,
+  ];
 
   /** Whether value `code` of `dict` passes `schema` (checked once per value). */
   #valid(dict: Dict, code: number, schema: z.ZodType): boolean {
@@ -356,13 +500,22 @@ export class ColumnarBuilder {
       this.#problems.addIssues(`tags[${i}]`, p.error);
       return;
     }
-    const { name, email } = this.dicts;
-    const tag = p.data;
-    for (const r of tag.recipients) {
-      r.name = name.intern(r.name);
-      r.email = email.intern(r.email);
-    }
-    this.#tags.push(tag);
+    this.#tags.push(this.#columnarTag(p.data));
+  }
+
+  /** A parsed tag, its recipients moved into {@link recipients} (strings interned). */
+  #columnarTag(tag: DatasetTag): DatasetTag {
+    const d = this.dicts;
+    for (const r of tag.recipients)
+      this.recipients.push(d.name.code(r.name), d.email.code(r.email));
+    const t = this.recipients.endTag();
+    return this.recipients.tag(
+      t,
+      d.tagID.intern(tag.tagID),
+      d.memberID.intern(tag.memberID),
+      d.subject.intern(tag.subject),
+      tag.dateSent,
+    );
   }
 
   /**
@@ -478,6 +631,7 @@ export class ColumnarBuilder {
     if (this.#problems.size > 0) throw new DatasetError(this.#problems.finish());
     this.opens.trim();
     this.clicks.trim();
+    this.recipients.trim();
     const t0 = performance.now();
     const res = this.#resolve(skeleton);
     const t1 = performance.now();
@@ -489,13 +643,10 @@ export class ColumnarBuilder {
   /** The teams, tags and credentials of the per-table form, nested (no events). */
   #skeletonOfTables(): Dataset {
     const t = this.#tables;
-    const { name, email } = this.dicts;
-    for (const r of t.recipients) {
-      r.name = name.intern(r.name);
-      r.email = email.intern(r.email);
-    }
     try {
-      return tablesToDataset({ ...t, opens: [], clicks: [] });
+      const skeleton = tablesToDataset({ ...t, opens: [], clicks: [] });
+      skeleton.tags = skeleton.tags.map((tag) => this.#columnarTag(tag));
+      return skeleton;
     } catch (e) {
       if (!(e instanceof TablesError)) throw e;
       for (const p of e.problems) this.#problems.add(p);
@@ -529,7 +680,7 @@ export class ColumnarBuilder {
    * of the event columns, whose references are resolved here with the same rules and words.
    */
   #resolve(skeleton: Dataset): ResolvedDataset {
-    const base = resolveDataset(skeleton);
+    const base = resolveDataset(skeleton, this.recipients);
     const problems = new Problems();
     for (const p of base.problems) problems.add(p);
     const opens = this.#resolveEvents(this.opens, 'open', base, problems);
@@ -569,8 +720,6 @@ export class ColumnarBuilder {
     const n = store.length;
     const d = this.dicts;
     const tagOfCode = Int32Array.from(d.tagID.values, (id) => base.tagIndex.get(id) ?? -1);
-    // normalised emails, as the entries' strings where one is equal (fast === compares)
-    const normOfCode: string[] = d.email.values.map(normaliseEmail);
     const deviceOfCode = Uint8Array.from(d.device.values, (v) =>
       v === 'desktop'
         ? DEVICE_DESKTOP
@@ -600,7 +749,7 @@ export class ColumnarBuilder {
       if (t !== prevT || em !== prevEmail) {
         prevT = t;
         prevEmail = em;
-        const norm = normOfCode[em]!;
+        const norm = this.recipients.normalisedEmail(em);
         k = -1;
         for (let j = recipStart[t]!; j < recipStart[t + 1]!; j++) {
           if (recipEmail[j] === norm) {

@@ -1,34 +1,76 @@
-import type { DatasetEvent } from '../dataset/schema.ts';
+import type { DatasetEvent, DatasetTag } from '../dataset/schema.ts';
+import { normaliseEmail } from '../dataset/schema.ts';
 import type { Device } from '../events.ts';
 import { formatTimestamp } from '../values.ts';
+import { hashBytes } from './raw.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Slot layout of {@link Dict}'s table: code + 1 (0: empty), hash, arena offset, byte length. */
+const SLOT = 4;
+
+/** Node's `Buffer` latin1 decoding when available (for ASCII, the UTF-8 decoding, faster). */
+const latin1Slice = (
+  globalThis as { Buffer?: { prototype: { latin1Slice?: (from: number, to: number) => string } } }
+).Buffer?.prototype.latin1Slice;
+
+const encoder = new TextEncoder();
+
+/** Whether `s` has no lone surrogate (has a UTF-8 form): ES2024 `isWellFormed`. */
+function wellFormed(s: string): boolean {
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
 /**
  * Interned strings: each distinct value once, numbered in order of first appearance
- * (dictionary encoding of a column). `valid[code]` remembers a per-value check.
+ * (dictionary encoding of a column). `checked[code]` remembers a per-value check.
+ *
+ * Values are found by their UTF-8 bytes ({@link codeBytes}: open addressing over one
+ * interleaved table, the bytes kept in an arena), so the loader finds a value straight from
+ * the input without making a string but for a new value; {@link code} of a string goes
+ * through its bytes too, so both ways give the same codes.
  */
 export class Dict {
-  readonly #codes = new Map<string, number>();
   readonly values: string[] = [];
   /** 1: checked and valid, 2: checked and invalid, 0 (absent): not checked. */
   readonly checked: number[] = [];
 
-  /** The last value looked up and its code: values often repeat from one record to the next. */
+  /** The last string looked up and its code: values often repeat from one record to the next. */
   #last: string | undefined;
   #lastCode = -1;
+
+  #table = new Int32Array(1024 * SLOT);
+  #mask = 1023;
+  #arena = new Uint8Array(1 << 14);
+  #arenaLen = 0;
+  #scratch = new Uint8Array(256);
 
   /** The code of `value`, adding it when new. */
   code(value: string): number {
     if (value === this.#last) return this.#lastCode;
-    let c = this.#codes.get(value);
-    if (c === undefined) {
-      c = this.values.length;
-      this.#codes.set(value, c);
-      this.values.push(value);
+    if (!wellFormed(value)) return this.#illFormed(value);
+    // UTF-8 is at most 3 bytes per UTF-16 unit
+    if (value.length * 3 > this.#scratch.length) {
+      this.#scratch = new Uint8Array(Math.max(value.length * 3, this.#scratch.length * 2));
     }
+    const { written } = encoder.encodeInto(value, this.#scratch);
+    const c = this.#lookup(this.#scratch, 0, written, hashBytes(this.#scratch, 0, written), value);
     this.#last = value;
     this.#lastCode = c;
+    return c;
+  }
+
+  /** Strings with a lone surrogate (no UTF-8 form: only from JSON escapes), by value. */
+  #odd: Map<string, number> | undefined;
+
+  #illFormed(value: string): number {
+    this.#odd ??= new Map();
+    let c = this.#odd.get(value);
+    if (c === undefined) {
+      c = this.values.length;
+      this.values.push(value);
+      this.#odd.set(value, c);
+    }
     return c;
   }
 
@@ -37,38 +79,39 @@ export class Dict {
     return this.values[this.code(value)]!;
   }
 
-  // A second index by UTF-8 bytes (open addressing, FNV-1a): `codeBytes` finds a value
-  // straight from the input bytes, without making a string, except for a new value.
-  #slots = new Int32Array(1024);
-  #slotHash = new Int32Array(1024);
-  #slotOff = new Int32Array(1024);
-  #slotLen = new Int32Array(1024);
-  #arena = new Uint8Array(1 << 14);
-  #arenaLen = 0;
-  #byteCount = 0;
-
   /**
    * The code of the string whose UTF-8 bytes are `bytes[from .. to]` (JSON string content
-   * without escapes), adding it when new; -1 when the bytes are not UTF-8.
+   * without escapes) and whose {@link hashBytes} is `hash`, adding it when new; -1 when the
+   * bytes are not UTF-8.
    */
-  codeBytes(bytes: Uint8Array, from: number, to: number): number {
-    let h = 0x811c9dc5;
-    for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-    // murmur3's finaliser: FNV's low bits (the slot) depend on the bytes' low bits only
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-    const slots = this.#slots;
-    const mask = slots.length - 1;
+  codeBytes(
+    bytes: Uint8Array,
+    from: number,
+    to: number,
+    hash = hashBytes(bytes, from, to),
+  ): number {
+    return this.#lookup(bytes, from, to, hash, undefined);
+  }
+
+  /** The code of the bytes, adding them (as `value`, or decoded) when new; -1: not UTF-8. */
+  #lookup(
+    bytes: Uint8Array,
+    from: number,
+    to: number,
+    h: number,
+    value: string | undefined,
+  ): number {
+    const table = this.#table;
+    const mask = this.#mask;
+    const len = to - from;
     let s = h & mask;
     for (;;) {
-      const c1 = slots[s]!;
+      const at = s * SLOT;
+      const c1 = table[at]!;
       if (c1 === 0) break;
-      if (this.#slotHash[s] === h && this.#slotLen[s] === to - from) {
+      if (table[at + 1] === h && table[at + 3] === len) {
         const arena = this.#arena;
-        let j = this.#slotOff[s]!;
+        let j = table[at + 2]!;
         let i = from;
         while (i < to && arena[j] === bytes[i]) {
           i++;
@@ -78,50 +121,54 @@ export class Dict {
       }
       s = (s + 1) & mask;
     }
-    let value: string;
-    try {
-      value = utf8.decode(bytes.subarray(from, to));
-    } catch {
-      return -1;
+    if (value === undefined) {
+      value = decodeUtf8(bytes, from, to);
+      if (value === undefined) return -1;
     }
-    const code = this.code(value);
-    const len = to - from;
+    const code = this.values.length;
+    this.values.push(value);
     if (this.#arenaLen + len > this.#arena.length) {
       const grown = new Uint8Array(Math.max(this.#arena.length * 2, this.#arenaLen + len));
       grown.set(this.#arena.subarray(0, this.#arenaLen));
       this.#arena = grown;
     }
     this.#arena.set(bytes.subarray(from, to), this.#arenaLen);
-    slots[s] = code + 1;
-    this.#slotHash[s] = h;
-    this.#slotOff[s] = this.#arenaLen;
-    this.#slotLen[s] = len;
+    const at = s * SLOT;
+    table[at] = code + 1;
+    table[at + 1] = h;
+    table[at + 2] = this.#arenaLen;
+    table[at + 3] = len;
     this.#arenaLen += len;
-    if (++this.#byteCount * 2 > slots.length) this.#rehash();
+    if (this.values.length * 2 > mask + 1) this.#rehash();
     return code;
   }
 
   #rehash(): void {
-    const n = this.#slots.length * 2;
-    const [slots, hash, off, len] = [this.#slots, this.#slotHash, this.#slotOff, this.#slotLen];
-    this.#slots = new Int32Array(n);
-    this.#slotHash = new Int32Array(n);
-    this.#slotOff = new Int32Array(n);
-    this.#slotLen = new Int32Array(n);
-    for (let s = 0; s < slots.length; s++) {
-      if (slots[s] === 0) continue;
-      let t = hash[s]! & (n - 1);
-      while (this.#slots[t] !== 0) t = (t + 1) & (n - 1);
-      this.#slots[t] = slots[s]!;
-      this.#slotHash[t] = hash[s]!;
-      this.#slotOff[t] = off[s]!;
-      this.#slotLen[t] = len[s]!;
+    const old = this.#table;
+    const n = (this.#mask + 1) * 2;
+    const mask = n - 1;
+    const table = new Int32Array(n * SLOT);
+    for (let at = 0; at < old.length; at += SLOT) {
+      if (old[at] === 0) continue;
+      let t = old[at + 1]! & mask;
+      while (table[t * SLOT] !== 0) t = (t + 1) & mask;
+      table.set(old.subarray(at, at + SLOT), t * SLOT);
     }
+    this.#table = table;
+    this.#mask = mask;
   }
 
   /** The code of `value`, or `undefined` when it was never added. */
   find(value: string): number | undefined {
-    return this.#codes.get(value);
+    if (!wellFormed(value)) return this.#odd?.get(value);
+    const bytes = encoder.encode(value);
+    const table = this.#table;
+    const h = hashBytes(bytes, 0, bytes.length);
+    for (let s = h & this.#mask; table[s * SLOT] !== 0; s = (s + 1) & this.#mask) {
+      const c = table[s * SLOT]! - 1;
+      if (this.values[c] === value) return c;
+    }
+    return undefined;
   }
 
   get size(): number {
@@ -129,12 +176,27 @@ export class Dict {
   }
 }
 
+/** `bytes[from .. to]` decoded as UTF-8 (ASCII by latin1, faster), `undefined` if not UTF-8. */
+function decodeUtf8(bytes: Uint8Array, from: number, to: number): string | undefined {
+  let ascii = true;
+  for (let i = from; i < to && ascii; i++) ascii = bytes[i]! < 0x80;
+  if (ascii && latin1Slice) return latin1Slice.call(bytes, from, to);
+  try {
+    return utf8.decode(bytes.subarray(from, to));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The dictionaries shared by the opens and clicks of one dataset: tag ids, emails (events'
- * and recipients'), names, and the detail fields of events.
+ * The dictionaries shared by the tags, opens and clicks of one dataset: tag ids, senders'
+ * member ids, subjects, emails (events' and recipients'), recipients' names, and the detail
+ * fields of events.
  */
 export class Dicts {
   readonly tagID = new Dict();
+  readonly memberID = new Dict();
+  readonly subject = new Dict();
   readonly email = new Dict();
   readonly name = new Dict();
   readonly device = new Dict();
@@ -342,5 +404,130 @@ export class EventStore {
     const out: DatasetEvent[] = new Array(this.length);
     for (let i = 0; i < this.length; i++) out[i] = this.at(i)!;
     return out;
+  }
+}
+
+/**
+ * The recipients of a dataset's tags as columns (decisions §9 event log): tag `t`'s recipients
+ * are rows `start(t) .. start(t + 1)`, in the order the tag lists them, each its name and
+ * email as written (dictionary codes of {@link Dicts.name} and {@link Dicts.email}). Rows are
+ * pushed tag by tag ({@link push}, then {@link endTag}). About 8 bytes a recipient. Implements
+ * core's `RecipientSource` (tag index, position in the tag's list).
+ */
+export class RecipientStore {
+  /** Rows pushed. */
+  length = 0;
+  name = new Int32Array(INITIAL_CAPACITY);
+  email = new Int32Array(INITIAL_CAPACITY);
+  /** Tags ended. */
+  tags = 0;
+  #start = new Int32Array(INITIAL_CAPACITY);
+  #norm: string[] = [];
+
+  constructor(readonly dicts: Dicts) {}
+
+  /** Appends a recipient (codes of its name and email) to the tag being read. */
+  push(name: number, email: number): void {
+    const i = this.length;
+    if (i === this.name.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(i * 2);
+        b.set(a);
+        return b;
+      };
+      this.name = grow(this.name);
+      this.email = grow(this.email);
+    }
+    this.name[i] = name;
+    this.email[i] = email;
+    this.length = i + 1;
+  }
+
+  /** Drops the rows pushed after the first `length` (a record read in part). */
+  truncate(length: number): void {
+    this.length = Math.min(this.length, length);
+  }
+
+  /** Ends the tag being read (its rows: those pushed since the last end); returns its index. */
+  endTag(): number {
+    const t = this.tags++;
+    if (this.tags + 1 > this.#start.length) {
+      const b = new Int32Array(this.#start.length * 2);
+      b.set(this.#start);
+      this.#start = b;
+    }
+    this.#start[t + 1] = this.length;
+    return t;
+  }
+
+  /** Frees the spare capacity. */
+  trim(): void {
+    this.name = this.name.slice(0, this.length);
+    this.email = this.email.slice(0, this.length);
+    this.#start = this.#start.slice(0, this.tags + 1);
+  }
+
+  /** Recipients of tag `t`. */
+  count(t: number): number {
+    return this.#start[t + 1]! - this.#start[t]!;
+  }
+
+  /** The name of recipient `pos` of tag `t`, as written. */
+  nameOf(t: number, pos: number): string {
+    return this.dicts.name.values[this.name[this.#start[t]! + pos]!]!;
+  }
+
+  /** The email of recipient `pos` of tag `t`, as written. */
+  emailOf(t: number, pos: number): string {
+    return this.dicts.email.values[this.email[this.#start[t]! + pos]!]!;
+  }
+
+  /** The normalised email (the contact key, decisions §9) of recipient `pos` of tag `t`. */
+  normalisedEmailOf(t: number, pos: number): string {
+    return this.normalisedEmail(this.email[this.#start[t]! + pos]!);
+  }
+
+  /**
+   * `normaliseEmail` of email code `code` (computed once per code; the value itself when it
+   * is already normalised, so equal strings are usually the same string).
+   */
+  normalisedEmail(code: number): string {
+    let norm = this.#norm[code];
+    if (norm === undefined) {
+      const email = this.dicts.email.values[code]!;
+      const n = normaliseEmail(email);
+      norm = n === email ? email : n;
+      this.#norm[code] = norm;
+    }
+    return norm;
+  }
+
+  /** Tag `t`'s recipients as the dataset wrote them (new objects). */
+  list(t: number): DatasetTag['recipients'] {
+    const from = this.#start[t]!;
+    const to = this.#start[t + 1]!;
+    const d = this.dicts;
+    const out: DatasetTag['recipients'] = new Array(to - from);
+    for (let i = from; i < to; i++) {
+      out[i - from] = {
+        name: d.name.values[this.name[i]!]!,
+        email: d.email.values[this.email[i]!]!,
+      };
+    }
+    return out;
+  }
+
+  /**
+   * Tag `t` as a dataset record whose `recipients` (an enumerable getter) are materialised
+   * from the columns on each access.
+   */
+  tag(t: number, tagID: string, memberID: string, subject: string, dateSent: string): DatasetTag {
+    const tag = { tagID, memberID, subject, dateSent } as DatasetTag;
+    Object.defineProperty(tag, 'recipients', {
+      get: () => this.list(t),
+      enumerable: true,
+      configurable: true,
+    });
+    return tag;
   }
 }

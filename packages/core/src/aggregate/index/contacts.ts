@@ -162,11 +162,10 @@ export class Contacts {
 
   /** The recipient name of contact `c` on tag `t` (its first entry with that email). */
   private recipientName(t: number, c: number): string {
-    const { res, dataset } = this.tables;
-    const { recipStart, recipPos } = res;
+    const { recipStart, recipPos, recipients } = this.tables.res;
     const table = this.table();
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      if (table.of(k) === c) return dataset.tags[t]!.recipients[recipPos[k]!]!.name;
+      if (table.of(k) === c) return recipients.nameOf(t, recipPos[k]!);
     }
     return '';
   }

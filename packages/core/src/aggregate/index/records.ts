@@ -57,13 +57,11 @@ export class Records {
    * written (decisions §3 Revision 2).
    */
   private recipients(t: number): Tag['recipients'] {
-    const { res, dataset } = this.tables;
-    const { recipStart, recipPos } = res;
-    const all = dataset.tags[t]!.recipients;
+    const { recipStart, recipPos, recipients } = this.tables.res;
     const out: Tag['recipients'] = [];
     for (let k = recipStart[t]!; k < recipStart[t + 1]!; k++) {
-      const r = all[recipPos[k]!]!;
-      out.push({ name: r.name, email: r.email });
+      const pos = recipPos[k]!;
+      out.push({ name: recipients.nameOf(t, pos), email: recipients.emailOf(t, pos) });
     }
     return out;
   }
@@ -125,12 +123,12 @@ export class Records {
 
   /** The recipient of event `e`: its entry's contact id, the entry's name, normalised email. */
   eventRecipient(idx: EventIndex, e: number): EventRecipient {
-    const { res, dataset } = this.tables;
+    const { res } = this.tables;
     const k = idx.cols.entry[e]!;
     const t = idx.cols.tag[e]!;
     return {
       recipientID: this.entryId(k),
-      name: dataset.tags[t]!.recipients[res.recipPos[k]!]!.name,
+      name: res.recipients.nameOf(t, res.recipPos[k]!),
       email: res.recipEmail[k]!,
     };
   }
