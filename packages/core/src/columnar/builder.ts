@@ -95,6 +95,13 @@ const TAG_ALL = (1 << TAG_FIELDS.length) - 1;
 const TAG_NAMES = keyBytes(TAG_FIELDS);
 const RECIPIENT_NAMES = keyBytes(['name', 'email']);
 
+/** Each key as compact JSON writes it before its value: `"key":`. */
+const compactKeys = (names: readonly Uint8Array[]) =>
+  names.map((n) => Uint8Array.from([0x22, ...n, 0x22, 0x3a]));
+const RAW_KEYS = compactKeys(RAW_NAMES);
+const TAG_KEYS = compactKeys(TAG_NAMES);
+const RECIPIENT_KEYS = compactKeys(RECIPIENT_NAMES);
+
 /** What {@link ColumnarBuilder} string readers return besides a code: more bytes, or refused. */
 const MORE = -1;
 const REFUSED = -2;
@@ -257,6 +264,20 @@ export class ColumnarBuilder {
    * whitespace) with the key's index in `names` in `#field`; 0 when refused, -1 for more.
    */
   #key(names: readonly Uint8Array[], b: Uint8Array, i: number, to: number, guess: number): number {
+    // the usual case: the expected key, written `"key":` (compact)
+    const expected = guess < names.length ? guess : 0;
+    const p = (names === RAW_NAMES ? RAW_KEYS : names === TAG_NAMES ? TAG_KEYS : RECIPIENT_KEYS)[
+      expected
+    ]!;
+    const plen = p.length;
+    if (i + plen < to) {
+      let j = 0;
+      while (j < plen && b[i + j] === p[j]) j++;
+      if (j === plen) {
+        this.#field = expected;
+        return skipSpace(b, i + plen, to);
+      }
+    }
     const ke = keyEnd(b, i, to);
     if (ke <= 0) return ke;
     const f = keyIndex(names, b, i + 1, ke - 1, guess);
@@ -295,10 +316,26 @@ export class ColumnarBuilder {
         if (Number.isNaN(ms)) return 0;
         i += 22;
       } else {
-        const c = this.#stringCode(dicts[f]!, b, i, to);
-        if (c < 0) return c === MORE ? -1 : 0;
-        codes[f] = c;
-        i = span.end + 1;
+        // An event's tagID is usually the previous event's, and its email one of its tag's
+        // recipients' as written: compared with those bytes first (no hash, no table).
+        const end =
+          b[i] !== 0x22
+            ? -1
+            : f === 0
+              ? this.#sameTag(b, i + 1, to)
+              : f === 1 && (seen & 1) !== 0
+                ? this.#recipientEmail(codes[0]!, b, i + 1, to)
+                : -1;
+        if (end >= 0) {
+          codes[f] = this.#matched;
+          i = end + 1;
+        } else {
+          const c = this.#stringCode(dicts[f]!, b, i, to);
+          if (c < 0) return c === MORE ? -1 : 0;
+          codes[f] = c;
+          if (f === 0) this.#lastTag = c;
+          i = span.end + 1;
+        }
       }
       i = skipSpace(b, i, to);
       if (i >= to) return -1;
@@ -321,6 +358,51 @@ export class ColumnarBuilder {
     }
     store.pushCodes(codes, ms);
     return i + 1;
+  }
+
+  /** The code {@link #sameTag} or {@link #recipientEmail} matched. */
+  #matched = 0;
+  /** The tagID code of the last event read from bytes (-1: none yet). */
+  #lastTag = -1;
+  /** Per tagID code: 1 + the index of the first tag with that tagID (0: none yet). */
+  #tagOfCode = new Int32Array(1024);
+
+  /** Notes that tag `t` has tagID code `code` (the first tag of a tagID only). */
+  #noteTag(code: number, t: number): void {
+    if (code >= this.#tagOfCode.length) {
+      const grown = new Int32Array(Math.max(code + 1, this.#tagOfCode.length * 2));
+      grown.set(this.#tagOfCode);
+      this.#tagOfCode = grown;
+    }
+    if (this.#tagOfCode[code] === 0) this.#tagOfCode[code] = t + 1;
+  }
+
+  /** The closing quote's index when the string content at `b[from]` is the last event's tagID. */
+  #sameTag(b: Uint8Array, from: number, to: number): number {
+    if (this.#lastTag < 0) return -1;
+    this.#matched = this.#lastTag;
+    return this.dicts.tagID.matchPlain(this.#lastTag, b, from, to);
+  }
+
+  /**
+   * The closing quote's index when the string content at `b[from]` is, as written, the email
+   * of a recipient of the (first) tag with tagID code `tagCode`; its code in `#matched`.
+   */
+  #recipientEmail(tagCode: number, b: Uint8Array, from: number, to: number): number {
+    const t = (this.#tagOfCode[tagCode] ?? 0) - 1;
+    if (t < 0 || t >= this.recipients.tags) return -1;
+    const rs = this.recipients;
+    const email = this.dicts.email;
+    const codes = rs.email;
+    for (let r = rs.start(t), end = rs.start(t + 1); r < end; r++) {
+      const c = codes[r]!;
+      const q = email.matchPlain(c, b, from, to);
+      if (q >= 0) {
+        this.#matched = c;
+        return q;
+      }
+    }
+    return -1;
   }
 
   /** {@link rawElement} of a tag (its recipients pushed as they come; undone by the caller). */
@@ -370,6 +452,7 @@ export class ColumnarBuilder {
       return 0;
     }
     const t = this.recipients.endTag();
+    this.#noteTag(codes[0]!, t);
     this.#tags.push(
       this.recipients.tag(
         t,
@@ -509,6 +592,7 @@ export class ColumnarBuilder {
     for (const r of tag.recipients)
       this.recipients.push(d.name.code(r.name), d.email.code(r.email));
     const t = this.recipients.endTag();
+    this.#noteTag(d.tagID.code(tag.tagID), t);
     return this.recipients.tag(
       t,
       d.tagID.intern(tag.tagID),

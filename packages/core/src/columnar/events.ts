@@ -43,6 +43,9 @@ export class Dict {
   #mask = 1023;
   #arena = new Uint8Array(1 << 14);
   #arenaLen = 0;
+  /** Per code: where its UTF-8 bytes are in the arena, and their length (-1: not plain). */
+  #codeOff = new Int32Array(64);
+  #codeLen = new Int32Array(64);
   #scratch = new Uint8Array(256);
 
   /** The code of `value`, adding it when new. */
@@ -70,6 +73,8 @@ export class Dict {
       c = this.values.length;
       this.values.push(value);
       this.#odd.set(value, c);
+      this.#ensureCode(c);
+      this.#codeLen[c] = -1;
     }
     return c;
   }
@@ -127,6 +132,9 @@ export class Dict {
     }
     const code = this.values.length;
     this.values.push(value);
+    this.#ensureCode(code);
+    this.#codeOff[code] = this.#arenaLen;
+    this.#codeLen[code] = jsonPlain(bytes, from, to) ? len : -1;
     if (this.#arenaLen + len > this.#arena.length) {
       const grown = new Uint8Array(Math.max(this.#arena.length * 2, this.#arenaLen + len));
       grown.set(this.#arena.subarray(0, this.#arenaLen));
@@ -141,6 +149,34 @@ export class Dict {
     this.#arenaLen += len;
     if (this.values.length * 2 > mask + 1) this.#rehash();
     return code;
+  }
+
+  /** Room for code `code` in the per-code columns. */
+  #ensureCode(code: number): void {
+    if (code < this.#codeOff.length) return;
+    const n = Math.max(code + 1, this.#codeOff.length * 2);
+    const off = new Int32Array(n);
+    off.set(this.#codeOff);
+    this.#codeOff = off;
+    const l = new Int32Array(n);
+    l.set(this.#codeLen);
+    this.#codeLen = l;
+  }
+
+  /**
+   * Whether the bytes `b[from .. from + n]`, followed by a quote, are the JSON string content
+   * of value `code` (`n` its UTF-8 length): they equal the value's UTF-8 bytes, which hold no
+   * quote, backslash or control byte (so the JSON text has no escape). Returns the index of
+   * that quote, or -1 when not (also when the bytes at hand end first).
+   */
+  matchPlain(code: number, b: Uint8Array, from: number, to: number): number {
+    const n = this.#codeLen[code]!;
+    const end = from + n;
+    if (n < 0 || end >= to || b[end] !== 0x22) return -1;
+    const arena = this.#arena;
+    let j = this.#codeOff[code]!;
+    for (let i = from; i < end; i++, j++) if (arena[j] !== b[i]) return -1;
+    return end;
   }
 
   #rehash(): void {
@@ -174,6 +210,15 @@ export class Dict {
   get size(): number {
     return this.values.length;
   }
+}
+
+/** Whether `bytes[from .. to]` hold no quote, backslash or control byte (JSON text as is). */
+function jsonPlain(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = bytes[i]!;
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 /** `bytes[from .. to]` decoded as UTF-8 (ASCII by latin1, faster), `undefined` if not UTF-8. */
@@ -465,6 +510,11 @@ export class RecipientStore {
     this.name = this.name.slice(0, this.length);
     this.email = this.email.slice(0, this.length);
     this.#start = this.#start.slice(0, this.tags + 1);
+  }
+
+  /** The first row of tag `t` (its rows: `start(t) .. start(t + 1)`). */
+  start(t: number): number {
+    return this.#start[t]!;
   }
 
   /** Recipients of tag `t`. */
