@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Launcher of the `tagtrack-server` CLI. An installed package (no src/) runs the built
-// dist/main.js. In a checkout of the monorepo (src/ present and tsx resolvable) it runs
-// src/main.ts through tsx with the `@tagtrack/source` condition instead, so a stale dist/ is
-// never run there.
+// dist/main.js (its `run`). In a checkout of the monorepo (src/ present and tsx resolvable)
+// it runs src/main.ts through tsx with the `@tagtrack/source` condition instead, so a stale
+// dist/ is never run there.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,8 @@ if (tsx !== undefined) {
     process.exitCode = code ?? (signal === null ? 1 : 128);
   });
 } else if (existsSync(fileURLToPath(dist))) {
-  await import(dist.href);
+  const { run } = await import(dist.href);
+  await run(process.argv.slice(2));
 } else {
   process.stderr.write(
     'tagtrack-server: dist/main.js is missing; build the package first (pnpm build) or install tsx\n',

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
   type ColumnarSource,
   type Dataset,
@@ -56,8 +57,41 @@ const VERSION = (
   }
 ).version;
 
-function program(): Command {
+/** Where the CLI writes: the process's streams, or a test's capture. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+/**
+ * What {@link main} resolves: the exit code of a run that ended (help, version, a list, bad
+ * usage), or the listening server with its URL and `stop`, which closes it as SIGINT or
+ * SIGTERM does (a line on stderr) and resolves the exit code (0 once closed, 1 if closing
+ * failed).
+ */
+export type CliOutcome =
+  | { readonly code: number }
+  | {
+      readonly server: TagtrackServer;
+      readonly url: string;
+      stop(signal: string): Promise<number>;
+    };
+
+/** Bad usage, an unusable dataset or a port that cannot be bound: exit 2 with `message`. */
+class UsageExit extends Error {}
+
+function program(io: CliIo): Command {
   return new Command('tagtrack-server')
+    .configureOutput({
+      writeOut: (text) => {
+        io.stdout.write(text);
+      },
+      writeErr: (text) => {
+        io.stderr.write(text);
+      },
+    })
     .version(VERSION, '-V, --version', 'print the version and exit')
     .description(
       'Reference server of the Tag Tracking Reporting API (profile tagtrack/v1), answering from an in-memory dataset',
@@ -202,38 +236,50 @@ export function sampleCredentials(
 }
 
 function fail(message: string): never {
-  process.stderr.write(`tagtrack-server: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
-  process.exit(EXIT_USAGE);
+  throw new UsageExit(message.replace(/\s*\n\s*/g, ' '));
 }
 
-/** Runs the CLI: parses flags, loads or generates the dataset, listens, prints the URL. */
-async function main(argv: readonly string[]): Promise<void> {
-  const cmd = program();
+/**
+ * Runs the CLI with `argv` (the arguments after the program name; PORT and HOST are read from
+ * `process.env`): parses flags, loads or generates the dataset, listens, prints the URL on
+ * `io.stdout`. Resolves the exit code of a run that ends, or the listening server (see
+ * {@link CliOutcome}); process-level effects (exit, signals) are {@link run}'s.
+ */
+export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Promise<CliOutcome> {
+  try {
+    return await listen(argv, io);
+  } catch (e) {
+    if (!(e instanceof UsageExit)) throw e;
+    io.stderr.write(`tagtrack-server: ${e.message}\n`);
+    return { code: EXIT_USAGE };
+  }
+}
+
+async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
+  const cmd = program(io);
   try {
     cmd.parse(argv as string[], { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) {
-      process.exit(e.exitCode === 0 ? 0 : EXIT_USAGE);
-    }
+    if (e instanceof CommanderError) return { code: e.exitCode === 0 ? 0 : EXIT_USAGE };
     throw e;
   }
   const opts = cmd.opts<CliOptions>();
   if (opts.listFaults) {
     for (const f of FAULTS) {
-      process.stdout.write(
+      io.stdout.write(
         `${f.name}\t${f.area}\t${f.description}\tdetected by ${f.detectedBy.join(', ')}\n`,
       );
     }
-    return;
+    return { code: 0 };
   }
   if (opts.listVariants) {
     for (const v of VARIANTS) {
       const profile = 'profile' in v ? `\tprofile ${JSON.stringify(v.profile)}` : '';
-      process.stdout.write(
+      io.stdout.write(
         `${v.name}\t${v.layer}${v.transport ? ' (socket only)' : ''}\t${v.description}\t${v.freedom}${profile}\n`,
       );
     }
-    return;
+    return { code: 0 };
   }
 
   let server: TagtrackServer;
@@ -298,33 +344,66 @@ async function main(argv: readonly string[]): Promise<void> {
     }
   }
   lines.push(`OpenAPI document: ${url}/openapi.json`);
-  process.stdout.write(`${lines.join('\n')}\n`);
+  io.stdout.write(`${lines.join('\n')}\n`);
 
+  return {
+    server,
+    url,
+    stop: (signal) => {
+      io.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
+      return server.close().then(
+        () => 0,
+        () => 1,
+      );
+    },
+  };
+}
+
+/**
+ * The `tagtrack-server` process: {@link main} on the process's streams, its exit code as the
+ * process's; a listening server stops on SIGINT or SIGTERM (exit 0, or 1 when closing fails
+ * or takes over 5 s). A closed stdout reader (`tagtrack-server --list-faults | head -3`) ends
+ * the output, not the process with a stack trace.
+ */
+export async function run(argv: readonly string[]): Promise<void> {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`tagtrack-server: stdout: ${e.message}\n`);
+    process.exit(1);
+  });
+  let outcome: CliOutcome;
+  try {
+    outcome = await main(argv);
+  } catch (e) {
+    process.stderr.write(`tagtrack-server: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  }
+  if ('code' in outcome) {
+    if (outcome.code !== 0) process.exit(outcome.code);
+    return;
+  }
+  const { stop } = outcome;
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    process.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
     const force = setTimeout(() => process.exit(1), 5000);
     force.unref();
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    stop(signal).then((code) => process.exit(code));
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-// A closed reader (`tagtrack-server --list-faults | head -3`) ends the output, not the process
-// with a stack trace.
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code === 'EPIPE') process.exit(0);
-  process.stderr.write(`tagtrack-server: stdout: ${e.message}\n`);
-  process.exit(1);
-});
+/** Whether this module is the process's entry (`node src/main.ts`), not an import. */
+function isEntry(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
 
-main(process.argv.slice(2)).catch((e: unknown) => {
-  process.stderr.write(`tagtrack-server: ${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
-});
+if (isEntry()) void run(process.argv.slice(2));

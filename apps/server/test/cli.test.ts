@@ -8,6 +8,7 @@ import { authorizationHeader } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FAULTS } from '../src/index.ts';
+import { type CliIo, type CliOutcome, main } from '../src/main.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tagtrack-server.js', import.meta.url));
 
@@ -17,34 +18,75 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/**
+ * Runs `tagtrack-server ARGS` in-process (`main` of src/main.ts) with its output captured and
+ * `env` in `process.env` (PORT and HOST cleared unless given; restored afterwards). Resolves
+ * the outcome and the output so far.
+ */
+async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ outcome: CliOutcome; out: () => string; err: () => string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+      },
+    },
+    stderr: {
+      write: (text: string) => {
+        stderr += text;
+      },
+    },
+  };
+  const saved = { ...process.env };
+  delete process.env.PORT;
+  delete process.env.HOST;
+  Object.assign(process.env, env);
+  try {
+    const outcome = await main(args, io);
+    return { outcome, out: () => stdout, err: () => stderr };
+  } finally {
+    process.env = saved;
+  }
 }
 
-/** Starts the CLI and resolves once it printed its URL; the caller must kill it. */
-function start(
+/** Runs the CLI in-process for a run that ends (help, lists, bad usage): its code and output. */
+async function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const { outcome, out, err } = await cli(args, env);
+  if (!('code' in outcome)) {
+    await outcome.stop('SIGTERM');
+    throw new Error(
+      `tagtrack-server ${args.join(' ')} listened on ${outcome.url} instead of exiting`,
+    );
+  }
+  return { code: outcome.code, stdout: out(), stderr: err() };
+}
+
+/** Starts the CLI in-process and resolves once it listens; the caller must `stop` it. */
+async function start(
   args: string[],
-  env: NodeJS.ProcessEnv = {},
+  env: Record<string, string> = {},
+): Promise<{
+  url: string;
+  out: () => string;
+  err: () => string;
+  stop: (signal: string) => Promise<number>;
+}> {
+  const { outcome, out, err } = await cli(args, env);
+  if ('code' in outcome) throw new Error(`exited with ${outcome.code}: ${err()}`);
+  return { url: outcome.url, out, err, stop: outcome.stop };
+}
+
+/** Starts the real `tagtrack-server` bin and resolves once it printed its URL; the caller must kill it. */
+function spawnBin(
+  args: string[],
 ): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -76,6 +118,10 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('close', (code) => resolve(code)));
 }
 
+/**
+ * The CLI runs in-process (`main`, output captured); two tests spawn the real bin: a server
+ * that starts, logs requests and stops on SIGTERM, and a closed stdout reader (EPIPE).
+ */
 describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
   let dir = '';
   beforeAll(async () => {
@@ -149,7 +195,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
   });
 
   test('--public-url, --paging-end and repeated --variant take effect', async () => {
-    const { child, url, out } = await start([
+    const { url, out, stop } = await start([
       '--port',
       '0',
       '--quiet',
@@ -180,14 +226,12 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       expect(past.status).toBe(200);
       expect(((await past.json()) as { data: unknown[] }).data).toEqual([]);
     } finally {
-      const done = exited(child);
-      child.kill('SIGTERM');
-      expect(await done).toBe(0);
+      expect(await stop('SIGTERM')).toBe(0);
     }
   });
 
   test('without --public-url the paging links use the listen URL; past the end is 204', async () => {
-    const { child, url } = await start(['--port', '0', '--quiet', '--page-size', '5']);
+    const { url, stop } = await start(['--port', '0', '--quiet', '--page-size', '5']);
     try {
       const cred = CANONICAL_CREDENTIALS[0]!;
       const send = (qs: string) =>
@@ -200,9 +244,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       expect(past.status).toBe(204);
       expect(past.headers.get('x-total-count')).toMatch(/^\d+$/);
     } finally {
-      const done = exited(child);
-      child.kill('SIGTERM');
-      expect(await done).toBe(0);
+      expect(await stop('SIGTERM')).toBe(0);
     }
   });
 
@@ -245,12 +287,15 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     expect(r.stderr).toMatch(/is not JSON/);
   });
 
-  test('starts on port 0, prints the URL and the demo credentials, answers, stops on SIGTERM', async () => {
-    const { child, url, out } = await start(['--port', '0', '--quiet']);
+  test('the bin starts on port 0, prints the URL and the demo credentials, answers, logs the request id, stops on SIGTERM', async () => {
+    const { child, url, out } = await spawnBin(['--port', '0']);
     try {
       const cred = CANONICAL_CREDENTIALS[0]!;
       const res = await fetch(`${url}/teams`, {
-        headers: { Authorization: authorizationHeader(cred.authId, cred.accessKey, '') },
+        headers: {
+          Authorization: authorizationHeader(cred.authId, cred.accessKey, ''),
+          'X-Request-Id': 'cli-test-1',
+        },
       });
       expect(res.status).toBe(200);
       for (const c of CANONICAL_CREDENTIALS) {
@@ -259,6 +304,15 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
         expect(out()).toContain(c.accessKey);
       }
       expect(out()).toContain('@tagtrack/core/canonical');
+      // request logs (pino, JSON lines on stdout) carry the request id
+      for (let i = 0; i < 40 && !out().includes('cli-test-1'); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const line = out()
+        .split('\n')
+        .find((l) => l.includes('"reqId":"cli-test-1"'));
+      expect(line).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({ method: 'GET', url: '/teams', status: 200 });
       // a second server on the same port: clear error, exit 2
       const port = new URL(url).port;
       const second = await run(['--port', port, '--quiet']);
@@ -271,10 +325,11 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     }
   });
 
-  test('--seed/--scale, repeated --fault and --page-size take effect; request logs carry the request id', async () => {
-    const { child, url, out } = await start([
+  test('--seed/--scale, repeated --fault and --page-size take effect; SIGINT stops the server', async () => {
+    const { url, out, err, stop } = await start([
       '--port',
       '0',
+      '--quiet',
       '--seed',
       '7',
       '--scale',
@@ -304,7 +359,6 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       const res = await fetch(`${url}/teams`, {
         headers: {
           Authorization: authorizationHeader(cred.authId, cred.accessKey, ''),
-          'X-Request-Id': 'cli-test-1',
         },
       });
       expect(res.status).toBe(200);
@@ -315,18 +369,9 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       };
       expect(body.data.length).toBeLessThanOrEqual(2);
       if (body.paging.cursors.total > 2) expect(body.paging.cursors.next).toBe(1);
-      for (let i = 0; i < 40 && !out().includes('cli-test-1'); i++) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const line = out()
-        .split('\n')
-        .find((l) => l.includes('"reqId":"cli-test-1"'));
-      expect(line).toBeDefined();
-      expect(JSON.parse(line!)).toMatchObject({ method: 'GET', url: '/teams', status: 200 });
     } finally {
-      const done = exited(child);
-      child.kill('SIGINT');
-      expect(await done).toBe(0);
+      expect(await stop('SIGINT')).toBe(0);
+      expect(err()).toBe('tagtrack-server: SIGINT, shutting down\n');
     }
   });
 
@@ -336,17 +381,13 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     try {
       expect(fromEnv.url).toBe(`http://127.0.0.1:${port}`);
     } finally {
-      const done = exited(fromEnv.child);
-      fromEnv.child.kill('SIGTERM');
-      await done;
+      await fromEnv.stop('SIGTERM');
     }
     const flagWins = await start(['--quiet', '--port', '0'], { PORT: String(port) });
     try {
       expect(flagWins.url).not.toBe(`http://127.0.0.1:${port}`);
     } finally {
-      const done = exited(flagWins.child);
-      flagWins.child.kill('SIGTERM');
-      await done;
+      await flagWins.stop('SIGTERM');
     }
     const badPort = await run(['--quiet'], { PORT: 'eighty' });
     expect(badPort.code).toBe(2);
@@ -356,7 +397,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     expect(badHost.stderr).toContain('cannot listen on host no-such-host.invalid');
   });
 
-  test('--list-faults into a reader that closed early exits 0 without a stack trace (EPIPE)', async () => {
+  test('the bin: --list-faults into a reader that closed early exits 0 without a stack trace (EPIPE)', async () => {
     const child = spawn(process.execPath, [BIN, '--list-faults'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
