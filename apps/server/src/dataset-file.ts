@@ -7,7 +7,7 @@ import {
   csvCell,
   Dataset,
   JsonStreamError,
-  loadDatasetJson,
+  loadDatasetJsonFile,
   TABLES,
   TableFormatError,
   type TableName,
@@ -114,9 +114,7 @@ export async function loadDatasetSource(
   if (info.isDirectory()) return loadTables(path, options);
   const bar = progressBar(path, info.size, options.progress ?? false);
   try {
-    return await loadDatasetJson(createReadStream(path, { highWaterMark: CHUNK_BYTES }), {
-      onBytes: (b) => bar?.update(b),
-    });
+    return await loadDatasetJsonFile(path, { onBytes: (b) => bar?.update(b) });
   } catch (e) {
     if (e instanceof JsonStreamError) {
       throw new DatasetFileError(path, `dataset file ${path} is not JSON: ${e.message}`);

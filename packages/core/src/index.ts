@@ -62,6 +62,7 @@ export {
   TableFormatError,
   TablesLoader,
 } from './columnar/load.ts';
+export { type LoadDatasetJsonFileOptions, loadDatasetJsonFile } from './columnar/parallel.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,

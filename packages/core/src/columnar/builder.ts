@@ -37,7 +37,8 @@ import {
 } from '../dataset/tables.ts';
 import { Device } from '../events.ts';
 import { Id, Latitude, Longitude } from '../values.ts';
-import { type Dict, Dicts, EventStore, RecipientStore } from './events.ts';
+import { type Dict, Dicts, EVENT_CODE_FIELDS, EventStore, RecipientStore } from './events.ts';
+import type { Segment, WorkerEvents } from './parallel.ts';
 import {
   decodeString,
   keyBytes,
@@ -229,6 +230,7 @@ export class ColumnarBuilder {
    */
   rawElement(key: string, b: Uint8Array, from: number, to: number, index: number): number {
     if (index < 0) return 0;
+    if (from >= to) return -1;
     if (key === 'opens') return this.#rawEvent(this.opens, b, from, to);
     if (key === 'clicks') return this.#rawEvent(this.clicks, b, from, to);
     if (key === 'tags') {
@@ -527,6 +529,33 @@ export class ColumnarBuilder {
     this.dicts.latitude,
     this.dicts.longitude,
   ];
+
+  /**
+   * The events read so far (all in {@link opens}) as columns and dictionaries for another
+   * thread, with the runs `segments` they form (`parallel.ts`).
+   */
+  exportEvents(segments: readonly Segment[]): WorkerEvents {
+    return {
+      segments,
+      columns: this.opens.exportColumns(),
+      dicts: EVENT_CODE_FIELDS.map((f) => this.dicts[f].exportBytes()),
+    };
+  }
+
+  /**
+   * Appends events `first .. first + count` another thread read (`events`, see
+   * {@link exportEvents}) to `opens` or `clicks`, their dictionary codes translated.
+   */
+  appendEvents(key: 'opens' | 'clicks', events: WorkerEvents, first: number, count: number): void {
+    let maps = this.#maps.get(events);
+    if (maps === undefined) {
+      maps = EVENT_CODE_FIELDS.map((f, k) => this.dicts[f].codesOf(events.dicts[k]!));
+      this.#maps.set(events, maps);
+    }
+    (key === 'opens' ? this.opens : this.clicks).appendMapped(events.columns, first, count, maps);
+  }
+
+  readonly #maps = new WeakMap<WorkerEvents, Int32Array[]>();
 
   /** Whether value `code` of `dict` passes `schema` (checked once per value). */
   #valid(dict: Dict, code: number, schema: z.ZodType): boolean {

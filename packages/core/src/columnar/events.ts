@@ -6,6 +6,14 @@ import { hashBytes } from './raw.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A {@link Dict}'s values as UTF-8 bytes ({@link Dict.exportBytes}). */
+export interface DictBytes {
+  readonly arena: Uint8Array;
+  readonly offset: Int32Array;
+  readonly length: Int32Array;
+  readonly illFormed: readonly [number, string][];
+}
+
 /** Slot layout of {@link Dict}'s table: code + 1 (0: empty), hash, arena offset, byte length. */
 const SLOT = 4;
 
@@ -43,9 +51,11 @@ export class Dict {
   #mask = 1023;
   #arena = new Uint8Array(1 << 14);
   #arenaLen = 0;
-  /** Per code: where its UTF-8 bytes are in the arena, and their length (-1: not plain). */
+  /** Per code: where its UTF-8 bytes are in the arena, their length (-1: none, ill-formed). */
   #codeOff = new Int32Array(64);
   #codeLen = new Int32Array(64);
+  /** Per code: 1 when its bytes hold no quote, backslash or control byte (JSON as is). */
+  #plain = new Uint8Array(64);
   #scratch = new Uint8Array(256);
 
   /** The code of `value`, adding it when new. */
@@ -75,6 +85,7 @@ export class Dict {
       this.#odd.set(value, c);
       this.#ensureCode(c);
       this.#codeLen[c] = -1;
+      this.#plain[c] = 0;
     }
     return c;
   }
@@ -134,7 +145,8 @@ export class Dict {
     this.values.push(value);
     this.#ensureCode(code);
     this.#codeOff[code] = this.#arenaLen;
-    this.#codeLen[code] = jsonPlain(bytes, from, to) ? len : -1;
+    this.#codeLen[code] = len;
+    this.#plain[code] = jsonPlain(bytes, from, to) ? 1 : 0;
     if (this.#arenaLen + len > this.#arena.length) {
       const grown = new Uint8Array(Math.max(this.#arena.length * 2, this.#arenaLen + len));
       grown.set(this.#arena.subarray(0, this.#arenaLen));
@@ -161,6 +173,9 @@ export class Dict {
     const l = new Int32Array(n);
     l.set(this.#codeLen);
     this.#codeLen = l;
+    const p = new Uint8Array(n);
+    p.set(this.#plain);
+    this.#plain = p;
   }
 
   /**
@@ -172,11 +187,44 @@ export class Dict {
   matchPlain(code: number, b: Uint8Array, from: number, to: number): number {
     const n = this.#codeLen[code]!;
     const end = from + n;
-    if (n < 0 || end >= to || b[end] !== 0x22) return -1;
+    if (this.#plain[code] === 0 || end >= to || b[end] !== 0x22) return -1;
     const arena = this.#arena;
     let j = this.#codeOff[code]!;
     for (let i = from; i < end; i++, j++) if (arena[j] !== b[i]) return -1;
     return end;
+  }
+
+  /**
+   * The values as UTF-8 bytes, for another thread's dictionary: value `c` is
+   * `arena[offset[c] .. offset[c] + length[c]]`, or (length -1) `illFormed`'s string.
+   * Copies (transferable).
+   */
+  exportBytes(): DictBytes {
+    const n = this.values.length;
+    const illFormed: [number, string][] = [];
+    for (let c = 0; c < n; c++) if (this.#codeLen[c]! < 0) illFormed.push([c, this.values[c]!]);
+    return {
+      arena: this.#arena.slice(0, this.#arenaLen),
+      offset: this.#codeOff.slice(0, n),
+      length: this.#codeLen.slice(0, n),
+      illFormed,
+    };
+  }
+
+  /** For each value of `other` (an exported dictionary), its code here (added when new). */
+  codesOf(other: DictBytes): Int32Array {
+    const n = other.offset.length;
+    const map = new Int32Array(n);
+    const odd = new Map(other.illFormed);
+    for (let c = 0; c < n; c++) {
+      const len = other.length[c]!;
+      if (len < 0) map[c] = this.code(odd.get(c)!);
+      else {
+        const off = other.offset[c]!;
+        map[c] = this.codeBytes(other.arena, off, off + len);
+      }
+    }
+    return map;
   }
 
   #rehash(): void {
@@ -267,6 +315,23 @@ export const DETAIL_FIELDS = [
 type DetailField = (typeof DETAIL_FIELDS)[number];
 
 const INITIAL_CAPACITY = 1024;
+
+/** The dictionary fields of an event's codes, in {@link EventStore.pushCodes} order. */
+export const EVENT_CODE_FIELDS = [
+  'tagID',
+  'email',
+  'device',
+  ...DETAIL_FIELDS,
+] as const satisfies readonly (keyof Dicts)[];
+
+/** An {@link EventStore}'s columns, as sent between threads. */
+export interface EventColumnsData {
+  readonly tagCode: Int32Array;
+  readonly email: Int32Array;
+  readonly ms: Float64Array;
+  readonly device: Uint8Array;
+  readonly details: Readonly<Record<DetailField, Int32Array>>;
+}
 
 /**
  * The open (or click) events of a dataset as columns, appended one event at a time:
@@ -374,6 +439,48 @@ export class EventStore {
     x.longitude[i] = codes[9]!;
     this.length = i + 1;
     return i;
+  }
+
+  /**
+   * Appends events `from .. from + count` of `other` (canonical dates, no positions: read
+   * from bytes by another thread), their codes translated by `maps` (per field of
+   * {@link EVENT_CODE_FIELDS}: `other`'s code -> this store's code).
+   */
+  appendMapped(
+    other: EventColumnsData,
+    from: number,
+    count: number,
+    maps: readonly Int32Array[],
+  ): void {
+    const n = this.length + count;
+    if (n > this.tagCode.length) this.#grow(Math.max(n, this.tagCode.length * 2));
+    const at = this.length;
+    const copy = (src: Int32Array, dst: Int32Array, map: Int32Array) => {
+      for (let i = 0; i < count; i++) dst[at + i] = map[src[from + i]!]!;
+    };
+    copy(other.tagCode, this.tagCode, maps[0]!);
+    copy(other.email, this.email, maps[1]!);
+    const dev = maps[2]!;
+    for (let i = 0; i < count; i++) this.device[at + i] = dev[other.device[from + i]!]!;
+    DETAIL_FIELDS.forEach((f, k) => {
+      copy(other.details[f], this.details[f], maps[3 + k]!);
+    });
+    this.ms.set(other.ms.subarray(from, from + count), at);
+    this.length = n;
+  }
+
+  /** The columns (cut to {@link length}), for another thread ({@link appendMapped}). */
+  exportColumns(): EventColumnsData {
+    const n = this.length;
+    return {
+      tagCode: this.tagCode.slice(0, n),
+      email: this.email.slice(0, n),
+      ms: this.ms.slice(0, n),
+      device: this.device.slice(0, n),
+      details: Object.fromEntries(
+        DETAIL_FIELDS.map((f) => [f, this.details[f].slice(0, n)]),
+      ) as Record<DetailField, Int32Array>,
+    };
   }
 
   /** Frees the spare capacity (columns cut to {@link length}). */
@@ -572,12 +679,15 @@ export class RecipientStore {
    * from the columns on each access.
    */
   tag(t: number, tagID: string, memberID: string, subject: string, dateSent: string): DatasetTag {
-    const tag = { tagID, memberID, subject, dateSent } as DatasetTag;
-    Object.defineProperty(tag, 'recipients', {
-      get: () => this.list(t),
-      enumerable: true,
-      configurable: true,
-    });
-    return tag;
+    const store = this;
+    return {
+      tagID,
+      memberID,
+      subject,
+      dateSent,
+      get recipients() {
+        return store.list(t);
+      },
+    };
   }
 }

@@ -87,6 +87,8 @@ interface ValueScan {
  */
 export class JsonObjectStream {
   #buf: Uint8Array = new Uint8Array(0);
+  /** The buffer {@link feed} joins kept bytes and a chunk in. */
+  #work: Uint8Array = new Uint8Array(0);
   /** Absolute offset of `#buf[0]` in the document. */
   #base = 0;
   #state: State = 'start';
@@ -114,10 +116,24 @@ export class JsonObjectStream {
   feed(chunk: Uint8Array): void {
     if (this.#buf.length === 0) this.#buf = chunk;
     else {
-      const joined = new Uint8Array(this.#buf.length + chunk.length);
-      joined.set(this.#buf, 0);
-      joined.set(chunk, this.#buf.length);
-      this.#buf = joined;
+      // the bytes kept (an element cut by the chunk's end) and the chunk, in one buffer
+      // reused from chunk to chunk (no 1 MB allocation per chunk)
+      const kept = this.#buf.length;
+      const need = kept + chunk.length;
+      let work = this.#work;
+      if (work.length < need) {
+        work = new Uint8Array(Math.max(need, work.length * 2));
+        work.set(this.#buf, 0);
+        this.#work = work;
+      } else if (this.#buf.buffer === work.buffer) {
+        work.copyWithin(
+          0,
+          this.#buf.byteOffset - work.byteOffset,
+          this.#buf.byteOffset - work.byteOffset + kept,
+        );
+      } else work.set(this.#buf, 0);
+      work.set(chunk, kept);
+      this.#buf = work.subarray(0, need);
     }
     const keep = this.#run();
     this.#base += keep;
@@ -126,6 +142,31 @@ export class JsonObjectStream {
       this.#valueStart -= keep;
       this.#scanPos -= keep;
     }
+  }
+
+  /**
+   * When the reader stands between elements of a top-level array, about to read the next one
+   * (nothing pending but whitespace): the array's key and the next element's index; else
+   * `undefined`. (For a loader that had elements read elsewhere: {@link skipElements}.)
+   */
+  pendingElement(): { readonly key: string; readonly index: number } | undefined {
+    if (this.#state !== 'element' && this.#state !== 'first-element') return undefined;
+    if (this.#valueStart >= 0) return undefined;
+    for (let i = 0; i < this.#buf.length; i++) if (!isSpace(this.#buf[i]!)) return undefined;
+    return { key: this.#key, index: this.#index };
+  }
+
+  /**
+   * Goes past `count` elements of the current array that were read elsewhere: the next byte
+   * fed is the document's byte `offset`, just after the last of them. Only when
+   * {@link pendingElement} says the reader stands before an element.
+   */
+  skipElements(count: number, offset: number): void {
+    if (this.pendingElement() === undefined) throw new Error('skipElements: not before an element');
+    this.#index += count;
+    this.#buf = new Uint8Array(0);
+    this.#base = offset;
+    this.#state = 'after-element';
   }
 
   /** Declares the end of the document; throws {@link JsonStreamError} when it is incomplete. */
