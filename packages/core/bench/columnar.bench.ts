@@ -5,8 +5,12 @@
  * written once as the dataset JSON and as the per-table NDJSON of `fixture --format ndjson`
  * under `BENCH_DIR`, default the OS temp dir, never in the repo), each engine runs in a fresh
  * process, `BENCH_RUNS` times (default 3), and the medians are printed:
- * - `columnar json`: stream the dataset JSON into columns; build the indexes from the columns;
- *   the first answer (endpoint 2, all tags of team 0's admin); RSS then (after start);
+ * - `columnar json`: read the dataset JSON file into columns (`loadDatasetJsonFile`: events of
+ *   the second part of the file on a worker thread, as the server does); build the indexes
+ *   from the columns; the first answer (endpoint 2, all tags of team 0's admin); RSS then
+ *   (after start);
+ * - `columnar json (1 thread)`: the same, the document streamed on one thread
+ *   (`loadDatasetJson`): one core's worth of work, to set beside DuckDB's one thread;
  * - `columnar ndjson`: the same from the per-table NDJSON files;
  * - `duckdb`: `@duckdb/node-api` in process (`BENCH_DUCKDB_THREADS`, default 1: one core's
  *   worth of work) loads tags, recipients, opens and clicks from the same NDJSON files;
@@ -46,13 +50,16 @@ interface RunResult {
 const now = () => performance.now();
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 
-async function runColumnar(form: 'json' | 'ndjson'): Promise<RunResult> {
+async function runColumnar(form: 'json' | 'json1' | 'ndjson'): Promise<RunResult> {
   const { loadDatasetJson, TablesLoader } = await import('../src/columnar/load.ts');
+  const { loadDatasetJsonFile } = await import('../src/columnar/parallel.ts');
   const { TABLES } = await import('../src/dataset/tables.ts');
   const files = await benchFiles(EVENTS, process.env.BENCH_DIR);
   const t0 = now();
   let source: ColumnarSource;
   if (form === 'json') {
+    source = await loadDatasetJsonFile(files.json);
+  } else if (form === 'json1') {
     source = await loadDatasetJson(createReadStream(files.json, { highWaterMark: CHUNK }));
   } else {
     const loader = new TablesLoader();
@@ -82,7 +89,7 @@ async function runColumnar(form: 'json' | 'ndjson'): Promise<RunResult> {
   const t3 = now();
   if (n < 0) console.error(n);
   return {
-    engine: `columnar ${form}`,
+    engine: form === 'json1' ? 'columnar json (1 thread)' : `columnar ${form}`,
     events,
     loadMs: t1 - t0,
     resolveMs,
@@ -187,7 +194,9 @@ async function main(): Promise<void> {
   const child = process.env.BENCH_CHILD;
   if (child !== undefined) {
     const result =
-      child === 'duckdb' ? await runDuckdb() : await runColumnar(child as 'json' | 'ndjson');
+      child === 'duckdb'
+        ? await runDuckdb()
+        : await runColumnar(child as 'json' | 'json1' | 'ndjson');
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
@@ -198,7 +207,7 @@ async function main(): Promise<void> {
     `columnar bench: ~${EVENTS} events, ${RUNS} runs per engine, medians; files in ${files.dir} (${((now() - g0) / 1000).toFixed(1)} s to find or write)`,
   );
   console.log(`machine: ${cpus().length} cores (${cpu}), Node ${process.version}`);
-  const engines = ['json', 'ndjson', 'duckdb'];
+  const engines = ['json', 'json1', 'ndjson', 'duckdb'];
   const runs = new Map<string, RunResult[]>(engines.map((e) => [e, []]));
   for (let r = 0; r < RUNS; r++) for (const e of engines) runs.get(e)!.push(spawnRun(e));
   const med = (e: string, f: (r: RunResult) => number | undefined) => {
@@ -253,11 +262,11 @@ async function main(): Promise<void> {
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const r of rows) console.log(r.map((x, c) => x.padEnd(widths[c]!)).join('  '));
-  for (const e of ['json', 'ndjson']) {
+  for (const e of ['json', 'json1', 'ndjson']) {
     const events = runs.get(e)![0]!.events;
     const index = med(e, (r) => r.indexMs)!;
     console.log(
-      `columnar ${e}: index build from resolved columns ${(((events / index) * 1000) / 1e6).toFixed(1)} M events/s; load ${(med(e, (r) => r.loadMs)! / duck.load).toFixed(2)}x DuckDB's`,
+      `${runs.get(e)![0]!.engine}: index build from resolved columns ${(((events / index) * 1000) / 1e6).toFixed(1)} M events/s; load ${(med(e, (r) => r.loadMs)! / duck.load).toFixed(2)}x DuckDB's`,
     );
   }
 }

@@ -559,8 +559,11 @@ export class ColumnarBuilder {
 
   /** Whether value `code` of `dict` passes `schema` (checked once per value). */
   #valid(dict: Dict, code: number, schema: z.ZodType): boolean {
-    let state = dict.checked[code];
-    if (state === undefined) {
+    const checked = dict.checked;
+    // dense: codes are checked about in order, but not exactly
+    while (checked.length <= code) checked.push(0);
+    let state = checked[code]!;
+    if (state === 0) {
       state = schema.safeParse(dict.values[code]).success ? 1 : 2;
       dict.checked[code] = state;
     }

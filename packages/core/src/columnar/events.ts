@@ -649,14 +649,18 @@ export class RecipientStore {
    * is already normalised, so equal strings are usually the same string).
    */
   normalisedEmail(code: number): string {
-    let norm = this.#norm[code];
-    if (norm === undefined) {
-      const email = this.dicts.email.values[code]!;
-      const n = normaliseEmail(email);
-      norm = n === email ? email : n;
-      this.#norm[code] = norm;
+    const values = this.dicts.email.values;
+    if (code >= this.#norm.length) {
+      // all at once, in a dense array (filling it code by code out of order would make a
+      // sparse one, slow at millions of emails)
+      const norm = this.#norm;
+      for (let c = norm.length; c < values.length; c++) {
+        const email = values[c]!;
+        const n = normaliseEmail(email);
+        norm.push(n === email ? email : n);
+      }
     }
-    return norm;
+    return this.#norm[code]!;
   }
 
   /** Tag `t`'s recipients as the dataset wrote them (new objects). */
