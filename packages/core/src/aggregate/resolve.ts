@@ -33,6 +33,11 @@ export interface RecipientSource {
   emailOf(t: number, pos: number): string;
   /** `normaliseEmail` of {@link emailOf} (decisions §9 contact key). */
   normalisedEmailOf(t: number, pos: number): string;
+  /**
+   * Optional: an integer equal for two recipients exactly when their normalised emails are
+   * equal (compared instead of the strings).
+   */
+  normalisedKeyOf?(t: number, pos: number): number;
 }
 
 /** The {@link RecipientSource} of tags in memory (`tag.recipients`). */
@@ -182,9 +187,13 @@ export function resolveDataset(
   const tagMember = new Int32Array(tags.length);
   const tagMs = new Float64Array(tags.length);
   const recipStart = new Int32Array(tags.length + 1);
+  const keyed = recipients.normalisedKeyOf !== undefined;
+  /** The {@link RecipientSource.normalisedKeyOf} of each entry (when the source has keys). */
+  let entryKey = new Int32Array(0);
   let totalRecipients = 0;
   for (let t = 0; t < tags.length; t++) totalRecipients += recipients.count(t);
   let recipPos = new Int32Array(totalRecipients);
+  if (keyed) entryKey = new Int32Array(totalRecipients);
   const recipEmail: string[] = [];
   /**
    * The recipient entry of an event's email on tag `t` (entries `from .. to`), or -1 when
@@ -309,9 +318,23 @@ export function resolveDataset(
     recipStart[t] = r;
     const first = r;
     const count = recipients.count(t);
+    if (keyed && count <= 32) {
+      // Distinct normalised emails by their keys (a linear scan of the usual short lists).
+      for (let pos = 0; pos < count; pos++) {
+        const key = recipients.normalisedKeyOf!(t, pos);
+        let dup = false;
+        for (let i = first; i < r && !dup; i++) dup = entryKey[i] === key;
+        if (dup) continue;
+        entryKey[r] = key;
+        recipEmail.push(recipients.normalisedEmailOf(t, pos));
+        recipPos[r] = pos;
+        r++;
+      }
+      recipStart[t + 1] = r;
+    }
     // Distinct normalised emails: a linear scan for the usual short lists, a set for long ones.
     const seen = count > 32 ? new Set<string>() : undefined;
-    for (let pos = 0; pos < count; pos++) {
+    for (let pos = keyed && count <= 32 ? count : 0; pos < count; pos++) {
       const email = recipients.normalisedEmailOf(t, pos);
       let dup = false;
       if (seen) {

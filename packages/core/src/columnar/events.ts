@@ -575,6 +575,9 @@ export class RecipientStore {
   tags = 0;
   #start = new Int32Array(INITIAL_CAPACITY);
   #norm: string[] = [];
+  #normKey = new Int32Array(0);
+  /** Keys of normalised emails that are not in the dictionary themselves. */
+  #extraKeys: Map<string, number> | undefined;
 
   constructor(readonly dicts: Dicts) {}
 
@@ -649,18 +652,52 @@ export class RecipientStore {
    * is already normalised, so equal strings are usually the same string).
    */
   normalisedEmail(code: number): string {
-    const values = this.dicts.email.values;
-    if (code >= this.#norm.length) {
-      // all at once, in a dense array (filling it code by code out of order would make a
-      // sparse one, slow at millions of emails)
-      const norm = this.#norm;
-      for (let c = norm.length; c < values.length; c++) {
-        const email = values[c]!;
-        const n = normaliseEmail(email);
-        norm.push(n === email ? email : n);
-      }
-    }
+    if (code >= this.#norm.length) this.#normalise();
     return this.#norm[code]!;
+  }
+
+  /**
+   * An integer equal for two recipients exactly when their normalised emails are equal
+   * (core's `RecipientSource.normalisedKeyOf`): the email code of the normalised email when
+   * it is in the dictionary, else a number above every code.
+   */
+  normalisedKeyOf(t: number, pos: number): number {
+    const code = this.email[this.#start[t]! + pos]!;
+    if (code >= this.#norm.length) this.#normalise();
+    return this.#normKey[code]!;
+  }
+
+  /**
+   * Normalises the emails not yet normalised, all at once, into dense arrays (filling them
+   * code by code out of order would make a sparse array, slow at millions of emails).
+   */
+  #normalise(): void {
+    const dict = this.dicts.email;
+    const values = dict.values;
+    const norm = this.#norm;
+    const keys = new Int32Array(values.length);
+    keys.set(this.#normKey.subarray(0, norm.length));
+    for (let c = norm.length; c < values.length; c++) {
+      const email = values[c]!;
+      const n = normaliseEmail(email);
+      if (n === email) {
+        norm.push(email);
+        keys[c] = c;
+        continue;
+      }
+      norm.push(n);
+      let key = dict.find(n);
+      if (key === undefined) {
+        this.#extraKeys ??= new Map();
+        key = this.#extraKeys.get(n);
+        if (key === undefined) {
+          key = 0x40000000 + this.#extraKeys.size;
+          this.#extraKeys.set(n, key);
+        }
+      }
+      keys[c] = key;
+    }
+    this.#normKey = keys;
   }
 
   /** Tag `t`'s recipients as the dataset wrote them (new objects). */
