@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { groupStable, sortIndicesByKey } from '../src/aggregate/sort.ts';
+import { sortIndicesByKey, sortRangeByKey } from '../src/aggregate/sort.ts';
 
 const arbKeys = fc.oneof(
   fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 200 }),
@@ -16,29 +16,6 @@ test.prop([arbKeys], { numRuns: 200 })(
   },
 );
 
-test.prop([fc.array(fc.nat({ max: 6 }), { maxLength: 100 })], { numRuns: 200 })(
-  'groupStable groups items by group, keeping their order inside a group',
-  (groups) => {
-    const order = Int32Array.from(groups.map((_, i) => i).reverse());
-    const { items, start } = groupStable(order, 7, (i) => groups[i]!);
-    for (let g = 0; g < 7; g++) {
-      const expected = Array.from(order).filter((i) => groups[i] === g);
-      expect(Array.from(items.subarray(start[g]!, start[g + 1]!))).toEqual(expected);
-    }
-  },
-);
-
-test.prop([fc.array(fc.nat({ max: 4 }), { maxLength: 60 })], { numRuns: 100 })(
-  'groupStable over a count groups 0..n-1 in ascending order inside a group',
-  (groups) => {
-    const { items, start } = groupStable(groups.length, 5, (i) => groups[i]!);
-    for (let g = 0; g < 5; g++) {
-      const expected = groups.map((_, i) => i).filter((i) => groups[i] === g);
-      expect(Array.from(items.subarray(start[g]!, start[g + 1]!))).toEqual(expected);
-    }
-  },
-);
-
 test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })], {
   numRuns: 100,
 })(
@@ -47,5 +24,110 @@ test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxL
     const keys = secs.map((s) => s * 1000);
     const expected = keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
     expect(Array.from(sortIndicesByKey(Float64Array.from(keys)))).toEqual(expected);
+  },
+);
+
+/** The indices of `keys` stably sorted by key (the law the radix sorts must follow). */
+function stableOrder(keys: readonly number[]): number[] {
+  return keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
+}
+
+/**
+ * The first position where `sortIndicesByKey(keys)` differs from the stable order, -1 when
+ * none (a cheap comparison: failing cases of thousands of keys shrink quickly).
+ */
+function firstDifference(keys: readonly number[]): number {
+  const actual = sortIndicesByKey(Float64Array.from(keys));
+  const expected = stableOrder(keys);
+  if (actual.length !== expected.length) return Math.min(actual.length, expected.length);
+  return expected.findIndex((e, i) => actual[i] !== e);
+}
+
+test.prop([fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })], { numRuns: 100 })(
+  'radix sort of keys of at most 8 bits (one pass) is the stable sort by key',
+  (keys) => {
+    expect(Array.from(sortIndicesByKey(Float64Array.from(keys)))).toEqual(stableOrder(keys));
+  },
+);
+
+/**
+ * `n` pseudo-random integers in `[0, 2^bits)` from `seed` (mulberry32): long key lists whose
+ * failing cases shrink by their length, not element by element.
+ */
+function randomKeys(seed: number, n: number, bits: number): number[] {
+  let a = seed | 0;
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    out.push(((t ^ (t >>> 14)) >>> 0) % 2 ** bits);
+  }
+  return out;
+}
+
+test.prop(
+  [
+    fc.integer({ min: 9, max: 20 }),
+    fc.nat({ max: 12 }),
+    fc.integer({ min: 2, max: 3000 }),
+    fc.integer(),
+  ],
+  { numRuns: 100 },
+)(
+  'radix sort of keys of 9 to 20 bits (all digits counted in one pass; a digit shared by all keys skipped) is the stable sort by key',
+  (bits, zeroBits, n, seed) => {
+    // The low `zeroBits` bits are zero: a low digit equal in every key moves nothing.
+    const keys = randomKeys(seed, n, bits).map((k) => (k >>> zeroBits) << zeroBits);
+    expect(firstDifference(keys)).toBe(-1);
+  },
+);
+
+test.prop(
+  [
+    fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
+    fc.integer({ min: 2, max: 2000 }),
+    fc.integer(),
+    fc.nat({ max: 5 }),
+  ],
+  { numRuns: 100 },
+)(
+  'radix sort of whole-second epoch ms keys over weeks, with repeats, is the stable sort by key',
+  (base, n, seed, repeats) => {
+    // Up to 40 days of seconds; repeated values (same second), as events of one tag come.
+    const offsets = randomKeys(seed, n, 22).map((o) => o % (40 * 86_400));
+    const secs = offsets.flatMap((o, i) => (i % 7 === 0 ? Array(repeats + 1).fill(o) : [o]));
+    const keys = secs.map((s) => (base + s) * 1000);
+    expect(firstDifference(keys)).toBe(-1);
+  },
+);
+
+test.prop(
+  [
+    fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 120, size: 'max' }),
+    fc.nat({ max: 120 }),
+    fc.nat({ max: 120 }),
+  ],
+  { numRuns: 300 },
+)(
+  'sortRangeByKey sorts items[from..to) stably by key (short ranges by insertion, long by radix) and leaves the rest',
+  (keyList, x, y) => {
+    const n = keyList.length;
+    const from = Math.min(x, y, n);
+    const to = Math.min(Math.max(x, y), n);
+    const keys = Float64Array.from(keyList, (k) => 1_700_000_000_000 + k * 1000);
+    // Items are a permutation with the range's items ascending (as a tag's events come).
+    const items = Int32Array.from({ length: n }, (_, i) => n - 1 - i);
+    items.subarray(from, to).sort();
+    const before = Array.from(items);
+    sortRangeByKey(items, from, to, keys);
+    const range = before.slice(from, to);
+    const expected = range
+      .map((item, i) => ({ item, i }))
+      .sort((a, b) => keys[a.item]! - keys[b.item]! || a.i - b.i)
+      .map((r) => r.item);
+    expect(Array.from(items.subarray(from, to))).toEqual(expected);
+    expect(Array.from(items.subarray(0, from))).toEqual(before.slice(0, from));
+    expect(Array.from(items.subarray(to))).toEqual(before.slice(to));
   },
 );

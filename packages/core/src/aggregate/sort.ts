@@ -13,7 +13,9 @@ const INT_RANGE = 2 ** 31;
  * `keys` are finite integers whose range (max - min) is below 2^53. Already sorted input
  * costs one pass. Keys that fit 31 bits after subtracting the minimum (and dividing by 1000
  * when all are whole seconds of epoch milliseconds) are sorted as 32-bit integers carried
- * along with their indices, in two passes for a million timestamps over a few years.
+ * along with their indices: one counting pass for every digit at once, then one scatter pass
+ * per digit (two for a million timestamps over a few years, one when they span less than
+ * about a day).
  */
 export function sortIndicesByKey(keys: Float64Array): Int32Array {
   const n = keys.length;
@@ -28,14 +30,19 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
     if (k < min) min = k;
     if (k > max) max = k;
   }
-  const index = new Int32Array(n);
-  for (let i = 0; i < n; i++) index[i] = i;
-  if (sorted) return index;
+  if (sorted) return identity(n);
   const range = max - min;
   const scale = range < INT_RANGE ? 1 : range / 1000 < INT_RANGE ? 1000 : 0;
   const small = scale === 0 ? undefined : integerKeys(keys, min, scale);
-  if (small) return radixInt(index, small, Math.ceil(Math.log2(range / scale + 1)));
-  return radixFloat(index, keys, min, range);
+  if (small) return radixInt(small, Math.ceil(Math.log2(range / scale + 1)));
+  return radixFloat(identity(n), keys, min, range);
+}
+
+/** `0..n-1`. */
+function identity(n: number): Int32Array {
+  const index = new Int32Array(n);
+  for (let i = 0; i < n; i++) index[i] = i;
+  return index;
 }
 
 /** `(keys - min) / scale` as 32-bit integers, or `undefined` when one is not an integer. */
@@ -50,38 +57,77 @@ function integerKeys(keys: Float64Array, min: number, scale: number): Int32Array
   return out;
 }
 
-/** LSD radix sort of `index` by non-negative 31-bit `keys` of `bits` bits (both reordered). */
-function radixInt(index: Int32Array, keys: Int32Array, bits: number): Int32Array {
-  const n = index.length;
+/**
+ * The indices `0..keys.length-1` in ascending order of non-negative 31-bit `keys` of `bits`
+ * bits, stable: an LSD radix sort whose digits' counts are taken in one pass over the keys;
+ * `keys` is overwritten (used as scratch).
+ */
+function radixInt(keys: Int32Array, bits: number): Int32Array {
+  const n = keys.length;
   const widest = Math.min(MAX_INT_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1))));
   const passes = Math.ceil(Math.max(1, bits) / widest);
   const digitBits = Math.ceil(Math.max(1, bits) / passes);
-  const mask = (1 << digitBits) - 1;
-  const count = new Int32Array(mask + 1);
-  let srcI = index;
+  const radix = 1 << digitBits;
+  const mask = radix - 1;
+  // The counts of every digit, pass p's at `counts[p * radix ..]`, in one pass over the keys.
+  const counts = new Int32Array(passes * radix);
+  if (passes === 1) {
+    for (let i = 0; i < n; i++) counts[keys[i]!]!++;
+  } else if (passes === 2) {
+    for (let i = 0; i < n; i++) {
+      const k = keys[i]!;
+      counts[k & mask]!++;
+      counts[radix + (k >>> digitBits)]!++;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const k = keys[i]!;
+      for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
+        counts[p * radix + ((k >>> shift) & mask)]!++;
+      }
+    }
+  }
+  let srcI: Int32Array | undefined; // undefined: the identity (no pass has moved anything yet)
   let srcK = keys;
   let dstI: Int32Array = new Int32Array(n);
   let dstK: Int32Array = new Int32Array(n);
   for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
-    count.fill(0);
-    for (let i = 0; i < n; i++) count[(srcK[i]! >>> shift) & mask]!++;
-    if (count[(srcK[0]! >>> shift) & mask] === n) continue; // nothing moves
+    const base = p * radix;
+    if (counts[base + ((srcK[0]! >>> shift) & mask)] === n) continue; // nothing moves
+    // Exclusive prefix sums: the first position of each digit.
     let sum = 0;
-    for (let d = 0; d <= mask; d++) {
-      const c = count[d]!;
-      count[d] = sum;
+    for (let d = base; d < base + radix; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
       sum += c;
     }
-    for (let i = 0; i < n; i++) {
-      const k = srcK[i]!;
-      const at = count[(k >>> shift) & mask]!++;
-      dstI[at] = srcI[i]!;
-      dstK[at] = k;
+    const last = p === passes - 1;
+    if (srcI === undefined) {
+      for (let i = 0; i < n; i++) {
+        const k = srcK[i]!;
+        const at = counts[base + ((k >>> shift) & mask)]!++;
+        dstI[at] = i;
+        dstK[at] = k;
+      }
+    } else if (last) {
+      // The keys are not needed after the last pass.
+      for (let i = 0; i < n; i++) dstI[counts[base + ((srcK[i]! >>> shift) & mask)]!++] = srcI[i]!;
+    } else {
+      for (let i = 0; i < n; i++) {
+        const k = srcK[i]!;
+        const at = counts[base + ((k >>> shift) & mask)]!++;
+        dstI[at] = srcI[i]!;
+        dstK[at] = k;
+      }
     }
-    [srcI, dstI] = [dstI, srcI];
-    [srcK, dstK] = [dstK, srcK];
+    const tI = srcI ?? new Int32Array(n);
+    srcI = dstI;
+    dstI = tI;
+    const tK = srcK;
+    srcK = dstK;
+    dstK = tK;
   }
-  return srcI;
+  return srcI ?? identity(n);
 }
 
 /** LSD radix sort of `src` (indices) by float integer `keys` of any range below 2^53. */
@@ -118,29 +164,42 @@ function radixFloat(src: Int32Array, keys: Float64Array, min: number, range: num
   return src;
 }
 
+/** Ranges up to this long are sorted by insertion, longer ones by {@link sortIndicesByKey}. */
+const INSERTION_MAX = 32;
+
 /**
- * A stable counting sort: the items of `order` (or `0..order-1` when a count is given)
- * grouped by `groupOf(item)` in `0..groups-1`, keeping their relative order inside a group.
- * Returns the grouped items and `start` (length `groups + 1`): group `g` is
- * `items[start[g] .. start[g+1])`. `groupOf` is called twice per item and must be pure.
+ * Sorts `items[from .. to)` in place by `keys[item]` ascending, stably: items with equal keys
+ * keep their relative order (so when the items come ascending, ties are in item order).
+ * Short ranges (a tag's events) are sorted by insertion, in one pass when already sorted;
+ * long ones by {@link sortIndicesByKey} on their keys copied aside. `keys` as for
+ * {@link sortIndicesByKey}; `0 <= from <= to <= items.length`.
  */
-export function groupStable(
-  order: Int32Array | number,
-  groups: number,
-  groupOf: (item: number) => number,
-): { items: Int32Array; start: Int32Array } {
-  const start = new Int32Array(groups + 1);
-  const n = typeof order === 'number' ? order : order.length;
-  const at = typeof order === 'number' ? (i: number) => i : (i: number) => order[i]!;
-  for (let i = 0; i < n; i++) start[groupOf(at(i)) + 1]!++;
-  for (let k = 0; k < groups; k++) start[k + 1]! += start[k]!;
-  const pos = start.slice(0, groups);
-  const items = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const item = at(i);
-    items[pos[groupOf(item)]!++] = item;
+export function sortRangeByKey(
+  items: Int32Array,
+  from: number,
+  to: number,
+  keys: Float64Array,
+): void {
+  const len = to - from;
+  if (len > INSERTION_MAX) {
+    const own = new Float64Array(len);
+    for (let i = 0; i < len; i++) own[i] = keys[items[from + i]!]!;
+    const order = sortIndicesByKey(own);
+    const copy = items.slice(from, to);
+    for (let i = 0; i < len; i++) items[from + i] = copy[order[i]!]!;
+    return;
   }
-  return { items, start };
+  for (let i = from + 1; i < to; i++) {
+    const item = items[i]!;
+    const key = keys[item]!;
+    let j = i - 1;
+    if (keys[items[j]!]! <= key) continue;
+    do {
+      items[j + 1] = items[j]!;
+      j--;
+    } while (j >= from && keys[items[j]!]! > key);
+    items[j + 1] = item;
+  }
 }
 
 /** First index `i` in `[lo, hi)` with `!before(i)` (`before` true then false along the range). */

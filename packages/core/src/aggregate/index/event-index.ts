@@ -1,23 +1,36 @@
-import { DEVICE_DESKTOP, DEVICE_MOBILE, type EventColumns } from '../resolve.ts';
-import { sortIndicesByKey } from '../sort.ts';
+import type { EventColumns } from '../resolve.ts';
+import { sortIndicesByKey, sortRangeByKey } from '../sort.ts';
 
 /** Kind of events: opens or clicks. */
 export type EventKind = 'opens' | 'clicks';
 
 /**
- * The events of one kind with their date order, per-tag and per-member lists, and the per-tag
- * counters of decisions §8 and §9 (a tag's `stats` are read from here).
+ * The events of one kind: built eagerly, their per-tag lists and the per-tag counters of
+ * decisions §8 and §9 (a tag's `stats` are read from here); built on first use and cached,
+ * a tag's list in date order (endpoints 10, 12, 14) and the date order of all events with
+ * per-member lists (endpoints 9 and 11).
  */
 export interface EventIndex {
   readonly cols: EventColumns;
   /** The name of the date field in API records: `openDate` or `clickDate`. */
   readonly dateField: 'openDate' | 'clickDate';
-  /** Event indices in date order (stable: ties by input order). */
+  /** Event indices in date order (stable: ties by input order). Built on first use. */
   readonly byDate: Int32Array;
-  /** Per tag, event indices in date order: `tagEvents[tagStart[t] .. tagStart[t+1])`. */
+  /**
+   * Per tag, its event indices: `tagEvents[tagStart[t] .. tagStart[t+1])`, in input order
+   * (enough to count them) until {@link eventsOfTag} sorts them in date order in place.
+   */
   readonly tagStart: Int32Array;
   readonly tagEvents: Int32Array;
-  /** Per member, date ranks ascending: `memberRanks[memberStart[m] .. memberStart[m+1])`. */
+  /**
+   * The events of tag `t` in date order, ties in input order: a view of `tagEvents`, sorted
+   * in place on the first call for `t` (time about `k log k` for the tag's `k` events).
+   */
+  eventsOfTag(t: number): Int32Array;
+  /**
+   * Per member, date ranks (positions in `byDate`) ascending:
+   * `memberRanks[memberStart[m] .. memberStart[m+1])`. Built on first use, with `byDate`.
+   */
   readonly memberStart: Int32Array;
   readonly memberRanks: Int32Array;
   /** Per tag: total events, distinct entries (unique), desktop and mobile events. */
@@ -29,21 +42,86 @@ export interface EventIndex {
   readonly seen: Uint8Array;
 }
 
-/** Exclusive prefix sums of `counts` in place (`counts[g]` becomes the start of group `g`). */
-function startsOf(counts: Int32Array): void {
-  let sum = 0;
-  for (let g = 0; g < counts.length; g++) {
-    const c = counts[g]!;
-    counts[g] = sum;
-    sum += c;
+/** The date order of one kind's events and its per-member lists (see {@link EventIndex}). */
+interface DateOrder {
+  readonly byDate: Int32Array;
+  readonly memberStart: Int32Array;
+  readonly memberRanks: Int32Array;
+}
+
+/** An {@link EventIndex} whose date order is built on first use. */
+class LazyEventIndex implements EventIndex {
+  #dateOrder: DateOrder | undefined;
+  /** Whether tag `t`'s events in `tagEvents` are in date order. */
+  readonly #tagSorted: Uint8Array;
+
+  constructor(
+    readonly cols: EventColumns,
+    readonly dateField: EventIndex['dateField'],
+    readonly tagStart: Int32Array,
+    readonly tagEvents: Int32Array,
+    readonly total: Int32Array,
+    readonly unique: Int32Array,
+    readonly desktop: Int32Array,
+    readonly mobile: Int32Array,
+    readonly seen: Uint8Array,
+    private readonly tagMember: Int32Array,
+    private readonly memberCount: number,
+  ) {
+    this.#tagSorted = new Uint8Array(total.length);
+  }
+
+  eventsOfTag(t: number): Int32Array {
+    const from = this.tagStart[t]!;
+    const to = this.tagStart[t + 1]!;
+    if (this.#tagSorted[t] === 0) {
+      sortRangeByKey(this.tagEvents, from, to, this.cols.ms);
+      this.#tagSorted[t] = 1;
+    }
+    return this.tagEvents.subarray(from, to);
+  }
+
+  get byDate(): Int32Array {
+    return this.dateOrder().byDate;
+  }
+  get memberStart(): Int32Array {
+    return this.dateOrder().memberStart;
+  }
+  get memberRanks(): Int32Array {
+    return this.dateOrder().memberRanks;
+  }
+
+  private dateOrder(): DateOrder {
+    this.#dateOrder ??= dateOrderOf(this.cols, this.tagMember, this.memberCount);
+    return this.#dateOrder;
   }
 }
 
 /**
- * Indexes the events of one kind: sorts them by date, lists them per tag and per member
- * (both in date order, by one counting pass and one scatter pass) and counts them per tag
- * and per recipient entry. Recipient entries are the distinct normalised emails of one tag,
- * so "distinct recipients" (unique counters, decisions §9) = distinct entries.
+ * The date order of events (a stable sort by epoch ms) and, per member, the date ranks of
+ * its tags' events ascending (one counting pass and one scatter pass along the date order).
+ */
+function dateOrderOf(cols: EventColumns, tagMember: Int32Array, memberCount: number): DateOrder {
+  const { tag } = cols;
+  const n = tag.length;
+  const byDate = sortIndicesByKey(cols.ms);
+  const memberStart = new Int32Array(memberCount + 1);
+  for (let e = 0; e < n; e++) memberStart[tagMember[tag[e]!]! + 1]!++;
+  for (let m = 0; m < memberCount; m++) memberStart[m + 1]! += memberStart[m]!;
+  const memberPos = memberStart.slice(0, memberCount);
+  const memberRanks = new Int32Array(n);
+  for (let r = 0; r < n; r++) memberRanks[memberPos[tagMember[tag[byDate[r]!]!]!]!++] = r;
+  return { byDate, memberStart, memberRanks };
+}
+
+/**
+ * Indexes the events of one kind in one counting pass and (unless they come grouped by tag in
+ * tag order, as usual, when the input order is already the per-tag lists) one scatter pass:
+ * counts them per tag (total, distinct entries, desktop, mobile) and per recipient entry, and
+ * lists them per tag in input order. The orders by date are left to first use
+ * ({@link EventIndex.eventsOfTag}, {@link EventIndex.byDate}). Recipient entries are the
+ * distinct normalised emails of one tag, so "distinct recipients" (unique counters,
+ * decisions §9) = distinct entries.
  */
 export function indexEvents(
   cols: EventColumns,
@@ -55,51 +133,47 @@ export function indexEvents(
 ): EventIndex {
   const { tag, entry, device } = cols;
   const n = tag.length;
-  const byDate = sortIndicesByKey(cols.ms);
-  const tagStart = new Int32Array(tagCount + 1);
-  const memberStart = new Int32Array(memberCount + 1);
+  const total = new Int32Array(tagCount);
   const desktop = new Int32Array(tagCount);
   const mobile = new Int32Array(tagCount);
   const unique = new Int32Array(tagCount);
   const seen = new Uint8Array(entryCount);
+  let grouped = true;
+  let prevTag = 0;
   for (let e = 0; e < n; e++) {
     const t = tag[e]!;
-    tagStart[t]!++;
-    memberStart[tagMember[t]!]!++;
+    if (t < prevTag) grouped = false;
+    prevTag = t;
+    total[t]!++;
+    // Without branches (devices and first events come in no predictable order).
     const k = entry[e]!;
-    if (seen[k] === 0) {
-      seen[k] = 1;
-      unique[t]!++;
-    }
-    const d = device[e];
-    if (d === DEVICE_DESKTOP) desktop[t]!++;
-    else if (d === DEVICE_MOBILE) mobile[t]!++;
+    unique[t]! += 1 - seen[k]!;
+    seen[k] = 1;
+    const d = device[e]!;
+    // DEVICE_DESKTOP is 0, DEVICE_MOBILE 1, DEVICE_NONE 2 (resolve.ts).
+    desktop[t]! += ((d - 1) >>> 31) & 1;
+    mobile[t]! += d & 1;
   }
-  const total = tagStart.slice(0, tagCount);
-  startsOf(tagStart);
-  startsOf(memberStart);
-  const tagPos = tagStart.slice(0, tagCount);
-  const memberPos = memberStart.slice(0, memberCount);
+  const tagStart = new Int32Array(tagCount + 1);
+  for (let t = 0; t < tagCount; t++) tagStart[t + 1] = tagStart[t]! + total[t]!;
   const tagEvents = new Int32Array(n);
-  const memberRanks = new Int32Array(n);
-  for (let r = 0; r < n; r++) {
-    const e = byDate[r]!;
-    const t = tag[e]!;
-    tagEvents[tagPos[t]!++] = e;
-    memberRanks[memberPos[tagMember[t]!]!++] = r;
+  if (grouped) {
+    for (let e = 0; e < n; e++) tagEvents[e] = e;
+  } else {
+    const tagPos = tagStart.slice(0, tagCount);
+    for (let e = 0; e < n; e++) tagEvents[tagPos[tag[e]!]!++] = e;
   }
-  return {
+  return new LazyEventIndex(
     cols,
     dateField,
-    byDate,
     tagStart,
     tagEvents,
-    memberStart,
-    memberRanks,
     total,
     unique,
     desktop,
     mobile,
     seen,
-  };
+    tagMember,
+    memberCount,
+  );
 }

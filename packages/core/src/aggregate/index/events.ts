@@ -15,18 +15,15 @@ import type { Tables } from './tables.ts';
  * (decisions §3, §4, §9), read from the event indexes built with the tables.
  */
 export class Events {
-  /** Scratch marks over recipient entries (daily counts) and tags (grouping). */
-  private readonly entryStamps: Stamps;
-  private readonly tagStamps: Stamps;
+  /** Scratch marks over recipient entries (daily counts) and tags (grouping), made on first use. */
+  private entryStamps: Stamps | undefined;
+  private tagStamps: Stamps | undefined;
 
   constructor(
     private readonly tables: Tables,
     private readonly scopes: Scopes,
     private readonly records: Records,
-  ) {
-    this.entryStamps = new Stamps(tables.res.recipPos.length);
-    this.tagStamps = new Stamps(tables.dataset.tags.length);
-  }
+  ) {}
 
   /**
    * The scope's events of one kind in the day window, grouped by tag: groups in tag order,
@@ -46,6 +43,7 @@ export class Events {
     const { ms, tag } = idx.cols;
     const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
     const hi = partitionPoint(lo, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < endMs);
+    this.tagStamps ??= new Stamps(dataset.tags.length);
     const stamps = this.tagStamps;
     const gen = stamps.next();
     const groupRanks: number[] = [];
@@ -94,10 +92,10 @@ export class Events {
     const t = this.scopes.visibleTag(this.scopes.of(caller), tagID);
     if (t === undefined) return undefined;
     const idx = this.tables[kind];
-    const { tagStart, tagEvents } = idx;
+    const events = idx.eventsOfTag(t);
     const out: unknown[] = [];
-    for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
-      out.push({ ...this.records.eventDetails(idx, tagEvents[k]!), tagID });
+    for (let k = 0; k < events.length; k++) {
+      out.push({ ...this.records.eventDetails(idx, events[k]!), tagID });
     }
     return out;
   }
@@ -118,15 +116,16 @@ export class Events {
     if (t === undefined) return undefined;
     const dayStart = dayNumber(date) * DAY_MS;
     const count = (idx: EventIndex): number => {
-      const { tagStart, tagEvents, cols } = idx;
-      const a = tagStart[t]!;
-      const b = tagStart[t + 1]!;
-      const lo = partitionPoint(a, b, (k) => cols.ms[tagEvents[k]!]! < dayStart);
+      const { cols } = idx;
+      const events = idx.eventsOfTag(t);
+      const b = events.length;
+      const lo = partitionPoint(0, b, (k) => cols.ms[events[k]!]! < dayStart);
+      this.entryStamps ??= new Stamps(this.tables.res.recipPos.length);
       const stamps = this.entryStamps;
       const gen = stamps.next();
       let n = 0;
       for (let k = lo; k < b; k++) {
-        const e = tagEvents[k]!;
+        const e = events[k]!;
         if (cols.ms[e]! >= dayStart + DAY_MS) break;
         const entry = cols.entry[e]!;
         if (stamps.mark[entry] !== gen) {

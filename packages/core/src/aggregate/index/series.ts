@@ -82,12 +82,12 @@ function fillSeries(
 
 /**
  * Endpoints 6, 7, 8 and 13: stats of the visible team, a group or a member, per UTC day of
- * `dateSent` oldest first, or one aggregated record (decisions §3, §9). Each member's series
- * is built eagerly (one flat array, member `m` owning a contiguous range); a scope's series of
- * several members is built on first use per subject and account type, and cached.
+ * `dateSent` oldest first, or one aggregated record (decisions §3, §9). A member's series and
+ * a scope's series of several members (per subject and account type) are built on first use,
+ * in time about proportional to their tags, and cached.
  */
 export class Stats {
-  private readonly memberSeries: StatsSeries[];
+  private readonly memberSeries: (StatsSeries | undefined)[];
   private readonly counters: TagCounterColumns;
 
   constructor(
@@ -95,27 +95,26 @@ export class Stats {
     private readonly scopes: Scopes,
     private readonly records: Records,
   ) {
-    const { res, opens, clicks, tagOrder, memberTagStart, memberTagRanks, memberCount } = tables;
+    const { opens, clicks, memberCount } = tables;
     this.counters = { to: opens.total, tc: clicks.total, uo: opens.unique, uc: clicks.unique };
-    const T = res.dataset.tags.length;
-    const out = seriesArrays(T);
-    const newestFirst = new Int32Array(T);
-    for (let i = 0; i < T; i++) newestFirst[i] = tagOrder[memberTagRanks[i]!]!;
     this.memberSeries = new Array(memberCount);
-    let at = 0;
-    for (let m = 0; m < memberCount; m++) {
-      const end = fillSeries(
-        newestFirst,
-        memberTagStart[m]!,
-        memberTagStart[m + 1]!,
-        res.tagMs,
-        this.counters,
-        out,
-        at,
-      );
-      this.memberSeries[m] = new StatsSeries(out.day, out.prefix, out.lastTag, at, end);
-      at = end;
+  }
+
+  /** The series of member `m`'s tags. */
+  private ofMember(m: number): StatsSeries {
+    let series = this.memberSeries[m];
+    if (!series) {
+      const { res, tagOrder, memberTagStart, memberTagRanks } = this.tables;
+      const from = memberTagStart[m]!;
+      const n = memberTagStart[m + 1]! - from;
+      const newestFirst = new Int32Array(n);
+      for (let i = 0; i < n; i++) newestFirst[i] = tagOrder[memberTagRanks[from + i]!]!;
+      const out = seriesArrays(n);
+      const end = fillSeries(newestFirst, 0, n, res.tagMs, this.counters, out, 0);
+      series = new StatsSeries(out.day, out.prefix, out.lastTag, 0, end);
+      this.memberSeries[m] = series;
     }
+    return series;
   }
 
   /** The stats a query asks for; `undefined` when its group or member is not visible. */
@@ -131,7 +130,7 @@ export class Stats {
       if (typeCode >= 0 && memberType[m] !== typeCode) {
         return query.aggregateData ? [emptyStats()] : [];
       }
-      series = this.memberSeries[m]!;
+      series = this.ofMember(m);
     } else if (subject.kind === 'group') {
       const found = this.scopes.visibleGroup(scope, subject.group);
       if (!found) return undefined;
@@ -144,7 +143,7 @@ export class Stats {
     } else {
       series =
         scope.single >= 0 && typeCode < 0
-          ? this.memberSeries[scope.single]!
+          ? this.ofMember(scope.single)
           : this.scopeSeries(
               scope,
               `t:${typeCode}`,

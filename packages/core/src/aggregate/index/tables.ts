@@ -2,7 +2,7 @@ import type { Dataset } from '../../dataset/schema.ts';
 import type { AccountType } from '../../member.ts';
 import type { ResolvedDataset } from '../resolve.ts';
 import { compareMembers, compareStrings } from '../rules.ts';
-import { groupStable, sortIndicesByKey } from '../sort.ts';
+import { sortIndicesByKey } from '../sort.ts';
 import { type EventIndex, indexEvents } from './event-index.ts';
 
 /** Account types as small codes, for typed-array filters. */
@@ -57,25 +57,22 @@ export function buildTables(res: ResolvedDataset): Tables {
   }
 
   // Tag order: newest dateSent first, ties by tagID.
-  let maxMs = -Infinity;
-  for (let t = 0; t < T; t++) if (res.tagMs[t]! > maxMs) maxMs = res.tagMs[t]!;
-  const desc = new Float64Array(T);
-  for (let t = 0; t < T; t++) desc[t] = maxMs - res.tagMs[t]!;
-  const tagOrder = sortIndicesByKey(desc);
-  const tags = res.dataset.tags;
-  for (let i = 0; i < T; ) {
-    let j = i + 1;
-    while (j < T && res.tagMs[tagOrder[j]!] === res.tagMs[tagOrder[i]!]) j++;
-    if (j - i > 1) {
-      const run = Array.from(tagOrder.subarray(i, j));
-      run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
-      tagOrder.set(run, i);
-    }
-    i = j;
-  }
+  const tagOrder = tagOrderOf(res);
+  // Tag ranks, and each member's tag ranks ascending (a counting sort of the ranks by member).
   const tagRank = new Int32Array(T);
-  for (let r = 0; r < T; r++) tagRank[tagOrder[r]!] = r;
-  const memberTags = groupStable(T, M, (r) => res.tagMember[tagOrder[r]!]!);
+  const memberOfRank = new Int32Array(T);
+  const memberTagStart = new Int32Array(M + 1);
+  for (let r = 0; r < T; r++) {
+    const t = tagOrder[r]!;
+    tagRank[t] = r;
+    const m = res.tagMember[t]!;
+    memberOfRank[r] = m;
+    memberTagStart[m + 1]!++;
+  }
+  for (let m = 0; m < M; m++) memberTagStart[m + 1]! += memberTagStart[m]!;
+  const memberPos = memberTagStart.slice(0, M);
+  const memberTagRanks = new Int32Array(T);
+  for (let r = 0; r < T; r++) memberTagRanks[memberPos[memberOfRank[r]!]!++] = r;
 
   return {
     res,
@@ -86,9 +83,39 @@ export function buildTables(res: ResolvedDataset): Tables {
     groupMembers: groupLists.map((l) => Int32Array.from(l)),
     tagOrder,
     tagRank,
-    memberTagStart: memberTags.start,
-    memberTagRanks: memberTags.items,
+    memberTagStart,
+    memberTagRanks,
     opens: indexEvents(res.opens, 'openDate', T, res.tagMember, M, P),
     clicks: indexEvents(res.clicks, 'clickDate', T, res.tagMember, M, P),
   };
+}
+
+/**
+ * Tag indices in tag order (decisions §3): newest `dateSent` first (a radix sort of the
+ * epoch ms), ties by tagID (each run of equal `dateSent` sorted by string comparison).
+ */
+function tagOrderOf(res: ResolvedDataset): Int32Array {
+  const { tagMs } = res;
+  const tags = res.dataset.tags;
+  const T = tagMs.length;
+  let maxMs = -Infinity;
+  for (let t = 0; t < T; t++) if (tagMs[t]! > maxMs) maxMs = tagMs[t]!;
+  const desc = new Float64Array(T);
+  for (let t = 0; t < T; t++) desc[t] = maxMs - tagMs[t]!;
+  const tagOrder = sortIndicesByKey(desc);
+  // `desc` along the order: each run of equal keys is sorted by tagID.
+  let i = 0;
+  let key = T > 0 ? desc[tagOrder[0]!]! : 0;
+  for (let j = 1; j <= T; j++) {
+    const next = j < T ? desc[tagOrder[j]!]! : Number.NaN;
+    if (next === key) continue;
+    if (j - i > 1) {
+      const run = Array.from(tagOrder.subarray(i, j));
+      run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
+      tagOrder.set(run, i);
+    }
+    i = j;
+    key = next;
+  }
+  return tagOrder;
 }
