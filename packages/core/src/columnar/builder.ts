@@ -753,6 +753,8 @@ export class ColumnarBuilder {
     const t1 = performance.now();
     const index = indexOfResolved(res, options);
     const t2 = performance.now();
+    // the strings stay (records are materialised from them); the byte lookups go
+    this.dicts.release();
     return { index, events: this.events, resolveMs: t1 - t0, indexMs: t2 - t1 };
   }
 

@@ -117,6 +117,7 @@ export class Dict {
     h: number,
     value: string | undefined,
   ): number {
+    if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
     const table = this.#table;
     const mask = this.#mask;
     const len = to - from;
@@ -242,8 +243,24 @@ export class Dict {
     this.#mask = mask;
   }
 
+  /**
+   * Frees the lookup structures (the byte table and arena), keeping {@link values}: for a
+   * dictionary that is complete. Looking values up afterwards throws.
+   */
+  release(): void {
+    this.#table = new Int32Array(0);
+    this.#arena = new Uint8Array(0);
+    this.#codeOff = new Int32Array(0);
+    this.#codeLen = new Int32Array(0);
+    this.#plain = new Uint8Array(0);
+    this.#released = true;
+  }
+
+  #released = false;
+
   /** The code of `value`, or `undefined` when it was never added. */
   find(value: string): number | undefined {
+    if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
     if (!wellFormed(value)) return this.#odd?.get(value);
     const bytes = encoder.encode(value);
     const table = this.#table;
@@ -300,6 +317,11 @@ export class Dicts {
   readonly city = new Dict();
   readonly latitude = new Dict();
   readonly longitude = new Dict();
+
+  /** {@link Dict.release} of every dictionary. */
+  release(): void {
+    for (const d of Object.values(this)) if (d instanceof Dict) d.release();
+  }
 }
 
 /** The dictionary-encoded detail fields of an event, in {@link EventStore} order. */
