@@ -161,6 +161,26 @@ describe('columnar loading of the dataset JSON', TIMEOUT, () => {
     expect(index.dataset.teams).toEqual(canonicalDataset.teams);
   });
 
+  it('tells apart strings the bytes cannot: a lone surrogate (an escape) and U+FFFD, escaped and plain spellings', () => {
+    const d = structuredClone(canonicalDataset);
+    const tag = d.tags[0]!;
+    const lone = 'x\ud800@example.com';
+    tag.recipients.push({ name: 'Lone', email: lone }, { name: 'Replaced', email: 'x\ufffd@example.com' });
+    d.opens.push({ ...d.opens.find((o) => o.tagID === tag.tagID)!, email: lone });
+    // the same recipient name written plain and escaped (`\u0041` is `A`) is one value
+    const text = JSON.stringify(d).replace('"name":"Lone"', '"name":"\\u004cone"');
+    const { index } = loadDatasetJsonSync(chunksOf(text, 97));
+    const got = index.dataset.tags[0]!.recipients.slice(-2);
+    expect(got).toEqual([
+      { name: 'Lone', email: lone },
+      { name: 'Replaced', email: 'x\ufffd@example.com' },
+    ]);
+    expect(index.dataset.opens.at(-1)!.email).toBe(lone);
+    const ref = buildIndex(d);
+    const caller = ref.callerOf(CANONICAL_CREDENTIALS[0]!.memberID)!;
+    expect(index.contacts(caller)).toEqual(ref.contacts(caller));
+  });
+
   it('keeps non-canonical dates (fractions of seconds) as written and answers with them canonical', () => {
     const d = structuredClone(canonicalDataset);
     const raw = `${d.opens[0]!.date.slice(0, 19)}.250Z`;
