@@ -12,10 +12,10 @@ const INT_RANGE = 2 ** 31;
  * The indices `0..keys.length-1` in ascending order of `keys`, ties in index order (stable).
  * `keys` are finite integers whose range (max - min) is below 2^53. Already sorted input
  * costs one pass. Keys that fit 31 bits after subtracting the minimum (and dividing by 1000
- * when all are whole seconds of epoch milliseconds) are sorted as 32-bit integers carried
- * along with their indices: one counting pass for every digit at once, then one scatter pass
- * per digit (two for a million timestamps over a few years, one when they span less than
- * about a day).
+ * when all are whole seconds of epoch milliseconds, tried first) are sorted as 32-bit
+ * integers carried along with their indices: one pass computing them and counting every
+ * digit, then one scatter pass per digit (two for a million timestamps over a few years,
+ * one when they span less than about 18 hours).
  */
 export function sortIndicesByKey(keys: Float64Array): Int32Array {
   const n = keys.length;
@@ -32,10 +32,10 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
   }
   if (sorted) return identity(n);
   const range = max - min;
-  const scale = range < INT_RANGE ? 1 : range / 1000 < INT_RANGE ? 1000 : 0;
-  const small = scale === 0 ? undefined : integerKeys(keys, min, scale);
-  if (small) return radixInt(small, Math.ceil(Math.log2(range / scale + 1)));
-  return radixFloat(identity(n), keys, min, range);
+  const order =
+    (range / 1000 < INT_RANGE ? radixInt(keys, min, 1000, range / 1000) : undefined) ??
+    (range < INT_RANGE ? radixInt(keys, min, 1, range) : undefined);
+  return order ?? radixFloat(identity(n), keys, min, range);
 }
 
 /** `0..n-1`. */
@@ -45,50 +45,40 @@ function identity(n: number): Int32Array {
   return index;
 }
 
-/** `(keys - min) / scale` as 32-bit integers, or `undefined` when one is not an integer. */
-function integerKeys(keys: Float64Array, min: number, scale: number): Int32Array | undefined {
-  const out = new Int32Array(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const q = (keys[i]! - min) / scale;
-    const v = q | 0;
-    if (v !== q) return undefined;
-    out[i] = v;
-  }
-  return out;
-}
-
 /**
- * The indices `0..keys.length-1` in ascending order of non-negative 31-bit `keys` of `bits`
- * bits, stable: an LSD radix sort whose digits' counts are taken in one pass over the keys;
- * `keys` is overwritten (used as scratch).
+ * The indices `0..keys.length-1` in ascending order of `(keys - min) / scale`, stable, or
+ * `undefined` when one of these is not an integer; they lie in `[0, range]`, `range < 2^31`.
+ * An LSD radix sort: one pass computes the integer keys and counts every digit, then one
+ * scatter pass per digit moves indices and keys (a digit equal in every key is skipped).
  */
-function radixInt(keys: Int32Array, bits: number): Int32Array {
+function radixInt(
+  keys: Float64Array,
+  min: number,
+  scale: number,
+  range: number,
+): Int32Array | undefined {
   const n = keys.length;
+  const bits = Math.max(1, Math.ceil(Math.log2(Math.floor(range) + 1)));
   const widest = Math.min(MAX_INT_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1))));
-  const passes = Math.ceil(Math.max(1, bits) / widest);
-  const digitBits = Math.ceil(Math.max(1, bits) / passes);
+  const passes = Math.ceil(bits / widest);
+  const digitBits = Math.ceil(bits / passes);
   const radix = 1 << digitBits;
   const mask = radix - 1;
-  // The counts of every digit, pass p's at `counts[p * radix ..]`, in one pass over the keys.
+  const ints = new Int32Array(n);
+  // The counts of every digit, pass p's at `counts[p * radix ..]`.
   const counts = new Int32Array(passes * radix);
-  if (passes === 1) {
-    for (let i = 0; i < n; i++) counts[keys[i]!]!++;
-  } else if (passes === 2) {
-    for (let i = 0; i < n; i++) {
-      const k = keys[i]!;
-      counts[k & mask]!++;
-      counts[radix + (k >>> digitBits)]!++;
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const k = keys[i]!;
-      for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
-        counts[p * radix + ((k >>> shift) & mask)]!++;
-      }
+  for (let i = 0; i < n; i++) {
+    const q = (keys[i]! - min) / scale;
+    const k = q | 0;
+    if (k !== q) return undefined;
+    ints[i] = k;
+    counts[k & mask]!++;
+    for (let p = 1, shift = digitBits; p < passes; p++, shift += digitBits) {
+      counts[p * radix + ((k >>> shift) & mask)]!++;
     }
   }
   let srcI: Int32Array | undefined; // undefined: the identity (no pass has moved anything yet)
-  let srcK = keys;
+  let srcK: Int32Array = ints;
   let dstI: Int32Array = new Int32Array(n);
   let dstK: Int32Array = new Int32Array(n);
   for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
@@ -101,7 +91,6 @@ function radixInt(keys: Int32Array, bits: number): Int32Array {
       counts[d] = sum;
       sum += c;
     }
-    const last = p === passes - 1;
     if (srcI === undefined) {
       for (let i = 0; i < n; i++) {
         const k = srcK[i]!;
@@ -109,7 +98,7 @@ function radixInt(keys: Int32Array, bits: number): Int32Array {
         dstI[at] = i;
         dstK[at] = k;
       }
-    } else if (last) {
+    } else if (p === passes - 1) {
       // The keys are not needed after the last pass.
       for (let i = 0; i < n; i++) dstI[counts[base + ((srcK[i]! >>> shift) & mask)]!++] = srcI[i]!;
     } else {

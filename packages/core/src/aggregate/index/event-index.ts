@@ -138,28 +138,57 @@ export function indexEvents(
   const mobile = new Int32Array(tagCount);
   const unique = new Int32Array(tagCount);
   const seen = new Uint8Array(entryCount);
+  const tagStart = new Int32Array(tagCount + 1);
+  const tagEvents = new Int32Array(n);
+  // One pass (one loop: each hot loop costs a compilation on a cold start). Counters are
+  // summed per run of events of one tag and added at the run's end; while the tags ascend
+  // (grouped in tag order), each tag's start is its first event and the input order is the
+  // per-tag lists.
   let grouped = true;
-  let prevTag = 0;
+  let run = -1;
+  let count = 0;
+  let distinct = 0;
+  let onDesktop = 0;
+  let onMobile = 0;
   for (let e = 0; e < n; e++) {
     const t = tag[e]!;
-    if (t < prevTag) grouped = false;
-    prevTag = t;
-    total[t]!++;
-    // Without branches (devices and first events come in no predictable order).
+    if (t !== run) {
+      if (run >= 0) {
+        total[run]! += count;
+        unique[run]! += distinct;
+        desktop[run]! += onDesktop;
+        mobile[run]! += onMobile;
+      }
+      if (t < run) grouped = false;
+      else if (grouped) for (let u = run + 1; u <= t; u++) tagStart[u] = e;
+      run = t;
+      count = 0;
+      distinct = 0;
+      onDesktop = 0;
+      onMobile = 0;
+    }
+    count++;
+    // Without branches (first events and devices come in no predictable order).
     const k = entry[e]!;
-    unique[t]! += 1 - seen[k]!;
+    distinct += 1 - seen[k]!;
     seen[k] = 1;
     const d = device[e]!;
     // DEVICE_DESKTOP is 0, DEVICE_MOBILE 1, DEVICE_NONE 2 (resolve.ts).
-    desktop[t]! += ((d - 1) >>> 31) & 1;
-    mobile[t]! += d & 1;
+    onDesktop += ((d - 1) >>> 31) & 1;
+    onMobile += d & 1;
+    tagEvents[e] = e;
   }
-  const tagStart = new Int32Array(tagCount + 1);
-  for (let t = 0; t < tagCount; t++) tagStart[t + 1] = tagStart[t]! + total[t]!;
-  const tagEvents = new Int32Array(n);
+  if (run >= 0) {
+    total[run]! += count;
+    unique[run]! += distinct;
+    desktop[run]! += onDesktop;
+    mobile[run]! += onMobile;
+  }
   if (grouped) {
-    for (let e = 0; e < n; e++) tagEvents[e] = e;
+    for (let u = run + 1; u <= tagCount; u++) tagStart[u] = n;
   } else {
+    // A stable counting sort of the events by tag.
+    for (let t = 0; t < tagCount; t++) tagStart[t + 1] = tagStart[t]! + total[t]!;
     const tagPos = tagStart.slice(0, tagCount);
     for (let e = 0; e < n; e++) tagEvents[tagPos[tag[e]!]!++] = e;
   }

@@ -18,12 +18,23 @@ export class Events {
   /** Scratch marks over recipient entries (daily counts) and tags (grouping), made on first use. */
   private entryStamps: Stamps | undefined;
   private tagStamps: Stamps | undefined;
+  private tagRankCache: Int32Array | undefined;
 
   constructor(
     private readonly tables: Tables,
     private readonly scopes: Scopes,
     private readonly records: Records,
   ) {}
+
+  /** The rank of each tag in tag order (the inverse of `tagOrder`), made on first use. */
+  private tagRank(): Int32Array {
+    if (!this.tagRankCache) {
+      const { tagOrder } = this.tables;
+      this.tagRankCache = new Int32Array(tagOrder.length);
+      for (let r = 0; r < tagOrder.length; r++) this.tagRankCache[tagOrder[r]!] = r;
+    }
+    return this.tagRankCache;
+  }
 
   /**
    * The scope's events of one kind in the day window, grouped by tag: groups in tag order,
@@ -35,7 +46,8 @@ export class Events {
     kind: EventKind,
   ): { tagID: string; events: unknown[] }[] {
     const scope = this.scopes.of(caller);
-    const { tagOrder, tagRank, dataset } = this.tables;
+    const { tagOrder, dataset } = this.tables;
+    const tagRank = this.tagRank();
     const idx = this.tables[kind];
     const ranks = this.scopes.eventRanks(scope, kind);
     const { startMs, endMs } = windowBounds(window);

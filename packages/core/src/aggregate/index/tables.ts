@@ -27,9 +27,8 @@ export interface Tables {
   /** Per team and per (global) group, its members in member order. */
   readonly teamMembers: readonly Int32Array[];
   readonly groupMembers: readonly Int32Array[];
-  /** Tag indices in tag order (newest first, then tagID), and the rank of each tag. */
+  /** Tag indices in tag order (newest first, then tagID). */
   readonly tagOrder: Int32Array;
-  readonly tagRank: Int32Array;
   /** Per member, tag ranks ascending (newest first): `memberTagRanks[memberTagStart[m] ..]`. */
   readonly memberTagStart: Int32Array;
   readonly memberTagRanks: Int32Array;
@@ -56,19 +55,27 @@ export function buildTables(res: ResolvedDataset): Tables {
     if (g >= 0) groupLists[g]!.push(m);
   }
 
-  // Tag order: newest dateSent first, ties by tagID.
-  const tagOrder = tagOrderOf(res);
-  // Tag ranks, and each member's tag ranks ascending (a counting sort of the ranks by member).
-  const tagRank = new Int32Array(T);
+  // Tag order (newest dateSent first, ties by tagID): the stable ascending sort by epoch ms
+  // read backwards, then each run of equal dateSent sorted by tagID. Along it, the member of
+  // each rank, counted per member; then each member's ranks ascending (a counting sort).
+  const { tagMs, tagMember } = res;
+  const ascending = sortIndicesByKey(tagMs);
+  const tagOrder = new Int32Array(T);
   const memberOfRank = new Int32Array(T);
   const memberTagStart = new Int32Array(M + 1);
+  let ties = false;
+  let prevMs = Number.NaN;
   for (let r = 0; r < T; r++) {
-    const t = tagOrder[r]!;
-    tagRank[t] = r;
-    const m = res.tagMember[t]!;
+    const t = ascending[T - 1 - r]!;
+    tagOrder[r] = t;
+    const ms = tagMs[t]!;
+    if (ms === prevMs) ties = true;
+    prevMs = ms;
+    const m = tagMember[t]!;
     memberOfRank[r] = m;
     memberTagStart[m + 1]!++;
   }
+  if (ties) sortTiesByTagID(tagOrder, memberOfRank, res);
   for (let m = 0; m < M; m++) memberTagStart[m + 1]! += memberTagStart[m]!;
   const memberPos = memberTagStart.slice(0, M);
   const memberTagRanks = new Int32Array(T);
@@ -82,7 +89,6 @@ export function buildTables(res: ResolvedDataset): Tables {
     teamMembers: teamLists.map((l) => Int32Array.from(l)),
     groupMembers: groupLists.map((l) => Int32Array.from(l)),
     tagOrder,
-    tagRank,
     memberTagStart,
     memberTagRanks,
     opens: indexEvents(res.opens, 'openDate', T, res.tagMember, M, P),
@@ -91,31 +97,29 @@ export function buildTables(res: ResolvedDataset): Tables {
 }
 
 /**
- * Tag indices in tag order (decisions §3): newest `dateSent` first (a radix sort of the
- * epoch ms), ties by tagID (each run of equal `dateSent` sorted by string comparison).
+ * Sorts each run of tags with equal `dateSent` in `tagOrder` by tagID (decisions §3), with
+ * `memberOfRank` (the member of each rank) along.
  */
-function tagOrderOf(res: ResolvedDataset): Int32Array {
-  const { tagMs } = res;
+function sortTiesByTagID(
+  tagOrder: Int32Array,
+  memberOfRank: Int32Array,
+  res: ResolvedDataset,
+): void {
+  const { tagMs, tagMember } = res;
   const tags = res.dataset.tags;
-  const T = tagMs.length;
-  let maxMs = -Infinity;
-  for (let t = 0; t < T; t++) if (tagMs[t]! > maxMs) maxMs = tagMs[t]!;
-  const desc = new Float64Array(T);
-  for (let t = 0; t < T; t++) desc[t] = maxMs - tagMs[t]!;
-  const tagOrder = sortIndicesByKey(desc);
-  // `desc` along the order: each run of equal keys is sorted by tagID.
-  let i = 0;
-  let key = T > 0 ? desc[tagOrder[0]!]! : 0;
-  for (let j = 1; j <= T; j++) {
-    const next = j < T ? desc[tagOrder[j]!]! : Number.NaN;
-    if (next === key) continue;
+  const T = tagOrder.length;
+  for (let i = 0; i < T; ) {
+    let j = i + 1;
+    while (j < T && tagMs[tagOrder[j]!] === tagMs[tagOrder[i]!]) j++;
     if (j - i > 1) {
       const run = Array.from(tagOrder.subarray(i, j));
       run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
-      tagOrder.set(run, i);
+      for (let r = i; r < j; r++) {
+        const t = run[r - i]!;
+        tagOrder[r] = t;
+        memberOfRank[r] = tagMember[t]!;
+      }
     }
     i = j;
-    key = next;
   }
-  return tagOrder;
 }
