@@ -106,6 +106,8 @@ const RECIPIENT_KEYS = compactKeys(RECIPIENT_NAMES);
 /** What {@link ColumnarBuilder} string readers return besides a code: more bytes, or refused. */
 const MORE = -1;
 const REFUSED = -2;
+/** What {@link ColumnarBuilder} separator reader returns when the object or array closes. */
+const CLOSED = -3;
 
 /** The ASCII bytes `b[from .. to]` as a string. */
 function asciiString(b: Uint8Array, from: number, to: number): string {
@@ -339,15 +341,11 @@ export class ColumnarBuilder {
           i = span.end + 1;
         }
       }
-      i = skipSpace(b, i, to);
-      if (i >= to) return -1;
-      if (b[i] === 0x2c) {
-        i = skipSpace(b, i + 1, to);
-        continue;
-      }
-      if (b[i] === 0x7d) break;
-      return 0;
+      i = this.#afterMember(b, i, to, 0x7d);
+      if (i === CLOSED) break;
+      if (i <= 0) return i;
     }
+    i = this.#closed;
     if (seen !== RAW_ALL) return 0;
     const d = this.dicts;
     if (
@@ -361,6 +359,25 @@ export class ColumnarBuilder {
     store.pushCodes(codes, ms);
     return i + 1;
   }
+
+  /**
+   * After a member (or element) ending before `b[i]`: the index of the next one, past `,` and
+   * whitespace; {@link CLOSED} when `close` (`}` or `]`) comes instead (its index in
+   * `#closed`); 0 for anything else; -1 when the bytes end first.
+   */
+  #afterMember(b: Uint8Array, i: number, to: number, close: number): number {
+    i = skipSpace(b, i, to);
+    if (i >= to) return -1;
+    if (b[i] === 0x2c) {
+      i = skipSpace(b, i + 1, to);
+      return i >= to ? -1 : i;
+    }
+    if (b[i] !== close) return 0;
+    this.#closed = i;
+    return CLOSED;
+  }
+
+  #closed = 0;
 
   /** The code {@link #sameTag} or {@link #recipientEmail} matched. */
   #matched = 0;
@@ -440,15 +457,11 @@ export class ColumnarBuilder {
         codes[f] = c;
         i = span.end + 1;
       }
-      i = skipSpace(b, i, to);
-      if (i >= to) return -1;
-      if (b[i] === 0x2c) {
-        i = skipSpace(b, i + 1, to);
-        continue;
-      }
-      if (b[i] === 0x7d) break;
-      return 0;
+      i = this.#afterMember(b, i, to, 0x7d);
+      if (i === CLOSED) break;
+      if (i <= 0) return i;
     }
+    i = this.#closed;
     if (seen !== TAG_ALL) return 0;
     if (!this.#valid(d.tagID, codes[0]!, Id) || !this.#valid(d.memberID, codes[1]!, Id)) {
       return 0;
@@ -493,26 +506,16 @@ export class ColumnarBuilder {
         if (c < 0) return c === MORE ? -1 : 0;
         if (f === 0) name = c;
         else email = c;
-        i = skipSpace(b, span.end + 1, to);
-        if (i >= to) return -1;
-        if (b[i] === 0x2c) {
-          i = skipSpace(b, i + 1, to);
-          continue;
-        }
-        if (b[i] === 0x7d) break;
-        return 0;
+        i = this.#afterMember(b, span.end + 1, to, 0x7d);
+        if (i === CLOSED) break;
+        if (i <= 0) return i;
       }
+      i = this.#closed;
       if (name < 0 || email < 0) return 0;
       this.recipients.push(name, email);
-      i = skipSpace(b, i + 1, to);
-      if (i >= to) return -1;
-      if (b[i] === 0x2c) {
-        i = skipSpace(b, i + 1, to);
-        if (i >= to) return -1;
-        continue;
-      }
-      if (b[i] === 0x5d) return i + 1;
-      return 0;
+      i = this.#afterMember(b, i + 1, to, 0x5d);
+      if (i === CLOSED) return this.#closed + 1;
+      if (i <= 0) return i;
     }
   }
 
