@@ -102,6 +102,8 @@ export interface HttpClientOptions {
   readonly fetch?: FetchLike | undefined;
   /** Per-request timeout in milliseconds. */
   readonly timeoutMs: number;
+  /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
+  readonly signal?: AbortSignal | undefined;
   /** Requests per second to pace to; `undefined` for no pacing. */
   readonly ratePerSecond?: number | undefined;
   /** Clock of the pacing; default `performance.now()` and `setTimeout` (tests pass a fake). */
@@ -154,6 +156,8 @@ export class HttpClient {
   private readonly pacer: Pacer;
   private readonly maxBodyBytes: number;
   private keptChars = 0;
+  /** The abort controllers of the requests in flight (see {@link abortable}). */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -162,6 +166,39 @@ export class HttpClient {
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.redactor = new SecretRedactor(options.credentials ?? []);
+    const stop = options.signal;
+    stop?.addEventListener(
+      'abort',
+      () => {
+        for (const c of this.inFlight) c.abort(stop.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /**
+   * The signal of one request: aborts after the timeout (a `TimeoutError`, as
+   * `AbortSignal.timeout` does) or when the client's `signal` aborts (with its reason: one
+   * listener for every request in flight, none added per request). `dispose` clears the timer
+   * once the request is answered and its body read: no timer of a finished request stays
+   * pending, holding the request, for the rest of the timeout.
+   */
+  private abortable(): { signal: AbortSignal; dispose: () => void } {
+    const controller = new AbortController();
+    const stop = this.options.signal;
+    if (stop?.aborted) controller.abort(stop.reason);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+      this.options.timeoutMs,
+    );
+    this.inFlight.add(controller);
+    return {
+      signal: controller.signal,
+      dispose: () => {
+        clearTimeout(timer);
+        this.inFlight.delete(controller);
+      },
+    };
   }
 
   /** The Authorization header value for `credential` over `queryString` (no leading `?`). */
@@ -271,14 +308,10 @@ export class HttpClient {
     let body = '';
     let bodyBytes = 0;
     for (let attempt = 0; response === undefined; attempt++) {
+      const abort = this.abortable();
       try {
         response = await this.fetchFn(
-          new Request(url, {
-            method,
-            headers,
-            redirect: 'manual',
-            signal: AbortSignal.timeout(this.options.timeoutMs),
-          }),
+          new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
         );
         ({ text: body, bytes: bodyBytes } = await readCapped(response, this.maxBodyBytes));
       } catch (e) {
@@ -294,6 +327,8 @@ export class HttpClient {
         if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
           continue;
         throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`);
+      } finally {
+        abort.dispose();
       }
     }
     const responseHeaders: Record<string, string> = {};

@@ -373,6 +373,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     baseUrl: options.baseUrl,
     auth: profile.auth,
     fetch: guard.fetch(options.fetch),
+    signal: guard.signal,
     ownFetch: options.fetch !== undefined,
     timeoutMs: options.timeoutMs ?? 10_000,
     ratePerSecond: rate,
@@ -606,7 +607,8 @@ class RunStopped extends Error {
 /**
  * What stops a run early: the deadline (`maxDurationMs`), an outside signal (SIGINT,
  * SIGTERM) and the request budget (`maxRequests`). Its {@link fetch} wraps the transport:
- * refuses requests once stopped or over budget, and aborts those in flight on a stop.
+ * refuses requests once stopped or over budget, and ends those in flight on a stop (which
+ * the HTTP client aborts through {@link signal}).
  */
 class RunGuard {
   /** Requests handed to the transport (what `requests.sent` reports). */
@@ -646,6 +648,11 @@ class RunGuard {
     }
   }
 
+  /** Aborts when the run stops (its reason the stop's): the HTTP client aborts what is in flight. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
   /** Why the run stopped, or undefined while it goes on. */
   get interrupted(): string | undefined {
     return this.controller.signal.aborted ? String(this.controller.signal.reason) : undefined;
@@ -677,8 +684,9 @@ class RunGuard {
         throw new RunStopped(`request budget spent (--max-requests ${max})`);
       }
       this.sent++;
-      const signal = AbortSignal.any([request.signal, this.controller.signal]);
-      return Promise.race([send(new Request(request, { signal })), this.stopped]);
+      // the request's signal already aborts on the run's stop (HttpClient's `signal`): no
+      // clone of each request with a combined signal (AbortSignal.any)
+      return Promise.race([send(request), this.stopped]);
     };
   }
 }
