@@ -4,20 +4,44 @@
  */
 
 const MAX_DIGIT_BITS = 20;
-/** Digits of the integer path: at most 16 bits (a 256 kB count table). */
-const MAX_INT_DIGIT_BITS = 16;
+/**
+ * Digits of the integer path: at most 11 bits, and about 16 keys per digit value or more, so
+ * each pass writes to few enough places at once to stay in cache (three passes for epoch
+ * seconds over a few years).
+ */
+const MAX_INT_DIGIT_BITS = 11;
 const INT_RANGE = 2 ** 31;
 
+/** The result of {@link sortByKey}: a stable order by key, with what was asked along it. */
+export interface KeyOrder {
+  /** The indices `0..keys.length-1` in ascending order of `keys`, ties in index order. */
+  readonly order: Int32Array;
+  /** `carry[order[i]]` at each `i`, when a `carry` was given. */
+  readonly carried: Int32Array | undefined;
+  /** `keys[order[i]]` at each `i`, when asked for. */
+  readonly sorted: Float64Array | undefined;
+}
+
 /**
- * The indices `0..keys.length-1` in ascending order of `keys`, ties in index order (stable).
- * `keys` are finite integers whose range (max - min) is below 2^53. Already sorted input
- * costs one pass. Keys that fit 31 bits after subtracting the minimum (and dividing by 1000
- * when all are whole seconds of epoch milliseconds, tried first) are sorted as 32-bit
- * integers carried along with their indices: one pass computing them and counting every
- * digit, then one scatter pass per digit (two for a million timestamps over a few years,
- * one when they span less than about 18 hours).
+ * The indices `0..keys.length-1` in ascending order of `keys`, ties in index order (stable):
+ * {@link sortByKey} without anything carried along.
  */
 export function sortIndicesByKey(keys: Float64Array): Int32Array {
+  return sortByKey(keys).order;
+}
+
+/**
+ * Sorts `keys` stably (ties in index order), carrying `carry` (one value per key) and, with
+ * `withKeys`, the keys themselves along, so a caller reads what it needs of each position in
+ * order instead of looking it up at random (`carry[order[i]]`: a cache miss per key).
+ * `keys` are finite integers whose range (max - min) is below 2^53. Already sorted input
+ * costs one pass. Keys that fit 31 bits after subtracting the minimum (and dividing by 1000
+ * when all are whole seconds of epoch milliseconds, tried first) are sorted by an LSD radix
+ * sort of 32-bit integers: one pass computing them and counting every digit, then one scatter
+ * pass per digit of at most 11 bits (three for timestamps over a few years, two for a few
+ * weeks); other keys by a radix sort of the floats.
+ */
+export function sortByKey(keys: Float64Array, carry?: Int32Array, withKeys = false): KeyOrder {
   const n = keys.length;
   let sorted = true;
   let min = Infinity;
@@ -30,12 +54,41 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
     if (k < min) min = k;
     if (k > max) max = k;
   }
-  if (sorted) return identity(n);
+  if (sorted) {
+    return {
+      order: identity(n),
+      carried: carry?.slice(),
+      sorted: withKeys ? keys.slice() : undefined,
+    };
+  }
   const range = max - min;
-  const order =
-    (range / 1000 < INT_RANGE ? radixInt(keys, min, 1000, range / 1000) : undefined) ??
-    (range < INT_RANGE ? radixInt(keys, min, 1, range) : undefined);
-  return order ?? radixFloat(identity(n), keys, min, range);
+  const int =
+    (range / 1000 < INT_RANGE ? radixInt(keys, min, 1000, range / 1000, carry) : undefined) ??
+    (range < INT_RANGE ? radixInt(keys, min, 1, range, carry) : undefined);
+  if (int) {
+    let sortedKeys: Float64Array | undefined;
+    if (withKeys) sortedKeys = keysOfInts(int.keys, min, int.scale);
+    return { order: int.order, carried: int.carried, sorted: sortedKeys };
+  }
+  const order = radixFloat(identity(n), keys, min, range);
+  let carried: Int32Array | undefined;
+  let sortedKeys: Float64Array | undefined;
+  if (carry) {
+    carried = new Int32Array(n);
+    for (let i = 0; i < n; i++) carried[i] = carry[order[i]!]!;
+  }
+  if (withKeys) {
+    sortedKeys = new Float64Array(n);
+    for (let i = 0; i < n; i++) sortedKeys[i] = keys[order[i]!]!;
+  }
+  return { order, carried, sorted: sortedKeys };
+}
+
+/** `min + ints[i] * scale` at each `i` (exact: each was `(key - min) / scale`, an integer). */
+function keysOfInts(ints: Int32Array, min: number, scale: number): Float64Array {
+  const out = new Float64Array(ints.length);
+  for (let i = 0; i < ints.length; i++) out[i] = min + ints[i]! * scale;
+  return out;
 }
 
 /** `0..n-1`. */
@@ -46,20 +99,27 @@ function identity(n: number): Int32Array {
 }
 
 /**
- * The indices `0..keys.length-1` in ascending order of `(keys - min) / scale`, stable, or
- * `undefined` when one of these is not an integer; they lie in `[0, range]`, `range < 2^31`.
- * An LSD radix sort: one pass computes the integer keys and counts every digit, then one
- * scatter pass per digit moves indices and keys (a digit equal in every key is skipped).
+ * The stable order of `(keys - min) / scale`, or `undefined` when one of these is not an
+ * integer; they lie in `[0, range]`, `range < 2^31`. An LSD radix sort: one pass computes the
+ * integer keys and counts every digit, then one scatter pass per digit moves indices, keys
+ * and carried values (a digit equal in every key is skipped). Returns the order, the integer
+ * keys in order, and `carry` in order.
+ *
+ * Each hot loop is a small function of its own, called once per pass: on a cold start each
+ * loop is compiled once (a small function quickly), and the later passes run compiled code.
  */
 function radixInt(
   keys: Float64Array,
   min: number,
   scale: number,
   range: number,
-): Int32Array | undefined {
+  carry: Int32Array | undefined,
+):
+  | { order: Int32Array; keys: Int32Array; scale: number; carried: Int32Array | undefined }
+  | undefined {
   const n = keys.length;
   const bits = Math.max(1, Math.ceil(Math.log2(Math.floor(range) + 1)));
-  const widest = Math.min(MAX_INT_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1))));
+  const widest = Math.min(MAX_INT_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1)) - 4));
   const passes = Math.ceil(bits / widest);
   const digitBits = Math.ceil(bits / passes);
   const radix = 1 << digitBits;
@@ -67,20 +127,14 @@ function radixInt(
   const ints = new Int32Array(n);
   // The counts of every digit, pass p's at `counts[p * radix ..]`.
   const counts = new Int32Array(passes * radix);
-  for (let i = 0; i < n; i++) {
-    const q = (keys[i]! - min) / scale;
-    const k = q | 0;
-    if (k !== q) return undefined;
-    ints[i] = k;
-    counts[k & mask]!++;
-    for (let p = 1, shift = digitBits; p < passes; p++, shift += digitBits) {
-      counts[p * radix + ((k >>> shift) & mask)]!++;
-    }
-  }
-  let srcI: Int32Array | undefined; // undefined: the identity (no pass has moved anything yet)
+  if (!countDigits(keys, min, scale, ints, counts, passes, digitBits)) return undefined;
+  // `null` indices: the identity (no pass has moved anything yet).
+  let srcI: Int32Array | null = null;
   let srcK: Int32Array = ints;
+  let srcC: Int32Array | null = carry ?? null;
   let dstI: Int32Array = new Int32Array(n);
   let dstK: Int32Array = new Int32Array(n);
+  let dstC: Int32Array | null = carry ? new Int32Array(n) : null;
   for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
     const base = p * radix;
     if (counts[base + ((srcK[0]! >>> shift) & mask)] === n) continue; // nothing moves
@@ -91,32 +145,80 @@ function radixInt(
       counts[d] = sum;
       sum += c;
     }
-    if (srcI === undefined) {
-      for (let i = 0; i < n; i++) {
-        const k = srcK[i]!;
-        const at = counts[base + ((k >>> shift) & mask)]!++;
-        dstI[at] = i;
-        dstK[at] = k;
-      }
-    } else if (p === passes - 1) {
-      // The keys are not needed after the last pass.
-      for (let i = 0; i < n; i++) dstI[counts[base + ((srcK[i]! >>> shift) & mask)]!++] = srcI[i]!;
-    } else {
-      for (let i = 0; i < n; i++) {
-        const k = srcK[i]!;
-        const at = counts[base + ((k >>> shift) & mask)]!++;
-        dstI[at] = srcI[i]!;
-        dstK[at] = k;
-      }
-    }
+    scatterPass(counts, base, shift, mask, srcK, srcI, srcC, dstK, dstI, dstC);
     const tI = srcI ?? new Int32Array(n);
     srcI = dstI;
     dstI = tI;
     const tK = srcK;
     srcK = dstK;
     dstK = tK;
+    if (dstC) {
+      // Never write into the caller's `carry`.
+      const tC = srcC === carry ? new Int32Array(n) : srcC;
+      srcC = dstC;
+      dstC = tC;
+    }
   }
-  return srcI ?? identity(n);
+  return {
+    order: srcI ?? identity(n),
+    keys: srcK,
+    scale,
+    carried: carry && (srcC === carry ? carry.slice() : srcC!),
+  };
+}
+
+/**
+ * Computes `ints[i] = (keys[i] - min) / scale` and counts the `passes` digits of `digitBits`
+ * bits of each into `counts` (pass `p`'s at `counts[p << digitBits ..]`); false as soon as
+ * one is not an integer.
+ */
+function countDigits(
+  keys: Float64Array,
+  min: number,
+  scale: number,
+  ints: Int32Array,
+  counts: Int32Array,
+  passes: number,
+  digitBits: number,
+): boolean {
+  const mask = (1 << digitBits) - 1;
+  for (let i = 0; i < keys.length; i++) {
+    const q = (keys[i]! - min) / scale;
+    const k = q | 0;
+    if (k !== q) return false;
+    ints[i] = k;
+    counts[k & mask]!++;
+    for (let p = 1, shift = digitBits; p < passes; p++, shift += digitBits) {
+      counts[(p << digitBits) + ((k >>> shift) & mask)]!++;
+    }
+  }
+  return true;
+}
+
+/**
+ * One LSD pass: moves each key of `srcK` (with its index, `i` itself when `srcI` is null,
+ * and its carried value when `srcC` is not null) to the next position of its digit
+ * (`(key >>> shift) & mask`), whose next positions are `counts[base + digit]`.
+ */
+function scatterPass(
+  counts: Int32Array,
+  base: number,
+  shift: number,
+  mask: number,
+  srcK: Int32Array,
+  srcI: Int32Array | null,
+  srcC: Int32Array | null,
+  dstK: Int32Array,
+  dstI: Int32Array,
+  dstC: Int32Array | null,
+): void {
+  for (let i = 0; i < srcK.length; i++) {
+    const k = srcK[i]!;
+    const at = counts[base + ((k >>> shift) & mask)]!++;
+    dstK[at] = k;
+    dstI[at] = srcI === null ? i : srcI[i]!;
+    if (srcC !== null && dstC !== null) dstC[at] = srcC[i]!;
+  }
 }
 
 /** LSD radix sort of `src` (indices) by float integer `keys` of any range below 2^53. */

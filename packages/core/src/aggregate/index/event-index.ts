@@ -1,5 +1,5 @@
 import type { EventColumns } from '../resolve.ts';
-import { sortIndicesByKey, sortRangeByKey } from '../sort.ts';
+import { sortByKey, sortRangeByKey } from '../sort.ts';
 
 /** Kind of events: opens or clicks. */
 export type EventKind = 'opens' | 'clicks';
@@ -98,19 +98,26 @@ class LazyEventIndex implements EventIndex {
 }
 
 /**
- * The date order of events (a stable sort by epoch ms) and, per member, the date ranks of
- * its tags' events ascending (one counting pass and one scatter pass along the date order).
+ * The date order of events (a stable sort by epoch ms, each event's member carried along)
+ * and, per member, the date ranks of its tags' events ascending (a counting sort of the ranks
+ * by member). Every pass reads its arrays in order.
  */
 function dateOrderOf(cols: EventColumns, tagMember: Int32Array, memberCount: number): DateOrder {
   const { tag } = cols;
   const n = tag.length;
-  const byDate = sortIndicesByKey(cols.ms);
+  const memberOf = new Int32Array(n);
   const memberStart = new Int32Array(memberCount + 1);
-  for (let e = 0; e < n; e++) memberStart[tagMember[tag[e]!]! + 1]!++;
+  for (let e = 0; e < n; e++) {
+    const m = tagMember[tag[e]!]!;
+    memberOf[e] = m;
+    memberStart[m + 1]!++;
+  }
   for (let m = 0; m < memberCount; m++) memberStart[m + 1]! += memberStart[m]!;
+  const { order: byDate, carried } = sortByKey(cols.ms, memberOf);
+  const memberByDate = carried!;
   const memberPos = memberStart.slice(0, memberCount);
   const memberRanks = new Int32Array(n);
-  for (let r = 0; r < n; r++) memberRanks[memberPos[tagMember[tag[byDate[r]!]!]!]!++] = r;
+  for (let r = 0; r < n; r++) memberRanks[memberPos[memberByDate[r]!]!++] = r;
   return { byDate, memberStart, memberRanks };
 }
 

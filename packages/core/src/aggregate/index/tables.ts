@@ -2,7 +2,7 @@ import type { Dataset } from '../../dataset/schema.ts';
 import type { AccountType } from '../../member.ts';
 import type { ResolvedDataset } from '../resolve.ts';
 import { compareMembers, compareStrings } from '../rules.ts';
-import { sortIndicesByKey } from '../sort.ts';
+import { sortByKey } from '../sort.ts';
 import { type EventIndex, indexEvents } from './event-index.ts';
 
 /** Account types as small codes, for typed-array filters. */
@@ -55,27 +55,26 @@ export function buildTables(res: ResolvedDataset): Tables {
     if (g >= 0) groupLists[g]!.push(m);
   }
 
-  // Tag order (newest dateSent first, ties by tagID): the stable ascending sort by epoch ms
-  // read backwards, then each run of equal dateSent sorted by tagID. Along it, the member of
-  // each rank, counted per member; then each member's ranks ascending (a counting sort).
-  const { tagMs, tagMember } = res;
-  const ascending = sortIndicesByKey(tagMs);
+  // Tag order (newest dateSent first, ties by tagID): the stable ascending sort by epoch ms,
+  // with each tag's member and ms along, read backwards; then each run of equal dateSent
+  // sorted by tagID. Along it, the member of each rank, counted per member; then each
+  // member's ranks ascending (a counting sort). Every pass reads its arrays in order.
+  const byMs = sortByKey(res.tagMs, res.tagMember, true);
+  const ascending = byMs.order;
+  const memberAscending = byMs.carried!;
+  const msAscending = byMs.sorted!;
   const tagOrder = new Int32Array(T);
   const memberOfRank = new Int32Array(T);
   const memberTagStart = new Int32Array(M + 1);
-  let ties = false;
-  let prevMs = Number.NaN;
-  for (let r = 0; r < T; r++) {
-    const t = ascending[T - 1 - r]!;
-    tagOrder[r] = t;
-    const ms = tagMs[t]!;
-    if (ms === prevMs) ties = true;
-    prevMs = ms;
-    const m = tagMember[t]!;
+  let firstTie = T; // the first rank whose tag has the dateSent of the next one
+  for (let r = 0, i = T - 1; r < T; r++, i--) {
+    tagOrder[r] = ascending[i]!;
+    if (i > 0 && msAscending[i] === msAscending[i - 1] && r < firstTie) firstTie = r;
+    const m = memberAscending[i]!;
     memberOfRank[r] = m;
     memberTagStart[m + 1]!++;
   }
-  if (ties) sortTiesByTagID(tagOrder, memberOfRank, res);
+  if (firstTie < T) sortTiesByTagID(tagOrder, memberOfRank, msAscending, firstTie, res);
   for (let m = 0; m < M; m++) memberTagStart[m + 1]! += memberTagStart[m]!;
   const memberPos = memberTagStart.slice(0, M);
   const memberTagRanks = new Int32Array(T);
@@ -97,27 +96,30 @@ export function buildTables(res: ResolvedDataset): Tables {
 }
 
 /**
- * Sorts each run of tags with equal `dateSent` in `tagOrder` by tagID (decisions §3), with
- * `memberOfRank` (the member of each rank) along.
+ * Sorts each run of tags with equal `dateSent` in `tagOrder` from rank `from` on by tagID
+ * (decisions §3), with `memberOfRank` (the member of each rank) along; `msAscending` is the
+ * tags' epoch ms in ascending order (`tagOrder` read backwards).
  */
 function sortTiesByTagID(
   tagOrder: Int32Array,
   memberOfRank: Int32Array,
+  msAscending: Float64Array,
+  from: number,
   res: ResolvedDataset,
 ): void {
-  const { tagMs, tagMember } = res;
   const tags = res.dataset.tags;
   const T = tagOrder.length;
-  for (let i = 0; i < T; ) {
+  for (let i = from; i < T; ) {
     let j = i + 1;
-    while (j < T && tagMs[tagOrder[j]!] === tagMs[tagOrder[i]!]) j++;
+    const ms = msAscending[T - 1 - i]!;
+    while (j < T && msAscending[T - 1 - j] === ms) j++;
     if (j - i > 1) {
       const run = Array.from(tagOrder.subarray(i, j));
       run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
       for (let r = i; r < j; r++) {
         const t = run[r - i]!;
         tagOrder[r] = t;
-        memberOfRank[r] = tagMember[t]!;
+        memberOfRank[r] = res.tagMember[t]!;
       }
     }
     i = j;
