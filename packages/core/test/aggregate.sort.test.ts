@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { sortIndicesByKey, sortRangeByKey } from '../src/aggregate/sort.ts';
+import { sortByKey, sortIndicesByKey, sortRangeByKey } from '../src/aggregate/sort.ts';
 
 const arbKeys = fc.oneof(
   fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 200 }),
@@ -129,5 +129,42 @@ test.prop(
     expect(Array.from(items.subarray(from, to))).toEqual(expected);
     expect(Array.from(items.subarray(0, from))).toEqual(before.slice(0, from));
     expect(Array.from(items.subarray(to))).toEqual(before.slice(to));
+  },
+);
+
+test.prop(
+  [
+    fc.constantFrom('sorted', 'seconds', 'milliseconds', 'wide'),
+    fc.integer({ min: 0, max: 600 }),
+    fc.integer(),
+    fc.nat({ max: 20 }),
+  ],
+  { numRuns: 200 },
+)(
+  'sortByKey carries each value with its key and gives the keys in order (or integers equal exactly where they are)',
+  (kind, n, seed, spread) => {
+    // Whole seconds (the integer path by seconds), milliseconds within days (by ms), a range
+    // beyond 2^31 ms not in whole seconds (the float path), or already sorted.
+    const raw = randomKeys(seed, n, 20).map((x) => x % (spread * 50 + 1));
+    const keys =
+      kind === 'seconds'
+        ? raw.map((x) => 1_700_000_000_000 + x * 1000)
+        : kind === 'milliseconds'
+          ? raw.map((x) => 1_700_000_000_000 + x * 7)
+          : kind === 'wide'
+            ? raw.map((x) => 1_000_000_000_000 + x * 1_000_003_001)
+            : raw.sort((a, b) => a - b);
+    const carry = Int32Array.from(keys, (_, i) => i * 3 + 1);
+    const { order, carried, sortedKeys } = sortByKey(Float64Array.from(keys), carry, true);
+    expect(firstDifference(keys)).toBe(-1);
+    expect(Array.from(order)).toEqual(stableOrder(keys));
+    expect(Array.from(carried!)).toEqual(Array.from(order, (i) => carry[i]!));
+    expect(Array.from(carry)).toEqual(keys.map((_, i) => i * 3 + 1)); // not written into
+    for (let i = 1; i < n; i++) {
+      const same = keys[order[i]!] === keys[order[i - 1]!];
+      expect(sortedKeys![i] === sortedKeys![i - 1]).toBe(same);
+      expect(sortedKeys![i]! >= sortedKeys![i - 1]!).toBe(true);
+    }
+    expect(sortByKey(Float64Array.from(keys)).carried).toBeUndefined();
   },
 );

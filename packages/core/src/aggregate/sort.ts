@@ -18,8 +18,12 @@ export interface KeyOrder {
   readonly order: Int32Array;
   /** `carry[order[i]]` at each `i`, when a `carry` was given. */
   readonly carried: Int32Array | undefined;
-  /** `keys[order[i]]` at each `i`, when asked for. */
-  readonly sorted: Float64Array | undefined;
+  /**
+   * The keys in order, when asked for: `keys[order[i]]` at each `i` (`keys` itself when it was
+   * already sorted), or the integers `(keys[order[i]] - min) / scale` the radix sort compared
+   * (equal exactly where the keys are equal). Not to be mutated.
+   */
+  readonly sortedKeys: Float64Array | Int32Array | undefined;
 }
 
 /**
@@ -43,32 +47,16 @@ export function sortIndicesByKey(keys: Float64Array): Int32Array {
  */
 export function sortByKey(keys: Float64Array, carry?: Int32Array, withKeys = false): KeyOrder {
   const n = keys.length;
-  let sorted = true;
-  let min = Infinity;
-  let max = -Infinity;
-  let prev = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const k = keys[i]!;
-    if (k < prev) sorted = false;
-    prev = k;
-    if (k < min) min = k;
-    if (k > max) max = k;
-  }
+  const { min, max, sorted } = scanKeys(keys);
   if (sorted) {
-    return {
-      order: identity(n),
-      carried: carry?.slice(),
-      sorted: withKeys ? keys.slice() : undefined,
-    };
+    return { order: identity(n), carried: carry?.slice(), sortedKeys: withKeys ? keys : undefined };
   }
   const range = max - min;
   const int =
     (range / 1000 < INT_RANGE ? radixInt(keys, min, 1000, range / 1000, carry) : undefined) ??
     (range < INT_RANGE ? radixInt(keys, min, 1, range, carry) : undefined);
   if (int) {
-    let sortedKeys: Float64Array | undefined;
-    if (withKeys) sortedKeys = keysOfInts(int.keys, min, int.scale);
-    return { order: int.order, carried: int.carried, sorted: sortedKeys };
+    return { order: int.order, carried: int.carried, sortedKeys: withKeys ? int.keys : undefined };
   }
   const order = radixFloat(identity(n), keys, min, range);
   let carried: Int32Array | undefined;
@@ -81,14 +69,23 @@ export function sortByKey(keys: Float64Array, carry?: Int32Array, withKeys = fal
     sortedKeys = new Float64Array(n);
     for (let i = 0; i < n; i++) sortedKeys[i] = keys[order[i]!]!;
   }
-  return { order, carried, sorted: sortedKeys };
+  return { order, carried, sortedKeys };
 }
 
-/** `min + ints[i] * scale` at each `i` (exact: each was `(key - min) / scale`, an integer). */
-function keysOfInts(ints: Int32Array, min: number, scale: number): Float64Array {
-  const out = new Float64Array(ints.length);
-  for (let i = 0; i < ints.length; i++) out[i] = min + ints[i]! * scale;
-  return out;
+/** The least and greatest key, and whether the keys ascend. */
+function scanKeys(keys: Float64Array): { min: number; max: number; sorted: boolean } {
+  let sorted = true;
+  let min = Infinity;
+  let max = -Infinity;
+  let prev = -Infinity;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (k < prev) sorted = false;
+    prev = k;
+    if (k < min) min = k;
+    if (k > max) max = k;
+  }
+  return { min, max, sorted };
 }
 
 /** `0..n-1`. */
@@ -105,8 +102,8 @@ function identity(n: number): Int32Array {
  * and carried values (a digit equal in every key is skipped). Returns the order, the integer
  * keys in order, and `carry` in order.
  *
- * Each hot loop is a small function of its own, called once per pass: on a cold start each
- * loop is compiled once (a small function quickly), and the later passes run compiled code.
+ * Each hot loop is a small function of its own: on a cold start each is compiled once (a
+ * small function quickly), and the passes after the second run compiled code.
  */
 function radixInt(
   keys: Float64Array,
@@ -114,9 +111,7 @@ function radixInt(
   scale: number,
   range: number,
   carry: Int32Array | undefined,
-):
-  | { order: Int32Array; keys: Int32Array; scale: number; carried: Int32Array | undefined }
-  | undefined {
+): { order: Int32Array; keys: Int32Array; carried: Int32Array | undefined } | undefined {
   const n = keys.length;
   const bits = Math.max(1, Math.ceil(Math.log2(Math.floor(range) + 1)));
   const widest = Math.min(MAX_INT_DIGIT_BITS, Math.max(8, Math.ceil(Math.log2(n + 1)) - 4));
@@ -138,14 +133,9 @@ function radixInt(
   for (let p = 0, shift = 0; p < passes; p++, shift += digitBits) {
     const base = p * radix;
     if (counts[base + ((srcK[0]! >>> shift) & mask)] === n) continue; // nothing moves
-    // Exclusive prefix sums: the first position of each digit.
-    let sum = 0;
-    for (let d = base; d < base + radix; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    scatterPass(counts, base, shift, mask, srcK, srcI, srcC, dstK, dstI, dstC);
+    startsOf(counts, base, base + radix);
+    if (srcI === null) scatterFirst(counts, base, shift, mask, srcK, srcC, dstK, dstI, dstC);
+    else scatterNext(counts, base, shift, mask, srcK, srcI, srcC, dstK, dstI, dstC);
     const tI = srcI ?? new Int32Array(n);
     srcI = dstI;
     dstI = tI;
@@ -162,7 +152,6 @@ function radixInt(
   return {
     order: srcI ?? identity(n),
     keys: srcK,
-    scale,
     carried: carry && (srcC === carry ? carry.slice() : srcC!),
   };
 }
@@ -195,18 +184,29 @@ function countDigits(
   return true;
 }
 
+/** Exclusive prefix sums of `counts[from .. to)` in place: the first position of each digit. */
+function startsOf(counts: Int32Array, from: number, to: number): void {
+  let sum = 0;
+  for (let d = from; d < to; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
 /**
- * One LSD pass: moves each key of `srcK` (with its index, `i` itself when `srcI` is null,
- * and its carried value when `srcC` is not null) to the next position of its digit
- * (`(key >>> shift) & mask`), whose next positions are `counts[base + digit]`.
+ * The first LSD pass that moves anything: moves each key of `srcK` (with its index `i`, and
+ * its carried value when `srcC` is not null) to the next position of its digit
+ * (`(key >>> shift) & mask`), whose next positions are `counts[base + digit]`. (Apart from
+ * {@link scatterNext}, whose reads of indices it does not make: compiled code of one would
+ * be thrown away when the other case came.)
  */
-function scatterPass(
+function scatterFirst(
   counts: Int32Array,
   base: number,
   shift: number,
   mask: number,
   srcK: Int32Array,
-  srcI: Int32Array | null,
   srcC: Int32Array | null,
   dstK: Int32Array,
   dstI: Int32Array,
@@ -216,7 +216,29 @@ function scatterPass(
     const k = srcK[i]!;
     const at = counts[base + ((k >>> shift) & mask)]!++;
     dstK[at] = k;
-    dstI[at] = srcI === null ? i : srcI[i]!;
+    dstI[at] = i;
+    if (srcC !== null && dstC !== null) dstC[at] = srcC[i]!;
+  }
+}
+
+/** A later LSD pass: as {@link scatterFirst}, the indices read from `srcI`. */
+function scatterNext(
+  counts: Int32Array,
+  base: number,
+  shift: number,
+  mask: number,
+  srcK: Int32Array,
+  srcI: Int32Array,
+  srcC: Int32Array | null,
+  dstK: Int32Array,
+  dstI: Int32Array,
+  dstC: Int32Array | null,
+): void {
+  for (let i = 0; i < srcK.length; i++) {
+    const k = srcK[i]!;
+    const at = counts[base + ((k >>> shift) & mask)]!++;
+    dstK[at] = k;
+    dstI[at] = srcI[i]!;
     if (srcC !== null && dstC !== null) dstC[at] = srcC[i]!;
   }
 }

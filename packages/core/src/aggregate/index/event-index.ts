@@ -5,10 +5,10 @@ import { sortByKey, sortRangeByKey } from '../sort.ts';
 export type EventKind = 'opens' | 'clicks';
 
 /**
- * The events of one kind: built eagerly, their per-tag lists and the per-tag counters of
- * decisions §8 and §9 (a tag's `stats` are read from here); built on first use and cached,
- * a tag's list in date order (endpoints 10, 12, 14) and the date order of all events with
- * per-member lists (endpoints 9 and 11).
+ * The events of one kind: built eagerly, the per-tag counters of decisions §8 and §9 (a tag's
+ * `stats` are read from here) and where each tag's events start; built on first use and
+ * cached, the per-tag lists (contacts), a tag's list in date order (endpoints 10, 12, 14) and
+ * the date order of all events with per-member lists (endpoints 9 and 11).
  */
 export interface EventIndex {
   readonly cols: EventColumns;
@@ -19,6 +19,8 @@ export interface EventIndex {
   /**
    * Per tag, its event indices: `tagEvents[tagStart[t] .. tagStart[t+1])`, in input order
    * (enough to count them) until {@link eventsOfTag} sorts them in date order in place.
+   * `tagEvents` is made on first use (the input order itself when the events come grouped by
+   * tag in tag order, as usual; else a stable counting sort of the events by tag).
    */
   readonly tagStart: Int32Array;
   readonly tagEvents: Int32Array;
@@ -49,36 +51,45 @@ interface DateOrder {
   readonly memberRanks: Int32Array;
 }
 
-/** An {@link EventIndex} whose date order is built on first use. */
+/** An {@link EventIndex} whose per-tag lists and date order are built on first use. */
 class LazyEventIndex implements EventIndex {
+  #tagEvents: Int32Array | undefined;
+  /** Whether tag `t`'s events in `tagEvents` are in date order (made on first use). */
+  #tagSorted: Uint8Array | undefined;
   #dateOrder: DateOrder | undefined;
-  /** Whether tag `t`'s events in `tagEvents` are in date order. */
-  readonly #tagSorted: Uint8Array;
 
   constructor(
     readonly cols: EventColumns,
     readonly dateField: EventIndex['dateField'],
     readonly tagStart: Int32Array,
-    readonly tagEvents: Int32Array,
     readonly total: Int32Array,
     readonly unique: Int32Array,
     readonly desktop: Int32Array,
     readonly mobile: Int32Array,
     readonly seen: Uint8Array,
+    /** Whether the events come grouped by tag in tag order (the input order is `tagEvents`). */
+    private readonly grouped: boolean,
     private readonly tagMember: Int32Array,
     private readonly memberCount: number,
-  ) {
-    this.#tagSorted = new Uint8Array(total.length);
+  ) {}
+
+  get tagEvents(): Int32Array {
+    this.#tagEvents ??= this.grouped
+      ? identity(this.cols.tag.length)
+      : groupByTag(this.cols.tag, this.tagStart);
+    return this.#tagEvents;
   }
 
   eventsOfTag(t: number): Int32Array {
     const from = this.tagStart[t]!;
     const to = this.tagStart[t + 1]!;
+    const tagEvents = this.tagEvents;
+    this.#tagSorted ??= new Uint8Array(this.total.length);
     if (this.#tagSorted[t] === 0) {
-      sortRangeByKey(this.tagEvents, from, to, this.cols.ms);
+      sortRangeByKey(tagEvents, from, to, this.cols.ms);
       this.#tagSorted[t] = 1;
     }
-    return this.tagEvents.subarray(from, to);
+    return tagEvents.subarray(from, to);
   }
 
   get byDate(): Int32Array {
@@ -95,6 +106,21 @@ class LazyEventIndex implements EventIndex {
     this.#dateOrder ??= dateOrderOf(this.cols, this.tagMember, this.memberCount);
     return this.#dateOrder;
   }
+}
+
+/** `0..n-1`. */
+function identity(n: number): Int32Array {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
+
+/** The events in tag order, each tag's in input order (a stable counting sort by `tag`). */
+function groupByTag(tag: Int32Array, tagStart: Int32Array): Int32Array {
+  const out = new Int32Array(tag.length);
+  const pos = tagStart.slice(0, tagStart.length - 1);
+  for (let e = 0; e < tag.length; e++) out[pos[tag[e]!]!++] = e;
+  return out;
 }
 
 /**
@@ -122,35 +148,23 @@ function dateOrderOf(cols: EventColumns, tagMember: Int32Array, memberCount: num
 }
 
 /**
- * Indexes the events of one kind in one counting pass and (unless they come grouped by tag in
- * tag order, as usual, when the input order is already the per-tag lists) one scatter pass:
- * counts them per tag (total, distinct entries, desktop, mobile) and per recipient entry, and
- * lists them per tag in input order. The orders by date are left to first use
- * ({@link EventIndex.eventsOfTag}, {@link EventIndex.byDate}). Recipient entries are the
- * distinct normalised emails of one tag, so "distinct recipients" (unique counters,
- * decisions §9) = distinct entries.
+ * The one pass of {@link indexEvents} (a small function of its own: one loop, quick to compile
+ * on a cold start): adds each event to its tag's counters and marks its entry `seen`; while
+ * the tags ascend (events grouped by tag in tag order), sets each tag's start in `tagStart` to
+ * its first event. Returns whether they ascended throughout (else `tagStart` is not set).
+ * Counters are summed per run of events of one tag and added at the run's end.
  */
-export function indexEvents(
+function countEvents(
   cols: EventColumns,
-  dateField: EventIndex['dateField'],
-  tagCount: number,
-  tagMember: Int32Array,
-  memberCount: number,
-  entryCount: number,
-): EventIndex {
+  total: Int32Array,
+  unique: Int32Array,
+  desktop: Int32Array,
+  mobile: Int32Array,
+  seen: Uint8Array,
+  tagStart: Int32Array,
+): boolean {
   const { tag, entry, device } = cols;
   const n = tag.length;
-  const total = new Int32Array(tagCount);
-  const desktop = new Int32Array(tagCount);
-  const mobile = new Int32Array(tagCount);
-  const unique = new Int32Array(tagCount);
-  const seen = new Uint8Array(entryCount);
-  const tagStart = new Int32Array(tagCount + 1);
-  const tagEvents = new Int32Array(n);
-  // One pass (one loop: each hot loop costs a compilation on a cold start). Counters are
-  // summed per run of events of one tag and added at the run's end; while the tags ascend
-  // (grouped in tag order), each tag's start is its first event and the input order is the
-  // per-tag lists.
   let grouped = true;
   let run = -1;
   let count = 0;
@@ -183,7 +197,6 @@ export function indexEvents(
     // DEVICE_DESKTOP is 0, DEVICE_MOBILE 1, DEVICE_NONE 2 (resolve.ts).
     onDesktop += ((d - 1) >>> 31) & 1;
     onMobile += d & 1;
-    tagEvents[e] = e;
   }
   if (run >= 0) {
     total[run]! += count;
@@ -191,24 +204,44 @@ export function indexEvents(
     desktop[run]! += onDesktop;
     mobile[run]! += onMobile;
   }
-  if (grouped) {
-    for (let u = run + 1; u <= tagCount; u++) tagStart[u] = n;
-  } else {
-    // A stable counting sort of the events by tag.
-    for (let t = 0; t < tagCount; t++) tagStart[t + 1] = tagStart[t]! + total[t]!;
-    const tagPos = tagStart.slice(0, tagCount);
-    for (let e = 0; e < n; e++) tagEvents[tagPos[tag[e]!]!++] = e;
-  }
+  if (grouped) for (let u = run + 1; u < tagStart.length; u++) tagStart[u] = n;
+  return grouped;
+}
+
+/**
+ * Indexes the events of one kind in one pass: counts them per tag (total, distinct entries,
+ * desktop, mobile) and per recipient entry, and finds where each tag's events start. The
+ * per-tag lists and the orders by date are left to first use ({@link EventIndex.tagEvents},
+ * {@link EventIndex.eventsOfTag}, {@link EventIndex.byDate}). Recipient entries are the
+ * distinct normalised emails of one tag, so "distinct recipients" (unique counters,
+ * decisions §9) = distinct entries.
+ */
+export function indexEvents(
+  cols: EventColumns,
+  dateField: EventIndex['dateField'],
+  tagCount: number,
+  tagMember: Int32Array,
+  memberCount: number,
+  entryCount: number,
+): EventIndex {
+  const total = new Int32Array(tagCount);
+  const desktop = new Int32Array(tagCount);
+  const mobile = new Int32Array(tagCount);
+  const unique = new Int32Array(tagCount);
+  const seen = new Uint8Array(entryCount);
+  const tagStart = new Int32Array(tagCount + 1);
+  const grouped = countEvents(cols, total, unique, desktop, mobile, seen, tagStart);
+  if (!grouped) for (let t = 0; t < tagCount; t++) tagStart[t + 1] = tagStart[t]! + total[t]!;
   return new LazyEventIndex(
     cols,
     dateField,
     tagStart,
-    tagEvents,
     total,
     unique,
     desktop,
     mobile,
     seen,
+    grouped,
     tagMember,
     memberCount,
   );

@@ -56,29 +56,22 @@ export function buildTables(res: ResolvedDataset): Tables {
   }
 
   // Tag order (newest dateSent first, ties by tagID): the stable ascending sort by epoch ms,
-  // with each tag's member and ms along, read backwards; then each run of equal dateSent
-  // sorted by tagID. Along it, the member of each rank, counted per member; then each
-  // member's ranks ascending (a counting sort). Every pass reads its arrays in order.
+  // with each tag's member and ms along, read backwards. Each hot loop is a small function of
+  // its own (quick to compile on a cold start), reading its arrays in order.
   const byMs = sortByKey(res.tagMs, res.tagMember, true);
-  const ascending = byMs.order;
-  const memberAscending = byMs.carried!;
-  const msAscending = byMs.sorted!;
   const tagOrder = new Int32Array(T);
   const memberOfRank = new Int32Array(T);
   const memberTagStart = new Int32Array(M + 1);
-  let firstTie = T; // the first rank whose tag has the dateSent of the next one
-  for (let r = 0, i = T - 1; r < T; r++, i--) {
-    tagOrder[r] = ascending[i]!;
-    if (i > 0 && msAscending[i] === msAscending[i - 1] && r < firstTie) firstTie = r;
-    const m = memberAscending[i]!;
-    memberOfRank[r] = m;
-    memberTagStart[m + 1]!++;
-  }
-  if (firstTie < T) sortTiesByTagID(tagOrder, memberOfRank, msAscending, firstTie, res);
-  for (let m = 0; m < M; m++) memberTagStart[m + 1]! += memberTagStart[m]!;
-  const memberPos = memberTagStart.slice(0, M);
-  const memberTagRanks = new Int32Array(T);
-  for (let r = 0; r < T; r++) memberTagRanks[memberPos[memberOfRank[r]!]!++] = r;
+  newestFirst(
+    byMs.order,
+    byMs.carried!,
+    byMs.sortedKeys!,
+    tagOrder,
+    memberOfRank,
+    memberTagStart,
+    res,
+  );
+  const memberTagRanks = ranksByMember(memberOfRank, memberTagStart);
 
   return {
     res,
@@ -96,32 +89,65 @@ export function buildTables(res: ResolvedDataset): Tables {
 }
 
 /**
- * Sorts each run of tags with equal `dateSent` in `tagOrder` from rank `from` on by tagID
- * (decisions §3), with `memberOfRank` (the member of each rank) along; `msAscending` is the
- * tags' epoch ms in ascending order (`tagOrder` read backwards).
+ * Fills `tagOrder` (tag order: the tags of the ascending sort `ascending` read backwards, each
+ * run of equal `dateSent` sorted by tagID as it ends) and the member of each rank, counted per
+ * member into `memberCount[m + 1]`. `memberAscending` and `msAscending` are the tags' members
+ * and (an order-preserving image of) their epoch ms along `ascending`.
  */
-function sortTiesByTagID(
+function newestFirst(
+  ascending: Int32Array,
+  memberAscending: Int32Array,
+  msAscending: Float64Array | Int32Array,
   tagOrder: Int32Array,
   memberOfRank: Int32Array,
-  msAscending: Float64Array,
+  memberCount: Int32Array,
+  res: ResolvedDataset,
+): void {
+  const T = ascending.length;
+  let run = 0; // the first rank of the current run of equal dateSent
+  for (let r = 0, i = T - 1; r < T; r++, i--) {
+    if (r > 0 && msAscending[i] !== msAscending[i + 1]) {
+      if (r - run > 1) sortByTagID(tagOrder, memberOfRank, run, r, res);
+      run = r;
+    }
+    tagOrder[r] = ascending[i]!;
+    const m = memberAscending[i]!;
+    memberOfRank[r] = m;
+    memberCount[m + 1]!++;
+  }
+  if (T - run > 1) sortByTagID(tagOrder, memberOfRank, run, T, res);
+}
+
+/**
+ * Each member's ranks ascending, `ranks[start[m] .. start[m+1])` (a counting sort of the ranks
+ * by `memberOfRank`); turns the counts `start[m + 1]` into those starts.
+ */
+function ranksByMember(memberOfRank: Int32Array, start: Int32Array): Int32Array {
+  const M = start.length - 1;
+  for (let m = 0; m < M; m++) start[m + 1]! += start[m]!;
+  const pos = start.slice(0, M);
+  const ranks = new Int32Array(memberOfRank.length);
+  for (let r = 0; r < memberOfRank.length; r++) ranks[pos[memberOfRank[r]!]!++] = r;
+  return ranks;
+}
+
+/**
+ * Sorts the tags of ranks `from .. to` in `tagOrder` (a run of equal `dateSent`) by tagID
+ * (decisions §3), with `memberOfRank` (the member of each rank) along.
+ */
+function sortByTagID(
+  tagOrder: Int32Array,
+  memberOfRank: Int32Array,
   from: number,
+  to: number,
   res: ResolvedDataset,
 ): void {
   const tags = res.dataset.tags;
-  const T = tagOrder.length;
-  for (let i = from; i < T; ) {
-    let j = i + 1;
-    const ms = msAscending[T - 1 - i]!;
-    while (j < T && msAscending[T - 1 - j] === ms) j++;
-    if (j - i > 1) {
-      const run = Array.from(tagOrder.subarray(i, j));
-      run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
-      for (let r = i; r < j; r++) {
-        const t = run[r - i]!;
-        tagOrder[r] = t;
-        memberOfRank[r] = res.tagMember[t]!;
-      }
-    }
-    i = j;
+  const run = Array.from(tagOrder.subarray(from, to));
+  run.sort((a, b) => compareStrings(tags[a]!.tagID, tags[b]!.tagID));
+  for (let r = from; r < to; r++) {
+    const t = run[r - from]!;
+    tagOrder[r] = t;
+    memberOfRank[r] = res.tagMember[t]!;
   }
 }
