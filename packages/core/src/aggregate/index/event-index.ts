@@ -1,5 +1,5 @@
 import type { EventColumns } from '../resolve.ts';
-import { sortByKey, sortRangeByKey } from '../sort.ts';
+import { sortRangeByKey } from '../sort.ts';
 
 /** Kind of events: opens or clicks. */
 export type EventKind = 'opens' | 'clicks';
@@ -7,15 +7,13 @@ export type EventKind = 'opens' | 'clicks';
 /**
  * The events of one kind: built eagerly, the per-tag counters of decisions §8 and §9 (a tag's
  * `stats` are read from here) and where each tag's events start; built on first use and
- * cached, the per-tag lists (contacts), a tag's list in date order (endpoints 10, 12, 14) and
- * the date order of all events with per-member lists (endpoints 9 and 11).
+ * cached, the per-tag lists (contacts, and each scope's events in date order: `scope.ts`) and
+ * a tag's list in date order (endpoints 10, 12, 14).
  */
 export interface EventIndex {
   readonly cols: EventColumns;
   /** The name of the date field in API records: `openDate` or `clickDate`. */
   readonly dateField: 'openDate' | 'clickDate';
-  /** Event indices in date order (stable: ties by input order). Built on first use. */
-  readonly byDate: Int32Array;
   /**
    * Per tag, its event indices: `tagEvents[tagStart[t] .. tagStart[t+1])`, in input order
    * (enough to count them) until {@link eventsOfTag} sorts them in date order in place.
@@ -29,12 +27,6 @@ export interface EventIndex {
    * in place on the first call for `t` (time about `k log k` for the tag's `k` events).
    */
   eventsOfTag(t: number): Int32Array;
-  /**
-   * Per member, date ranks (positions in `byDate`) ascending:
-   * `memberRanks[memberStart[m] .. memberStart[m+1])`. Built on first use, with `byDate`.
-   */
-  readonly memberStart: Int32Array;
-  readonly memberRanks: Int32Array;
   /** Per tag: total events, distinct entries (unique), desktop and mobile events. */
   readonly total: Int32Array;
   readonly unique: Int32Array;
@@ -44,19 +36,11 @@ export interface EventIndex {
   readonly seen: Uint8Array;
 }
 
-/** The date order of one kind's events and its per-member lists (see {@link EventIndex}). */
-interface DateOrder {
-  readonly byDate: Int32Array;
-  readonly memberStart: Int32Array;
-  readonly memberRanks: Int32Array;
-}
-
-/** An {@link EventIndex} whose per-tag lists and date order are built on first use. */
+/** An {@link EventIndex} whose per-tag lists are built on first use. */
 class LazyEventIndex implements EventIndex {
   #tagEvents: Int32Array | undefined;
   /** Whether tag `t`'s events in `tagEvents` are in date order (made on first use). */
   #tagSorted: Uint8Array | undefined;
-  #dateOrder: DateOrder | undefined;
 
   constructor(
     readonly cols: EventColumns,
@@ -69,8 +53,6 @@ class LazyEventIndex implements EventIndex {
     readonly seen: Uint8Array,
     /** Whether the events come grouped by tag in tag order (the input order is `tagEvents`). */
     private readonly grouped: boolean,
-    private readonly tagMember: Int32Array,
-    private readonly memberCount: number,
   ) {}
 
   get tagEvents(): Int32Array {
@@ -91,21 +73,6 @@ class LazyEventIndex implements EventIndex {
     }
     return tagEvents.subarray(from, to);
   }
-
-  get byDate(): Int32Array {
-    return this.dateOrder().byDate;
-  }
-  get memberStart(): Int32Array {
-    return this.dateOrder().memberStart;
-  }
-  get memberRanks(): Int32Array {
-    return this.dateOrder().memberRanks;
-  }
-
-  private dateOrder(): DateOrder {
-    this.#dateOrder ??= dateOrderOf(this.cols, this.tagMember, this.memberCount);
-    return this.#dateOrder;
-  }
 }
 
 /** `0..n-1`. */
@@ -121,30 +88,6 @@ function groupByTag(tag: Int32Array, tagStart: Int32Array): Int32Array {
   const pos = tagStart.slice(0, tagStart.length - 1);
   for (let e = 0; e < tag.length; e++) out[pos[tag[e]!]!++] = e;
   return out;
-}
-
-/**
- * The date order of events (a stable sort by epoch ms, each event's member carried along)
- * and, per member, the date ranks of its tags' events ascending (a counting sort of the ranks
- * by member). Every pass reads its arrays in order.
- */
-function dateOrderOf(cols: EventColumns, tagMember: Int32Array, memberCount: number): DateOrder {
-  const { tag } = cols;
-  const n = tag.length;
-  const memberOf = new Int32Array(n);
-  const memberStart = new Int32Array(memberCount + 1);
-  for (let e = 0; e < n; e++) {
-    const m = tagMember[tag[e]!]!;
-    memberOf[e] = m;
-    memberStart[m + 1]!++;
-  }
-  for (let m = 0; m < memberCount; m++) memberStart[m + 1]! += memberStart[m]!;
-  const { order: byDate, carried } = sortByKey(cols.ms, memberOf);
-  const memberByDate = carried!;
-  const memberPos = memberStart.slice(0, memberCount);
-  const memberRanks = new Int32Array(n);
-  for (let r = 0; r < n; r++) memberRanks[memberPos[memberByDate[r]!]!++] = r;
-  return { byDate, memberStart, memberRanks };
 }
 
 /**
@@ -209,19 +152,17 @@ function countEvents(
 }
 
 /**
- * Indexes the events of one kind in one pass: counts them per tag (total, distinct entries,
- * desktop, mobile) and per recipient entry, and finds where each tag's events start. The
- * per-tag lists and the orders by date are left to first use ({@link EventIndex.tagEvents},
- * {@link EventIndex.eventsOfTag}, {@link EventIndex.byDate}). Recipient entries are the
- * distinct normalised emails of one tag, so "distinct recipients" (unique counters,
- * decisions §9) = distinct entries.
+ * Indexes the events of one kind (`tagCount` tags, `entryCount` recipient entries) in one
+ * pass: counts them per tag (total, distinct entries, desktop, mobile) and per recipient
+ * entry, and finds where each tag's events start. The per-tag lists and the orders by date
+ * are left to first use ({@link EventIndex.tagEvents}, {@link EventIndex.eventsOfTag}, and
+ * per scope `Scopes.eventsByDate`). Recipient entries are the distinct normalised emails of
+ * one tag, so "distinct recipients" (unique counters, decisions §9) = distinct entries.
  */
 export function indexEvents(
   cols: EventColumns,
   dateField: EventIndex['dateField'],
   tagCount: number,
-  tagMember: Int32Array,
-  memberCount: number,
   entryCount: number,
 ): EventIndex {
   const total = new Int32Array(tagCount);
@@ -242,7 +183,5 @@ export function indexEvents(
     mobile,
     seen,
     grouped,
-    tagMember,
-    memberCount,
   );
 }

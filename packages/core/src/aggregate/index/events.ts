@@ -49,18 +49,17 @@ export class Events {
     const { tagOrder, dataset } = this.tables;
     const tagRank = this.tagRank();
     const idx = this.tables[kind];
-    const ranks = this.scopes.eventRanks(scope, kind);
+    const events = this.scopes.eventsByDate(scope, kind);
     const { startMs, endMs } = windowBounds(window);
-    const { byDate } = idx;
     const { ms, tag } = idx.cols;
-    const lo = partitionPoint(0, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < startMs);
-    const hi = partitionPoint(lo, ranks.length, (i) => ms[byDate[ranks[i]!]!]! < endMs);
+    const lo = partitionPoint(0, events.length, (i) => ms[events[i]!]! < startMs);
+    const hi = partitionPoint(lo, events.length, (i) => ms[events[i]!]! < endMs);
     this.tagStamps ??= new Stamps(dataset.tags.length);
     const stamps = this.tagStamps;
     const gen = stamps.next();
     const groupRanks: number[] = [];
     for (let i = lo; i < hi; i++) {
-      const t = tag[byDate[ranks[i]!]!]!;
+      const t = tag[events[i]!]!;
       if (stamps.mark[t] !== gen) {
         stamps.mark[t] = gen;
         groupRanks.push(tagRank[t]!);
@@ -74,7 +73,7 @@ export class Events {
       groups.push({ tagID: dataset.tags[t]!.tagID, events: [] });
     }
     for (let i = lo; i < hi; i++) {
-      const e = byDate[ranks[i]!]!;
+      const e = events[i]!;
       groups[stamps.slot[tag[e]!]!]!.events.push({
         recipient: this.records.eventRecipient(idx, e),
         details: this.records.eventDetails(idx, e),

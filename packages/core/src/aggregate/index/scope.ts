@@ -1,4 +1,5 @@
 import { resolveGroup } from '../rules.ts';
+import { sortByKey } from '../sort.ts';
 import type { Caller } from '../types.ts';
 import type { ScopeContacts } from './contacts.ts';
 import type { EventKind } from './event-index.ts';
@@ -21,10 +22,10 @@ export interface Scope {
   /** The one visible member, or -1 when several (then `flag` marks them). */
   readonly single: number;
   readonly flag: Uint8Array | null;
-  /** Tag ranks and event date ranks of the visible members, ascending. */
+  /** Tag ranks of the visible members, ascending; their events of each kind in date order. */
   tagRanks?: Int32Array;
-  openRanks?: Int32Array;
-  clickRanks?: Int32Array;
+  openEvents?: Int32Array;
+  clickEvents?: Int32Array;
   /** Built by `contacts.ts` on the scope's first contacts request. */
   contacts?: ScopeContacts;
   /** Day series by subject key, built by `series.ts`. */
@@ -128,15 +129,51 @@ export class Scopes {
     return scope.tagRanks;
   }
 
-  /** Date ranks of a scope's events of one kind, ascending (date order). */
-  eventRanks(scope: Scope, kind: EventKind): Int32Array {
-    const idx = this.tables[kind];
+  /**
+   * A scope's events of one kind in date order, ties in input order (decisions §3), built on
+   * first use in time about proportional to them: the events of the scope's tags, in input
+   * order (as they come when listed per tag in tag order; else sorted so), then a stable radix
+   * sort by epoch ms.
+   */
+  eventsByDate(scope: Scope, kind: EventKind): Int32Array {
     if (kind === 'opens') {
-      scope.openRanks ??= mergeRanks(scope.members, idx.memberStart, idx.memberRanks);
-      return scope.openRanks;
+      scope.openEvents ??= this.dateOrder(scope, kind);
+      return scope.openEvents;
     }
-    scope.clickRanks ??= mergeRanks(scope.members, idx.memberStart, idx.memberRanks);
-    return scope.clickRanks;
+    scope.clickEvents ??= this.dateOrder(scope, kind);
+    return scope.clickEvents;
+  }
+
+  private dateOrder(scope: Scope, kind: EventKind): Int32Array {
+    const { tagOrder } = this.tables;
+    const idx = this.tables[kind];
+    const { tagStart } = idx;
+    const ranks = this.tagRanks(scope);
+    // The scope's tags in ascending index, then their events.
+    const tags = new Int32Array(ranks.length);
+    let n = 0;
+    for (let i = 0; i < ranks.length; i++) {
+      const t = tagOrder[ranks[i]!]!;
+      tags[i] = t;
+      n += tagStart[t + 1]! - tagStart[t]!;
+    }
+    tags.sort();
+    const events = new Int32Array(n);
+    const tagEvents = idx.tagEvents;
+    let at = 0;
+    let ascending = true;
+    for (let i = 0; i < tags.length; i++) {
+      const t = tags[i]!;
+      for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
+        const e = tagEvents[k]!;
+        if (at > 0 && e < events[at - 1]!) ascending = false;
+        events[at++] = e;
+      }
+    }
+    if (!ascending) events.sort();
+    const ms = new Float64Array(n);
+    for (let i = 0; i < n; i++) ms[i] = idx.cols.ms[events[i]!]!;
+    return sortByKey(ms, events).carried!;
   }
 }
 

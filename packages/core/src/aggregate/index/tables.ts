@@ -83,8 +83,8 @@ export function buildTables(res: ResolvedDataset): Tables {
     tagOrder,
     memberTagStart,
     memberTagRanks,
-    opens: indexEvents(res.opens, 'openDate', T, res.tagMember, M, P),
-    clicks: indexEvents(res.clicks, 'clickDate', T, res.tagMember, M, P),
+    opens: indexEvents(res.opens, 'openDate', T, P),
+    clicks: indexEvents(res.clicks, 'clickDate', T, P),
   };
 }
 
