@@ -3,5 +3,11 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   resolve: { conditions: ['@tagtrack/source'] },
   ssr: { resolve: { conditions: ['@tagtrack/source'] } },
-  test: { name: 'core', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+  test: {
+    name: 'core',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // one module graph per worker, not per file: the test files import the same modules and
+    // keep no state between files
+    isolate: false,
+  },
 });
