@@ -17,8 +17,10 @@ import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
  * form or the transport of the answers) also run in blind mode with one admin credential (a
  * blind run's checks are a subset of a fixture run's). Transport variants go over a real
  * socket (their difference is invisible to the in-memory `fetch`); the others run in memory.
- * Variants run one after another: a socket run starved by concurrent in-memory runs hits the
- * keep-alive race (a reused connection closed by the server's idle timeout).
+ * The matrix is split over several files (`MATRIX_FILES`) that vitest runs on its workers, each
+ * in a process of its own; the variants of a file run one after another: a socket run starved
+ * by concurrent in-memory runs in its process hits the keep-alive race (a reused connection
+ * closed by the server's idle timeout).
  */
 
 /** fast-check runs per property check: the matrix is about forms, not about many inputs. */
@@ -27,7 +29,12 @@ const NUM_RUNS = 2;
 /** Base URL of the reference server without the variant (in memory). */
 const PLAIN_BASE_URL = 'http://plain.memory';
 
-const timings: { name: string; transport: boolean; ms: number; requests: number }[] = [];
+interface Timing {
+  readonly name: string;
+  readonly transport: boolean;
+  readonly ms: number;
+  readonly requests: number;
+}
 
 /** `mode CHECK-ID: first failure (counterexample)` for every check that failed or errored. */
 export function problems(result: RunResult): string[] {
@@ -47,7 +54,12 @@ export function problems(result: RunResult): string[] {
 export async function runVariant(
   variant: VariantInfo,
   dataset?: Dataset,
-): Promise<{ fixture: RunResult; blind: RunResult | undefined; diff: DiffResult }> {
+): Promise<{
+  fixture: RunResult;
+  blind: RunResult | undefined;
+  diff: DiffResult;
+  timing: Timing;
+}> {
   const server = createServer({
     ...(dataset === undefined ? {} : { dataset }),
     variants: [variant.name as VariantName],
@@ -99,28 +111,50 @@ export async function runVariant(
           }),
     ]);
     const fixture = diff.run;
-    timings.push({
+    const timing = {
       name: variant.name,
       transport: variant.transport,
       ms: Math.round(performance.now() - started),
       requests: fixture.requests.sent + (blind?.requests.sent ?? 0),
-    });
-    return { fixture, blind, diff };
+    };
+    return { fixture, blind, diff, timing };
   } finally {
     await Promise.all([server.close(), plain.close()]);
   }
 }
 
 /**
- * Declares one vitest test per variant selected by `which` (the matrix is split over two
- * files, in memory and over a socket, so that vitest can run them on two workers).
+ * The files of the matrix: in memory or over a socket, and the part of those variants each
+ * takes (every `parts`-th variant from the part's number on, in `VARIANTS` order), so that
+ * vitest spreads the runs over its workers (it runs files in parallel, not the tests of a
+ * file). `variants.test.ts` checks that the parts cover every variant once.
  */
-export function describeVariants(title: string, which: (v: VariantInfo) => boolean): void {
+export const MATRIX_FILES = {
+  memory: { parts: 4, transport: false },
+  socket: { parts: 2, transport: true },
+} as const;
+
+/** The variants of part `part` (1-based) of the `kind` half of the matrix. */
+export function variantsOfPart(kind: keyof typeof MATRIX_FILES, part: number): VariantInfo[] {
+  const { parts, transport } = MATRIX_FILES[kind];
+  return VARIANTS.filter((v) => v.transport === transport).filter(
+    (_v, i) => i % parts === part - 1,
+  );
+}
+
+/**
+ * Declares one vitest test per variant of part `part` of the `kind` half of the matrix (see
+ * {@link MATRIX_FILES}; one file per part).
+ */
+export function describeVariants(kind: keyof typeof MATRIX_FILES, part: number): void {
+  const title = `${kind === 'memory' ? 'in memory' : 'over a socket'}, part ${part} of ${MATRIX_FILES[kind].parts}`;
+  const timings: Timing[] = [];
   describe(`variant matrix ${title}: the suite passes every freedom of the profile`, () => {
-    test.each(VARIANTS.filter(which).map((v) => [v.name, v.freedom, v] as const))(
+    test.each(variantsOfPart(kind, part).map((v) => [v.name, v.freedom, v] as const))(
       'variant %s (%s) passes in fixture mode with no difference from the reference, and in blind mode unless only the form varies',
       async (_name, _freedom, variant) => {
-        const { fixture, blind, diff } = await runVariant(variant);
+        const { fixture, blind, diff, timing } = await runVariant(variant);
+        timings.push(timing);
         expect([...problems(fixture), ...(blind === undefined ? [] : problems(blind))]).toEqual([]);
         // the differential audit sees no difference from the reference server
         expect(diff.checks.flatMap((c) => c.failures.map((f) => `${c.id}: ${f.message}`))).toEqual(

@@ -1,17 +1,32 @@
+import { readFileSync } from 'node:fs';
 import type { Dataset } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { VARIANTS } from '@tagtrack/server';
 import { expect, test } from 'vitest';
 import { runInMemory } from './helpers.ts';
-import { describeVariants, problems, runVariant } from './variant-matrix.ts';
+import { MATRIX_FILES, problems, runVariant, variantsOfPart } from './variant-matrix.ts';
 
-/** The in-memory half of the variant matrix (see variant-matrix.ts); the transport half is variants-socket.test.ts. */
+/**
+ * The variant matrix (see variant-matrix.ts) runs in the files variants-memory-N.test.ts and
+ * variants-socket-N.test.ts, one per part; this file checks that they take every variant.
+ */
 test('VARIANTS covers the freedoms of the plan, each with its clause', () => {
   expect(VARIANTS.length).toBeGreaterThanOrEqual(23);
   for (const v of VARIANTS) expect(v.freedom).toMatch(/decisions/);
 });
 
-describeVariants('in memory', (v) => !v.transport);
+test('the files of the variant matrix take every variant once', () => {
+  const taken = Object.entries(MATRIX_FILES).flatMap(([kind, { parts }]) =>
+    Array.from({ length: parts }, (_, i) => {
+      const file = new URL(`./variants-${kind}-${i + 1}.test.ts`, import.meta.url);
+      // the file exists and declares its part
+      expect(readFileSync(file, 'utf8')).toContain(`describeVariants('${kind}', ${i + 1});`);
+      return variantsOfPart(kind as keyof typeof MATRIX_FILES, i + 1).map((v) => v.name);
+    }).flat(),
+  );
+  expect(taken.sort()).toEqual(VARIANTS.map((v) => v.name).sort());
+  expect(new Set(taken).size).toBe(VARIANTS.length);
+});
 
 /**
  * The canonical dataset has no two events of a tag at the same instant, so the
