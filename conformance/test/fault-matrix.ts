@@ -1,0 +1,202 @@
+import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
+import { afterAll, describe, expect, test } from 'vitest';
+import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/run.ts';
+import type { RunResult } from '../src/runner.ts';
+import { runConformance } from '../src/runner.ts';
+import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+
+/**
+ * The fault matrix: every fault the reference server can inject (`FAULTS`) breaks the
+ * profile, so the suite must fail on it, in fixture mode and in blind mode with one admin
+ * credential, under three seeds, and each time fail at least one of the requirements the
+ * fault declares for that mode (`detectedBy`, `blind`). Detection must not depend on luck:
+ * a fault caught under one seed and missed under another fails this test. A fault that one
+ * admin credential cannot observe declares why (`blind: { unobservable }`) and is skipped in
+ * blind mode only. Each run is narrowed to the declared requirements (`--only`) to keep the
+ * matrix fast; the six runs of a fault share one server and run at the same time. The faults
+ * are split over the files faults-N.test.ts (`FAULT_PARTS`, every N-th fault) so that vitest
+ * runs them on its workers; faults.test.ts checks the declarations and that the parts take
+ * every fault once.
+ */
+
+/** The seeds every fault is run under. */
+export const SEEDS = [7, 1_000_003, 424_242] as const;
+
+/** fast-check runs per property check: detection must come from data-driven picks, not volume. */
+export const NUM_RUNS = 2;
+
+/**
+ * Server options a fault needs to be observable (a rate limit; small pages for paging; a
+ * public URL with a path prefix, served behind a proxy that strips it, see `behindProxy`).
+ */
+function serverFor(fault: FaultName) {
+  return {
+    faults: [fault],
+    pageSize: 40,
+    ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: { limit: 30, windowMs: 1000 } } : {}),
+    ...(fault === 'paging-url-drops-prefix' ? { publicUrl: `${MEMORY_BASE_URL}/api/v1` } : {}),
+  };
+}
+
+/** The ids a fault declares for `mode`, or the reason it is unobservable there. */
+export function declaredFor(
+  fault: FaultInfo,
+  mode: 'fixture' | 'blind',
+): readonly string[] | { unobservable: string } {
+  if (mode === 'fixture' || fault.blind === undefined) return fault.detectedBy;
+  return fault.blind;
+}
+
+export function idsOf(declared: readonly string[] | { unobservable: string }): readonly string[] {
+  return Array.isArray(declared) ? declared : [];
+}
+
+/** `CHECK-ID: first failure` for checks that failed or errored. */
+export function problems(result: RunResult): string[] {
+  return result.checks
+    .filter((c) => c.status === 'fail' || c.status === 'error')
+    .map(
+      (c) =>
+        `${c.id}: ${c.reason ?? ''}${c.failures[0]?.message ?? ''} ${c.failures[0]?.counterexample ?? ''}`,
+    );
+}
+
+/** The files of the fault matrix: faults-1.test.ts to faults-N.test.ts. */
+export const FAULT_PARTS = 3;
+
+/** The faults of part `part` (1-based): every {@link FAULT_PARTS}-th one from the part's number on. */
+export function faultsOfPart(part: number): FaultInfo[] {
+  return FAULTS.filter((_f, i) => i % FAULT_PARTS === part - 1);
+}
+
+/**
+ * Declares one vitest test per fault of part `part` (see {@link FAULT_PARTS}; one file per
+ * part), and prints what detected each fault after the last.
+ */
+export function describeFaults(part: number): void {
+  const detections: [string, string, string[]][] = [];
+  /** Per fault: how many requests the differential audit found answered differently. */
+  const diffFound: [string, number[]][] = [];
+  describe(`fault matrix, part ${part} of ${FAULT_PARTS}: the suite fails on every injected fault, in both modes, under three seeds`, () => {
+    test.each(faultsOfPart(part).map((f) => [f.name, f.description, f] as const))(
+      'fault %s (%s) fails the run and one of its declared requirements, per mode and seed',
+      async (name, _description, fault) => {
+        const options = serverFor(name as FaultName);
+        const server = createServer({ publicUrl: MEMORY_BASE_URL, ...options });
+        const { faults: _faults, ...cleanOptions } = options;
+        const clean = createServer({ publicUrl: MEMORY_BASE_URL, ...cleanOptions });
+        const diffs: DiffResult[] = [];
+        /** The audit of the faulted server (A) against the unfaulted one (B), blind mode. */
+        const diffAgainstClean = (
+          common: Pick<DiffOptions, 'baseUrl' | 'fetch' | 'seed' | 'numRuns' | 'only'>,
+          profile: DiffOptions['profile'],
+        ) =>
+          runDiff({
+            ...common,
+            profile,
+            authId: team1Admin.authId,
+            accessKey: team1Admin.accessKey,
+            against: common.baseUrl,
+            fetchAgainst: behindProxy((r) => clean.fetch(r), common.baseUrl),
+            compareMessages: true,
+          });
+        try {
+          const cases = (['fixture', 'blind'] as const).flatMap((mode) => {
+            const declared = declaredFor(fault, mode);
+            return Array.isArray(declared) ? SEEDS.map((seed) => ({ mode, seed, declared })) : [];
+          });
+          const baseUrl = options.publicUrl ?? MEMORY_BASE_URL;
+          const runs = await Promise.all(
+            cases.map(async ({ mode, seed, declared }) => {
+              const common = {
+                baseUrl,
+                fetch: behindProxy((r) => server.fetch(r), baseUrl),
+                seed,
+                numRuns: NUM_RUNS,
+                only: declared.join(','),
+              };
+              if (mode === 'fixture') {
+                const result = await runConformance({
+                  ...common,
+                  profile: profileFor(options),
+                  mode,
+                });
+                return { mode, seed, declared, result };
+              }
+              // blind mode, first seed: as a differential audit against the unfaulted server
+              if (seed === SEEDS[0]) {
+                const diff = await diffAgainstClean(common, {
+                  ...profileFor(options),
+                  credentials: [],
+                });
+                return { mode, seed, declared, result: diff.run, diff };
+              }
+              const result = await runConformance({
+                ...common,
+                profile: { ...profileFor(options), credentials: [] },
+                mode,
+                authId: team1Admin.authId,
+                accessKey: team1Admin.accessKey,
+              });
+              return { mode, seed, declared, result };
+            }),
+          );
+          // a fault one admin credential cannot observe: the audit with every declared credential
+          if (!Array.isArray(declaredFor(fault, 'blind'))) {
+            const diff = await diffAgainstClean(
+              {
+                baseUrl,
+                fetch: behindProxy((r) => server.fetch(r), baseUrl),
+                seed: SEEDS[0],
+                numRuns: NUM_RUNS,
+                only: fault.detectedBy.join(','),
+              },
+              profileFor(options),
+            );
+            diffs.push(diff);
+          }
+          for (const r of runs) if (r.diff !== undefined) diffs.push(r.diff);
+          diffFound.push([name, diffs.map((d) => d.differing)]);
+          expect(
+            diffs.map((d) => d.differing).filter((n) => n > 0),
+            'the differential audit against the unfaulted server finds the fault',
+          ).not.toEqual([]);
+          const missed: string[] = [];
+          for (const { mode, seed, declared, result } of runs) {
+            const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+            detections.push([name, `${mode}/${seed}`, failed]);
+            const errors = result.checks.filter((c) => c.status === 'error');
+            if (errors.length > 0)
+              missed.push(`${mode} seed ${seed}: errors ${problems(result).join('; ')}`);
+            else if (result.ok || !failed.some((id) => declared.includes(id)))
+              missed.push(
+                `${mode} seed ${seed}: not caught by ${declared.join(', ')} (failing: ${failed.join(', ') || 'none'})`,
+              );
+            else {
+              const failure = result.checks.find((c) => c.status === 'fail')!.failures[0]!;
+              expect(failure.message.length).toBeGreaterThan(10);
+            }
+          }
+          expect(missed).toEqual([]);
+        } finally {
+          await Promise.all([server.close(), clean.close()]);
+        }
+      },
+      60_000,
+    );
+
+    afterAll(() => {
+      const width = Math.max(...detections.map(([n]) => n.length));
+      console.log(
+        `fault matrix, part ${part} of ${FAULT_PARTS} (fault, mode/seed → failing requirement ids):\n${detections
+          .map(
+            ([n, run, ids]) =>
+              `  ${n.padEnd(width)}  ${run.padEnd(15)} ${ids.join(', ') || '(none)'}`,
+          )
+          .join('\n')}\ndifferential audit (fault → differing requests per audit run):\n${diffFound
+          .map(([n, counts]) => `  ${n.padEnd(width)}  ${counts.join(', ')}`)
+          .join('\n')}`,
+      );
+    });
+  });
+}
