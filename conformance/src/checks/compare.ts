@@ -123,13 +123,13 @@ export function comparable(
     case 'teams.memberTags':
       return records.map((t) => {
         if (!isRecord(t) || !Array.isArray(t.recipients)) return t;
-        const recipients = t.recipients
-          .map((r) => person(r, contactIds))
-          .sort((a, b) => {
-            const x = JSON.stringify([(a as Rec).email, (a as Rec).name]);
-            const y = JSON.stringify([(b as Rec).email, (b as Rec).name]);
-            return x < y ? -1 : x > y ? 1 : 0;
-          });
+        const people = t.recipients.map((r) => person(r, contactIds));
+        if (people.length < 2) return { ...t, recipients: people };
+        // each sort key built once, not at every comparison
+        const recipients = people
+          .map((p) => [JSON.stringify([(p as Rec).email, (p as Rec).name]), p] as const)
+          .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+          .map(([, p]) => p);
         return { ...t, recipients };
       });
     case 'contacts.list':
