@@ -139,7 +139,7 @@ test.prop(
     fc.integer(),
     fc.nat({ max: 20 }),
   ],
-  { numRuns: 200 },
+  { numRuns: 100 },
 )(
   'sortByKey carries each value with its key and gives the keys in order (or integers equal exactly where they are)',
   (kind, n, seed, spread) => {
@@ -156,15 +156,24 @@ test.prop(
             : raw.sort((a, b) => a - b);
     const carry = Int32Array.from(keys, (_, i) => i * 3 + 1);
     const { order, carried, sortedKeys } = sortByKey(Float64Array.from(keys), carry, true);
-    expect(firstDifference(keys)).toBe(-1);
-    expect(Array.from(order)).toEqual(stableOrder(keys));
-    expect(Array.from(carried!)).toEqual(Array.from(order, (i) => carry[i]!));
-    expect(Array.from(carry)).toEqual(keys.map((_, i) => i * 3 + 1)); // not written into
-    for (let i = 1; i < n; i++) {
+    const expected = stableOrder(keys);
+    // One comparison per law (cheap, so a failing case of hundreds of keys shrinks quickly).
+    const orderOk = expected.every((e, i) => order[i] === e);
+    const carriedOk = carried!.every((c, i) => c === carry[order[i]!]);
+    const carryKept = carry.every((c, i) => c === i * 3 + 1); // not written into
+    let keysOk = sortedKeys!.length === n;
+    for (let i = 1; i < n && keysOk; i++) {
       const same = keys[order[i]!] === keys[order[i - 1]!];
-      expect(sortedKeys![i] === sortedKeys![i - 1]).toBe(same);
-      expect(sortedKeys![i]! >= sortedKeys![i - 1]!).toBe(true);
+      keysOk =
+        (sortedKeys![i] === sortedKeys![i - 1]) === same &&
+        sortedKeys![i]! > sortedKeys![i - 1]! !== same;
     }
+    expect({ orderOk, carriedOk, carryKept, keysOk }).toEqual({
+      orderOk: true,
+      carriedOk: true,
+      carryKept: true,
+      keysOk: true,
+    });
     expect(sortByKey(Float64Array.from(keys)).carried).toBeUndefined();
   },
 );

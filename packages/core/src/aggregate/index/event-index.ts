@@ -15,16 +15,20 @@ export interface EventIndex {
   /** The name of the date field in API records: `openDate` or `clickDate`. */
   readonly dateField: 'openDate' | 'clickDate';
   /**
-   * Per tag, its event indices: `tagEvents[tagStart[t] .. tagStart[t+1])`, in input order
-   * (enough to count them) until {@link eventsOfTag} sorts them in date order in place.
-   * `tagEvents` is made on first use (the input order itself when the events come grouped by
-   * tag in tag order, as usual; else a stable counting sort of the events by tag).
+   * Whether the events come grouped by tag in tag order (as usual): then tag `t`'s events are
+   * `tagStart[t] .. tagStart[t+1]` themselves, and `tagEvents` is the identity.
+   */
+  readonly grouped: boolean;
+  /**
+   * Per tag, its event indices in input order: `tagEvents[tagStart[t] .. tagStart[t+1])`.
+   * `tagEvents` is made on first use (the identity when `grouped`; else a stable counting
+   * sort of the events by tag).
    */
   readonly tagStart: Int32Array;
   readonly tagEvents: Int32Array;
   /**
-   * The events of tag `t` in date order, ties in input order: a view of `tagEvents`, sorted
-   * in place on the first call for `t` (time about `k log k` for the tag's `k` events).
+   * The events of tag `t` in date order, ties in input order, made on the first call for `t`
+   * (time about `k log k` for the tag's `k` events) and cached. Not to be mutated.
    */
   eventsOfTag(t: number): Int32Array;
   /** Per tag: total events, distinct entries (unique), desktop and mobile events. */
@@ -39,8 +43,8 @@ export interface EventIndex {
 /** An {@link EventIndex} whose per-tag lists are built on first use. */
 class LazyEventIndex implements EventIndex {
   #tagEvents: Int32Array | undefined;
-  /** Whether tag `t`'s events in `tagEvents` are in date order (made on first use). */
-  #tagSorted: Uint8Array | undefined;
+  /** The events of each tag asked for, in date order. */
+  readonly #byDateOfTag = new Map<number, Int32Array>();
 
   constructor(
     readonly cols: EventColumns,
@@ -51,8 +55,7 @@ class LazyEventIndex implements EventIndex {
     readonly desktop: Int32Array,
     readonly mobile: Int32Array,
     readonly seen: Uint8Array,
-    /** Whether the events come grouped by tag in tag order (the input order is `tagEvents`). */
-    private readonly grouped: boolean,
+    readonly grouped: boolean,
   ) {}
 
   get tagEvents(): Int32Array {
@@ -63,15 +66,17 @@ class LazyEventIndex implements EventIndex {
   }
 
   eventsOfTag(t: number): Int32Array {
-    const from = this.tagStart[t]!;
-    const to = this.tagStart[t + 1]!;
-    const tagEvents = this.tagEvents;
-    this.#tagSorted ??= new Uint8Array(this.total.length);
-    if (this.#tagSorted[t] === 0) {
-      sortRangeByKey(tagEvents, from, to, this.cols.ms);
-      this.#tagSorted[t] = 1;
+    let events = this.#byDateOfTag.get(t);
+    if (!events) {
+      const from = this.tagStart[t]!;
+      const to = this.tagStart[t + 1]!;
+      events = new Int32Array(to - from);
+      if (this.grouped) for (let i = 0; i < events.length; i++) events[i] = from + i;
+      else events.set(this.tagEvents.subarray(from, to));
+      sortRangeByKey(events, 0, events.length, this.cols.ms);
+      this.#byDateOfTag.set(t, events);
     }
-    return tagEvents.subarray(from, to);
+    return events;
   }
 }
 

@@ -131,9 +131,9 @@ export class Scopes {
 
   /**
    * A scope's events of one kind in date order, ties in input order (decisions §3), built on
-   * first use in time about proportional to them: the events of the scope's tags, in input
-   * order (as they come when listed per tag in tag order; else sorted so), then a stable radix
-   * sort by epoch ms.
+   * first use in time about proportional to them: the events of the scope's tags in input
+   * order (read off as ranges when events come grouped by tag in tag order; else sorted so),
+   * then a stable radix sort by epoch ms.
    */
   eventsByDate(scope: Scope, kind: EventKind): Int32Array {
     if (kind === 'opens') {
@@ -159,18 +159,21 @@ export class Scopes {
     }
     tags.sort();
     const events = new Int32Array(n);
-    const tagEvents = idx.tagEvents;
     let at = 0;
-    let ascending = true;
-    for (let i = 0; i < tags.length; i++) {
-      const t = tags[i]!;
-      for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) {
-        const e = tagEvents[k]!;
-        if (at > 0 && e < events[at - 1]!) ascending = false;
-        events[at++] = e;
+    if (idx.grouped) {
+      // Each tag's events are the range tagStart[t] .. tagStart[t+1]: ascending.
+      for (let i = 0; i < tags.length; i++) {
+        const t = tags[i]!;
+        for (let e = tagStart[t]!; e < tagStart[t + 1]!; e++) events[at++] = e;
       }
+    } else {
+      const tagEvents = idx.tagEvents;
+      for (let i = 0; i < tags.length; i++) {
+        const t = tags[i]!;
+        for (let k = tagStart[t]!; k < tagStart[t + 1]!; k++) events[at++] = tagEvents[k]!;
+      }
+      events.sort();
     }
-    if (!ascending) events.sort();
     const ms = new Float64Array(n);
     for (let i = 0; i < n; i++) ms[i] = idx.cols.ms[events[i]!]!;
     return sortByKey(ms, events).carried!;
