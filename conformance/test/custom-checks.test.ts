@@ -18,7 +18,7 @@ import {
   toResultsJson,
 } from '../src/reporters/index.ts';
 import type { RunResult } from '../src/runner.ts';
-import { MEMORY_BASE_URL, runInMemory } from './helpers.ts';
+import { MEMORY_BASE_URL, runCli, runInMemory } from './helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/vendor-version-header.mjs', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));
@@ -208,6 +208,7 @@ describe('loadChecks (--checks FILE)', () => {
   });
 });
 
+/** The CLI with --checks: the example through the real bin (node imports the file), the rest in process. */
 describe('the CLI with --checks', () => {
   let server: TagtrackServer;
   let baseUrl: string;
@@ -275,7 +276,7 @@ describe('the CLI with --checks', () => {
   }, 60_000);
 
   test('requirements --checks lists the checks of your own after the built-in ones', async () => {
-    const out = await cli(['requirements', '--json', '--checks', EXAMPLE]);
+    const out = await runCli(['requirements', '--json', '--checks', EXAMPLE], { NO_COLOR: '1' });
     expect(out.code).toBe(0);
     const rows = JSON.parse(out.stdout) as { id: string; area: string; endpoints: string[] }[];
     expect(rows.map((r) => r.id)).toEqual([...ALL_CHECKS.map((c) => c.id), 'ACME-VERSION-HEADER']);
@@ -291,7 +292,7 @@ describe('the CLI with --checks', () => {
       path,
       `export const checks = [{ id: 'AUTH-401-MISSING', title: 't', clause: 'c', endpoints: [], async run() {} }];`,
     );
-    const out = await cli(['run', '--base-url', baseUrl, '--checks', path]);
+    const out = await runCli(['run', '--base-url', baseUrl, '--checks', path], { NO_COLOR: '1' });
     expect(out.code).toBe(2);
     expect(out.stderr).toBe(
       `tagtrack-conformance: --checks ${path}: check 1 (AUTH-401-MISSING) uses the id of a built-in requirement; give it an id of your own, with your own prefix (e.g. ACME-VERSION-HEADER)\n`,
