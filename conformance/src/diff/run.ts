@@ -354,7 +354,7 @@ export function sameAnswer(
   if (a.status !== b.status) return false;
   if ((a.headers['retry-after'] === undefined) !== (b.headers['retry-after'] === undefined))
     return false;
-  const swap = (text: string) => (baseA === baseB ? text : text.split(baseA).join(baseB));
+  const swap = (text: string) => (baseA === baseB ? text : text.replaceAll(baseA, () => baseB));
   for (const h of COMPARED_HEADERS) {
     const va = a.headers[h];
     const vb = b.headers[h];

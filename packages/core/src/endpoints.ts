@@ -361,6 +361,12 @@ export interface EndpointMatch {
 
 const SEGMENT_RE = /^[^/]+$/;
 
+/** Each endpoint of {@link ENDPOINT_LIST} with its path template's segments, split once. */
+const TEMPLATES = ENDPOINT_LIST.map((endpoint) => ({
+  endpoint,
+  segments: endpoint.path.split('/').slice(1),
+}));
+
 /**
  * Matches a request path (without query string, percent-encoded as received) against the
  * catalogue (decisions §4 Revision 2): each segment is percent-decoded before matching
@@ -380,8 +386,7 @@ export function matchEndpoint(pathname: string): EndpointMatch | undefined {
       return undefined;
     }
   }
-  for (const e of ENDPOINT_LIST) {
-    const tpl = e.path.split('/').slice(1);
+  for (const { endpoint: e, segments: tpl } of TEMPLATES) {
     if (tpl.length !== segs.length) continue;
     const params: Partial<Record<PathParamName, string>> = {};
     let ok = true;
