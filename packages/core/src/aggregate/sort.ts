@@ -1,6 +1,8 @@
 /**
- * Sorting helpers for the indexes: a stable LSD radix sort of indices by integer keys
- * (epoch milliseconds), which orders a million events in a few passes without a comparator.
+ * Sorting helpers for the indexes: a stable LSD radix sort by integer keys (epoch
+ * milliseconds) that carries a value per key along (`sortByKey`), which orders a million
+ * events in a few passes without a comparator; a stable sort of a short range (a tag's
+ * events, `sortRangeByKey`); a binary search (`partitionPoint`).
  */
 
 const MAX_DIGIT_BITS = 20;
