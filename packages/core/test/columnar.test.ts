@@ -165,7 +165,10 @@ describe('columnar loading of the dataset JSON', TIMEOUT, () => {
     const d = structuredClone(canonicalDataset);
     const tag = d.tags[0]!;
     const lone = 'x\ud800@example.com';
-    tag.recipients.push({ name: 'Lone', email: lone }, { name: 'Replaced', email: 'x\ufffd@example.com' });
+    tag.recipients.push(
+      { name: 'Lone', email: lone },
+      { name: 'Replaced', email: 'x\ufffd@example.com' },
+    );
     d.opens.push({ ...d.opens.find((o) => o.tagID === tag.tagID)!, email: lone });
     // the same recipient name written plain and escaped (`\u0041` is `A`) is one value
     const text = JSON.stringify(d).replace('"name":"Lone"', '"name":"\\u004cone"');
