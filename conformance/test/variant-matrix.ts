@@ -23,8 +23,8 @@ import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
  * form or the transport of the answers) also run in blind mode with one admin credential (a
  * blind run's checks are a subset of a fixture run's). Transport variants go over a real
  * socket (their difference is invisible to the in-memory `fetch`); the others run in memory.
- * The reference side of the audits of a file answers each distinct request once and replays
- * that answer to the file's later variants (`referenceFetch`).
+ * The reference side of the audits answers each distinct request once per test process and
+ * replays that answer to the later variants (`referenceFetch`, `REFERENCE_ANSWERS`).
  * The matrix is split over several files (`MATRIX_FILES`) that vitest runs on its workers, each
  * in a process of its own; the variants of a file run one after another: a socket run starved
  * by concurrent in-memory runs in its process hits the keep-alive race (a reused connection
@@ -63,10 +63,11 @@ interface Recorded {
 }
 
 /**
- * The answers of the reference server without a variant, recorded for the audits of one file
- * (see {@link referenceFetch}), by its server options and the request.
+ * The answers of the reference server without a variant over the canonical dataset, recorded
+ * for the audits of the matrix files that run in this process (a vitest worker runs several:
+ * isolate is off), by its server options and the request; see {@link referenceFetch}.
  */
-export type ReferenceAnswers = Map<string, Promise<Recorded>>;
+const REFERENCE_ANSWERS = new Map<string, Promise<Recorded>>();
 
 /** The name-value pairs of `headers`, in order. */
 function entries(headers: Headers): [string, string][] {
@@ -79,16 +80,16 @@ function entries(headers: Headers): [string, string][] {
 
 /**
  * The fetch of the reference side of an audit: `plain` answers each distinct request (method,
- * URL, every header) once per file, and a later variant of the file asking the same gets the
- * recorded answer again. The reference server is read-only and answers by the request alone
- * (no rate limit in the matrix), so that is the answer it would give again; the audits of a
- * file send nearly the same requests (one seed), and replaying them takes about a third off
+ * URL, every header) once, and a later variant asking the same gets the recorded answer
+ * again ({@link REFERENCE_ANSWERS}). The reference server is read-only and answers by the
+ * request alone (no rate limit in the matrix), so that is the answer it would give again; the
+ * audits send nearly the same requests (one seed), and replaying them takes about a third off
  * each later variant's run. `options` (the variant's server options) is part of the key.
  */
 function referenceFetch(
   plain: TagtrackServer,
   options: string,
-  answers: ReferenceAnswers,
+  answers = REFERENCE_ANSWERS,
 ): (r: Request) => Promise<Response> {
   return (r) => {
     const key = JSON.stringify([options, r.method, r.url, entries(r.headers)]);
@@ -116,14 +117,12 @@ function referenceFetch(
 /**
  * Runs the suite in fixture and blind mode against a reference server with `variant` (and
  * its server options), with the canonical profile plus the variant's profile overrides.
- * `dataset` replaces the canonical dataset on both sides (server and oracle). With
- * `reference`, the reference side of the audit replays the answers recorded there (see
- * {@link referenceFetch}; canonical dataset only).
+ * `dataset` replaces the canonical dataset on both sides (server and oracle); without it,
+ * the reference side of the audit replays recorded answers (see {@link referenceFetch}).
  */
 export async function runVariant(
   variant: VariantInfo,
   dataset?: Dataset,
-  reference?: ReferenceAnswers,
 ): Promise<{
   fixture: RunResult;
   blind: RunResult | undefined;
@@ -160,9 +159,9 @@ export async function runVariant(
         ...transport,
         against: PLAIN_BASE_URL,
         fetchAgainst:
-          reference === undefined || dataset !== undefined
+          dataset !== undefined
             ? (r: Request) => plain.fetch(r)
-            : referenceFetch(plain, JSON.stringify(variant.server ?? {}), reference),
+            : referenceFetch(plain, JSON.stringify(variant.server ?? {})),
         profile,
         mode: 'fixture',
         ...(dataset === undefined ? {} : { dataset }),
@@ -222,12 +221,11 @@ export function variantsOfPart(kind: keyof typeof MATRIX_FILES, part: number): V
 export function describeVariants(kind: keyof typeof MATRIX_FILES, part: number): void {
   const title = `${kind === 'memory' ? 'in memory' : 'over a socket'}, part ${part} of ${MATRIX_FILES[kind].parts}`;
   const timings: Timing[] = [];
-  const reference: ReferenceAnswers = new Map();
   describe(`variant matrix ${title}: the suite passes every freedom of the profile`, () => {
     test.each(variantsOfPart(kind, part).map((v) => [v.name, v.freedom, v] as const))(
       'variant %s (%s) passes in fixture mode with no difference from the reference, and in blind mode unless only the form varies',
       async (_name, _freedom, variant) => {
-        const { fixture, blind, diff, timing } = await runVariant(variant, undefined, reference);
+        const { fixture, blind, diff, timing } = await runVariant(variant);
         timings.push(timing);
         expect([...problems(fixture), ...(blind === undefined ? [] : problems(blind))]).toEqual([]);
         // the differential audit sees no difference from the reference server
