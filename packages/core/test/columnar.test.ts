@@ -184,6 +184,33 @@ describe('columnar loading of the dataset JSON', TIMEOUT, () => {
     expect(index.contacts(caller)).toEqual(ref.contacts(caller));
   });
 
+  it('reads a repeated event tail once, and only as the same bytes ending at the same brace (a `}` inside a string is not the end)', () => {
+    const d = structuredClone(canonicalDataset);
+    // the tail: what follows tagID, email and date when they come first (as tagtrack writes)
+    const { tagID, email, date, ...tail } = d.opens[0]!;
+    const base = { tagID, email, date, ...tail };
+    // the bytes of these tails agree up to the first `}`, inside `city`; they differ after it
+    const cities = ['Zü}rich', 'Zü}rich 2', 'Zü}rich', 'Zü}', 'Zü}rich 2', 'Zü}rich", "x'];
+    for (const city of cities) d.opens.push({ ...base, city });
+    // and tails that repeat, compact and with whitespace
+    for (let k = 0; k < 6; k++) d.opens.push({ ...base, browser: k % 2 ? 'a\\"b' : 'c' });
+    for (const text of [JSON.stringify(d), JSON.stringify(d, null, 2)]) {
+      for (const size of [7, 64, 1 << 16]) {
+        const { index } = loadDatasetJsonSync(chunksOf(text, size));
+        expect(index.dataset.opens).toEqual(d.opens);
+      }
+    }
+  });
+
+  it('loads events whose tails are all distinct (the tail memo pauses) as written', () => {
+    const d = structuredClone(canonicalDataset);
+    const { tagID, email, date, ...tail } = d.opens[0]!;
+    const base = { tagID, email, date, ...tail };
+    for (let k = 0; k < 40_000; k++) d.opens.push({ ...base, city: `city ${k % 30_000}` });
+    const { index } = jsonLoad(d, 1 << 16);
+    expect(index.dataset.opens).toEqual(d.opens);
+  });
+
   it('keeps non-canonical dates (fractions of seconds) as written and answers with them canonical', () => {
     const d = structuredClone(canonicalDataset);
     const raw = `${d.opens[0]!.date.slice(0, 19)}.250Z`;

@@ -38,6 +38,7 @@ import {
 import { Device } from '../events.ts';
 import { Id, Latitude, Longitude } from '../values.ts';
 import { type Dict, Dicts, EVENT_CODE_FIELDS, EventStore, RecipientStore } from './events.ts';
+import { RunMemo, runToBrace } from './memo.ts';
 import type { Segment, WorkerEvents } from './parallel.ts';
 import {
   decodeString,
@@ -86,6 +87,16 @@ const RAW_FIELDS = [
 ] as const;
 const RAW_DATE = 10;
 const RAW_ALL = (1 << RAW_FIELDS.length) - 1;
+/** The fields before an event's tail: `tagID`, `email` and `date`. */
+const RAW_HEAD = 1 | 2 | (1 << RAW_DATE);
+/** The fields of an event's tail: codes 2 .. 9 (device .. longitude). */
+const TAIL_FIELDS = RAW_DATE - 2;
+/** What `#tail` returns when the tail was read before. */
+const TAIL_HIT = -2;
+/** Tails remembered at most; tries per window; events skipped after a poor window. */
+const TAIL_LIMIT = 4096;
+const TAIL_WINDOW = 16384;
+const TAIL_PAUSE = 262144;
 const RAW_NAMES = keyBytes(RAW_FIELDS);
 
 /** The tag fields read from bytes. */
@@ -306,7 +317,15 @@ export class ColumnarBuilder {
     let ms = Number.NaN;
     const codes = this.#rawCodes;
     const dicts = this.#eventDicts;
+    let tail = -1;
     for (;;) {
+      if (seen === RAW_HEAD) {
+        tail = this.#tail(b, i, to);
+        if (tail === TAIL_HIT) {
+          seen = RAW_ALL;
+          break;
+        }
+      }
       i = this.#key(RAW_NAMES, b, i, to, guess);
       if (i <= 0) return i;
       const f = this.#field;
@@ -347,6 +366,7 @@ export class ColumnarBuilder {
     }
     i = this.#closed;
     if (seen !== RAW_ALL) return 0;
+    if (tail >= 0 && i === this.#tailClose) this.#tails.fill(tail, codes, 2);
     const d = this.dicts;
     if (
       !this.#valid(d.tagID, codes[0]!, Id) ||
@@ -358,6 +378,60 @@ export class ColumnarBuilder {
     }
     store.pushCodes(codes, ms);
     return i + 1;
+  }
+
+  /**
+   * Event tails: the bytes from an event's first member after `tagID`, `email` and `date`
+   * to its closing brace, as read before (the location and user-agent fields come in few
+   * combinations), each with its {@link TAIL_FIELDS} codes. A tail read before gives its
+   * codes without reading its members again.
+   */
+  readonly #tails = new RunMemo(TAIL_FIELDS, TAIL_LIMIT);
+  /** The closing brace of the tail `#tail` looked up last. */
+  #tailClose = 0;
+  /** Tails tried and found in the current window, and events left before trying again. */
+  #tailTries = 0;
+  #tailHits = 0;
+  #tailPause = 0;
+  /** A view of the bytes `#tail` saw last (for {@link runToBrace}). */
+  #view: DataView = new DataView(new ArrayBuffer(0));
+  #viewOf: Uint8Array | undefined;
+
+  /**
+   * Looks the event tail starting at `b[i]` up: {@link TAIL_HIT} with its codes in
+   * `#rawCodes` and its closing brace in `#closed` when it was read before; else the number
+   * of the tail to fill once its members are read (when they end at `#tailClose`), or -1.
+   * The tail is taken to end at the first `}`: when that brace is inside a string, these are
+   * not the bytes of a whole tail and are never filled. Pauses for {@link TAIL_PAUSE} events
+   * when fewer than a quarter of a window's {@link TAIL_WINDOW} tries are found.
+   */
+  #tail(b: Uint8Array, i: number, to: number): number {
+    if (this.#tailPause > 0) {
+      this.#tailPause--;
+      return -1;
+    }
+    if (++this.#tailTries === TAIL_WINDOW) {
+      if (this.#tailHits * 4 < TAIL_WINDOW) this.#tailPause = TAIL_PAUSE;
+      this.#tailTries = 0;
+      this.#tailHits = 0;
+    }
+    if (b !== this.#viewOf) {
+      this.#viewOf = b;
+      this.#view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    }
+    const view = this.#view;
+    const close = runToBrace(view, b, i, to);
+    if (close < 0) return -1;
+    const tails = this.#tails;
+    const t = tails.run(view, b, i, close, span.hash);
+    if (t >= 0 && tails.filled(t)) {
+      tails.copy(t, this.#rawCodes, 2);
+      this.#closed = close;
+      this.#tailHits++;
+      return TAIL_HIT;
+    }
+    this.#tailClose = close;
+    return t;
   }
 
   /**

@@ -117,27 +117,12 @@ export class Dict {
     h: number,
     value: string | undefined,
   ): number {
-    if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
+    const found = this.#probe(bytes, from, to, h);
+    if (found >= 0) return found;
+    const s = -1 - found;
+    const len = to - from;
     const table = this.#table;
     const mask = this.#mask;
-    const len = to - from;
-    let s = h & mask;
-    for (;;) {
-      const at = s * SLOT;
-      const c1 = table[at]!;
-      if (c1 === 0) break;
-      if (table[at + 1] === h && table[at + 3] === len) {
-        const arena = this.#arena;
-        let j = table[at + 2]!;
-        let i = from;
-        while (i < to && arena[j] === bytes[i]) {
-          i++;
-          j++;
-        }
-        if (i === to) return c1 - 1;
-      }
-      s = (s + 1) & mask;
-    }
     if (value === undefined) {
       value = decodeUtf8(bytes, from, to);
       if (value === undefined) return -1;
@@ -162,6 +147,40 @@ export class Dict {
     this.#arenaLen += len;
     if (this.values.length * 2 > mask + 1) this.#rehash();
     return code;
+  }
+
+  /**
+   * The code of the bytes `bytes[from .. to]` whose {@link hashBytes} is `hash`, or -1 when
+   * they are not a value (nothing is added).
+   */
+  findBytes(bytes: Uint8Array, from: number, to: number, hash: number): number {
+    const found = this.#probe(bytes, from, to, hash);
+    return found >= 0 ? found : -1;
+  }
+
+  /** The code of the bytes (hash `h`), or -1 - the empty slot where they would go. */
+  #probe(bytes: Uint8Array, from: number, to: number, h: number): number {
+    if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
+    const table = this.#table;
+    const mask = this.#mask;
+    const len = to - from;
+    let s = h & mask;
+    for (;;) {
+      const at = s * SLOT;
+      const c1 = table[at]!;
+      if (c1 === 0) return -1 - s;
+      if (table[at + 1] === h && table[at + 3] === len) {
+        const arena = this.#arena;
+        let j = table[at + 2]!;
+        let i = from;
+        while (i < to && arena[j] === bytes[i]) {
+          i++;
+          j++;
+        }
+        if (i === to) return c1 - 1;
+      }
+      s = (s + 1) & mask;
+    }
   }
 
   /** Room for code `code` in the per-code columns. */
@@ -263,13 +282,8 @@ export class Dict {
     if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
     if (!wellFormed(value)) return this.#odd?.get(value);
     const bytes = encoder.encode(value);
-    const table = this.#table;
-    const h = hashBytes(bytes, 0, bytes.length);
-    for (let s = h & this.#mask; table[s * SLOT] !== 0; s = (s + 1) & this.#mask) {
-      const c = table[s * SLOT]! - 1;
-      if (this.values[c] === value) return c;
-    }
-    return undefined;
+    const found = this.#probe(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length));
+    return found >= 0 ? found : undefined;
   }
 
   get size(): number {
