@@ -6,8 +6,11 @@ import {
   columnsOf,
   csvCell,
   Dataset,
+  isSnapshotFile,
   JsonStreamError,
   loadDatasetJsonFile,
+  loadSnapshotFile,
+  SnapshotError,
   TABLES,
   TableFormatError,
   type TableName,
@@ -93,9 +96,10 @@ function progressBar(label: string, total: number, wanted: boolean) {
 
 /**
  * Loads a dataset into core's columnar store, streaming (the file is never held whole nor
- * parsed as one tree): `path` is either a dataset JSON document (core's `Dataset` schema) or
- * a directory of the per-table form of `tagtrack-conformance fixture --format ndjson|csv`
- * (`<table>.ndjson` for every table, else `<table>.csv` for every table). Finish the result
+ * parsed as one tree): `path` is either a dataset JSON document (core's `Dataset` schema), a
+ * directory of the per-table form of `tagtrack-conformance fixture --format ndjson|csv`
+ * (`<table>.ndjson` for every table, else `<table>.csv` for every table), or a columnar
+ * snapshot (`--write-snapshot`; recognised by its first bytes, read whole). Finish the result
  * with the index options to get the index (core's `DatasetError` then names bad records
  * and fields, e.g. `opens[123456].date: Invalid ISO datetime`).
  * Throws {@link DatasetFileError} (one line) when the path cannot be read, is not JSON (the
@@ -112,6 +116,16 @@ export async function loadDatasetSource(
     throw new DatasetFileError(path, `cannot read dataset file ${path}: ${reason(e)}`);
   }
   if (info.isDirectory()) return loadTables(path, options);
+  if (await isSnapshotFile(path).catch(() => false)) {
+    try {
+      return await loadSnapshotFile(path);
+    } catch (e) {
+      if (e instanceof SnapshotError) {
+        throw new DatasetFileError(path, `snapshot file ${path}: ${e.message}`);
+      }
+      throw new DatasetFileError(path, `cannot read snapshot file ${path}: ${reason(e)}`);
+    }
+  }
   const bar = progressBar(path, info.size, options.progress ?? false);
   try {
     return await loadDatasetJsonFile(path, { onBytes: (b) => bar?.update(b) });

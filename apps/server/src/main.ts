@@ -6,6 +6,7 @@ import {
   DatasetError,
   generateDataset,
   type PagingEnd,
+  writeSnapshotFile,
 } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -36,6 +37,7 @@ interface CliOptions {
   memberWithoutGroup?: 'omit' | 'empty';
   pagingEnd?: PagingEnd;
   publicUrl?: string;
+  writeSnapshot?: string;
   quiet: boolean;
   listFaults: boolean;
   listVariants: boolean;
@@ -107,7 +109,11 @@ function program(io: CliIo): Command {
     )
     .option(
       '--dataset <path>',
-      "JSON file of core's Dataset schema, or a directory of per-table NDJSON/CSV files (fixture --format ndjson|csv); streamed into columns (default: canonical dataset)",
+      "JSON file of core's Dataset schema, a directory of per-table NDJSON/CSV files (fixture --format ndjson|csv), or a snapshot file (--write-snapshot); streamed into columns (default: canonical dataset)",
+    )
+    .option(
+      '--write-snapshot <file>',
+      'with --dataset: once the dataset is loaded and valid, also write it to <file> as a columnar snapshot, which --dataset then starts from in a fraction of the time',
     )
     .addOption(
       new Option('--seed <n>', 'generate a dataset from this seed instead')
@@ -239,6 +245,16 @@ function fail(message: string): never {
   throw new UsageExit(message.replace(/\s*\n\s*/g, ' '));
 }
 
+/** Writes the snapshot of the finished `source` to `file`; its line for the start banner. */
+async function writeSnapshot(file: string, source: ColumnarSource): Promise<string> {
+  try {
+    const bytes = await writeSnapshotFile(file, source);
+    return `snapshot written: ${file} (${(bytes / 2 ** 20).toFixed(1)} MB)`;
+  } catch (e) {
+    throw new DatasetFileError(file, `cannot write snapshot ${file}: ${(e as Error).message}`);
+  }
+}
+
 /**
  * Runs the CLI with `argv` (the arguments after the program name; PORT and HOST are read from
  * `process.env`): parses flags, loads or generates the dataset, listens, prints the URL on
@@ -282,8 +298,12 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     return { code: 0 };
   }
 
+  if (opts.writeSnapshot !== undefined && opts.dataset === undefined) {
+    fail('--write-snapshot needs --dataset (the file or directory to snapshot)');
+  }
   let server: TagtrackServer;
   let origin: string;
+  let snapshotLine: string | undefined;
   try {
     const loaded = await datasetOf(opts);
     origin = loaded.origin;
@@ -301,6 +321,9 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
       variants: opts.variant,
       logger: !opts.quiet,
     });
+    if (opts.writeSnapshot !== undefined && loaded.columnar !== undefined) {
+      snapshotLine = await writeSnapshot(opts.writeSnapshot, loaded.columnar);
+    }
   } catch (e) {
     if (e instanceof DatasetFileError || e instanceof DatasetError) fail(e.message);
     // e.g. an option that contradicts a variant (--page-size 10 --variant page-size-7)
@@ -322,6 +345,7 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   }
 
   const lines = [`tagtrack-server listening on ${url}`, `dataset: ${origin}`];
+  if (snapshotLine !== undefined) lines.push(snapshotLine);
   if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
   if (opts.variant.length > 0) lines.push(`variants: ${opts.variant.join(', ')}`);
   lines.push(`public URL of paging links: ${server.publicUrl}`);

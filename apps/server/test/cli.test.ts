@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,6 +146,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
       '--variant',
       '--list-variants',
       '--list-faults',
+      '--write-snapshot',
     ]) {
       expect(r.stdout).toContain(flag);
     }
@@ -158,6 +159,7 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     [['--rate-limit', '3/h'], /N\/s or N\/m/],
     [['--fault', 'nope'], /unknown fault/],
     [['--dataset', 'x.json', '--seed', '1'], /cannot be used with/],
+    [['--write-snapshot', 'x.ttsnap', '--port', '0'], /--write-snapshot needs --dataset/],
     [['--paging-end', 'never'], /--paging-end.*no-content, empty-page/],
     [['--public-url', 'example.com'], /invalid public URL 'example.com'/],
     [['--public-url', 'ftp://example.com'], /scheme must be http or https/],
@@ -276,6 +278,46 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     const r = await run(['--dataset', file, '--port', '0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^tagtrack-server: invalid dataset: .*nosuchmember/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('--write-snapshot writes the loaded dataset as a snapshot that --dataset starts from with the same answers', async () => {
+    const json = join(dir, 'snap-source.json');
+    const snapshot = join(dir, 'dataset.ttsnap');
+    await writeFile(json, JSON.stringify(canonicalDataset));
+    const answers = async (url: string) => {
+      const as = CANONICAL_CREDENTIALS[0]!;
+      const out: string[] = [];
+      for (const path of ['/teams/tags', '/stats', '/contacts']) {
+        const headers = { Authorization: authorizationHeader(as.authId, as.accessKey, '') };
+        const text = await (await fetch(`${url}${path}`, { headers })).text();
+        // paging links carry each server's own port
+        out.push(text.replaceAll(url, 'BASE'));
+      }
+      return out;
+    };
+    const first = await start(['--dataset', json, '--write-snapshot', snapshot, '--port', '0']);
+    let fromJson: string[];
+    try {
+      expect(first.out()).toMatch(/snapshot written: .*dataset\.ttsnap \(\d+\.\d MB\)/);
+      fromJson = await answers(first.url);
+    } finally {
+      expect(await first.stop('SIGTERM')).toBe(0);
+    }
+    const second = await start(['--dataset', snapshot, '--port', '0']);
+    try {
+      const fromSnapshot = await answers(second.url);
+      expect(fromSnapshot.every((a, i) => a === fromJson[i])).toBe(true);
+      expect(fromSnapshot[0]).toMatch(/^\{"data":\[\{"tagID"/);
+    } finally {
+      expect(await second.stop('SIGTERM')).toBe(0);
+    }
+    const damaged = join(dir, 'damaged.ttsnap');
+    const bytes = await readFile(snapshot);
+    await writeFile(damaged, bytes.subarray(0, bytes.length - 100));
+    const r = await run(['--dataset', damaged, '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/snapshot file .*damaged\.ttsnap: snapshot section .* is damaged/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 

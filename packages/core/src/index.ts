@@ -63,6 +63,14 @@ export {
   TablesLoader,
 } from './columnar/load.ts';
 export { type LoadDatasetJsonFileOptions, loadDatasetJsonFile } from './columnar/parallel.ts';
+export {
+  isSnapshot,
+  parseSnapshot,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  type SnapshotParts,
+} from './columnar/snapshot.ts';
+export { isSnapshotFile, loadSnapshotFile, writeSnapshotFile } from './columnar/snapshot-file.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,

@@ -36,7 +36,7 @@ import {
   tablesToDataset,
 } from '../dataset/tables.ts';
 import { Device } from '../events.ts';
-import { Id, Latitude, Longitude } from '../values.ts';
+import { Id, Latitude, Longitude, Timestamp } from '../values.ts';
 import { type Dict, Dicts, EVENT_CODE_FIELDS, EventStore, RecipientStore } from './events.ts';
 import { RunMemo, runToBrace } from './memo.ts';
 import type { Segment, WorkerEvents } from './parallel.ts';
@@ -52,6 +52,13 @@ import {
   skipSpace,
   span,
 } from './raw.ts';
+import {
+  SNAPSHOT_DICTS,
+  type SnapshotDict,
+  SnapshotError,
+  type SnapshotEvents,
+  type SnapshotParts,
+} from './snapshot.ts';
 
 /** The top-level arrays of the dataset JSON document, in the order they are written. */
 export const DATASET_KEYS = ['teams', 'tags', 'opens', 'clicks', 'credentials'] as const;
@@ -113,6 +120,19 @@ const compactKeys = (names: readonly Uint8Array[]) =>
 const RAW_KEYS = compactKeys(RAW_NAMES);
 const TAG_KEYS = compactKeys(TAG_NAMES);
 const RECIPIENT_KEYS = compactKeys(RECIPIENT_NAMES);
+
+/** The codes in `dict` of a field of `records` (values in the dictionary, as loaded). */
+function codesOf<T>(dict: Dict, records: readonly T[], field: (r: T) => string): Int32Array {
+  const values = dict.values;
+  const codes = new Map<string, number>();
+  for (let c = 0; c < values.length; c++) codes.set(values[c]!, c);
+  return Int32Array.from(records, (r) => codes.get(field(r)) ?? -1);
+}
+
+/** Whether `s` is a date in the canonical `YYYY-MM-DDTHH:MM:SSZ` form (the fast check). */
+function canonicalDate(s: string): boolean {
+  return s.length === 20 && !Number.isNaN(parseTimestampMs(s));
+}
 
 /** What {@link ColumnarBuilder} string readers return besides a code: more bytes, or refused. */
 const MORE = -1;
@@ -822,6 +842,7 @@ export class ColumnarBuilder {
       };
     }
     if (this.#problems.size > 0) throw new DatasetError(this.#problems.finish());
+    this.#skeleton = skeleton;
     this.opens.trim();
     this.clicks.trim();
     this.recipients.trim();
@@ -833,6 +854,131 @@ export class ColumnarBuilder {
     // the strings stay (records are materialised from them); the byte lookups go
     this.dicts.release();
     return { index, events: this.events, resolveMs: t1 - t0, indexMs: t2 - t1 };
+  }
+
+  /** The teams, tags and credentials, once {@link finish} found them valid. */
+  #skeleton: Dataset | undefined;
+
+  /**
+   * What a snapshot of this dataset holds (`snapshot.ts`), after {@link finish}: the columns
+   * and dictionaries as they are (not copied), the tags' fields, teams and credentials.
+   * Throws when not finished.
+   */
+  snapshotParts(): SnapshotParts {
+    const skeleton = this.#skeleton;
+    if (skeleton === undefined) throw new Error('snapshotParts: finish the dataset first');
+    const d = this.dicts;
+    const events = (store: EventStore): SnapshotEvents => ({
+      length: store.length,
+      columns: {
+        tagCode: store.tagCode,
+        email: store.email,
+        ms: store.ms,
+        device: store.device,
+        ...store.details,
+      },
+      rawDate: [...store.rawDate],
+    });
+    const tags = skeleton.tags;
+    return {
+      teams: skeleton.teams,
+      credentials: skeleton.credentials,
+      tags: {
+        tagID: codesOf(d.tagID, tags, (t) => t.tagID),
+        memberID: codesOf(d.memberID, tags, (t) => t.memberID),
+        subject: codesOf(d.subject, tags, (t) => t.subject),
+        dateSent: tags.map((t) => t.dateSent),
+      },
+      recipients: this.recipients.columns(),
+      dicts: Object.fromEntries(SNAPSHOT_DICTS.map((n) => [n, d[n].values])) as Record<
+        SnapshotDict,
+        string[]
+      >,
+      opens: events(this.opens),
+      clicks: events(this.clicks),
+    };
+  }
+
+  /**
+   * A builder holding the dataset of a snapshot's parts ({@link parseSnapshot}), to
+   * {@link finish} as after loading its JSON: the values are checked with the dataset
+   * schemas (problems named `snapshot <part>[i]`), the references resolved as for any
+   * dataset. Throws {@link SnapshotError} when a dictionary repeats a value.
+   */
+  static fromSnapshot(parts: SnapshotParts): ColumnarBuilder {
+    const b = new ColumnarBuilder();
+    b.#restore(parts);
+    return b;
+  }
+
+  #restore(p: SnapshotParts): void {
+    const d = this.dicts;
+    for (const name of SNAPSHOT_DICTS) {
+      // emails are looked up once more (a normalised email among the values), no other
+      const repeated = d[name].adopt(p.dicts[name], name === 'email');
+      if (repeated >= 0) {
+        throw new SnapshotError(`snapshot dictionary ${name}: value ${repeated} repeated`);
+      }
+    }
+    const problems = this.#problems;
+    const check = (where: string, schema: z.ZodType, value: unknown) => {
+      const r = schema.safeParse(value);
+      if (!r.success) problems.addIssues(where, r.error);
+    };
+    p.teams.forEach((t, i) => {
+      const r = DatasetTeamSchema.safeParse(t);
+      if (r.success) this.#teams.push(r.data);
+      else problems.addIssues(`snapshot teams[${i}]`, r.error);
+    });
+    p.credentials.forEach((c, i) => {
+      const r = DatasetCredentialSchema.safeParse(c);
+      if (r.success) this.#credentials.push(r.data);
+      else problems.addIssues(`snapshot credentials[${i}]`, r.error);
+    });
+    const { start, name, email } = p.recipients;
+    this.recipients.restore(start, name, email);
+    const { tagID, memberID, subject, dateSent } = p.tags;
+    for (let t = 0; t < tagID.length; t++) {
+      const sent = dateSent[t]!;
+      if (!canonicalDate(sent)) check(`snapshot tags[${t}].dateSent`, Timestamp, sent);
+      this.#noteTag(tagID[t]!, t);
+      this.#tags.push(
+        this.recipients.tag(
+          t,
+          d.tagID.values[tagID[t]!]!,
+          d.memberID.values[memberID[t]!]!,
+          d.subject.values[subject[t]!]!,
+          sent,
+        ),
+      );
+    }
+    const values = (dict: SnapshotDict, schema: z.ZodType) => {
+      d[dict].values.forEach((v, i) => {
+        check(`snapshot ${dict}[${i}]`, schema, v);
+      });
+    };
+    values('tagID', Id);
+    values('memberID', Id);
+    values('device', Device);
+    values('latitude', Latitude);
+    values('longitude', Longitude);
+    for (const kind of ['opens', 'clicks'] as const) {
+      const e = p[kind];
+      const store = this[kind];
+      store.restore(e.columns, e.length, e.rawDate);
+      const raw = new Map(e.rawDate);
+      const ms = store.ms;
+      for (let i = 0; i < e.length; i++) {
+        const written = raw.get(i);
+        if (written !== undefined) {
+          if (!canonicalDate(written)) check(`snapshot ${kind}[${i}].date`, Timestamp, written);
+          ms[i] = parseTimestampMs(written);
+        } else if (!Number.isFinite(ms[i]!)) {
+          problems.add(`snapshot ${kind}[${i}].date: not a date`);
+        }
+      }
+    }
+    for (const key of DATASET_KEYS) this.#seen.add(key);
   }
 
   /** The teams, tags and credentials of the per-table form, nested (no events). */

@@ -277,6 +277,28 @@ export class Dict {
 
   #released = false;
 
+  /**
+   * Takes `values` (distinct, in code order: a snapshot's) as this empty dictionary's values.
+   * With `lookups`, they are also entered in the byte table (for {@link find} and more
+   * codes); without, the dictionary is complete ({@link release}d). Returns the index of a
+   * value that repeats an earlier one, or -1.
+   */
+  adopt(values: readonly string[], lookups: boolean): number {
+    if (lookups) {
+      for (let i = 0; i < values.length; i++) if (this.code(values[i]!) !== i) return i;
+      return -1;
+    }
+    const seen = new Set<string>();
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]!;
+      if (seen.has(v)) return i;
+      seen.add(v);
+      this.values.push(v);
+    }
+    this.release();
+    return -1;
+  }
+
   /** The code of `value`, or `undefined` when it was never added. */
   find(value: string): number | undefined {
     if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
@@ -301,7 +323,11 @@ function jsonPlain(bytes: Uint8Array, from: number, to: number): boolean {
 }
 
 /** `bytes[from .. to]` decoded as UTF-8 (ASCII by latin1, faster), `undefined` if not UTF-8. */
-function decodeUtf8(bytes: Uint8Array, from: number, to: number): string | undefined {
+/**
+ * The string of the UTF-8 bytes `bytes[from .. to]`, `undefined` when they are not UTF-8
+ * (ASCII through Node's latin1 decoding when there is one).
+ */
+export function decodeUtf8(bytes: Uint8Array, from: number, to: number): string | undefined {
   let ascii = true;
   for (let i = from; i < to && ascii; i++) ascii = bytes[i]! < 0x80;
   if (ascii && latin1Slice) return latin1Slice.call(bytes, from, to);
@@ -519,9 +545,30 @@ export class EventStore {
     };
   }
 
+  /**
+   * Takes `length` events' columns (a snapshot's, checked by its reader: `ms` a
+   * `Float64Array`, `device` a `Uint8Array`, the others `Int32Array`s) and the dates written
+   * otherwise than canonically.
+   */
+  restore(
+    columns: Readonly<Record<string, Int32Array | Float64Array | Uint8Array>>,
+    length: number,
+    rawDate: readonly (readonly [number, string])[],
+  ): void {
+    this.tagCode = columns.tagCode as Int32Array;
+    this.email = columns.email as Int32Array;
+    this.ms = columns.ms as Float64Array;
+    this.device = columns.device as Uint8Array;
+    for (const f of DETAIL_FIELDS) this.details[f] = columns[f] as Int32Array;
+    this.length = length;
+    this.rawDate.clear();
+    for (const [i, raw] of rawDate) this.rawDate.set(i, raw);
+  }
+
   /** Frees the spare capacity (columns cut to {@link length}). */
   trim(): void {
     const n = this.length;
+    if (this.tagCode.length === n) return;
     this.tagCode = this.tagCode.slice(0, n);
     this.email = this.email.slice(0, n);
     this.ms = this.ms.slice(0, n);
@@ -605,11 +652,11 @@ export class EventStore {
 export class RecipientStore {
   /** Rows pushed. */
   length = 0;
-  name = new Int32Array(INITIAL_CAPACITY);
-  email = new Int32Array(INITIAL_CAPACITY);
+  name: Int32Array = new Int32Array(INITIAL_CAPACITY);
+  email: Int32Array = new Int32Array(INITIAL_CAPACITY);
   /** Tags ended. */
   tags = 0;
-  #start = new Int32Array(INITIAL_CAPACITY);
+  #start: Int32Array = new Int32Array(INITIAL_CAPACITY);
   #norm: string[] = [];
   #normKey = new Int32Array(0);
   /** Keys of normalised emails that are not in the dictionary themselves. */
@@ -651,8 +698,27 @@ export class RecipientStore {
     return t;
   }
 
+  /** The columns (cut to the rows; tag `t`'s rows `start[t] .. start[t + 1]`), not copied. */
+  columns(): { start: Int32Array; name: Int32Array; email: Int32Array } {
+    return {
+      start: this.#start.subarray(0, this.tags + 1),
+      name: this.name.subarray(0, this.length),
+      email: this.email.subarray(0, this.length),
+    };
+  }
+
+  /** Takes columns as {@link columns} gives them (a snapshot's; checked by its reader). */
+  restore(start: Int32Array, name: Int32Array, email: Int32Array): void {
+    this.#start = start;
+    this.name = name;
+    this.email = email;
+    this.tags = start.length - 1;
+    this.length = name.length;
+  }
+
   /** Frees the spare capacity. */
   trim(): void {
+    if (this.name.length === this.length && this.#start.length === this.tags + 1) return;
     this.name = this.name.slice(0, this.length);
     this.email = this.email.slice(0, this.length);
     this.#start = this.#start.slice(0, this.tags + 1);

@@ -3,6 +3,7 @@ import type { Dataset } from '../dataset/schema.ts';
 import { type ColumnSpec, TABLES, type TableName } from '../dataset/tables.ts';
 import { ColumnarBuilder, type ColumnarDataset } from './builder.ts';
 import { JsonObjectStream } from './json-stream.ts';
+import type { SnapshotParts } from './snapshot.ts';
 
 /** Options of {@link loadDatasetJson}. */
 export interface ColumnarLoadOptions {
@@ -21,6 +22,8 @@ export interface ColumnarSource {
   readonly events: number;
   /** Resolves the references and builds the index; throws core's `DatasetError`. */
   finish(options?: BuildIndexOptions): ColumnarDataset;
+  /** What a snapshot of the dataset holds, once finished (`snapshot.ts`). */
+  snapshotParts(): SnapshotParts;
 }
 
 /**
@@ -146,6 +149,11 @@ export class TablesLoader implements ColumnarSource {
   addRows(table: TableName, rows: unknown[], first: number): void {
     this.#loaded.add(table);
     this.#builder.rows(table, rows, first);
+  }
+
+  /** What a snapshot of the dataset holds, once finished (`snapshot.ts`). */
+  snapshotParts(): SnapshotParts {
+    return this.#builder.snapshotParts();
   }
 
   /**

@@ -125,6 +125,7 @@ export async function loadDatasetJsonFile(
     },
     workerEvents,
     finish: (o) => builder.finish(o) as ColumnarDataset,
+    snapshotParts: () => builder.snapshotParts(),
   };
 }
 
