@@ -211,6 +211,29 @@ describe('columnar loading of the dataset JSON', TIMEOUT, () => {
     expect(index.dataset.opens).toEqual(d.opens);
   });
 
+  it('finds the recipient entry of events on a tag of more than 32 recipients, spelled otherwise and repeated', () => {
+    const d = structuredClone(canonicalDataset);
+    const tag = d.tags[0]!;
+    const extra = Array.from({ length: 40 }, (_, k) => ({
+      name: `R${k}`,
+      // every fifth repeats an earlier one, spelled otherwise
+      email: k % 5 === 4 ? ` R${k - 1}@Example.com ` : `r${k}@example.com`,
+    }));
+    tag.recipients.push(...extra);
+    const open = d.opens.find((o) => o.tagID === tag.tagID)!;
+    for (let k = 0; k < 40; k += 3) {
+      const n = k % 5 === 4 ? k - 1 : k;
+      d.opens.push({ ...open, email: k % 2 ? `R${n}@EXAMPLE.com` : `r${n}@example.com` });
+    }
+    const { index } = jsonLoad(d);
+    const ref = buildIndex(d);
+    for (const cred of CANONICAL_CREDENTIALS) {
+      const caller = ref.callerOf(cred.memberID)!;
+      expect(index.contacts(caller)).toEqual(ref.contacts(caller));
+      expect(index.openGroups(caller, {})).toEqual(ref.openGroups(caller, {}));
+    }
+  });
+
   it('keeps non-canonical dates (fractions of seconds) as written and answers with them canonical', () => {
     const d = structuredClone(canonicalDataset);
     const raw = `${d.opens[0]!.date.slice(0, 19)}.250Z`;

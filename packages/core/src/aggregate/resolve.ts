@@ -90,6 +90,11 @@ export interface ResolvedDataset {
   readonly recipPos: Int32Array;
   /** Normalised email of each entry (the contact key, decisions §9). */
   readonly recipEmail: string[];
+  /**
+   * The {@link RecipientSource.normalisedKeyOf} of each entry, when the recipients have keys
+   * (equal keys: equal normalised emails).
+   */
+  readonly entryKey?: Int32Array;
   readonly opens: EventColumns;
   readonly clicks: EventColumns;
 }
@@ -342,6 +347,7 @@ export function resolveDataset(
         seen.add(email);
       } else for (let i = first; i < r && !dup; i++) dup = recipEmail[i] === email;
       if (dup) continue;
+      if (keyed) entryKey[r] = recipients.normalisedKeyOf!(t, pos);
       recipEmail.push(email);
       recipPos[r] = pos;
       r++;
@@ -402,6 +408,7 @@ export function resolveDataset(
     recipStart,
     recipPos,
     recipEmail,
+    ...(keyed ? { entryKey } : {}),
     opens,
     clicks,
   };

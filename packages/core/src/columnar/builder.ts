@@ -1071,7 +1071,8 @@ export class ColumnarBuilder {
     const tag = new Int32Array(n);
     const entry = new Int32Array(n);
     const device = new Uint8Array(n);
-    const { recipStart, recipEmail, tagMs } = base;
+    const { recipStart, recipEmail, entryKey, tagMs } = base;
+    const recipients = this.recipients;
     let prevT = -2;
     let prevEmail = -1;
     let k = -1;
@@ -1090,12 +1091,23 @@ export class ColumnarBuilder {
       if (t !== prevT || em !== prevEmail) {
         prevT = t;
         prevEmail = em;
-        const norm = this.recipients.normalisedEmail(em);
         k = -1;
-        for (let j = recipStart[t]!; j < recipStart[t + 1]!; j++) {
-          if (recipEmail[j] === norm) {
-            k = j;
-            break;
+        if (entryKey !== undefined) {
+          // by integer keys: equal exactly when the normalised emails are
+          const key = recipients.normalisedKeyOfCode(em);
+          for (let j = recipStart[t]!; j < recipStart[t + 1]!; j++) {
+            if (entryKey[j] === key) {
+              k = j;
+              break;
+            }
+          }
+        } else {
+          const norm = recipients.normalisedEmail(em);
+          for (let j = recipStart[t]!; j < recipStart[t + 1]!; j++) {
+            if (recipEmail[j] === norm) {
+              k = j;
+              break;
+            }
           }
         }
       }

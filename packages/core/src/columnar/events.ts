@@ -278,23 +278,19 @@ export class Dict {
   #released = false;
 
   /**
-   * Takes `values` (distinct, in code order: a snapshot's) as this empty dictionary's values.
-   * With `lookups`, they are also entered in the byte table (for {@link find} and more
-   * codes); without, the dictionary is complete ({@link release}d). Returns the index of a
-   * value that repeats an earlier one, or -1.
+   * Takes `values` (in code order: a snapshot's) as this empty dictionary's values. With
+   * `lookups`, they are also entered in the byte table (for {@link find} and more codes) and
+   * must be distinct: returns the index of a value that repeats an earlier one, else -1.
+   * Without, they are taken as they are (a repeated value is then two codes of one string,
+   * which only a dictionary compared by code, as emails are, could tell apart) and the
+   * dictionary is complete ({@link release}d); returns -1.
    */
   adopt(values: readonly string[], lookups: boolean): number {
     if (lookups) {
       for (let i = 0; i < values.length; i++) if (this.code(values[i]!) !== i) return i;
       return -1;
     }
-    const seen = new Set<string>();
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!;
-      if (seen.has(v)) return i;
-      seen.add(v);
-      this.values.push(v);
-    }
+    for (let i = 0; i < values.length; i++) this.values.push(values[i]!);
     this.release();
     return -1;
   }
@@ -303,8 +299,12 @@ export class Dict {
   find(value: string): number | undefined {
     if (this.#released) throw new Error('dictionary released: values can no longer be looked up');
     if (!wellFormed(value)) return this.#odd?.get(value);
-    const bytes = encoder.encode(value);
-    const found = this.#probe(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length));
+    if (value.length * 3 > this.#scratch.length) {
+      this.#scratch = new Uint8Array(Math.max(value.length * 3, this.#scratch.length * 2));
+    }
+    const bytes = this.#scratch;
+    const { written } = encoder.encodeInto(value, bytes);
+    const found = this.#probe(bytes, 0, written, hashBytes(bytes, 0, written));
     return found >= 0 ? found : undefined;
   }
 
@@ -764,7 +764,11 @@ export class RecipientStore {
    * it is in the dictionary, else a number above every code.
    */
   normalisedKeyOf(t: number, pos: number): number {
-    const code = this.email[this.#start[t]! + pos]!;
+    return this.normalisedKeyOfCode(this.email[this.#start[t]! + pos]!);
+  }
+
+  /** {@link normalisedKeyOf} of email code `code` (of {@link Dicts.email}). */
+  normalisedKeyOfCode(code: number): number {
     if (code >= this.#norm.length) this.#normalise();
     return this.#normKey[code]!;
   }
