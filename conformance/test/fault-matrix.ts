@@ -1,4 +1,12 @@
-import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
+import { hmacAuthorizer, signRequest } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import {
+  createServer,
+  FAULTS,
+  type FaultInfo,
+  type FaultName,
+  type TagtrackServer,
+} from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/run.ts';
 import type { RunResult } from '../src/runner.ts';
@@ -25,17 +33,54 @@ export const SEEDS = [7, 1_000_003, 424_242] as const;
 /** fast-check runs per property check: detection must come from data-driven picks, not volume. */
 export const NUM_RUNS = 2;
 
+/** The rate limit of the rate-limited servers of the matrix (see {@link serverFor}). */
+const RATE_LIMIT = { limit: 30, windowMs: 1000 } as const;
+
 /**
  * Server options a fault needs to be observable (a rate limit; small pages for paging; a
  * public URL with a path prefix, served behind a proxy that strips it, see `behindProxy`).
+ * A rate-limited server reads a logical clock that stands still (the instant the fault's
+ * test began), shared by the faulted and the unfaulted server: their windows never roll
+ * over, so what they answer depends on the requests alone, never on how the runs are spread
+ * over wall-clock time (see {@link exhaustRateLimit}).
  */
 function serverFor(fault: FaultName) {
+  const now = Date.now();
   return {
     faults: [fault],
     pageSize: 40,
-    ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: { limit: 30, windowMs: 1000 } } : {}),
+    ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: RATE_LIMIT, clock: () => now } : {}),
     ...(fault === 'paging-url-drops-prefix' ? { publicUrl: `${MEMORY_BASE_URL}/api/v1` } : {}),
   };
+}
+
+/**
+ * Spends the window of every canonical credential on `server` (`limit` requests each, its
+ * clock standing still, see {@link serverFor}) and resolves the status of one request more.
+ * Done to the faulted and to the unfaulted server before the runs, it makes every later
+ * request of those credentials a 429 on both, whatever the order of the runs' requests: each
+ * run's burst (RATE-429-HEADERS) meets 429s, and the differential audit compares a 429 of
+ * the faulted server with one of the unfaulted server, not a 429 with a 200 that the other
+ * runs' traffic on the shared faulted server happened to cause.
+ */
+async function exhaustRateLimit(server: TagtrackServer, limit: number): Promise<number[]> {
+  const send = async (c: (typeof CANONICAL_CREDENTIALS)[number]) => {
+    const signed = signRequest(
+      { baseUrl: MEMORY_BASE_URL, path: '/teams' },
+      hmacAuthorizer(c.authId, c.accessKey),
+    );
+    const response = await server.fetch(
+      new Request(signed.url, { headers: { authorization: signed.authorization ?? '' } }),
+    );
+    await response.arrayBuffer();
+    return response.status;
+  };
+  const after: number[] = [];
+  for (const c of CANONICAL_CREDENTIALS) {
+    for (let i = 0; i < limit; i++) await send(c);
+    after.push(await send(c));
+  }
+  return after;
 }
 
 /** The ids a fault declares for `mode`, or the reason it is unobservable there. */
@@ -101,6 +146,13 @@ export function describeFaults(part: number): void {
             compareMessages: true,
           });
         try {
+          const { rateLimit } = options;
+          if (rateLimit !== undefined) {
+            const after = await Promise.all(
+              [server, clean].map((s) => exhaustRateLimit(s, rateLimit.limit)),
+            );
+            expect(after.flat().every((status) => status === 429)).toBe(true);
+          }
           const cases = (['fixture', 'blind'] as const).flatMap((mode) => {
             const declared = declaredFor(fault, mode);
             return Array.isArray(declared) ? SEEDS.map((seed) => ({ mode, seed, declared })) : [];
