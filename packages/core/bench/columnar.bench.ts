@@ -5,13 +5,15 @@
  * written once as the dataset JSON and as the per-table NDJSON of `fixture --format ndjson`
  * under `BENCH_DIR`, default the OS temp dir, never in the repo), each engine runs in a fresh
  * process, `BENCH_RUNS` times (default 3), and the medians are printed:
- * - `columnar json`: read the dataset JSON file into columns (`loadDatasetJsonFile`: events of
- *   the second part of the file on a worker thread, as the server does); build the indexes
- *   from the columns; the first answer (endpoint 2, all tags of team 0's admin); RSS then
- *   (after start);
- * - `columnar json (1 thread)`: the same, the document streamed on one thread
- *   (`loadDatasetJson`): one core's worth of work, to set beside DuckDB's one thread;
+ * - `columnar json`: read the dataset JSON file into columns on one thread
+ *   (`loadDatasetJsonFile`, as the server's `--dataset FILE` does: one core's worth of work,
+ *   to set beside DuckDB's one thread); build the indexes from the columns; the first answer
+ *   (endpoint 2, all tags of team 0's admin); RSS then (after start);
+ * - `columnar json (2 threads)`: the same with `parallel: 'auto'` (events of the second part
+ *   of the file read on a worker thread);
  * - `columnar ndjson`: the same from the per-table NDJSON files;
+ * - `columnar snapshot`: the same from the columnar snapshot of the dataset (written once
+ *   beside the other files, as `--write-snapshot` writes it; not timed);
  * - `duckdb`: `@duckdb/node-api` in process (`BENCH_DUCKDB_THREADS`, default 1: one core's
  *   worth of work) loads tags, recipients, opens and clicks from the same NDJSON files;
  * then each computes the per-tag counters (endpoint 2), the per-day stats (endpoint 6) and
@@ -19,8 +21,9 @@
  * DuckDB: the same counters in SQL over all tags). Ratios are ours / DuckDB's (< 1: faster).
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ColumnarSource } from '../src/columnar/load.ts';
 import { benchFiles } from './files.ts';
@@ -50,17 +53,43 @@ interface RunResult {
 const now = () => performance.now();
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 
-async function runColumnar(form: 'json' | 'json1' | 'ndjson'): Promise<RunResult> {
-  const { loadDatasetJson, TablesLoader } = await import('../src/columnar/load.ts');
+type Form = 'json' | 'json2' | 'ndjson' | 'snapshot';
+const ENGINE_NAMES: Record<Form, string> = {
+  json: 'columnar json',
+  json2: 'columnar json (2 threads)',
+  ndjson: 'columnar ndjson',
+  snapshot: 'columnar snapshot',
+};
+
+/** The snapshot of the bench dataset beside its files (written once, by this format version). */
+async function snapshotOf(files: Awaited<ReturnType<typeof benchFiles>>): Promise<string> {
+  const { SNAPSHOT_VERSION } = await import('../src/columnar/snapshot.ts');
+  const { writeSnapshotFile } = await import('../src/columnar/snapshot-file.ts');
   const { loadDatasetJsonFile } = await import('../src/columnar/parallel.ts');
+  const path = join(files.dir, `dataset-v${SNAPSHOT_VERSION}.ttsnap`);
+  if (!existsSync(path)) {
+    const source = await loadDatasetJsonFile(files.json);
+    source.finish();
+    await writeSnapshotFile(path, source);
+  }
+  return path;
+}
+
+async function runColumnar(form: Form): Promise<RunResult> {
+  const { TablesLoader } = await import('../src/columnar/load.ts');
+  const { loadDatasetJsonFile } = await import('../src/columnar/parallel.ts');
+  const { loadSnapshotFile } = await import('../src/columnar/snapshot-file.ts');
   const { TABLES } = await import('../src/dataset/tables.ts');
   const files = await benchFiles(EVENTS, process.env.BENCH_DIR);
+  const snapshot = form === 'snapshot' ? await snapshotOf(files) : '';
   const t0 = now();
   let source: ColumnarSource;
   if (form === 'json') {
     source = await loadDatasetJsonFile(files.json);
-  } else if (form === 'json1') {
-    source = await loadDatasetJson(createReadStream(files.json, { highWaterMark: CHUNK }));
+  } else if (form === 'json2') {
+    source = await loadDatasetJsonFile(files.json, { parallel: 'auto' });
+  } else if (form === 'snapshot') {
+    source = await loadSnapshotFile(snapshot);
   } else {
     const loader = new TablesLoader();
     for (const t of TABLES) {
@@ -89,7 +118,7 @@ async function runColumnar(form: 'json' | 'json1' | 'ndjson'): Promise<RunResult
   const t3 = now();
   if (n < 0) console.error(n);
   return {
-    engine: form === 'json1' ? 'columnar json (1 thread)' : `columnar ${form}`,
+    engine: ENGINE_NAMES[form],
     events,
     loadMs: t1 - t0,
     resolveMs,
@@ -193,10 +222,7 @@ function spawnRun(engine: string): RunResult {
 async function main(): Promise<void> {
   const child = process.env.BENCH_CHILD;
   if (child !== undefined) {
-    const result =
-      child === 'duckdb'
-        ? await runDuckdb()
-        : await runColumnar(child as 'json' | 'json1' | 'ndjson');
+    const result = child === 'duckdb' ? await runDuckdb() : await runColumnar(child as Form);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
@@ -207,7 +233,8 @@ async function main(): Promise<void> {
     `columnar bench: ~${EVENTS} events, ${RUNS} runs per engine, medians; files in ${files.dir} (${((now() - g0) / 1000).toFixed(1)} s to find or write)`,
   );
   console.log(`machine: ${cpus().length} cores (${cpu}), Node ${process.version}`);
-  const engines = ['json', 'json1', 'ndjson', 'duckdb'];
+  await snapshotOf(files);
+  const engines = ['json', 'json2', 'ndjson', 'snapshot', 'duckdb'];
   const runs = new Map<string, RunResult[]>(engines.map((e) => [e, []]));
   for (let r = 0; r < RUNS; r++) for (const e of engines) runs.get(e)!.push(spawnRun(e));
   const med = (e: string, f: (r: RunResult) => number | undefined) => {
@@ -262,7 +289,7 @@ async function main(): Promise<void> {
   }
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   for (const r of rows) console.log(r.map((x, c) => x.padEnd(widths[c]!)).join('  '));
-  for (const e of ['json', 'json1', 'ndjson']) {
+  for (const e of ['json', 'json2', 'ndjson', 'snapshot']) {
     const events = runs.get(e)![0]!.events;
     const index = med(e, (r) => r.indexMs)!;
     console.log(
