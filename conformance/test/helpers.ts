@@ -110,3 +110,60 @@ export async function runCli(
     err.mockRestore();
   }
 }
+
+/** An answer, recorded: status, headers and body bytes. */
+export interface RecordedAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: [string, string][];
+  readonly body: Uint8Array | null;
+}
+
+/** Recorded answers by request (see {@link recordedFetch}). */
+export type RecordedAnswers = Map<string, Promise<RecordedAnswer>>;
+
+/** The name-value pairs of `headers`, in order. */
+function headerEntries(headers: Headers): [string, string][] {
+  const out: [string, string][] = [];
+  headers.forEach((value, name) => {
+    out.push([name, value]);
+  });
+  return out;
+}
+
+/**
+ * `fetch` for a server that answers by the request alone (a reference server is read-only
+ * and deterministic; not with a rate limit, whose answers depend on the requests before):
+ * each distinct request (method, URL and every header, under `scope`, e.g. the server's
+ * options; the suite's requests carry no body) goes to `fetch` once, and the same request
+ * again gets a new Response of the recorded answer (status, headers, body bytes): the answer
+ * the server would give again, without building it again. `answers` holds the recordings
+ * (shared by the callers that pass the same map).
+ */
+export function recordedFetch(
+  fetch: (r: Request) => Promise<Response>,
+  scope: string,
+  answers: RecordedAnswers,
+): (r: Request) => Promise<Response> {
+  return (r) => {
+    const key = JSON.stringify([scope, r.method, r.url, headerEntries(r.headers)]);
+    let recorded = answers.get(key);
+    if (recorded === undefined) {
+      recorded = fetch(r).then(async (res) => ({
+        status: res.status,
+        statusText: res.statusText,
+        headers: headerEntries(res.headers),
+        body: res.body === null ? null : new Uint8Array(await res.arrayBuffer()),
+      }));
+      answers.set(key, recorded);
+    }
+    return recorded.then(
+      (a) =>
+        new Response(a.body === null ? null : a.body.slice(), {
+          status: a.status,
+          statusText: a.statusText,
+          headers: a.headers,
+        }),
+    );
+  };
+}

@@ -11,7 +11,7 @@ import { type DiffResult, runDiff } from '../src/diff/run.ts';
 import { canonicalProfile } from '../src/fixtures.ts';
 import type { ProfileInput } from '../src/profile.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
-import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
+import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch, team1Admin } from './helpers.ts';
 
 /**
  * The variant matrix (shared by variants.test.ts and variants-socket.test.ts): every freedom
@@ -54,64 +54,24 @@ export function problems(result: RunResult): string[] {
     );
 }
 
-/** An answer of the reference server, recorded: status, headers and body bytes. */
-interface Recorded {
-  readonly status: number;
-  readonly statusText: string;
-  readonly headers: [string, string][];
-  readonly body: Uint8Array | null;
-}
-
 /**
  * The answers of the reference server without a variant over the canonical dataset, recorded
  * for the audits of the matrix files that run in this process (a vitest worker runs several:
  * isolate is off), by its server options and the request; see {@link referenceFetch}.
  */
-const REFERENCE_ANSWERS = new Map<string, Promise<Recorded>>();
-
-/** The name-value pairs of `headers`, in order. */
-function entries(headers: Headers): [string, string][] {
-  const out: [string, string][] = [];
-  headers.forEach((value, name) => {
-    out.push([name, value]);
-  });
-  return out;
-}
+const REFERENCE_ANSWERS: RecordedAnswers = new Map();
 
 /**
  * The fetch of the reference side of an audit: `plain` answers each distinct request (method,
  * URL, every header) once, and a later variant asking the same gets the recorded answer
- * again ({@link REFERENCE_ANSWERS}). The reference server is read-only and answers by the
- * request alone (no rate limit in the matrix), so that is the answer it would give again; the
- * audits send nearly the same requests (one seed), and replaying them takes about a third off
- * each later variant's run. `options` (the variant's server options) is part of the key.
+ * again ({@link REFERENCE_ANSWERS}, see `recordedFetch`). The reference server is read-only
+ * and answers by the request alone (no rate limit in the matrix), so that is the answer it
+ * would give again; the audits send nearly the same requests (one seed), and replaying them
+ * takes about a third off each later variant's run. `options` (the variant's server options)
+ * is part of the key.
  */
-function referenceFetch(
-  plain: TagtrackServer,
-  options: string,
-  answers = REFERENCE_ANSWERS,
-): (r: Request) => Promise<Response> {
-  return (r) => {
-    const key = JSON.stringify([options, r.method, r.url, entries(r.headers)]);
-    let recorded = answers.get(key);
-    if (recorded === undefined) {
-      recorded = plain.fetch(r).then(async (res) => ({
-        status: res.status,
-        statusText: res.statusText,
-        headers: entries(res.headers),
-        body: res.body === null ? null : new Uint8Array(await res.arrayBuffer()),
-      }));
-      answers.set(key, recorded);
-    }
-    return recorded.then(
-      (a) =>
-        new Response(a.body === null ? null : a.body.slice(), {
-          status: a.status,
-          statusText: a.statusText,
-          headers: a.headers,
-        }),
-    );
-  };
+function referenceFetch(plain: TagtrackServer, options: string): (r: Request) => Promise<Response> {
+  return recordedFetch((r) => plain.fetch(r), options, REFERENCE_ANSWERS);
 }
 
 /**
@@ -144,9 +104,13 @@ export async function runVariant(
   });
   try {
     const baseUrl = variant.transport ? await server.listen(0, '127.0.0.1') : MEMORY_BASE_URL;
+    // in memory, the variant server answers each distinct request of the two runs once (it
+    // answers by the request alone; see `recordedFetch`): the blind run repeats about two
+    // thirds of its requests from the fixture run (discovery, walks). Over a socket every
+    // request goes over the socket: the transport is what those variants vary.
     const transport: Partial<RunOptions> = variant.transport
       ? {}
-      : { fetch: (r: Request) => server.fetch(r) };
+      : { fetch: recordedFetch((r: Request) => server.fetch(r), '', new Map()) };
     const profile: ProfileInput = { ...canonicalProfile(), ...variant.profile };
     const started = performance.now();
     // fixture mode as a differential audit against the reference server without the variant
