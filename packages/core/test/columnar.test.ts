@@ -324,6 +324,38 @@ describe('columnar loading of the per-table form (fixture --format ndjson|csv)',
     expect(problems).toContain('opens[4].position: position 3 repeated');
   });
 
+  it('reads event rows from their bytes or, otherwise written, as parsed rows: the same dataset, the same errors', async () => {
+    const files = ndjsonTables(canonicalDataset);
+    const lines = files.opens!.trimEnd().split('\n');
+    const odd = lines.map((l, i) =>
+      i === 1
+        ? l.replace(/"position":1/, '"position":1.0') // a number written otherwise
+        : i === 2
+          ? `  ${l.replaceAll('":', '" : ')}\r` // spaces and a CRLF line end
+          : i === 3
+            ? `${l.slice(0, -1)},"extra":true}` // an unknown field (stripped by the schema)
+            : l,
+    );
+    // blank lines and a last line without a newline
+    const text = `\n${odd.slice(0, 4).join('\n')}\n\n${odd.slice(4).join('\n')}`;
+    for (const size of [5, 97, 1 << 16]) {
+      const { index } = (await loadNdjson({ ...files, opens: text }, size)).finish();
+      expect(index.dataset.opens).toEqual(canonicalDataset.opens);
+    }
+    const bad = lines.map((l, i) =>
+      i === 1 ? l.replace(/"position":1/, '"position":"1"') : i === 2 ? `${l} {}` : l,
+    );
+    const withString = await loadNdjson({
+      ...files,
+      opens: [bad[0], bad[1], ...lines.slice(2)].join('\n'),
+    });
+    const problems = problemsOf(() => withString.finish());
+    expect(problems.some((p) => p.startsWith('opens[1].position: '))).toBe(true);
+    await expect(loadNdjson({ ...files, opens: bad.join('\n') })).rejects.toThrow(
+      /opens\.ndjson line 3: not JSON/,
+    );
+  });
+
   it('refuses a line that is not JSON and a missing table', async () => {
     const files = ndjsonTables(canonicalDataset);
     await expect(loadNdjson({ ...files, tags: `${files.tags}{oops\n` })).rejects.toThrow(

@@ -105,6 +105,10 @@ const TAIL_LIMIT = 4096;
 const TAIL_WINDOW = 16384;
 const TAIL_PAUSE = 262144;
 const RAW_NAMES = keyBytes(RAW_FIELDS);
+/** An event row of the per-table form: the event's fields and its `position`, last. */
+const ROW_POSITION = RAW_FIELDS.length;
+const ROW_NAMES = keyBytes([...RAW_FIELDS, 'position']);
+const ROW_ALL = (1 << ROW_NAMES.length) - 1;
 
 /** The tag fields read from bytes. */
 const TAG_FIELDS = ['tagID', 'memberID', 'subject', 'dateSent', 'recipients'] as const;
@@ -118,6 +122,7 @@ const RECIPIENT_NAMES = keyBytes(['name', 'email']);
 const compactKeys = (names: readonly Uint8Array[]) =>
   names.map((n) => Uint8Array.from([0x22, ...n, 0x22, 0x3a]));
 const RAW_KEYS = compactKeys(RAW_NAMES);
+const ROW_KEYS = compactKeys(ROW_NAMES);
 const TAG_KEYS = compactKeys(TAG_NAMES);
 const RECIPIENT_KEYS = compactKeys(RECIPIENT_NAMES);
 
@@ -301,9 +306,15 @@ export class ColumnarBuilder {
   #key(names: readonly Uint8Array[], b: Uint8Array, i: number, to: number, guess: number): number {
     // the usual case: the expected key, written `"key":` (compact)
     const expected = guess < names.length ? guess : 0;
-    const p = (names === RAW_NAMES ? RAW_KEYS : names === TAG_NAMES ? TAG_KEYS : RECIPIENT_KEYS)[
-      expected
-    ]!;
+    const p = (
+      names === RAW_NAMES
+        ? RAW_KEYS
+        : names === ROW_NAMES
+          ? ROW_KEYS
+          : names === TAG_NAMES
+            ? TAG_KEYS
+            : RECIPIENT_KEYS
+    )[expected]!;
     const plen = p.length;
     if (i + plen < to) {
       let j = 0;
@@ -327,32 +338,71 @@ export class ColumnarBuilder {
 
   #field = 0;
 
-  /** {@link rawElement} of an event into `store`. */
-  #rawEvent(store: EventStore, b: Uint8Array, from: number, to: number): number {
+  /**
+   * Takes row `row` of table `opens` or `clicks` of the per-table form straight from its
+   * bytes `b[from .. to]` (one NDJSON line) into the columns when it has the usual shape (as
+   * {@link rawElement}: an event's fields and an integer `position`, nothing else, then only
+   * whitespace); returns 1 when it took it, 0 when the row is to be parsed and checked.
+   */
+  rawRow(table: string, b: Uint8Array, from: number, to: number, row: number): number {
+    if (!this.tables || (table !== 'opens' && table !== 'clicks')) return 0;
+    from = skipSpace(b, from, to);
+    if (from >= to) return 0;
+    const end = this.#rawEvent(table === 'opens' ? this.opens : this.clicks, b, from, to, row);
+    if (end <= 0) return 0;
+    if (skipSpace(b, end, to) !== to) {
+      // more after the row's object: undo it, and let the parser name the problem
+      (table === 'opens' ? this.opens : this.clicks).length--;
+      return 0;
+    }
+    return 1;
+  }
+
+  /**
+   * {@link rawElement} of an event into `store`; with `row` >= 0, an event row of the
+   * per-table form (its `position` too).
+   */
+  #rawEvent(store: EventStore, b: Uint8Array, from: number, to: number, row = -1): number {
     let i = from;
     if (b[i] !== 0x7b) return 0;
     i = skipSpace(b, i + 1, to);
     let seen = 0;
     let guess = 0;
     let ms = Number.NaN;
+    let position = 0;
     const codes = this.#rawCodes;
     const dicts = this.#eventDicts;
+    const names = row < 0 ? RAW_NAMES : ROW_NAMES;
+    const all = row < 0 ? RAW_ALL : ROW_ALL;
+    // the tail is looked up after tagID, email and date (and an event row's position)
+    const head = row < 0 ? RAW_HEAD : RAW_HEAD | (1 << ROW_POSITION);
     let tail = -1;
     for (;;) {
-      if (seen === RAW_HEAD) {
+      if (seen === head) {
         tail = this.#tail(b, i, to);
         if (tail === TAIL_HIT) {
-          seen = RAW_ALL;
+          seen = all;
           break;
         }
       }
-      i = this.#key(RAW_NAMES, b, i, to, guess);
+      i = this.#key(names, b, i, to, guess);
       if (i <= 0) return i;
       const f = this.#field;
       if ((seen & (1 << f)) !== 0) return 0;
       seen |= 1 << f;
       guess = f + 1;
-      if (f === RAW_DATE) {
+      if (f === ROW_POSITION) {
+        // a JSON integer (digits, no leading zero), at most 15 digits; else parsed
+        let j = i;
+        let v = 0;
+        while (j < to && b[j]! >= 0x30 && b[j]! <= 0x39) {
+          v = v * 10 + (b[j]! - 0x30);
+          j++;
+        }
+        if (j === i || j - i > 15 || (b[i] === 0x30 && j - i > 1)) return 0;
+        position = v;
+        i = j;
+      } else if (f === RAW_DATE) {
         if (i + 22 > to) return -1;
         if (b[i] !== 0x22 || b[i + 21] !== 0x22) return 0;
         ms = canonicalTimestampMsOfBytes(b, i + 1);
@@ -385,7 +435,7 @@ export class ColumnarBuilder {
       if (i <= 0) return i;
     }
     i = this.#closed;
-    if (seen !== RAW_ALL) return 0;
+    if (seen !== all) return 0;
     if (tail >= 0 && i === this.#tailClose) this.#tails.fill(tail, codes, 2);
     const d = this.dicts;
     if (
@@ -396,7 +446,7 @@ export class ColumnarBuilder {
     ) {
       return 0;
     }
-    store.pushCodes(codes, ms);
+    store.pushCodes(codes, ms, position, row);
     return i + 1;
   }
 

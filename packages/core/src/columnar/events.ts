@@ -482,11 +482,15 @@ export class EventStore {
 
   /**
    * Appends an event given as dictionary codes (of {@link dicts}) and a canonical date's
-   * epoch ms (JSON input only) and returns its index.
+   * epoch ms (per-table input: its `position` and row in the table) and returns its index.
    */
-  pushCodes(codes: Int32Array, ms: number): number {
+  pushCodes(codes: Int32Array, ms: number, position = 0, row = 0): number {
     const i = this.length;
     if (i === this.tagCode.length) this.#grow(i * 2);
+    if (this.withPositions) {
+      this.position[i] = position;
+      this.row[i] = row;
+    }
     this.tagCode[i] = codes[0]!;
     this.email[i] = codes[1]!;
     this.ms[i] = ms;

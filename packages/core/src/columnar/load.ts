@@ -105,6 +105,7 @@ export class TablesLoader implements ColumnarSource {
     onBytes?: (bytes: number) => void,
   ): Promise<void> {
     this.#loaded.add(table);
+    if (table === 'opens' || table === 'clicks') return this.#addEventRows(table, chunks, onBytes);
     const decoder = new TextDecoder('utf-8');
     let rest = '';
     let line = 0;
@@ -140,6 +141,60 @@ export class TablesLoader implements ColumnarSource {
     }
     rest += decoder.decode();
     if (rest !== '') take(rest);
+  }
+
+  /**
+   * {@link addNdjson} of an event table: each line is read from its bytes when it has the
+   * usual shape (`ColumnarBuilder.rawRow`), else decoded, parsed and checked as a row, in
+   * order (so rows keep their numbers and errors their line).
+   */
+  async #addEventRows(
+    table: 'opens' | 'clicks',
+    chunks: Chunks,
+    onBytes?: (bytes: number) => void,
+  ): Promise<void> {
+    const builder = this.#builder;
+    const decoder = new TextDecoder('utf-8');
+    let rest: Uint8Array | undefined;
+    let line = 0;
+    let row = 0;
+    let bytes = 0;
+    const take = (b: Uint8Array, from: number, to: number) => {
+      line++;
+      if (builder.rawRow(table, b, from, to, row) === 1) {
+        row++;
+        return;
+      }
+      const text = decoder.decode(b.subarray(from, to));
+      if (text.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        throw new TableFormatError(
+          `${table}.ndjson line ${line}: not JSON: ${(e as Error).message}`,
+        );
+      }
+      builder.rows(table, [value], row);
+      row++;
+    };
+    for await (const chunk of chunks) {
+      bytes += chunk.length;
+      let b = chunk;
+      if (rest !== undefined) {
+        b = new Uint8Array(rest.length + chunk.length);
+        b.set(rest);
+        b.set(chunk, rest.length);
+      }
+      let start = 0;
+      for (let nl = b.indexOf(0x0a, start); nl >= 0; nl = b.indexOf(0x0a, start)) {
+        take(b, start, nl);
+        start = nl + 1;
+      }
+      rest = start < b.length ? b.slice(start) : undefined;
+      onBytes?.(bytes);
+    }
+    if (rest !== undefined) take(rest, 0, rest.length);
   }
 
   /**
