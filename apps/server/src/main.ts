@@ -1,4 +1,5 @@
 import { readFileSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type ColumnarSource,
@@ -300,6 +301,9 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
 
   if (opts.writeSnapshot !== undefined && opts.dataset === undefined) {
     fail('--write-snapshot needs --dataset (the file or directory to snapshot)');
+  }
+  if (opts.writeSnapshot !== undefined && resolve(opts.writeSnapshot) === resolve(opts.dataset!)) {
+    fail('--write-snapshot names the --dataset file itself: write the snapshot to another file');
   }
   let server: TagtrackServer;
   let origin: string;

@@ -160,6 +160,10 @@ describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
     [['--fault', 'nope'], /unknown fault/],
     [['--dataset', 'x.json', '--seed', '1'], /cannot be used with/],
     [['--write-snapshot', 'x.ttsnap', '--port', '0'], /--write-snapshot needs --dataset/],
+    [
+      ['--dataset', 'x.json', '--write-snapshot', './x.json', '--port', '0'],
+      /--write-snapshot names the --dataset file itself/,
+    ],
     [['--paging-end', 'never'], /--paging-end.*no-content, empty-page/],
     [['--public-url', 'example.com'], /invalid public URL 'example.com'/],
     [['--public-url', 'ftp://example.com'], /scheme must be http or https/],
