@@ -18,7 +18,9 @@
  *   worth of work) loads tags, recipients, opens and clicks from the same NDJSON files;
  * then each computes the per-tag counters (endpoint 2), the per-day stats (endpoint 6) and
  * the contact counters (endpoint 15) of every team (ours: every team's admin's answers;
- * DuckDB: the same counters in SQL over all tags). Ratios are ours / DuckDB's (< 1: faster).
+ * DuckDB: the same counters in SQL over all tags). Ratios are ours / DuckDB's end to end (< 1:
+ * faster): ours from the start to the first answer plus the aggregates, DuckDB's load plus
+ * its aggregates.
  */
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
@@ -259,7 +261,7 @@ async function main(): Promise<void> {
       'index',
       'first answer',
       'aggregates',
-      'load+aggregates',
+      'end to end',
       'RSS',
       'vs DuckDB',
     ],
@@ -269,7 +271,9 @@ async function main(): Promise<void> {
     const resolve = med(e, (r) => r.resolveMs);
     const index = med(e, (r) => r.indexMs);
     const agg = med(e, (r) => r.aggregateMs)!;
-    const total = med(e, (r) => r.loadMs + (r.resolveMs ?? 0) + (r.indexMs ?? 0) + r.aggregateMs)!;
+    // end to end: ours up to the first answer (reading, resolving, the per-table form's
+    // nesting, indexing) and the aggregates; DuckDB's load and aggregates
+    const total = med(e, (r) => (r.firstAnswerMs ?? r.loadMs) + r.aggregateMs)!;
     const ratio = total / (duck.load + duck.agg);
     rows.push([
       runs.get(e)![0]!.engine,
