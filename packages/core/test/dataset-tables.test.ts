@@ -114,7 +114,11 @@ describe('dataset tables', () => {
       ...tables,
       teams: [...tables.teams, tables.teams[0]!],
       members: [{ ...tables.members[0]!, teamID: 'no-team' }, ...tables.members.slice(1)],
-      recipients: [...tables.recipients, { ...tables.recipients[0]! }],
+      recipients: [
+        ...tables.recipients,
+        { ...tables.recipients[0]! },
+        { ...tables.recipients[1]!, tagID: 'no-tag' },
+      ],
       opens: [{ ...tables.opens[0]!, position: 1 }, ...tables.opens.slice(1)],
     };
     let error: unknown;
@@ -131,6 +135,9 @@ describe('dataset tables', () => {
       `recipients[${tables.recipients.length}].position: position 0 repeated`,
     );
     expect(problems).toContain('opens[1].position: position 1 repeated');
+    expect(problems).toContain(
+      `recipients[${tables.recipients.length + 1}].tagID: no tag "no-tag"`,
+    );
   });
 });
 

@@ -379,6 +379,47 @@ function byPosition<R extends { position: number }>(
 }
 
 /**
+ * Puts each recipient row under the tag of its `tagID`, tag by tag in the order of their
+ * `position` (stable), with a problem for each position repeated within a tag (in row
+ * order) and then for each row of an unknown tag (in position order). Rows are grouped per
+ * tag first, so each tag's few rows are sorted on their own.
+ */
+function placeRecipients(
+  rows: readonly RecipientRow[],
+  tags: ReadonlyMap<string, DatasetTag>,
+  problems: string[],
+): void {
+  const perTag = new Map<string, number[]>();
+  const positions = new Map<string, Set<number>>();
+  rows.forEach((r, i) => {
+    let list = perTag.get(r.tagID);
+    if (list === undefined) {
+      list = [];
+      perTag.set(r.tagID, list);
+      positions.set(r.tagID, new Set());
+    }
+    const seen = positions.get(r.tagID)!;
+    if (seen.has(r.position)) {
+      problems.push(`recipients[${i}].position: position ${r.position} repeated`);
+    }
+    seen.add(r.position);
+    list.push(i);
+  });
+  const unknown: number[] = [];
+  for (const [tagID, list] of perTag) {
+    const tag = tags.get(tagID);
+    if (tag === undefined) {
+      unknown.push(...list);
+      continue;
+    }
+    list.sort((a, b) => rows[a]!.position - rows[b]!.position || a - b);
+    for (const i of list) tag.recipients.push({ name: rows[i]!.name, email: rows[i]!.email });
+  }
+  unknown.sort((a, b) => rows[a]!.position - rows[b]!.position || a - b);
+  for (const i of unknown) problems.push(`recipients[${i}].tagID: no tag "${rows[i]!.tagID}"`);
+}
+
+/**
  * Assembles tables into the nested dataset (pure): teams, tags and credentials in row order;
  * groups and members under the team of their `teamID` in row order; recipients under the tag
  * of their `tagID` and events in the order of their `position` (rows may come in any order,
@@ -429,19 +470,7 @@ export function tablesToDataset(tables: DatasetTables): Dataset {
       });
     }
   });
-  const recipients = byPosition(
-    tables.recipients,
-    (i) => `recipients[${i}]`,
-    problems,
-    (r) => r.tagID,
-  );
-  for (const r of recipients) {
-    const tag = tags.get(r.tagID);
-    if (tag === undefined) {
-      const i = tables.recipients.indexOf(r);
-      problems.push(`recipients[${i}].tagID: no tag "${r.tagID}"`);
-    } else tag.recipients.push({ name: r.name, email: r.email });
-  }
+  placeRecipients(tables.recipients, tags, problems);
   const opens = byPosition(tables.opens, (i) => `opens[${i}]`, problems).map(datasetEvent);
   const clicks = byPosition(tables.clicks, (i) => `clicks[${i}]`, problems).map(datasetEvent);
   if (problems.length > 0) throw new TablesError(problems);
