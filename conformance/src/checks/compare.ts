@@ -20,7 +20,14 @@ const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
  * `undefined` when `value` is not one.
  */
 export function instantOf(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !TIMESTAMP_RE.test(value)) return undefined;
+  // length and first dash before the pattern: most values are not timestamps (asked per field)
+  if (
+    typeof value !== 'string' ||
+    value.length < 20 ||
+    value.charCodeAt(4) !== 45 ||
+    !TIMESTAMP_RE.test(value)
+  )
+    return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
 }

@@ -222,6 +222,14 @@ export function showStats(r: StatsSummary): string {
  */
 export function firstDifference(expected: unknown, actual: unknown, path = ''): string | undefined {
   if (path === '') countComparison();
+  return differenceAt(expected, actual, path);
+}
+
+/**
+ * {@link firstDifference} below the top: the path of a child is built only when the child is
+ * not the same leaf on both sides (most fields of most records are).
+ */
+function differenceAt(expected: unknown, actual: unknown, path: string): string | undefined {
   if (sameLeaf(expected, actual)) return undefined;
   if (
     typeof expected !== 'object' ||
@@ -235,7 +243,8 @@ export function firstDifference(expected: unknown, actual: unknown, path = ''): 
   if (Array.isArray(expected) && Array.isArray(actual)) {
     const n = Math.min(expected.length, actual.length);
     for (let i = 0; i < n; i++) {
-      const d = firstDifference(expected[i], actual[i], `${path}[${i}]`);
+      if (sameLeaf(expected[i], actual[i])) continue;
+      const d = differenceAt(expected[i], actual[i], `${path}[${i}]`);
       if (d !== undefined) return d;
     }
     if (expected.length !== actual.length) {
@@ -246,9 +255,13 @@ export function firstDifference(expected: unknown, actual: unknown, path = ''): 
   const e = expected as Record<string, unknown>;
   const a = actual as Record<string, unknown>;
   for (const k of Object.keys(e)) {
+    const present = k in a;
+    // the path is built for a missing or differing field only; an empty one (an empty key at
+    // the top) starts a comparison of its own, as firstDifference does
+    if (present && sameLeaf(e[k], a[k]) && (path !== '' || k !== '')) continue;
     const p = path === '' ? k : `${path}.${k}`;
-    if (!(k in a)) return `${p}: missing (expected ${JSON.stringify(e[k])})`;
-    const d = firstDifference(e[k], a[k], p);
+    if (!present) return `${p}: missing (expected ${JSON.stringify(e[k])})`;
+    const d = p === '' ? firstDifference(e[k], a[k], p) : differenceAt(e[k], a[k], p);
     if (d !== undefined) return d;
   }
   return undefined;

@@ -84,7 +84,8 @@ export function normaliseCell(column: string, value: string, side: SideContext):
     }
     return value;
   }
-  if (TIMESTAMP_RE.test(value)) {
+  // length and first dash before the pattern: most cells are not timestamps
+  if (value.length >= 16 && value.charCodeAt(4) === 45 && TIMESTAMP_RE.test(value)) {
     const ms = Date.parse(value);
     if (!Number.isNaN(ms)) return new Date(ms).toISOString();
   }
