@@ -85,11 +85,6 @@ export class RunMemo {
     this.codes = new Int32Array(limit * width).fill(-1);
   }
 
-  /** Runs remembered. */
-  get size(): number {
-    return this.#runs;
-  }
-
   /**
    * The number of the run `b[from .. to]` (`view` views `b`; hash `h`, see
    * {@link runToBrace}), adding it when new; -1 when new and the memo is full. A new run's

@@ -15,7 +15,7 @@
  */
 
 import type { DatasetCredential, DatasetTeam } from '../dataset/schema.ts';
-import { decodeUtf8 } from './events.ts';
+import { DETAIL_FIELDS, decodeUtf8, EVENT_CODE_FIELDS } from './events.ts';
 
 /** The first bytes of a snapshot file (32 bytes, padded with newlines). */
 export const SNAPSHOT_MAGIC = 'tagtrack columnar snapshot\n\n\n\n\n\n';
@@ -27,37 +27,17 @@ export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
 }
 
-/** The dictionaries of a snapshot, by name (`Dicts`' fields). */
-export const SNAPSHOT_DICTS = [
-  'tagID',
-  'memberID',
-  'subject',
-  'email',
-  'name',
-  'device',
-  'os',
-  'browser',
-  'counry',
-  'region',
-  'city',
-  'latitude',
-  'longitude',
-] as const;
+/** The dictionaries of a snapshot, by name (`Dicts`' fields: the tags', then the events'). */
+export const SNAPSHOT_DICTS = ['memberID', 'subject', 'name', ...EVENT_CODE_FIELDS] as const;
 export type SnapshotDict = (typeof SNAPSHOT_DICTS)[number];
 
-/** The event columns of a snapshot (codes of the dictionaries named alike; `ms` epoch ms). */
+/** The event columns of a snapshot (`EventStore`'s: codes of the dictionaries named alike). */
 export const SNAPSHOT_EVENT_COLUMNS = [
   'tagCode',
   'email',
   'ms',
   'device',
-  'os',
-  'browser',
-  'counry',
-  'region',
-  'city',
-  'latitude',
-  'longitude',
+  ...DETAIL_FIELDS,
 ] as const;
 export type SnapshotEventColumn = (typeof SNAPSHOT_EVENT_COLUMNS)[number];
 
