@@ -9,5 +9,9 @@ export default defineProject({
     // one module graph per worker, not per file: the test files share the same heavy imports
     // (core, the client, the reference server) and restore what they change (process.env)
     isolate: false,
+    // Busy machines (CI, a laptop compiling beside the tests) run a test many times slower than
+    // an idle one: no test may fail for wall time, so the defaults are generous everywhere.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
   },
 });

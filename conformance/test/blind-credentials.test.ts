@@ -72,7 +72,7 @@ describe('blind mode with several declared credentials (team and account type, n
         ]),
       ),
     ).toEqual(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
-  }, 60_000);
+  });
 
   test.each(Object.entries(CAUGHT))(
     'fault %s, unobservable with one admin credential, is caught by %s under three seeds',

@@ -184,7 +184,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       'report.html',
       'results.json',
     ]);
-  }, 90_000);
+  });
 
   test('exit 1 when a check fails; options come from TAGTRACK_* variables, the command line wins', async () => {
     const out = await inProcess(['run', '--only', 'INPUT-400-BAD-DATE', '--seed', '5'], {
@@ -198,7 +198,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     expect(out.stdout).not.toContain('AUTH-401');
     expect(out.stdout).toMatch(/reproduce: tagtrack-conformance request GET '\/[^']*' --base-url /);
     expect(out.stdout).not.toContain(team1Admin.accessKey);
-  }, 60_000);
+  });
 
   test('exit 2 with one clear line when the base URL is unreachable', async () => {
     const closed = await freePort();
@@ -217,7 +217,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     expect(lines[0]).toBe(
       `tagtrack-conformance: cannot reach http://127.0.0.1:${closed}/teams: ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:${closed})`,
     );
-  }, 30_000);
+  });
 
   test('exit 2 for a bad flag, a bad value and an invalid profile (naming the field)', async () => {
     const flag = await inProcess(['run', '--base-url', baseUrl, '--no-such-flag']);
@@ -234,7 +234,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     const missing = await inProcess(['run']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/missing --base-url/);
-  }, 60_000);
+  });
 
   test('--help documents every option with its environment variable', async () => {
     const out = await inProcess(['run', '--help']);
@@ -263,7 +263,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       expect(out.stdout).toContain(`env: ${env}`);
     }
     expect(out.stdout).toMatch(/Exit codes: 0/);
-  }, 30_000);
+  });
   test('fixture --out writes the canonical dataset and a valid profile a fixture run accepts', async () => {
     const out = join(dir, 'fixture');
     const res = await inProcess(['fixture', '--out', out]);
@@ -281,7 +281,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     const missing = await inProcess(['fixture']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--out');
-  }, 30_000);
+  });
 
   test('requirements lists every check id once, with its clause', async () => {
     const res = await inProcess(['requirements', '--json']);
@@ -289,7 +289,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     const rows = JSON.parse(res.stdout) as { id: string; clause: string }[];
     expect(rows.map((r) => r.id)).toEqual(ALL_CHECKS.map((c) => c.id));
     for (const r of rows) expect(r.clause).toMatch(/decisions §\d|source:/);
-  }, 30_000);
+  });
 
   const creds = () => [
     '--base-url',
@@ -331,7 +331,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       expect(lines[0]).toContain(variable);
       expect(lines[0]).toContain('true/false, 1/0 or yes/no');
     }
-  }, 90_000);
+  });
 
   test('--only or --exclude matching no check exits 2 naming the pattern; --exclude leaves checks out', async () => {
     const only = await inProcess(['run', ...creds(), '--only', 'NOPE']);
@@ -362,7 +362,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     });
     expect(env.code).toBe(0);
     expect(env.stderr).not.toContain(` ${first}\n`);
-  }, 90_000);
+  });
 
   test("unknown options keep commander's suggestion on the one error line", async () => {
     const out = await inProcess(['run', '--exclud', 'x']);
@@ -370,7 +370,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     expect(out.stderr.trim().split('\n')).toEqual([
       "error: unknown option '--exclud' (Did you mean --exclude?)",
     ]);
-  }, 30_000);
+  });
 
   test('--version prints the package version and exits 0', async () => {
     const pkg = JSON.parse(
@@ -381,7 +381,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       expect(out.code).toBe(0);
       expect(out.stdout).toBe(`${pkg.version}\n`);
     }
-  }, 30_000);
+  });
 
   test('colour follows FORCE_COLOR and NO_COLOR (NO_COLOR wins)', async () => {
     const args = ['run', ...creds(), '--only', 'AUTH-401*'];
@@ -393,7 +393,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     const both = await inProcess(args, { NO_COLOR: '1', FORCE_COLOR: '1' });
     expect(both.stdout).not.toContain('\x1b[');
     expect(both.stderr).not.toContain('\x1b[');
-  }, 60_000);
+  });
 });
 
 describe('useColor', () => {
@@ -474,7 +474,7 @@ describe('stopping a run: SIGINT', () => {
     } finally {
       await slow.close();
     }
-  }, 90_000);
+  });
 });
 
 describe('replay', () => {
@@ -521,5 +521,5 @@ describe('replay', () => {
     } finally {
       await faultyOracle.close();
     }
-  }, 60_000);
+  });
 });

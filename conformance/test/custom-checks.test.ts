@@ -273,7 +273,7 @@ describe('the CLI with --checks', () => {
     );
     const har = JSON.parse(await readFile(join(reports, 'exchanges.har'), 'utf8'));
     expect(har.log.entries.length).toBe(json.exchangeCount);
-  }, 60_000);
+  });
 
   test('requirements --checks lists the checks of your own after the built-in ones', async () => {
     const out = await runCli(['requirements', '--json', '--checks', EXAMPLE], { NO_COLOR: '1' });
@@ -284,7 +284,7 @@ describe('the CLI with --checks', () => {
       area: 'acme',
       endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
     });
-  }, 30_000);
+  });
 
   test('a file that is not a module of checks exits 2 naming the file and the problem', async () => {
     const path = join(dir, 'bad-checks.mjs');
@@ -297,5 +297,5 @@ describe('the CLI with --checks', () => {
     expect(out.stderr).toBe(
       `tagtrack-conformance: --checks ${path}: check 1 (AUTH-401-MISSING) uses the id of a built-in requirement; give it an id of your own, with your own prefix (e.g. ACME-VERSION-HEADER)\n`,
     );
-  }, 30_000);
+  });
 });

@@ -30,7 +30,7 @@ describe('checks with nothing to check skip with a reason', () => {
     expect(byId.get('REL-CONTACT-IDS-CONSISTENT')?.status).toBe('skip');
     expect(byId.get('REL-CONTACT-IDS-CONSISTENT')?.reason).toMatch(/no contact/);
     expect(result.checks.filter((c) => c.status === 'fail' || c.status === 'error')).toEqual([]);
-  }, 30_000);
+  });
 
   test('tags but no event: the daily-count laws over event days skip', async () => {
     const dataset = { ...canonicalDataset, opens: [], clicks: [] };
@@ -43,5 +43,5 @@ describe('checks with nothing to check skip with a reason', () => {
       ['REL-DAILY-DISTINCT-RECIPIENTS', 'skip'],
       ['REL-EVENTS-WINDOW', 'skip'],
     ]);
-  }, 30_000);
+  });
 });

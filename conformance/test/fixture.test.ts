@@ -206,7 +206,7 @@ describe('fixture --format', { timeout: 120_000 }, () => {
   });
 });
 
-describe('fixture --dataset FILE', { timeout: 60_000 }, () => {
+describe('fixture --dataset FILE', { timeout: 120_000 }, () => {
   const withFile = async (name: string, content: unknown) => {
     const file = join(dir, name);
     await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
@@ -273,7 +273,7 @@ describe('fixture --dataset FILE', { timeout: 60_000 }, () => {
   });
 });
 
-describe('fixture command line', { timeout: 60_000 }, () => {
+describe('fixture command line', { timeout: 120_000 }, () => {
   /** Runs the CLI in-process, capturing stdout and stderr. */
   async function run(args: string[]) {
     let stdout = '';

@@ -23,7 +23,7 @@ describe('a paging end other than the declared one fails only the paging-end che
       true,
     );
     expect(result.checks.find((c) => c.id === 'PAGE-END-NO-CONTENT')?.status).toBe('skip');
-  }, 60_000);
+  });
 
   test('200 data [] past the end while the profile declares no-content: PAGE-END-NO-CONTENT fails', async () => {
     const result = await runInMemory(
@@ -35,5 +35,5 @@ describe('a paging end other than the declared one fails only the paging-end che
     const failures = result.checks.find((c) => c.id === 'PAGE-END-NO-CONTENT')!.failures;
     expect(failures.map((f) => f.message).join('\n')).toMatch(/expected 204 No Content/);
     expect(failures.map((f) => f.message).join('\n')).toMatch(/points at cursor=\d+ \(total\)/);
-  }, 60_000);
+  });
 });

@@ -92,7 +92,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tagtrack-reports-'));
   await writeReports(result, dir);
   await writeHar(result, join(dir, 'exchanges.har'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

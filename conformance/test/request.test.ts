@@ -52,7 +52,7 @@ describe('tagtrack-conformance request', () => {
     expect(out.code).toBe(0);
     expect(out.stdout.split('\n')[0]).toBe(`HTTP ${exchange.status}`);
     expect(out.stdout).toContain(exchange.body.slice(0, 200));
-  }, 30_000);
+  });
 
   test('signs with the --auth-id/--access-key pair from the environment (label given)', async () => {
     const env = { TAGTRACK_AUTH_ID: team1Admin.authId, TAGTRACK_ACCESS_KEY: team1Admin.accessKey };

@@ -51,7 +51,7 @@ describe('runConformance against the reference server', () => {
     expect(vacuous.map((c) => c.id)).toEqual([]);
     expect(result.requests.sent).toBeGreaterThan(200);
     expect(result.requests.cacheHits).toBeGreaterThan(0);
-  }, 60_000);
+  });
 
   test('blind mode over a real socket with one credential: passes, oracle and scope checks skip', async () => {
     const server = createServer();
@@ -75,7 +75,7 @@ describe('runConformance against the reference server', () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 
   test('a declared rate limit is honoured by pacing and its 429 is checked', async () => {
     const result = await runInMemory(
@@ -89,7 +89,7 @@ describe('runConformance against the reference server', () => {
       ['RATE-429-HEADERS', 'pass'],
       ['RATE-RESPONSE-TIME', 'skip'],
     ]);
-  }, 30_000);
+  });
 
   test('an unreachable base URL is a ConnectionError, a missing credential a ConfigError', async () => {
     await expect(
@@ -240,7 +240,7 @@ describe('concurrency: one scheduler, deterministic results', () => {
     } finally {
       await server.close();
     }
-  }, 60_000);
+  });
 });
 
 describe('no vacuous verdicts', () => {
@@ -271,7 +271,7 @@ describe('no vacuous verdicts', () => {
       );
     }
     expect(result.ok).toBe(false);
-  }, 60_000);
+  });
 
   test('a check that compared nothing is a skip with the reason; one comparison makes it a pass', async () => {
     const { server, fetch } = memoryServer();
@@ -384,7 +384,7 @@ describe('a 5xx on any request fails the run', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('budget, deadline and interrupts', () => {
@@ -406,7 +406,7 @@ describe('budget, deadline and interrupts', () => {
     expect(byPriority[0]!.area).toBe('oracle');
     expect(byPriority[0]!.status).toBe('pass');
     expect(result.checks.filter((c) => notRun(c.reason)).length).toBeGreaterThan(10);
-  }, 60_000);
+  });
 
   test('--max-duration stops the run in time, unfinished checks are errors "interrupted", every report is written', async () => {
     const { server, fetch } = memoryServer();
@@ -453,7 +453,7 @@ describe('budget, deadline and interrupts', () => {
       await server.close();
       await rm(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   test('an aborted signal stops the run as the deadline does, with its reason', async () => {
     const { server, fetch } = memoryServer();
@@ -479,7 +479,7 @@ describe('budget, deadline and interrupts', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('--max-response-time', () => {
@@ -514,7 +514,7 @@ describe('--max-response-time', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('ctx.each with concurrency', () => {
@@ -586,5 +586,5 @@ describe('ctx.each with concurrency', () => {
     } finally {
       await server.close();
     }
-  }, 30_000);
+  });
 });

@@ -137,7 +137,7 @@ describe('no secret in any artifact (issue 11)', () => {
     // the failures did carry secrets before redaction (a signature in the hex-case message)
     expect(run.files.get('results.json')).toContain('<signature>');
     expectNoSecret(run);
-  }, 60_000);
+  });
 
   test('a failing blind run with one admin credential given on the command line', async () => {
     const run = await failingRun(['signature-not-checked', 'hex-case-sensitive'], {
@@ -153,7 +153,7 @@ describe('no secret in any artifact (issue 11)', () => {
       '<credential given>',
     );
     expectNoSecret(run);
-  }, 60_000);
+  });
 });
 
 describe('SecretRedactor', () => {

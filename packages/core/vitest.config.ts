@@ -9,5 +9,9 @@ export default defineProject({
     // one module graph per worker, not per file: the test files import the same modules and
     // keep no state between files
     isolate: false,
+    // Busy machines (CI, a laptop compiling beside the tests) run a test many times slower than
+    // an idle one: no test may fail for wall time, so the defaults are generous everywhere.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
   },
 });

@@ -266,7 +266,7 @@ describe('tagtrack CLI credentials and exit codes', () => {
       env,
     }).catch((e: { code: number; stderr: string }) => e);
     expect(failed).toMatchObject({ code: 2 });
-  }, 20_000);
+  });
 });
 
 describe('tagtrack CLI paging end and common parameters (decisions §3 Revision 2)', () => {

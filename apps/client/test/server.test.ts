@@ -112,7 +112,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 
 // every endpoint walked page by page (page size 7): seconds per credential on a shared machine
 describe('every SDK method against the reference server (canonical dataset, page size 7)', {
-  timeout: 60_000,
+  timeout: 120_000,
 }, () => {
   test.each(CANONICAL_CREDENTIALS.map((c) => [c.label, c] as const))(
     '%s: every endpoint answers what core buildIndex answers for the same caller',

@@ -122,7 +122,7 @@ function exited(child: ChildProcess): Promise<number | null> {
  * The CLI runs in-process (`main`, output captured); two tests spawn the real bin: a server
  * that starts, logs requests and stops on SIGTERM, and a closed stdout reader (EPIPE).
  */
-describe('tagtrack-server CLI', { timeout: 30_000 }, () => {
+describe('tagtrack-server CLI', { timeout: 120_000 }, () => {
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tagtrack-server-'));

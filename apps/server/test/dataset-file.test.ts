@@ -50,7 +50,7 @@ const PATHS = [
 ];
 
 describe('the server serves a dataset streamed into columns (--dataset)', {
-  timeout: 60_000,
+  timeout: 120_000,
 }, () => {
   const reference = createServer();
   it.each(['dataset.json', 'ndjson', 'csv'])(

@@ -79,7 +79,7 @@ const arbCase = arbDataset.chain((dataset) =>
 );
 
 /** Generous: the machine is shared, and these tests do thousands of requests. */
-const TIMEOUT = { timeout: 60_000 };
+const TIMEOUT = { timeout: 120_000 };
 
 describe(
   'plainAnswer (rules.ts) = buildIndex(...).answer (decisions §2, §3, §4, §8, §9)',

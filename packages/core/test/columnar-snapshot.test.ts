@@ -17,7 +17,7 @@ import { datasetToTables, TABLES, type TableName } from '../src/dataset/tables.t
 import { arbDataset } from '../src/testing.ts';
 import { expectCanonicalAnswers } from './indexes.ts';
 
-const TIMEOUT = { timeout: 60_000 };
+const TIMEOUT = { timeout: 120_000 };
 const encoder = new TextEncoder();
 
 /** The dataset's JSON loaded and finished; its builder (a `ColumnarSource`). */

@@ -20,7 +20,7 @@ import { expectCanonicalAnswers } from './indexes.ts';
 const encoder = new TextEncoder();
 
 /** Generous: the machine is shared, and the property tests parse hundreds of documents. */
-const TIMEOUT = { timeout: 60_000 };
+const TIMEOUT = { timeout: 120_000 };
 
 /** `text` as UTF-8 chunks of `size` bytes (cutting characters, strings and escapes). */
 function chunksOf(text: string, size: number): Uint8Array[] {

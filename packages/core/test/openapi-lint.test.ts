@@ -49,7 +49,7 @@ function lint(
 const summary = (problems: Problem[]) =>
   problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
 
-describe('openapi.json under redocly lint (recommended rules)', { timeout: 60_000 }, () => {
+describe('openapi.json under redocly lint (recommended rules)', { timeout: 120_000 }, () => {
   let dir = '';
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tagtrack-openapi-lint-'));
