@@ -75,7 +75,12 @@ export { Contact, ContactStats } from './contact.ts';
 export {
   CANONICAL_SCALE,
   CANONICAL_SEED,
+  type GeneratedContact,
   generateDataset,
+  generatedContact,
+  generatedDevice,
+  generatedEvent,
+  generatedSubject,
 } from './dataset/generate.ts';
 export {
   datasetJsonSchema,
@@ -89,6 +94,7 @@ export {
   LOCATIONS,
   PROXY_LOCATION,
 } from './dataset/locations.ts';
+export { Prng } from './dataset/prng.ts';
 export {
   expectedEvents,
   type GenerateOptions,
@@ -277,6 +283,7 @@ export {
   COMMON_QUERY,
   CursorParam,
   DateParam,
+  decodeFormComponent,
   defaultOf,
   defaultQueryParams,
   IGNORED_PARAMS,
@@ -289,11 +296,14 @@ export {
   type Parsed,
   type ParseQueryOptions,
   parseQuery,
+  parseQueryString,
   QUERY_PARAMS,
+  type QueryEntry,
   type QueryParams,
   Rtn,
   TAG_FILTER_PARAMS,
   TAG_FILTERS,
+  type UndecodableValue,
   valueSchema,
   wireSchema,
 } from './params.ts';

@@ -41,18 +41,93 @@ const DEVICE_CUMULATIVE = [0.5, 0.8, 0.9, 1];
 /** Share of events whose recipient email differs from the tag's in case or whitespace. */
 const EMAIL_VARIANT_RATE = 0.05;
 
-function randomDevice(rng: Prng): Device {
+/**
+ * A device class drawn as the generator draws a contact's usual device: desktop 50%, mobile
+ * 30%, tablet 10%, unknown 10%. Consumes one draw of `rng`.
+ */
+export function generatedDevice(rng: Prng): Device {
   const u = rng.float();
   const i = DEVICE_CUMULATIVE.findIndex((w) => u < w);
   return DEVICES[i] ?? 'desktop';
 }
 
-/** A recipient as the pool holds it: name, email, home location and usual device. */
-interface PoolContact {
+/**
+ * A recipient as the generator's contact pool holds it: display name, email, home location
+ * and usual device (events of the contact mostly come from there, on that device).
+ */
+export interface GeneratedContact {
   readonly name: string;
   readonly email: string;
   readonly home: GeoLocation;
   readonly device: Device;
+}
+
+/**
+ * The `i`-th contact of a generated pool (0-based), drawn from `rng` as {@link generateDataset}
+ * draws its pool: a name from the vocabulary (sometimes empty or `Last, First`), the email
+ * `first.last<i + 1>@domain` (distinct `i`, distinct email), a home location and a device.
+ */
+export function generatedContact(rng: Prng, i: number): GeneratedContact {
+  const first = rng.pick(FIRST_NAMES);
+  const last = rng.pick(LAST_NAMES);
+  const style = rng.float();
+  const name =
+    style < 0.02
+      ? ''
+      : style < 0.05
+        ? `${last.display}, ${first.display}`
+        : `${first.display} ${last.display}`;
+  return {
+    name,
+    email: `${first.slug}.${last.slug}${i + 1}@${rng.pick(CONTACT_DOMAINS)}`,
+    home: rng.pick(LOCATIONS),
+    device: generatedDevice(rng),
+  };
+}
+
+/**
+ * One open or click of tag `tagID` by `contact` at `epochS` (epoch seconds, rendered
+ * `YYYY-MM-DDTHH:MM:SSZ`), with details as {@link generateDataset} draws them: the contact's
+ * device 75% of the time, its home location 85% (a proxy location for most unknown devices),
+ * an agent of the device class, and 5% of emails respelt (case, surrounding whitespace: the
+ * same contact after trim + lowercase, decisions §9).
+ */
+export function generatedEvent(
+  rng: Prng,
+  tagID: string,
+  contact: Pick<GeneratedContact, 'email' | 'home' | 'device'>,
+  epochS: number,
+): DatasetEvent {
+  const device = rng.chance(0.75) ? contact.device : generatedDevice(rng);
+  const location =
+    device === 'unknown' && rng.chance(0.7)
+      ? PROXY_LOCATION
+      : rng.chance(0.85)
+        ? contact.home
+        : rng.pick(LOCATIONS);
+  const agent = rng.pick(AGENTS[device]);
+  const email = rng.chance(EMAIL_VARIANT_RATE) ? emailVariant(rng, contact.email) : contact.email;
+  return {
+    tagID,
+    email,
+    date: formatEpochSeconds(epochS),
+    counry: location.counry,
+    region: location.region,
+    city: location.city,
+    latitude: location.latitude,
+    longitude: location.longitude,
+    device,
+    os: agent.os,
+    browser: agent.browser,
+  };
+}
+
+/**
+ * A tag subject as the generator writes most of them: 8% one of {@link HOSTILE_SUBJECTS}
+ * (HTML metacharacters, quotes, tabs, newlines, emoji), else a filled template of `SUBJECTS`.
+ */
+export function generatedSubject(rng: Prng): string {
+  return rng.chance(0.08) ? rng.pick(HOSTILE_SUBJECTS) : fillSubject(rng, rng.pick(SUBJECTS));
 }
 
 /** Seconds from sending to an event: mostly hours, a quarter on the next days, some weeks. */
@@ -159,24 +234,8 @@ export function generateDataset(options: GenerateOptions): Dataset {
   const rng = new Prng(options.seed);
   const ids = new IdMinter(rng);
 
-  const pool: PoolContact[] = [];
-  for (let i = 0; i < scale.contactPoolSize; i++) {
-    const first = rng.pick(FIRST_NAMES);
-    const last = rng.pick(LAST_NAMES);
-    const style = rng.float();
-    const name =
-      style < 0.02
-        ? ''
-        : style < 0.05
-          ? `${last.display}, ${first.display}`
-          : `${first.display} ${last.display}`;
-    pool.push({
-      name,
-      email: `${first.slug}.${last.slug}${i + 1}@${rng.pick(CONTACT_DOMAINS)}`,
-      home: rng.pick(LOCATIONS),
-      device: randomDevice(rng),
-    });
-  }
+  const pool: GeneratedContact[] = [];
+  for (let i = 0; i < scale.contactPoolSize; i++) pool.push(generatedContact(rng, i));
 
   const teams: DatasetTeam[] = [];
   const tags: DatasetTag[] = [];
@@ -189,30 +248,8 @@ export function generateDataset(options: GenerateOptions): Dataset {
   const sliceSize = Math.max(1, Math.floor(pool.length / scale.teams));
   let memberCount = 0;
 
-  const event = (tagID: string, contact: PoolContact, epochS: number): DatasetEvent => {
-    const device = rng.chance(0.75) ? contact.device : randomDevice(rng);
-    const location =
-      device === 'unknown' && rng.chance(0.7)
-        ? PROXY_LOCATION
-        : rng.chance(0.85)
-          ? contact.home
-          : rng.pick(LOCATIONS);
-    const agent = rng.pick(AGENTS[device]);
-    const email = rng.chance(EMAIL_VARIANT_RATE) ? emailVariant(rng, contact.email) : contact.email;
-    return {
-      tagID,
-      email,
-      date: formatEpochSeconds(epochS),
-      counry: location.counry,
-      region: location.region,
-      city: location.city,
-      latitude: location.latitude,
-      longitude: location.longitude,
-      device,
-      os: agent.os,
-      browser: agent.browser,
-    };
-  };
+  const event = (tagID: string, contact: GeneratedContact, epochS: number): DatasetEvent =>
+    generatedEvent(rng, tagID, contact, epochS);
 
   const times: number[] = [];
   const sortTimes = (n: number, from: number, delay: (rng: Prng) => number): number[] => {
@@ -263,9 +300,7 @@ export function generateDataset(options: GenerateOptions): Dataset {
         const subject =
           j === 0
             ? (HOSTILE_SUBJECTS[memberCount % HOSTILE_SUBJECTS.length] ?? '')
-            : rng.chance(0.08)
-              ? rng.pick(HOSTILE_SUBJECTS)
-              : fillSubject(rng, rng.pick(SUBJECTS));
+            : generatedSubject(rng);
         const k = Math.min(
           rng.between(scale.recipientsPerTag.min, scale.recipientsPerTag.max),
           pool.length,
