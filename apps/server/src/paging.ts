@@ -49,7 +49,7 @@ export interface ListPage {
  * `head-total-differs`, `previous-url-on-first-page`, `next-url-page-aligned`,
  * `previous-url-unclamped`, `link-next-page-count`, `total-count-counts-header-row`,
  * `paging-url-drops-prefix`, `total-param-as-page-size`, `next-param-as-cursor`,
- * `head-link-relative`.
+ * `head-link-relative`, `event-groups-count-events`.
  */
 export function listPage(req: ListRequest, faults: FaultSet): ListPage {
   const given = ignoredParams(req.target.rawQuery);
@@ -100,7 +100,9 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
         ? page.records.length // bug: HEAD counts the page, GET the whole list
         : req.rtn !== 'json' && faults.has('total-count-counts-header-row')
           ? page.total + 1 // bug: the table's rows counted, its header row included
-          : page.total,
+          : faults.has('event-groups-count-events')
+            ? eventCount(req.records) // bug: the events of 9 and 11 counted, not their groups
+            : page.total,
     );
     let linked = paging;
     if (
@@ -127,6 +129,19 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
     if (link !== undefined && !dropLink) headers.Link = link;
   }
   return { page, paging, headers, noContent: page.noContent };
+}
+
+/**
+ * Fault `event-groups-count-events`: the number of events in `records` when they are the
+ * event groups of 9 and 11 (`{ tagID, opens | clicks: [...] }`), else the number of records.
+ */
+function eventCount(records: readonly unknown[]): number {
+  let n = 0;
+  for (const r of records) {
+    const events = (r as Record<string, unknown>).opens ?? (r as Record<string, unknown>).clicks;
+    n += Array.isArray(events) ? events.length : 1;
+  }
+  return n;
 }
 
 /** Headers of a single-object response (3, 14, 16): none of the list headers. */

@@ -25,7 +25,8 @@ export interface Rendered {
 /**
  * The render layer (decisions §5, §7): error bodies, Content-Type, and the bodies of list and
  * single responses in the three formats, with the render faults (`json-content-type-text`,
- * `html-unescaped`, `error-body-not-json`, `tables-dates-shifted`, `text-last-row-dropped`) and the render variants (`json-*`,
+ * `html-unescaped`, `error-body-not-json`, `tables-dates-shifted`, `text-last-row-dropped`,
+ * `text-raw-cr`, `html-raw-cr`, `text-rows-per-record`) and the render variants (`json-*`,
  * `content-type-params`, `columns-reordered`, `empty-columns-dropped`, `html-*`, and the
  * extra text/html columns of `extra-fields`).
  */
@@ -129,11 +130,23 @@ export class Renderer {
       // bug: the row loop stops one short
       table = { ...table, rows: table.rows.slice(0, -1) };
     }
-    if (rtn === 'text') return renderText(table);
+    if (rtn === 'text' && this.faults.has('text-rows-per-record')) {
+      // bug: the row loop runs over the records, not over the table's rows (one per event
+      // for the event groups of 9 and 11)
+      table = { ...table, rows: table.rows.slice(0, records.length) };
+    }
+    if (rtn === 'text') {
+      const text = renderText(table);
+      // bug: the writer's escape table lacks CR, so a CR inside a value goes out raw
+      return this.faults.has('text-raw-cr') ? rawCarriageReturns(text) : text;
+    }
     const title = `tagtrack: ${endpoint.summary} (GET ${endpoint.path})`;
-    return this.#html === undefined
-      ? renderHtml(table, title)
-      : renderHtmlDocument(table, title, this.#html);
+    const html =
+      this.#html === undefined
+        ? renderHtml(table, title)
+        : renderHtmlDocument(table, title, this.#html);
+    // bug: the escaper leaves a CR as it is, which an HTML parser reads as a line feed
+    return this.faults.has('html-raw-cr') ? html.replaceAll('&#13;', '\r') : html;
   }
 
   /** Core's {@link toTable}, with the table variants applied. */
@@ -215,6 +228,11 @@ function reverseKeys(value: unknown): unknown {
     out[k] = reverseKeys((value as Record<string, unknown>)[k]);
   }
   return out;
+}
+
+/** Fault `text-raw-cr`: every `\\r` escape of a text body written as a raw CR (`\\\\` kept). */
+function rawCarriageReturns(text: string): string {
+  return text.replace(/\\[\\r]/g, (escape) => (escape === '\\r' ? '\r' : escape));
 }
 
 /** Fault `tables-dates-shifted`: an RFC 3339 UTC cell moved two hours later, its `Z` kept. */

@@ -259,9 +259,28 @@ describe('text format', () => {
     },
   );
 
-  it('accepts CRLF line ends and a missing final newline', () => {
-    expect(parseText('a\tb\r\n1\t2\r\n')).toEqual({ columns: ['a', 'b'], rows: [['1', '2']] });
+  it('accepts a missing final newline', () => {
     expect(parseText('a\tb\n1\t2')).toEqual({ columns: ['a', 'b'], rows: [['1', '2']] });
+  });
+
+  it('rejects a raw CR (inside a cell, alone or before a line feed) as a format failure, not the value it stands for', () => {
+    for (const body of ['a\tb\nx\ry\t2\n', 'a\tb\n1\t2\r\n', 'a\tb\r\n1\t2\n', 'a\tb\n1\t\r']) {
+      expect(() => parseText(body)).toThrow(FormatParseError);
+      expect(() => parseText(body)).toThrow(/raw carriage return/);
+    }
+    expect(() => parseText('a\tb\nx\ry\t2\n')).toThrow(/line 2, cell 1/);
+    // the escaped form is the value; other control characters need no escape
+    expect(parseText('a\tb\nx\\ry\t\u0001\u000b\n')).toEqual({
+      columns: ['a', 'b'],
+      rows: [['x\ry', '\u0001\u000b']],
+    });
+  });
+
+  test.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
+    numRuns: 50,
+  })('a text body whose cells carry a raw CR instead of \\r never parses', (t) => {
+    const raw = renderText(t).replace(/\\\\|\\r/g, (m) => (m === '\\r' ? '\r' : m));
+    expect(() => parseText(raw)).toThrow(/raw carriage return/);
   });
 
   it('rejects a bad escape, a ragged row and an empty body with FormatParseError', () => {
@@ -362,6 +381,28 @@ describe('html format', () => {
       ),
     ).toEqual(want);
     expect(() => parseHtml('<table><tr><td>1</td></tr></table>')).toThrow(/no header row/);
+  });
+
+  it('parseHtml rejects a raw CR in a cell (a parser would read a line feed) but reads &#13; and CR LF between tags', () => {
+    const head = '<!DOCTYPE html><table>\r\n<tr><th>a</th><th>b</th></tr>\r\n';
+    expect(parseHtml(`${head}<tr><td>x&#13;y</td><td>2</td></tr>\r\n</table>\r\n`)).toEqual({
+      columns: ['a', 'b'],
+      rows: [['x\ry', '2']],
+    });
+    for (const cell of ['x\ry', 'x\r\ny', '<b>x\r</b>', 'x\r']) {
+      expect(() => parseHtml(`${head}<tr><td>1</td><td>${cell}</td></tr></table>`)).toThrow(
+        /row 1, cell 2 holds a raw carriage return/,
+      );
+    }
+    expect(() => parseHtml('<table><tr><th>a\rb</th></tr></table>')).toThrow(/header row, cell 1/);
+  });
+
+  test.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
+    numRuns: 50,
+  })('an html body whose cells carry a raw CR instead of &#13; never parses', (t) => {
+    expect(() => parseHtml(renderHtml(t, 'x').replaceAll('&#13;', '\r'))).toThrow(
+      /raw carriage return/,
+    );
   });
 
   it('parseHtml decodes entities written by other encoders and rejects bodies without a table', () => {

@@ -157,4 +157,11 @@ export const PAGING_FAULTS = [
       'a cursor of 1 or more on a single-object endpoint (3, 14, 16) answers 204 with X-Total-Count 1: the record paged as a list of one (decisions §3 Revision 2: the cursor is ignored there)',
     detectedBy: ['PAGE-SINGLE-CURSOR', 'INPUT-400-BAD-CURSOR'],
   },
+  {
+    name: 'event-groups-count-events',
+    area: 'paging',
+    description:
+      'X-Total-Count of the event groups (9, 11) counts their events, not the groups that are the records (decisions §3 Revision 3)',
+    detectedBy: ['PAGE-HEADERS'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -49,4 +49,25 @@ export const RENDER_FAULTS = [
     description: 'rtn=text leaves out the last row of every page (decisions §7)',
     detectedBy: ['REL-FORMATS-AGREE'],
   },
+  {
+    name: 'text-raw-cr',
+    area: 'render',
+    description:
+      'rtn=text writes a carriage return inside a value raw instead of as \\r (decisions §7 Revision 2)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
+  {
+    name: 'html-raw-cr',
+    area: 'render',
+    description:
+      'rtn=html writes a carriage return inside a value raw instead of as &#13;, so a parser reads a line feed (decisions §7 Revision 2)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
+  {
+    name: 'text-rows-per-record',
+    area: 'render',
+    description:
+      'rtn=text writes as many rows as the page has records, so the event groups of 9 and 11 (one row per event) lose the rows beyond (decisions §3 Revision 3, §7)',
+    detectedBy: ['REL-FORMATS-AGREE'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -32,6 +32,7 @@ export function renderHtml(table: Table, title: string): string {
 
 interface HtmlNode {
   nodeName: string;
+  sourceCodeLocation?: { startOffset: number; endOffset: number } | null;
   tagName?: string;
   value?: string;
   childNodes?: HtmlNode[];
@@ -59,6 +60,15 @@ function rowCells(tr: HtmlNode): HtmlNode[] {
   return (tr.childNodes ?? []).filter((c) => c.tagName === 'td' || c.tagName === 'th');
 }
 
+/** Whether the source of a text node inside `node` holds a raw CR (`html`: the parsed source). */
+function rawCarriageReturn(node: HtmlNode, html: string): boolean {
+  if (node.nodeName === '#text') {
+    const at = node.sourceCodeLocation;
+    return at != null && html.slice(at.startOffset, at.endOffset).includes('\r');
+  }
+  return (node.childNodes ?? []).some((c) => rawCarriageReturn(c, html));
+}
+
 /** The rows of a table in document order: its own `<tr>` and those of its row groups. */
 function tableRows(table: HtmlNode): HtmlNode[] {
   const rows: HtmlNode[] = [];
@@ -75,17 +85,35 @@ function tableRows(table: HtmlNode): HtmlNode[] {
  * {@link Table} of its first `<table>` (decisions §7 Revision 2: any valid serialisation of
  * the same table is equivalent). The header row is the first row whose cells are all `<th>`,
  * in a `<thead>` or not; every later row with cells is a data row (`<td>` or `<th>` cells).
- * Throws {@link FormatParseError} when there is no table, no header row, or a row's cell
- * count differs from the header.
+ * Strict where the profile is: a carriage return in a cell is written `&#13;` (decisions §7
+ * Revision 2), because HTML parsing turns a raw CR (alone or in CR LF) into a line feed; so a
+ * raw CR in the text of a cell is a format failure, not the line feed a parser would read
+ * (CR LF between tags, outside any cell's text, is free whitespace).
+ * Throws {@link FormatParseError} when there is no table, no header row, a row's cell count
+ * differs from the header, or a cell's text holds a raw CR (`raw_carriage_return`).
  */
 export function parseHtml(html: string): Table {
-  const doc = parse(html) as unknown as HtmlNode;
+  // source locations only when there is a CR to find (they cost a little)
+  const located = html.includes('\r');
+  const doc = parse(html, { sourceCodeLocationInfo: located }) as unknown as HtmlNode;
   const table = elements(doc, 'table')[0];
   if (table === undefined) throw new FormatParseError('no_table', 'html body has no <table>');
   const rows = tableRows(table).filter((tr) => rowCells(tr).length > 0);
   const head = rows.findIndex((tr) => rowCells(tr).every((c) => c.tagName === 'th'));
   if (head < 0) {
     throw new FormatParseError('no_table', 'html table has no header row of <th> cells');
+  }
+  if (located) {
+    rows.slice(head).forEach((tr, i) => {
+      rowCells(tr).forEach((cell, c) => {
+        if (rawCarriageReturn(cell, html)) {
+          throw new FormatParseError(
+            'raw_carriage_return',
+            `html table ${i === 0 ? 'header row' : `row ${i}`}, cell ${c + 1} holds a raw carriage return: a CR in a value is written &#13; (an HTML parser reads a raw one as a line feed)`,
+          );
+        }
+      });
+    });
   }
   const columns = rowCells(rows[head]!).map(textContent);
   const body = rows.slice(head + 1).map((tr, i) => {

@@ -25,7 +25,7 @@ export interface Table {
 export class FormatParseError extends Error {
   override readonly name = 'FormatParseError';
   constructor(
-    readonly code: 'bad_escape' | 'ragged_row' | 'no_table' | 'empty_body',
+    readonly code: 'bad_escape' | 'ragged_row' | 'no_table' | 'empty_body' | 'raw_carriage_return',
     message: string,
   ) {
     super(message);

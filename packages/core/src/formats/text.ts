@@ -49,15 +49,27 @@ export function renderText(table: Table): string {
 }
 
 /**
- * Parses a body written by {@link renderText}: the first line is the header row. Accepts a
- * missing final newline and CRLF line ends (a raw CR never occurs inside a cell). Throws
- * {@link FormatParseError} for an empty body, a row whose cell count differs from the header,
- * or a bad escape.
+ * Parses a body written by {@link renderText}: the first line is the header row; a missing
+ * final newline is accepted. Strict where the profile is (decisions §7 Revision 2, docs/spec.md
+ * §8): lines end with a line feed alone, and a carriage return inside a value is written `\r`,
+ * so a raw CR anywhere (inside a cell, or before a line feed as a CRLF line end) is a format
+ * failure, never the value it would stand for. Tab and line feed are the table's structure;
+ * other control characters need no escape and are read as they are. Throws
+ * {@link FormatParseError}: `empty_body`, `raw_carriage_return` (naming line and cell),
+ * `ragged_row` (a row whose cell count differs from the header), `bad_escape`.
  */
 export function parseText(text: string): Table {
   if (text === '') throw new FormatParseError('empty_body', 'text body is empty: no header row');
   const body = text.endsWith('\n') ? text.slice(0, -1) : text;
-  const lines = body.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const lines = body.split('\n');
+  const cr = lines.findIndex((l) => l.includes('\r'));
+  if (cr >= 0) {
+    const cell = lines[cr]!.split('\t').findIndex((c) => c.includes('\r'));
+    throw new FormatParseError(
+      'raw_carriage_return',
+      `text line ${cr + 1}, cell ${cell + 1} holds a raw carriage return: inside a value it must be written \\r, and lines end with a line feed alone`,
+    );
+  }
   const [header, ...rest] = lines.map((l) => l.split('\t').map(unescapeTextCell));
   const columns = header!;
   rest.forEach((row, i) => {
