@@ -258,6 +258,7 @@ export {
   type TagWithEvents,
   tagsNewestFirst,
   teamStatsAreMergeOfMemberStats,
+  typedStatsMergeToUntyped,
   uniqueAtMostRecipients,
   uniqueAtMostTotal,
   uniqueOpensAreDistinctRecipients,
@@ -265,9 +266,13 @@ export {
 } from './laws.ts';
 export { AccountType, Group, TeamMember } from './member.ts';
 export { type OpenApiOptions, openApiDocument } from './openapi.ts';
+export { parseJsonExact, stringifyJson } from './json.ts';
 export {
+  type Cursor,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
+  type ExactPaging,
+  exactCursor,
   ListEnvelope,
   type Page,
   Paging,

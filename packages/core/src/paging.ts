@@ -18,6 +18,30 @@ export type PagingEnd = z.infer<typeof PagingEnd>;
 export const DEFAULT_PAGING_END: PagingEnd = 'no-content';
 
 /**
+ * A non-negative integer of any size, as a JSON parser reads it: a `number` that is an
+ * integer, above 2^53 − 1 included (`JSON.parse` gives the nearest double there; read the
+ * text with core's `parseJsonExact` for the exact value). `paging.cursors.previous` is one:
+ * after a huge cursor it is huge too (decisions §3 Revision 2: no size limit).
+ */
+const BigCounter = z
+  .number()
+  .nonnegative()
+  .refine(Number.isInteger, { message: 'must be an integer' })
+  .meta({ type: 'integer' });
+
+/**
+ * A cursor offset as the reference computes it, exactly: a `number` up to 2^53 − 1
+ * (`Number.MAX_SAFE_INTEGER`), a `bigint` above (decisions §3 Revision 2: `[0-9]+`, no size
+ * limit). {@link exactCursor} gives this normal form.
+ */
+export type Cursor = number | bigint;
+
+/** `value` in the normal form of a {@link Cursor}: a `number` when it is a safe integer. */
+export function exactCursor(value: bigint): Cursor {
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+}
+
+/**
  * The `paging` object of a list envelope (decisions §3): cursor offsets and the URLs of
  * the neighbouring pages (`null` at either end).
  */
@@ -25,7 +49,9 @@ export const Paging = z
   .object({
     cursors: z
       .object({
-        previous: Counter.describe('Offset of the previous page (0 on the first page)'),
+        previous: BigCounter.describe(
+          'Offset of the previous page: max(cursor - pageSize, 0), exact for any cursor (no size limit: written with all its digits, decisions §3 Revision 2)',
+        ),
         next: Counter.describe('Offset of the next page: cursor plus the records on this page'),
         total: Counter.describe('Number of records in the whole list (= X-Total-Count)'),
       })
@@ -46,6 +72,15 @@ export const Paging = z
   .meta({ id: 'Paging' });
 export type Paging = z.infer<typeof Paging>;
 
+/**
+ * The `paging` object as {@link pagingOf} computes it: {@link Paging} whose
+ * `cursors.previous` is exact, a `bigint` above 2^53 − 1 (after a huge cursor). Written as
+ * JSON with core's `stringifyJson`, which writes a bigint with all its digits.
+ */
+export type ExactPaging = Omit<Paging, 'cursors'> & {
+  readonly cursors: Omit<Paging['cursors'], 'previous'> & { readonly previous: Cursor };
+};
+
 /** `{ data: T[], paging }`: the envelope of every list response (decisions §3). */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), paging: Paging });
@@ -58,11 +93,15 @@ export function SingleEnvelope<T extends z.ZodType>(item: T) {
 }
 export type SingleEnvelope<T> = { data: T };
 
-/** One page of a list: the records at `[cursor, next)` and the cursor arithmetic. */
+/**
+ * One page of a list: the records at `[cursor, next)` and the cursor arithmetic, exact for
+ * any cursor (a {@link Cursor}: a `bigint` above 2^53 − 1). `next` and `total` are at most
+ * the list's length, so always numbers.
+ */
 export interface Page<T> {
   readonly records: T[];
-  readonly cursor: number;
-  readonly previous: number;
+  readonly cursor: Cursor;
+  readonly previous: Cursor;
   readonly next: number;
   readonly total: number;
   /** Whether `previousURL` (and `Link` rel="prev") is sent: iff `cursor > 0`. */
@@ -79,36 +118,45 @@ export interface Page<T> {
  * at or past `total` gives an empty page; `hasPrevious` iff `cursor > 0`; `hasNext` per
  * `pagingEnd` (`no-content`: iff the page has records, so the last page links to
  * `cursor=total`; `empty-page`: iff `cursor + pageSize < total`); `noContent` iff
- * `no-content` and the page is empty. `cursor` and `pageSize` are non-negative integers,
- * `pageSize >= 1`.
+ * `no-content` and the page is empty. `cursor` is a non-negative integer of any size (a
+ * `bigint` for one above 2^53 − 1; the arithmetic is exact, so `previous` of the cursor
+ * 99999999999999999999 at page size 250 is 99999999999999999749n), `pageSize >= 1`.
  */
 export function pageOf<T>(
   records: readonly T[],
-  cursor: number,
+  cursor: Cursor,
   pageSize: number,
   pagingEnd: PagingEnd = DEFAULT_PAGING_END,
 ): Page<T> {
   const total = records.length;
-  const next = Math.min(cursor + pageSize, total);
-  const slice = cursor >= total ? [] : records.slice(cursor, next);
+  // at or past the end, every cursor cuts the same empty page: only `previous` needs it exact
+  const start = cursor >= total ? total : Number(cursor);
+  const next = Math.min(start + pageSize, total);
+  const slice = start >= total ? [] : records.slice(start, next);
   const empty = slice.length === 0;
   return {
     records: slice,
-    cursor,
-    previous: Math.max(cursor - pageSize, 0),
+    cursor: typeof cursor === 'bigint' ? exactCursor(cursor) : cursor,
+    previous:
+      typeof cursor === 'number' && Number.isSafeInteger(cursor)
+        ? Math.max(cursor - pageSize, 0)
+        : cursor > pageSize
+          ? exactCursor(BigInt(cursor) - BigInt(pageSize))
+          : 0,
     next,
     total,
     hasPrevious: cursor > 0,
-    hasNext: pagingEnd === 'no-content' ? !empty : cursor + pageSize < total,
+    hasNext: pagingEnd === 'no-content' ? !empty : start + pageSize < total,
     noContent: pagingEnd === 'no-content' && empty,
   };
 }
 
 /**
  * Builds the `paging` object for `page`, given a function that renders the URL of the
- * same request at another cursor (decisions §3).
+ * same request at another cursor (decisions §3). `previous` stays exact (a `bigint` above
+ * 2^53 − 1, see {@link ExactPaging}).
  */
-export function pagingOf(page: Page<unknown>, urlAt: (cursor: number) => string): Paging {
+export function pagingOf(page: Page<unknown>, urlAt: (cursor: Cursor) => string): ExactPaging {
   return {
     cursors: { previous: page.previous, next: page.next, total: page.total },
     previousURL: page.hasPrevious ? urlAt(page.previous) : null,
@@ -119,11 +167,12 @@ export function pagingOf(page: Page<unknown>, urlAt: (cursor: number) => string)
 /**
  * The query string of the same request at another cursor (decisions §3 Revision 2): the
  * request's raw query with only `cursor` replaced (appended last when absent); every other
- * parameter keeps its place and its encoding as received. `rawQuery` has no leading `?`.
+ * parameter keeps its place and its encoding as received. `rawQuery` has no leading `?`;
+ * `cursor` is written in decimal with all its digits (a `bigint` above 2^53 − 1).
  * E.g. `queryWithCursor('start=2024-01-01&cursor=250&rtn=text', 500)` is
  * `'start=2024-01-01&cursor=500&rtn=text'`.
  */
-export function queryWithCursor(rawQuery: string, cursor: number): string {
+export function queryWithCursor(rawQuery: string, cursor: Cursor): string {
   const parts = rawQuery === '' ? [] : rawQuery.split('&');
   let found = false;
   const out = parts.map((part) => {

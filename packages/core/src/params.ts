@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { QueryParamError } from './errors.ts';
 import { AccountType } from './member.ts';
+import { exactCursor } from './paging.ts';
 import { CalendarDate } from './values.ts';
 
 /**
@@ -38,13 +39,14 @@ export const BooleanParam = z.codec(
 
 /**
  * A cursor: `[0-9]+`, a non-negative decimal integer offset; leading zeros allowed and no
- * size limit (decisions §3 Revision 2). A cursor beyond `Number.MAX_SAFE_INTEGER` is read
- * as that number: it is past the end of any list either way.
+ * size limit (decisions §3 Revision 2). Read exactly: a `number` up to
+ * `Number.MAX_SAFE_INTEGER`, a `bigint` above (core's `Cursor`), so the cursor arithmetic
+ * (`previous` = cursor − pageSize) is exact for any cursor (docs/spec.md §5).
  */
 export const CursorParam = z.codec(
   z.string().regex(/^[0-9]+$/, 'must be a non-negative integer'),
-  z.int().nonnegative(),
-  { decode: (v) => Math.min(Number(v), Number.MAX_SAFE_INTEGER), encode: (n) => String(n) },
+  z.union([z.int().nonnegative(), z.bigint().nonnegative()]),
+  { decode: (v) => exactCursor(BigInt(v)), encode: (n) => String(n) },
 );
 
 /**

@@ -75,6 +75,48 @@ describe('paging end (decisions §3 Revision 2)', () => {
   });
 });
 
+describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, docs/spec.md §5)', () => {
+  const arbHuge = fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) - 300n, max: 10n ** 40n });
+
+  test.prop([arbList, arbPageSize, arbHuge, arbEnd])(
+    'previous = cursor - pageSize exactly (a number iff safe), next = total, no records, past 2^53 too',
+    (records, pageSize, cursor, end) => {
+      const page = pageOf(records, cursor, pageSize, end);
+      expect(BigInt(page.previous)).toBe(cursor - BigInt(pageSize));
+      expect(typeof page.previous).toBe(
+        cursor - BigInt(pageSize) <= BigInt(Number.MAX_SAFE_INTEGER) ? 'number' : 'bigint',
+      );
+      expect(page.records).toEqual([]);
+      expect(page.next).toBe(records.length);
+      expect(page.total).toBe(records.length);
+      expect(page.hasPrevious).toBe(true);
+      expect(page.hasNext).toBe(false);
+      expect(page.noContent).toBe(end === 'no-content');
+    },
+  );
+
+  test.prop([arbList, arbPageSize, fc.nat({ max: 100 }), arbEnd])(
+    'a cursor given as a bigint pages like the same number',
+    (records, pageSize, cursor, end) => {
+      expect(pageOf(records, BigInt(cursor), pageSize, end)).toEqual(
+        pageOf(records, cursor, pageSize, end),
+      );
+    },
+  );
+
+  it('the URLs carry every digit of previous', () => {
+    const page = pageOf([1, 2, 3], 99999999999999999999n, 250);
+    expect(page.previous).toBe(99999999999999999749n);
+    expect(
+      pagingOf(page, (c) => `u?${queryWithCursor('rtn=text&cursor=099999999999999999999', c)}`),
+    ).toEqual({
+      cursors: { previous: 99999999999999999749n, next: 3, total: 3 },
+      previousURL: 'u?rtn=text&cursor=99999999999999999749',
+      nextURL: null,
+    });
+  });
+});
+
 describe('queryWithCursor (decisions §3 Revision 2)', () => {
   it.each([
     ['', 5, 'cursor=5'],

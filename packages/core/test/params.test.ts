@@ -207,8 +207,13 @@ describe('cursor and total (decisions §3)', () => {
     for (const ignored of ['total=17', 'next=250', 'total=&next=', 'total=1&total=2&next=3&next=3'])
       expect(parse('teams.member', ignored)).toEqual(parse('teams.member', ''));
   });
-  it('a huge cursor is valid and past the end of any list (Revision 2)', () => {
-    expect(parse('teams.list', `cursor=${'9'.repeat(40)}`).cursor).toBe(Number.MAX_SAFE_INTEGER);
+  it('a huge cursor is valid and read exactly, a bigint above 2^53 - 1 (Revision 2)', () => {
+    expect(parse('teams.list', `cursor=${'9'.repeat(40)}`).cursor).toBe(BigInt('9'.repeat(40)));
+    expect(parse('teams.list', 'cursor=00099999999999999999999').cursor).toBe(
+      99999999999999999999n,
+    );
+    expect(parse('teams.list', 'cursor=9007199254740991').cursor).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parse('teams.list', 'cursor=9007199254740992').cursor).toBe(9007199254740992n);
     expect(parse('teams.list', 'cursor=0000').cursor).toBe(0);
   });
   it('cursor is validated on single-object endpoints too (Revision 2)', () => {
@@ -220,4 +225,12 @@ describe('cursor and total (decisions §3)', () => {
   test.prop([fc.nat()])('any non-negative integer cursor parses to itself', (n) => {
     expect(parse('teams.list', `cursor=${n}`).cursor).toBe(n);
   });
+  test.prop([fc.bigInt({ min: 0n, max: 10n ** 60n }), fc.nat({ max: 5 })])(
+    'any cursor, leading zeros and any size, parses to its exact value (a number iff safe)',
+    (n, zeros) => {
+      const cursor = parse('teams.list', `cursor=${'0'.repeat(zeros)}${n}`).cursor;
+      expect(BigInt(cursor)).toBe(n);
+      expect(typeof cursor).toBe(n <= BigInt(Number.MAX_SAFE_INTEGER) ? 'number' : 'bigint');
+    },
+  );
 });
