@@ -7,6 +7,13 @@ export {
   type FaultName,
   isFaultName,
 } from './faults/index.ts';
+export {
+  type LiveHandle,
+  type LiveOptions,
+  type LiveVersion,
+  liveRate,
+  MAX_RECORDS_PER_TICK,
+} from './live.ts';
 export { parseRate, type RateLimit, RateLimiter } from './rate-limit.ts';
 export {
   createServer,

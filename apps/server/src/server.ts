@@ -14,6 +14,7 @@ import { canonicalDataset } from '@tagtrack/core/canonical';
 import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { type FaultName, FaultSet } from './faults/index.ts';
+import { LiveData, type LiveHandle, type LiveOptions } from './live.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { Renderer } from './render.ts';
 import { Store } from './store.ts';
@@ -76,6 +77,13 @@ export interface ServerOptions {
   memberWithoutGroup?: 'omit' | 'empty';
   /** Epoch milliseconds now, for the rate limiter; default `Date.now` (tests inject a clock). */
   clock?: () => number;
+  /**
+   * Live data (decisions §3 Revision 3): append tags, opens and clicks to every team at
+   * `rate` records per second (seeded by `seed`, default 1, dated by `clock`, default
+   * `Date.now`), each request answered from one immutable version (see `live.ts`). Off by
+   * default. A rate that is not a finite number > 0 throws {@link ServerOptionsError}.
+   */
+  live?: LiveOptions;
 }
 
 /** A reference server: answers in memory through `fetch`, or on a socket after `listen`. */
@@ -88,10 +96,18 @@ export interface TagtrackServer {
   fetch(request: Request): Promise<Response>;
   /** Listens on `host:port` (default 127.0.0.1, port 0 = any); resolves the base URL. Rejects on e.g. EADDRINUSE. */
   listen(port?: number, host?: string): Promise<string>;
-  /** Stops listening and closes open connections; resolves when closed. No-op when not listening. */
+  /**
+   * Stops the live data's timer for good (when `live`), stops listening and closes open
+   * connections; resolves when closed. Otherwise a no-op when not listening.
+   */
   close(): Promise<void>;
-  /** The index every answer comes from (built once by `buildIndex`). */
+  /**
+   * The index answers come from: built once by `buildIndex`, or under `live` the current
+   * version's (a new one for each version).
+   */
   readonly index: ReportingIndex;
+  /** The live data when `live` was given (its current version, `tick`), else `undefined`. */
+  readonly live: LiveHandle | undefined;
 }
 
 /**
@@ -179,21 +195,44 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     : buildIndex(dataset, indexOptions);
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
   let openApi: string | undefined;
-  const app = createApp({
-    store: new Store(index, faults, variants),
-    renderer: new Renderer(faults, variants),
-    faults,
-    variants,
-    pageSize,
-    pagingEnd,
-    publicUrl,
-    rateLimiter: options.rateLimit ? new RateLimiter(options.rateLimit, options.clock) : undefined,
-    logger,
-    openApiJson: () => {
-      openApi ??= JSON.stringify(openApiDocument());
-      return openApi;
-    },
-  });
+  const renderer = new Renderer(faults, variants);
+  const rateLimiter = options.rateLimit
+    ? new RateLimiter(options.rateLimit, options.clock)
+    : undefined;
+  // One application per version of the data: its store, and the caches of its middleware
+  // (responses, verified signatures), answer from that version only (live.ts).
+  const serve = (index: ReportingIndex) => {
+    const app = createApp({
+      store: new Store(index, faults, variants),
+      renderer,
+      faults,
+      variants,
+      pageSize,
+      pagingEnd,
+      publicUrl,
+      rateLimiter,
+      logger,
+      openApiJson: () => {
+        openApi ??= JSON.stringify(openApiDocument());
+        return openApi;
+      },
+    });
+    return { index, fetch: app.fetch };
+  };
+  const first = serve(index);
+  let live: LiveData<ReturnType<typeof serve>> | undefined;
+  if (options.live !== undefined) {
+    try {
+      live = new LiveData(index.dataset, first, options.live, (d) =>
+        serve(buildIndex(d, indexOptions)),
+      );
+    } catch (e) {
+      if (e instanceof RangeError) throw new ServerOptionsError(e.message);
+      throw e;
+    }
+  }
+  const served = () => live?.current.served ?? first;
+  const app = { fetch: (request: Request, env?: object) => served().fetch(request, env) };
   if (logger && faults.list().length > 0) logger.warn({ faults: faults.list() }, 'faults injected');
   if (logger && variants.list().length > 0) logger.info({ variants: variants.list() }, 'variants');
   const socketFetch = withTransport(app.fetch, variants);
@@ -201,7 +240,10 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   let http: ReturnType<typeof createAdaptorServer> | undefined;
 
   return {
-    index,
+    get index() {
+      return served().index;
+    },
+    live,
     get publicUrl() {
       return publicUrl();
     },
@@ -229,6 +271,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
       });
     },
     close() {
+      live?.stop();
       const server = http;
       http = undefined;
       listenUrl = undefined;
