@@ -38,6 +38,8 @@ interface CliOptions {
   memberWithoutGroup?: 'omit' | 'empty';
   pagingEnd?: PagingEnd;
   publicUrl?: string;
+  live?: number;
+  liveSeed?: number;
   writeSnapshot?: string;
   quiet: boolean;
   listFaults: boolean;
@@ -51,6 +53,18 @@ function integer(min: number, max: number) {
     }
     return Number(value);
   };
+}
+
+/**
+ * The argument of `--live`: records per second, a decimal > 0 (`0.05`, `1`, `50`); anything
+ * else (`0`, `-1`, `abc`, `1e3`) is an `InvalidArgumentError`.
+ */
+function liveRateArg(value: string): number {
+  const rate = Number(value);
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value) || !(rate > 0) || !Number.isFinite(rate)) {
+    throw new InvalidArgumentError('expected records per second, a decimal > 0 (e.g. 0.05, 1, 50)');
+  }
+  return rate;
 }
 
 /** The version of this package (its package.json, one level above src/ and dist/). */
@@ -190,6 +204,18 @@ function program(io: CliIo): Command {
         }
       }),
     )
+    .addOption(
+      new Option(
+        '--live <rate>',
+        'live data: append tags, opens and clicks to every team at <rate> records per second (a decimal > 0, e.g. 0.05, 1, 50), dated now; each response answers one version of the data (decisions §3 Revision 3)',
+      ).argParser(liveRateArg),
+    )
+    .addOption(
+      new Option(
+        '--live-seed <n>',
+        'with --live: seed of the appended records (default 1; same seed and clock, same records)',
+      ).argParser(integer(0, 2 ** 31 - 1)),
+    )
     .option('--quiet', 'no request logs', false)
     .option('--list-faults', 'list the injectable faults and exit', false)
     .option('--list-variants', 'list the variants and exit', false)
@@ -299,6 +325,9 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     return { code: 0 };
   }
 
+  if (opts.liveSeed !== undefined && opts.live === undefined) {
+    fail('--live-seed needs --live (the rate of appended records)');
+  }
   if (opts.writeSnapshot !== undefined && opts.dataset === undefined) {
     fail('--write-snapshot needs --dataset (the file or directory to snapshot)');
   }
@@ -320,6 +349,14 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
         : {}),
       ...(opts.pagingEnd !== undefined ? { pagingEnd: opts.pagingEnd } : {}),
       ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+      ...(opts.live !== undefined
+        ? {
+            live: {
+              rate: opts.live,
+              ...(opts.liveSeed === undefined ? {} : { seed: opts.liveSeed }),
+            },
+          }
+        : {}),
       rateLimit: opts.rateLimit,
       faults: opts.fault,
       variants: opts.variant,
@@ -353,6 +390,11 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
   if (opts.variant.length > 0) lines.push(`variants: ${opts.variant.join(', ')}`);
   lines.push(`public URL of paging links: ${server.publicUrl}`);
+  if (opts.live !== undefined) {
+    lines.push(
+      `live data: ${opts.live} records/s appended (seed ${opts.liveSeed ?? 1}); each response answers one version`,
+    );
+  }
   if (opts.rateLimit) {
     lines.push(
       `rate limit: ${opts.rateLimit.limit} per ${opts.rateLimit.windowMs / 1000} s per credential`,
