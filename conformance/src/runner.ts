@@ -6,6 +6,7 @@ import {
   plainAnswer,
 } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
+import { type DataReport, DataWatch } from './attempt.ts';
 import { CheckContext, type Discovery, type RunServices } from './checks/context.ts';
 import {
   AREAS,
@@ -34,10 +35,21 @@ import { type ChecksError, validateChecks } from './custom-checks.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
+import type { DataMode } from './watermark.ts';
 
-/** Check outcome, ordered skip < pass < fail < error (OCI distribution-spec scale). */
-export type CheckStatus = 'skip' | 'pass' | 'fail' | 'error';
-export const STATUS_ORDER: readonly CheckStatus[] = ['skip', 'pass', 'fail', 'error'];
+/**
+ * Check outcome, ordered skip < pass < inconclusive < fail < error (OCI distribution-spec
+ * scale). `inconclusive`: the check failed only on data that changed during each of its runs
+ * (decisions §3 Revision 3, see attempt.ts): never a pass, never a fail.
+ */
+export type CheckStatus = 'skip' | 'pass' | 'inconclusive' | 'fail' | 'error';
+export const STATUS_ORDER: readonly CheckStatus[] = [
+  'skip',
+  'pass',
+  'inconclusive',
+  'fail',
+  'error',
+];
 
 /** Options of {@link runConformance}. Only `baseUrl` is required. */
 export interface RunOptions {
@@ -115,6 +127,13 @@ export interface RunOptions {
    * built-in check itself (a {@link ChecksError} names the offending check).
    */
   readonly checks?: readonly Check[] | undefined;
+  /**
+   * Whether the data may change during the run (decisions §3 Revision 3; see `DataMode` in
+   * watermark.ts): `still`, `watch` or `auto`. Default `still` in fixture mode, `auto` in blind.
+   */
+  readonly data?: DataMode | undefined;
+  /** Runs of a failing check made again at most when its data moved (default 3). */
+  readonly attempts?: number | undefined;
 }
 
 /** Default fast-check runs per property check. */
@@ -150,6 +169,11 @@ export interface CheckResult {
   readonly comparisons?: number | undefined;
   /** Ids of the exchanges the check relied on, in call order (walks and discoveries included). */
   readonly exchangeIds?: readonly number[] | undefined;
+  /**
+   * How many times the check ran, when it ran again because its data changed (decisions §3
+   * Revision 3); absent when it ran once. `requests` and `durationMs` add up every run.
+   */
+  readonly attempts?: number | undefined;
 }
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
@@ -164,7 +188,11 @@ export interface RunResult {
   readonly durationMs: number;
   readonly requests: { readonly sent: number; readonly cacheHits: number };
   readonly checks: readonly CheckResult[];
-  readonly summary: Readonly<Record<CheckStatus, number>> & { readonly expectedFailures: number };
+  readonly summary: Readonly<Record<Exclude<CheckStatus, 'inconclusive'>, number>> & {
+    readonly expectedFailures: number;
+    /** Checks whose data changed during every run (set by every run; optional for results built elsewhere). */
+    readonly inconclusive?: number | undefined;
+  };
   /** Expected-failure entries whose check passed: they make the run fail. */
   readonly staleExpectedFailures: readonly string[];
   /**
@@ -176,6 +204,8 @@ export interface RunResult {
   readonly concurrency?: number | undefined;
   /** Why the run stopped early (deadline, SIGINT, SIGTERM); absent when it ran to the end. */
   readonly interrupted?: string | undefined;
+  /** How the run watched for data changing under it (set by every run; see attempt.ts). */
+  readonly data?: DataReport | undefined;
   readonly exchanges: readonly Exchange[];
 }
 
@@ -465,6 +495,18 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     },
     ...(options.replay === undefined ? {} : { replay: options.replay }),
   };
+  const watch = await DataWatch.start({
+    services,
+    mode: unreachable === undefined ? options.data : 'still',
+    attempts: options.attempts,
+    credentials: all,
+    discover,
+    clearShared: () => discoveries.clear(),
+    stopped: () => guard.interrupted !== undefined || guard.budgetSpent,
+  }).catch((e: unknown) => {
+    guard.dispose();
+    throw e;
+  });
 
   // One scheduler: checks start by priority (catalogue order among equals), up to
   // `concurrency` at a time, a check that runs alone with nothing beside it; every request
@@ -480,7 +522,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   let bailed = false;
   const halted = () => bailed || guard.interrupted !== undefined || guard.budgetSpent;
   const launch = (check: Check): Promise<void> => {
+    const epoch = watch.epoch;
     const p: Promise<void> = runCheck(check, services, env, guard)
+      .then((first) => watch.settle(first, epoch, (fresh) => runCheck(check, fresh, env, guard)))
       // a suite bug outside the check's own code is that check's error, not a lost result
       .catch((e: unknown) => ({
         outcome: { ...skipped(errorText(e), 0), status: 'error' as const },
@@ -558,7 +602,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     .map((ex) => ({ ...ex, id: newId(ex.id) as number }))
     .sort((a, b) => a.id - b.id);
 
-  const summary = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
+  const summary = { skip: 0, pass: 0, inconclusive: 0, fail: 0, error: 0, expectedFailures: 0 };
   for (const r of results) {
     summary[r.status]++;
     if (r.expectedFailure !== undefined && (r.status === 'fail' || r.status === 'error'))
@@ -584,6 +628,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       !results.some(isBad) && stale.length === 0 && !serverError && guard.interrupted === undefined,
     concurrency,
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
+    data: watch.report(),
     exchanges,
   };
   onEvent({ type: 'end', result });
@@ -740,6 +785,8 @@ interface Outcome {
   readonly requests: number;
   readonly durationMs: number;
   readonly comparisons: number;
+  /** Runs made, when the check ran again because its data changed (attempt.ts). */
+  readonly attempts?: number | undefined;
 }
 
 /**
@@ -766,6 +813,7 @@ function resultOf(
     durationMs: outcome.durationMs,
     comparisons: outcome.comparisons,
     exchangeIds: [],
+    ...(outcome.attempts === undefined ? {} : { attempts: outcome.attempts }),
     ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }

@@ -1,7 +1,8 @@
 import {
   buildQueryString,
+  type Cursor,
+  type ExactPaging,
   type Page,
-  type Paging,
   type PagingEnd,
   pageOf,
   pagingOf,
@@ -15,7 +16,8 @@ import { queryEntries, type RequestTarget } from './request.ts';
 export interface ListRequest {
   /** The whole stably ordered list (decisions §3). */
   readonly records: readonly unknown[];
-  readonly cursor: number;
+  /** The request's cursor, exact (a bigint above 2^53 − 1; decisions §3 Revision 2). */
+  readonly cursor: Cursor;
   readonly pageSize: number;
   readonly pagingEnd: PagingEnd;
   /** Base of `nextURL`/`previousURL`, no trailing slash (never the request's Host). */
@@ -28,7 +30,8 @@ export interface ListRequest {
 /** One page of a list answer: the records, the `paging` object, the headers, and 200 or 204. */
 export interface ListPage {
   readonly page: Page<unknown>;
-  readonly paging: Paging;
+  /** `paging`, `cursors.previous` exact (write it with core's `stringifyJson`). */
+  readonly paging: ExactPaging;
   /** `X-Total-Count` and, when a neighbour exists, `Link`. */
   readonly headers: Record<string, string>;
   /** 204 No Content with an empty body (pagingEnd `no-content` and no record on the page). */
@@ -38,8 +41,9 @@ export interface ListPage {
 /**
  * Cuts the page of `req` (decisions §3 and its Revision 2) with core's {@link pageOf} and
  * {@link pagingOf}: `next = min(cursor + pageSize, total)`, `previous = max(cursor -
- * pageSize, 0)`, `previousURL` iff cursor > 0, `nextURL` per the paging end, 204 for an empty
- * page in `no-content`. The URLs are {@link pageUrl}. `X-Total-Count` is on every list
+ * pageSize, 0)`, exact for any cursor (a bigint above 2^53 − 1), `previousURL` iff cursor > 0,
+ * `nextURL` per the paging end, 204 for an empty page in `no-content`. The URLs are
+ * {@link pageUrl}. `X-Total-Count` is on every list
  * response (every `rtn`, HEAD and 204 included) and `Link` carries the same URLs as
  * `paging` (RFC 8288, rel="next"/"prev").
  *
@@ -49,11 +53,11 @@ export interface ListPage {
  * `head-total-differs`, `previous-url-on-first-page`, `next-url-page-aligned`,
  * `previous-url-unclamped`, `link-next-page-count`, `total-count-counts-header-row`,
  * `paging-url-drops-prefix`, `total-param-as-page-size`, `next-param-as-cursor`,
- * `head-link-relative`, `event-groups-count-events`.
+ * `head-link-relative`, `event-groups-count-events`, `prev-cursor-float`.
  */
 export function listPage(req: ListRequest, faults: FaultSet): ListPage {
   const given = ignoredParams(req.target.rawQuery);
-  let cursor = req.cursor;
+  let cursor: Cursor = req.cursor;
   let pageSize = req.pageSize;
   if (faults.has('next-param-as-cursor') && !given.cursor && given.next !== undefined) {
     // bug: `next` (the Node client's option) read as the cursor when no cursor is sent
@@ -64,7 +68,9 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
     pageSize = given.total;
   }
   let page: Page<unknown> = pageOf(req.records, cursor, pageSize, req.pagingEnd);
-  if (faults.has('page-overlap') && page.hasNext && page.next > page.cursor + 1) {
+  // the faults below that read the cursor act only where it is below the total (a page with
+  // records, a next page), hence a number, or compare it (where Number() is close enough)
+  if (faults.has('page-overlap') && page.hasNext && page.next > Number(page.cursor) + 1) {
     // bug: the next cursor points at the last record of this page
     page = { ...page, next: page.next - 1 };
   }
@@ -74,22 +80,30 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
   }
   if (faults.has('last-page-next-null') && req.pagingEnd === 'no-content' && page.hasNext) {
     // bug: the "is there a next page" test of empty-page, in the no-content profile
-    page = { ...page, hasNext: page.cursor + req.pageSize < page.total };
+    page = { ...page, hasNext: Number(page.cursor) + req.pageSize < page.total };
   }
   if (faults.has('previous-url-on-first-page') && !page.hasPrevious) {
     // bug: previousURL is always set, pointing at cursor 0 on the first page
     page = { ...page, hasPrevious: true };
   }
+  if (faults.has('prev-cursor-float') && typeof page.previous === 'bigint') {
+    // bug: previous computed in float arithmetic (Number(cursor) - pageSize), which rounds a
+    // cursor above 2^53 - 1 to a double: cursor=99999999999999999999 links to
+    // cursor=100000000000000000000
+    page = { ...page, previous: BigInt(Number(page.cursor) - pageSize) };
+  }
   let paging = pagingOf(page, (at) => pageUrl(req, at, faults));
   if (faults.has('next-url-page-aligned') && paging.nextURL !== null) {
     // bug: the next URL is built from the page number, so an unaligned cursor snaps to the
     // next page boundary (paging.cursors.next stays right)
-    const aligned = (Math.floor(page.cursor / pageSize) + 1) * pageSize;
+    const aligned = (Math.floor(Number(page.cursor) / pageSize) + 1) * pageSize;
     paging = { ...paging, nextURL: pageUrl(req, Math.min(aligned, page.total), faults) };
   }
   if (faults.has('previous-url-unclamped') && paging.previousURL !== null) {
     // bug: the previous URL is cursor - pageSize without the clamp at 0 of cursors.previous
-    paging = { ...paging, previousURL: pageUrl(req, page.cursor - pageSize, faults) };
+    const unclamped =
+      typeof page.cursor === 'bigint' ? page.cursor - BigInt(pageSize) : page.cursor - pageSize;
+    paging = { ...paging, previousURL: pageUrl(req, unclamped, faults) };
   }
 
   const headers: Record<string, string> = {};
@@ -107,7 +121,7 @@ export function listPage(req: ListRequest, faults: FaultSet): ListPage {
     let linked = paging;
     if (
       faults.has('link-next-page-count') &&
-      Math.floor(page.cursor / pageSize) >= Math.floor(page.total / pageSize) - 1
+      Math.floor(Number(page.cursor) / pageSize) >= Math.floor(page.total / pageSize) - 1
     ) {
       // bug: the Link header's "is there a next page" test counts floor(total / pageSize)
       // pages, so the last-but-one page (and the last) lose rel="next"
@@ -156,7 +170,7 @@ export function singleHeaders(faults: FaultSet): Record<string, string> {
  * `single-cursor-no-content`: the record is paged as a list of one, so a cursor of 1 or more
  * is past its end (204, with `X-Total-Count: 1`).
  */
-export function singleNoContent(cursor: number, faults: FaultSet): boolean {
+export function singleNoContent(cursor: Cursor, faults: FaultSet): boolean {
   return faults.has('single-cursor-no-content') && cursor >= 1;
 }
 
@@ -192,7 +206,7 @@ function ignoredParams(rawQuery: string): IgnoredParams {
  * bytes above 0x7F, which only a raw socket client can send) are percent-encoded, as a URL
  * parser would, so the URL stays usable inside a `Link` header.
  */
-export function pageUrl(req: ListRequest, cursor: number, faults: FaultSet): string {
+export function pageUrl(req: ListRequest, cursor: Cursor, faults: FaultSet): string {
   // bug (fault paging-url-drops-prefix): the path resolved against the public URL as an
   // absolute path (`new URL('/teams', 'https://h/v1')`), which drops the public URL's prefix
   const root = faults.has('paging-url-drops-prefix')
@@ -211,7 +225,7 @@ export function pageUrl(req: ListRequest, cursor: number, faults: FaultSet): str
 }
 
 /** The RFC 8288 `Link` header value for the neighbouring pages, or `undefined` when none. */
-export function linkHeader(paging: Paging): string | undefined {
+export function linkHeader(paging: ExactPaging): string | undefined {
   const links: string[] = [];
   if (paging.nextURL !== null) links.push(`<${paging.nextURL}>; rel="next"`);
   if (paging.previousURL !== null) links.push(`<${paging.previousURL}>; rel="prev"`);

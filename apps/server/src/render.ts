@@ -2,11 +2,12 @@ import {
   CONTENT_TYPES,
   type Endpoint,
   type ErrorBody,
+  type ExactPaging,
   errorBody,
-  type Paging,
   type Rtn,
   renderHtml,
   renderText,
+  stringifyJson,
   type Table,
   toTable,
 } from '@tagtrack/core';
@@ -80,9 +81,10 @@ export class Renderer {
 
   /**
    * The body of a list response (decisions §3, §7): `{ data, paging }` for json, the page's
-   * records as a table for text and html.
+   * records as a table for text and html. A `bigint` cursor in `paging` is written with all
+   * its digits (docs/spec.md §5).
    */
-  listBody(endpoint: Endpoint, records: readonly unknown[], paging: Paging, rtn: Rtn): string {
+  listBody(endpoint: Endpoint, records: readonly unknown[], paging: ExactPaging, rtn: Rtn): string {
     if (rtn === 'json') return this.json({ data: records, paging });
     return this.#table(endpoint, records, rtn);
   }
@@ -97,14 +99,13 @@ export class Renderer {
    * A JSON text of `value`, equal by value to `JSON.stringify(value)` under every variant
    * (decisions preamble): keys reversed (`json-keys-shuffled`), indented
    * (`json-pretty`), non-ASCII and `< > & '` as `\uXXXX` and `/` as `\/`
-   * (`json-unicode-escapes`).
+   * (`json-unicode-escapes`). A `bigint` is written as a number with all its digits (core's
+   * `stringifyJson`: the exact `paging.cursors.previous` after a huge cursor).
    */
   json(value: unknown): string {
     const v = this.variants;
     const shaped = v.has('json-keys-shuffled') ? reverseKeys(value) : value;
-    let text = v.has('json-pretty')
-      ? `${JSON.stringify(shaped, null, 2)}\n`
-      : JSON.stringify(shaped);
+    let text = v.has('json-pretty') ? `${stringifyJson(shaped, 2)}\n` : stringifyJson(shaped);
     // Outside strings JSON has only ASCII punctuation, digits and literals, so these
     // characters can only occur inside strings, where the escapes mean the same.
     if (v.has('json-unicode-escapes')) text = text.replace(ESCAPED, escapeChar);

@@ -117,6 +117,14 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams/tags', 'cursor=3']],
     faulty: ([o]) => expect(json(o!).paging.previousURL).toBe(`${PUBLIC}/teams/tags?cursor=-7`),
   },
+  'prev-cursor-float': {
+    options: { pagingEnd: 'empty-page' },
+    requests: [['/teams/tags', 'cursor=99999999999999999999']],
+    faulty: ([o]) => {
+      expect(o!.body).toContain('"previous":100000000000000000000');
+      expect(json(o!).paging.previousURL).toBe(`${PUBLIC}/teams/tags?cursor=100000000000000000000`);
+    },
+  },
   'link-next-page-count': {
     options: { pageSize: 40 },
     requests: [['/teams/tags', 'cursor=80']],

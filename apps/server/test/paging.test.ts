@@ -97,10 +97,8 @@ describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', 
           expect(res.headers.get('x-total-count')).toBe(String(contacts));
           const l = links(res);
           expect(Object.keys(l)).toEqual(['prev']);
-          const previous = Math.max(
-            Math.min(Number(cursor), Number.MAX_SAFE_INTEGER) - pageSize,
-            0,
-          );
+          // exact for any cursor (docs/spec.md §5): 23 nines minus 7
+          const previous = BigInt(cursor) - BigInt(pageSize);
           expect(l.prev).toBe(`${PUBLIC}/contacts?rtn=${rtn}&cursor=${previous}`);
         }
       }
@@ -210,6 +208,47 @@ describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', 
     expect(body.data).toHaveLength(Math.min(250, total));
     expect(body.paging.cursors.next).toBe(Math.min(250, total));
   });
+});
+
+describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, docs/spec.md §5)', () => {
+  const emptyPage = createServer({ pageSize, publicUrl: PUBLIC, pagingEnd: 'empty-page' });
+  /** Cursors above 2^53 - 1 (leading zeros too) and the exact previous they link to. */
+  const HUGE: [cursor: string, previous: string][] = [
+    ['99999999999999999999', '99999999999999999992'],
+    ['00099999999999999999999', '99999999999999999992'],
+    ['9007199254740993', '9007199254740986'],
+    [`1${'0'.repeat(40)}`, `${'9'.repeat(39)}3`],
+  ];
+
+  test.each(['json', 'text', 'html'])(
+    'rtn=%s: Link rel="prev" (and in empty-page previousURL and paging.cursors.previous, written with all its digits) is cursor - pageSize exactly',
+    async (rtn) => {
+      for (const [cursor, previous] of HUGE) {
+        const query = `rtn=${rtn}&cursor=${cursor}&next=x`;
+        const want = `${PUBLIC}/contacts?rtn=${rtn}&cursor=${previous}&next=x`;
+        for (const method of ['GET', 'HEAD']) {
+          const res = await get(server, '/contacts', query, { method });
+          expect(res.status).toBe(204);
+          expect(links(res)).toEqual({ prev: want });
+          const page = await get(emptyPage, '/contacts', query, { method });
+          expect(page.status).toBe(200);
+          expect(links(page)).toEqual({ prev: want });
+          expect(page.headers.get('x-total-count')).toBe(String(contacts));
+          if (method === 'GET' && rtn === 'json') {
+            const text = await page.text();
+            // every digit in the JSON text (JSON.parse would round it to a double)
+            expect(text).toContain(`"previous":${previous},`);
+            const body = JSON.parse(text) as ListBody;
+            expect(body.paging.previousURL).toBe(want);
+            expect(body.paging.nextURL).toBeNull();
+            expect(body.paging.cursors.next).toBe(contacts);
+            expect(body.paging.cursors.total).toBe(contacts);
+            expect(body.data).toEqual([]);
+          }
+        }
+      }
+    },
+  );
 });
 
 describe('paging end empty-page (option; decisions §3 Revision 2)', () => {

@@ -3,7 +3,8 @@ import { FAILURE_KINDS, type FailureKind } from '../checks/failure.ts';
 import type { RunResult } from '../runner.ts';
 import { VERSION } from '../version.ts';
 
-const Status = z.enum(['skip', 'pass', 'fail', 'error']);
+/** A check's status; `inconclusive` came in 0.4 (decisions §3 Revision 3). */
+const Status = z.enum(['skip', 'pass', 'inconclusive', 'fail', 'error']);
 
 /**
  * Schema of results.json: the run without the exchanges (those are in report.html). Fields
@@ -28,6 +29,8 @@ export const ResultsJson = z.object({
     pass: z.int(),
     fail: z.int(),
     error: z.int(),
+    /** Checks whose data changed during every run (0.4; absent before). */
+    inconclusive: z.int().optional(),
     expectedFailures: z.int(),
   }),
   staleExpectedFailures: z.array(z.string()),
@@ -35,6 +38,20 @@ export const ResultsJson = z.object({
   concurrency: z.int().positive().optional(),
   /** Why the run stopped early: deadline, SIGINT, SIGTERM (0.3; absent when it ran to the end). */
   interrupted: z.string().optional(),
+  /** How the run watched for data changing under it (0.4; see `DataReport` in attempt.ts). */
+  data: z
+    .object({
+      mode: z.enum(['still', 'watch', 'auto']),
+      watching: z.boolean(),
+      attempts: z.int().positive(),
+      watermarks: z.array(z.string()),
+      moved: z.string().optional(),
+      rerunChecks: z.int().nonnegative(),
+      reruns: z.int().nonnegative(),
+      watermarkRequests: z.int().nonnegative(),
+      note: z.string().optional(),
+    })
+    .optional(),
   checks: z.array(
     z.object({
       id: z.string().regex(/^[A-Z0-9]+(-[A-Z0-9]+)+$/),
@@ -53,6 +70,8 @@ export const ResultsJson = z.object({
       comparisons: z.int().nonnegative().optional(),
       /** Exchanges the check relied on, in call order (0.3). */
       exchangeIds: z.array(z.int().positive()).optional(),
+      /** Runs made, when the check ran again because its data changed (0.4). */
+      attempts: z.int().positive().optional(),
       failures: z.array(
         z.object({
           /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */

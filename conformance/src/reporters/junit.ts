@@ -35,7 +35,7 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
     tests: checks.length,
     failures: checks.filter((c) => isFailure(c, result)).length,
     errors: checks.filter((c) => c.status === 'error' && c.expectedFailure === undefined).length,
-    skipped: checks.filter((c) => c.status === 'skip').length,
+    skipped: checks.filter((c) => c.status === 'skip' || c.status === 'inconclusive').length,
     time: (ms / 1000).toFixed(3),
   };
 }
@@ -45,8 +45,9 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
  * time in seconds) and start `timestamp`; one `<testsuite>` per requirement area (built-in
  * areas first, then custom ones) with its counts, the run's start as `timestamp` and the
  * run's `<properties>` ({@link junitProperties}: seed, base URL, profile, mode, tool version);
- * one `<testcase>` per check: fail → `<failure>`, error → `<error>`, skip → `<skipped>`; an
- * expected failure is a passing testcase with a `<system-out>` note; a stale expected-failure
+ * one `<testcase>` per check: fail → `<failure>`, error → `<error>`, skip → `<skipped>`,
+ * inconclusive → `<skipped>` whose message starts `inconclusive:` (never a pass, never a
+ * failure: decisions §3 Revision 3); an expected failure is a passing testcase with a `<system-out>` note; a stale expected-failure
  * entry is a `<failure>`. Values are escaped by xmlbuilder2.
  */
 export function toJUnit(result: RunResult): string {
@@ -102,6 +103,10 @@ function testcase(suite: XMLBuilder, c: CheckResult, area: string, result: RunRe
     tc.ele('error', { message: c.reason ?? 'error' }).txt(c.reason ?? '');
   } else if (c.status === 'skip') {
     tc.ele('skipped', { message: c.reason ?? 'skipped' });
+  } else if (c.status === 'inconclusive') {
+    tc.ele('skipped', {
+      message: `inconclusive: ${c.reason ?? 'the data changed during every run'}`,
+    });
   }
 }
 

@@ -109,6 +109,13 @@ export const PAGING_FAULTS = [
     detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-HEADERS'],
   },
   {
+    name: 'prev-cursor-float',
+    area: 'paging',
+    description:
+      'paging.cursors.previous, previousURL and Link rel="prev" computed in float arithmetic, so past a cursor above 2^53 they are off (cursor=99999999999999999999 links to cursor=100000000000000000000, not 99999999999999999749; decisions §3 Revision 2: no size limit)',
+    detectedBy: ['PAGE-CURSOR-ARITHMETIC'],
+  },
+  {
     name: 'link-next-page-count',
     area: 'paging',
     description:
