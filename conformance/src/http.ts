@@ -147,15 +147,34 @@ export class HttpClient {
   readonly exchanges: Exchange[] = [];
   /** Replaces the run's secrets in any text (failures, counterexamples, probe headers). */
   readonly redactor: SecretRedactor;
-  requestCount = 0;
-  cacheHits = 0;
-  private readonly cache = new Map<string, Promise<Exchange>>();
+  /**
+   * Counters shared by the client and its {@link fork}s: requests sent, cache hits, and the
+   * characters of the bodies kept for reports.
+   */
+  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0 };
+  /** Requests sent over the wire by this client and its forks. */
+  get requestCount(): number {
+    return this.counters.requests;
+  }
+  /** Requests answered from a response cache (this client's or a fork's). */
+  get cacheHits(): number {
+    return this.counters.cacheHits;
+  }
+  /**
+   * The response cache's epoch: it starts at 0 and {@link newEpoch} moves it on. A response is
+   * only ever served from the cache in the epoch it was requested in (decisions §3 Revision 3:
+   * nothing is served across a watermark change).
+   */
+  get epoch(): number {
+    return this.counters.epoch;
+  }
+  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
+  private cache = new Map<string, Promise<Exchange>>();
   private readonly fetchFn: FetchLike;
   /** Whether requests go through a fetch given in the options (e.g. an in-memory server). */
   readonly ownFetch: boolean;
   private readonly pacer: Pacer;
   private readonly maxBodyBytes: number;
-  private keptChars = 0;
   /** The abort controllers of the requests in flight (see {@link abortable}). */
   private readonly inFlight = new Set<AbortController>();
 
@@ -240,7 +259,7 @@ export class HttpClient {
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit !== undefined) {
-        this.cacheHits++;
+        this.counters.cacheHits++;
         return hit;
       }
     }
@@ -253,16 +272,43 @@ export class HttpClient {
       spec.unpaced,
     );
     if (cacheable) {
-      this.cache.set(key, promise);
+      const cache = this.cache;
+      cache.set(key, promise);
+      // only this entry: after a new epoch the key may hold a later request's answer
+      const drop = () => {
+        if (cache.get(key) === promise) cache.delete(key);
+      };
       promise.then(
         // a large body is not kept in the cache: memory stays flat against huge answers
         (ex) => {
-          if (ex.body.length > CACHE_MAX_BODY_CHARS) this.cache.delete(key);
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) drop();
         },
-        () => this.cache.delete(key),
+        drop,
       );
     }
     return promise;
+  }
+
+  /**
+   * Starts a new cache epoch: every cached response (answered or in flight) is dropped, so
+   * none read before this call is served after it (decisions §3 Revision 3: the runner calls
+   * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
+   */
+  newEpoch(): number {
+    this.cache = new Map();
+    return ++this.counters.epoch;
+  }
+
+  /**
+   * A view of this client with a private, empty response cache: same transport, pacer, rate,
+   * timeout, secrets, recorded exchanges and counters; what it caches only it serves, and it
+   * serves nothing this client cached. A check run again on data that moved runs on one (see
+   * watermark.ts), so no answer read in another attempt or by another check reaches it.
+   */
+  fork(): HttpClient {
+    const view = Object.create(this) as HttpClient;
+    view.cache = new Map();
+    return view;
   }
 
   /**
@@ -303,7 +349,7 @@ export class HttpClient {
     const url = `${this.baseUrl}${target}`;
     const started = performance.now();
     const startedAt = new Date().toISOString();
-    this.requestCount++;
+    this.counters.requests++;
     let response: Response | undefined;
     let body = '';
     let bodyBytes = 0;
@@ -350,7 +396,7 @@ export class HttpClient {
       startedAt,
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
-    const keep = this.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
+    const keep = this.counters.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
     // …and no secret a server echoed back (a 401 body quoting the header it refused)
     const kept: Exchange = {
       ...exchange,
@@ -362,7 +408,7 @@ export class HttpClient {
         Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redactEchoes(v)]),
       ),
     };
-    this.keptChars += kept.body.length;
+    this.counters.keptChars += kept.body.length;
     this.exchanges.push(kept);
     this.options.onExchange?.(kept);
     return exchange;

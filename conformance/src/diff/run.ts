@@ -315,7 +315,14 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     requests: g.compared,
     durationMs: 0,
   }));
-  const summaryCounts = { skip: 0, pass: 0, fail: 0, error: 0, expectedFailures: 0 };
+  const summaryCounts = {
+    skip: 0,
+    pass: 0,
+    inconclusive: 0,
+    fail: 0,
+    error: 0,
+    expectedFailures: 0,
+  };
   for (const c of checks) summaryCounts[c.status]++;
   return {
     ...run,

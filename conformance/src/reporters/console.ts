@@ -34,6 +34,8 @@ function paint(c: Colors, status: CheckStatus, text: string): string {
       return c.red(text);
     case 'error':
       return c.magenta(text);
+    case 'inconclusive':
+      return c.yellow(text);
     default:
       return c.dim(text);
   }
@@ -75,7 +77,7 @@ export function progressReporter(
       const r = event.result;
       if (multi === undefined) {
         stream.write(
-          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && r.status === 'skip' ? ` (${r.reason})` : ''}\n`,
+          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && (r.status === 'skip' || r.status === 'inconclusive') ? ` (${r.reason})` : ''}\n`,
         );
       } else {
         bars.get(r.area)?.increment({ last: paint(c, r.status, `${r.id} ${r.status}`) });
@@ -87,25 +89,32 @@ export function progressReporter(
 }
 
 /**
- * The end-of-run text: a table of statuses by requirement area, every failure in domain
- * words with its seed, counterexample and curl line, and the verdict with time and requests.
+ * The end-of-run text: a table of statuses by requirement area (with a column `inconcl.`
+ * when a check was inconclusive), every failure in domain words with its seed,
+ * counterexample and curl line, every inconclusive check with what moved, and the verdict
+ * with time and requests (and, loudly, how many checks were inconclusive and why).
  */
 export function formatSummary(result: RunResult, color = false): string {
   const c = pc.createColors(color);
   const out: string[] = [];
+  const statuses: CheckStatus[] = result.checks.some((x) => x.status === 'inconclusive')
+    ? ['pass', 'fail', 'inconclusive', 'error', 'skip']
+    : ['pass', 'fail', 'error', 'skip'];
   const table = new Table({
-    head: ['area', 'pass', 'fail', 'error', 'skip'],
+    head: ['area', ...statuses.map((x) => (x === 'inconclusive' ? 'inconcl.' : x))],
     style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
   });
   const areas = [...new Set([...AREAS, ...result.checks.map((x) => x.area)])];
+  const count = (checks: readonly CheckResult[], s: CheckStatus) =>
+    checks.filter((x) => x.status === s).length;
   for (const area of areas) {
     const checks = result.checks.filter((x) => x.area === area);
     if (checks.length === 0) continue;
-    const n = (s: CheckStatus) => checks.filter((x) => x.status === s).length;
-    table.push([area, n('pass'), n('fail'), n('error'), n('skip')]);
+    table.push([area, ...statuses.map((x) => count(checks, x))]);
   }
   const s = result.summary;
-  table.push(['total', s.pass, s.fail, s.error, s.skip]);
+  const inconclusive = result.checks.filter((x) => x.status === 'inconclusive');
+  table.push(['total', ...statuses.map((x) => count(result.checks, x))]);
   out.push(table.toString());
 
   const bad = result.checks.filter((x) => x.status === 'fail' || x.status === 'error');
@@ -115,17 +124,42 @@ export function formatSummary(result: RunResult, color = false): string {
       '',
       c.red(`STALE ${id}: listed in the expected-failures file but passed; remove the entry`),
     );
+  for (const r of inconclusive)
+    out.push(
+      '',
+      `${c.yellow('INCONCLUSIVE')} ${c.bold(r.id)}: ${r.title} [${r.clause}]\n  ${r.reason}`,
+    );
   const skips = result.checks.filter((x) => x.status === 'skip');
   if (skips.length > 0) {
     out.push('', c.dim(`skipped: ${skips.map((x) => `${x.id} (${x.reason})`).join('; ')}`));
   }
+  const data = result.data;
+  if (data?.moved !== undefined)
+    out.push(
+      '',
+      `data: ${data.moved} during the run; ${data.rerunChecks} failing checks ran again (${data.reruns} runs, ${data.watermarkRequests} watermark requests)`,
+    );
+  if (data?.note !== undefined) out.push('', c.dim(`data: ${data.note}`));
+  if (inconclusive.length > 0)
+    out.push(
+      '',
+      c.yellow(
+        c.bold(
+          `INCONCLUSIVE: ${inconclusive.length} check${inconclusive.length === 1 ? '' : 's'} could not be judged: the data changed during each of their runs, so no answer read on still data shows whether they conform (decisions §3 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more --attempts.`,
+        ),
+      ),
+    );
   out.push(
     '',
-    `${result.checks.length} checks, ${s.pass} passed, ${s.fail} failed, ${s.error} errors, ${s.skip} skipped` +
+    `${result.checks.length} checks, ${s.pass} passed, ${s.fail} failed, ${inconclusive.length > 0 ? `${inconclusive.length} inconclusive, ` : ''}${s.error} errors, ${s.skip} skipped` +
       `${s.expectedFailures ? `, ${s.expectedFailures} expected failures` : ''}; ` +
       `${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests (${result.requests.cacheHits} cache hits); ` +
-      `mode ${result.mode}, seed ${result.seed}, ${result.numRuns} runs per property`,
-    result.ok ? c.green(c.bold('PASS')) : c.red(c.bold('FAIL')),
+      `mode ${result.mode}${result.data === undefined ? '' : `, data ${result.data.mode}`}, seed ${result.seed}, ${result.numRuns} runs per property`,
+    result.ok
+      ? inconclusive.length > 0
+        ? c.yellow(c.bold(`PASS with ${inconclusive.length} inconclusive`))
+        : c.green(c.bold('PASS'))
+      : c.red(c.bold('FAIL')),
   );
   return out.join('\n');
 }
@@ -134,6 +168,7 @@ function describeFailure(r: CheckResult, c: Colors): string {
   const head = `${paint(c, r.status, r.status.toUpperCase())} ${c.bold(r.id)}${r.expectedFailure !== undefined ? c.yellow(' (expected failure)') : ''}: ${r.title} [${r.clause}]`;
   const lines = [head];
   if (r.status === 'error') lines.push(`  error: ${r.reason}`);
+  else if (r.attempts !== undefined && r.reason !== undefined) lines.push(`  ${r.reason}`);
   for (const f of r.failures.slice(0, 3)) lines.push(`  - ${failureText(f, '  ')}`);
   if (r.failures.length > 3) {
     const kinds = new Map<string, number>();
