@@ -19,6 +19,7 @@ import {
   recordedFetch,
   team1Admin,
 } from './helpers.ts';
+import { REVISION_3_DATASET } from './revision3-dataset.ts';
 
 /**
  * The fault matrix: every fault the reference server can inject (`FAULTS`) breaks the
@@ -58,8 +59,19 @@ function serverFor(fault: FaultName) {
     pageSize: 40,
     ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: RATE_LIMIT, clock: () => now } : {}),
     ...(fault === 'paging-url-drops-prefix' ? { publicUrl: `${MEMORY_BASE_URL}/api/v1` } : {}),
+    ...(REVISION_3_DATA_FAULTS.has(fault) ? { dataset: REVISION_3_DATASET } : {}),
   };
 }
+
+/**
+ * Faults observable only on data the canonical dataset lacks (two tags sent at the same
+ * second; a recipient listed twice with events): served {@link REVISION_3_DATASET}, which
+ * fixture mode then loads as its dataset.
+ */
+const REVISION_3_DATA_FAULTS: ReadonlySet<FaultName> = new Set<FaultName>([
+  'order-hidden-subsecond',
+  'event-recipient-name-last',
+]);
 
 /**
  * Spends the window of every canonical credential on `server` (`limit` requests each, its
@@ -143,6 +155,11 @@ export function describeFaults(part: number): void {
         const options = serverFor(name as FaultName);
         const server = createServer({ publicUrl: MEMORY_BASE_URL, ...options });
         const { faults: _faults, ...cleanOptions } = options;
+        // the answers of an unfaulted server are shared by its options, its dataset by name
+        const cleanScope = JSON.stringify({
+          ...cleanOptions,
+          dataset: options.dataset === undefined ? undefined : 'revision-3',
+        });
         const clean = createServer({ publicUrl: MEMORY_BASE_URL, ...cleanOptions });
         // Both servers answer by the request alone, except under a rate limit: each distinct
         // request goes to the faulted server once per fault (its six runs ask it the same
@@ -154,7 +171,7 @@ export function describeFaults(part: number): void {
           ? recordedFetch((r) => server.fetch(r), '', new Map())
           : (r) => server.fetch(r);
         const unfaulted: (r: Request) => Promise<Response> = stateless
-          ? recordedFetch((r) => clean.fetch(r), JSON.stringify(cleanOptions), CLEAN_ANSWERS)
+          ? recordedFetch((r) => clean.fetch(r), cleanScope, CLEAN_ANSWERS)
           : (r) => clean.fetch(r);
         const diffs: DiffResult[] = [];
         /** The audit of the faulted server (A) against the unfaulted one (B), blind mode. */
@@ -198,6 +215,7 @@ export function describeFaults(part: number): void {
                   ...common,
                   profile: profileFor(options),
                   mode,
+                  ...(options.dataset === undefined ? {} : { dataset: options.dataset }),
                 });
                 return { mode, seed, declared, result };
               }

@@ -233,7 +233,7 @@ function reverseKeys(value: unknown): unknown {
 
 /** Fault `text-raw-cr`: every `\\r` escape of a text body written as a raw CR (`\\\\` kept). */
 function rawCarriageReturns(text: string): string {
-  return text.replace(/\\[\\r]/g, (escape) => (escape === '\\r' ? '\r' : escape));
+  return text.replace(/\\[\\r]/g, (e) => (e === '\\r' ? '\r' : e));
 }
 
 /** Fault `tables-dates-shifted`: an RFC 3339 UTC cell moved two hours later, its `Z` kept. */

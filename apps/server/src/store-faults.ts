@@ -38,6 +38,7 @@ export const WINDOW_FAULTS = [
   'tags-filtered-oldest-first',
   'windowed-events-newest-first',
   'daily-no-events-404',
+  'order-hidden-subsecond',
 ] as const satisfies readonly FaultName[];
 
 /** The offset of the time zone fault `days-cut-utc-plus-2`: UTC+2. */
@@ -50,6 +51,8 @@ const TAG_FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as co
 /** The store faults of this module over one index (see {@link WINDOW_FAULTS}). */
 export class WindowFaults {
   readonly #eventsByTag = new Map<string, { opens: DatasetEvent[]; clicks: DatasetEvent[] }>();
+  /** Fault `order-hidden-subsecond`: each tag's hidden sub-second part, in ms (by storage order). */
+  readonly #hiddenMs = new Map<string, number>();
 
   constructor(
     readonly index: ReportingIndex,
@@ -57,6 +60,12 @@ export class WindowFaults {
   ) {
     if (faults.hasAny(['days-cut-utc-plus-2', 'daily-no-events-404']))
       indexEvents(index.dataset, this.#eventsByTag);
+    if (faults.has('order-hidden-subsecond')) {
+      const tags = index.dataset.tags;
+      tags.forEach((t, i) => {
+        this.#hiddenMs.set(t.tagID, (999 * i) / tags.length);
+      });
+    }
   }
 
   /** Whether any fault of this module is on. */
@@ -103,7 +112,8 @@ export class WindowFaults {
    * The answer as the faulty store gives it: days cut at UTC+2 midnight
    * (`days-cut-utc-plus-2`), filtered or windowed tags oldest first
    * (`tags-filtered-oldest-first`), windowed events newest first
-   * (`windowed-events-newest-first`), a day without events not found (`daily-no-events-404`).
+   * (`windowed-events-newest-first`), a day without events not found (`daily-no-events-404`),
+   * tags ordered by a hidden sub-second part (`order-hidden-subsecond`).
    */
   answerOut(caller: Caller, request: EndpointRequest, answer: Answer): Answer {
     const f = this.faults;
@@ -124,6 +134,18 @@ export class WindowFaults {
         kind: 'list',
         records: [...(out.records as Tag[])].sort(
           (a, b) => key(a) - key(b) || compareStrings(a.tagID, b.tagID),
+        ),
+      };
+    }
+    if (f.has('order-hidden-subsecond') && out.kind === 'list' && TAG_LISTS.has(request.endpoint)) {
+      // bug: the store keeps each send instant with a sub-second part it does not show (the
+      // later a tag was stored, the later in its second) and sorts by the full value, so two
+      // tags shown with the same dateSent come newest stored first, not in tagID order
+      const key = (t: Tag) => parseTimestampMs(t.dateSent) + (this.#hiddenMs.get(t.tagID) ?? 0);
+      out = {
+        kind: 'list',
+        records: [...(out.records as Tag[])].sort(
+          (a, b) => key(b) - key(a) || compareStrings(a.tagID, b.tagID),
         ),
       };
     }

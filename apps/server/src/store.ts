@@ -23,6 +23,7 @@ import {
 import { LruCache } from './cache.ts';
 import type { FaultSet } from './faults/index.ts';
 import { RAW_QUERY_FAULTS, type RawQuery, WindowFaults } from './store-faults.ts';
+import { EventRecipients } from './store-recipients.ts';
 import { RecordVariants } from './store-variants.ts';
 import { VariantSet } from './variants.ts';
 
@@ -112,6 +113,7 @@ export class Store {
   readonly #facts: FaultFacts | undefined;
   readonly #variants: RecordVariants;
   readonly #windows: WindowFaults;
+  readonly #recipients: EventRecipients;
   readonly #rawInKey: boolean;
 
   constructor(
@@ -121,6 +123,7 @@ export class Store {
   ) {
     this.#variants = new RecordVariants(index.dataset, variants);
     this.#windows = new WindowFaults(index, faults);
+    this.#recipients = new EventRecipients(index.dataset, faults, variants);
     this.#rawInKey = faults.hasAny(RAW_QUERY_FAULTS);
     const storeFaults = [
       'tablet-not-mobile',
@@ -159,6 +162,7 @@ export class Store {
     let computed = this.#compute(caller, inCore);
     if (windows && computed.kind !== 'forbidden')
       computed = this.#windows.answerOut(caller, inCore, computed);
+    if (this.#recipients.active) computed = this.#recipients.answerOut(inCore, computed);
     const answer = this.#variants.answerOut(request.endpoint, computed, echo);
     this.#cache.set(key, answer);
     return answer;

@@ -188,6 +188,22 @@ export const VARIANTS = [
     transport: false,
   },
   {
+    name: 'event-recipient-email-stored',
+    description:
+      "an event's recipient.email (9, 11) is the tag's stored spelling of that recipient entry (e.g. upper case, surrounding spaces), not the normalised email",
+    freedom: 'decisions §8 Revision 3 (the email form of an event recipient is free)',
+    layer: 'store',
+    transport: false,
+  },
+  {
+    name: 'event-recipient-email-as-sent',
+    description:
+      "an event's recipient.email (9, 11) is the event's own spelling in the event log, not the normalised email",
+    freedom: 'decisions §8 Revision 3 (the email form of an event recipient is free)',
+    layer: 'store',
+    transport: false,
+  },
+  {
     name: 'empty-page',
     description:
       'paging end option empty-page: nextURL null on the last page, 200 with data [] past the end',

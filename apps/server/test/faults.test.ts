@@ -5,10 +5,12 @@ import {
   DAY_MS,
   ENDPOINT_LIST,
   envelopeSchema,
+  parseHtml,
   parseText,
   parseTimestampMs,
   signQuery,
   utcDay,
+  withRevision3Cases,
 } from '@tagtrack/core';
 import { canonicalDataset as ds } from '@tagtrack/core/canonical';
 import { describe, expect, test } from 'vitest';
@@ -76,6 +78,9 @@ const unpadded = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey)}
   /=+$/,
   '',
 );
+
+/** The canonical dataset with core's Revision 3 cases (equal dateSent, a recipient listed twice with events). */
+const REVISION_3_DATASET = withRevision3Cases(ds);
 
 /** One response as the probes see it. */
 interface Observed {
@@ -543,6 +548,64 @@ describe('fault injection', () => {
       const options = { publicUrl: PUBLIC, ...probe.options, clock };
       const clean = createServer(options);
       const faulty = createServer({ ...options, faults: [fault] });
+  'text-raw-cr': {
+    requests: [['/teams/tags', 'rtn=text']],
+    faulty: ([text]) => {
+      expect(text!.body).toContain('Quarterly figures\rrevised');
+      expect(() => parseText(text!.body)).toThrow(/raw carriage return/);
+    },
+  },
+  'html-raw-cr': {
+    requests: [['/teams/tags', 'rtn=html']],
+    faulty: ([html]) => {
+      expect(html!.body).toContain('Quarterly figures\rrevised');
+      expect(() => parseHtml(html!.body)).toThrow(/raw carriage return/);
+    },
+  },
+  'text-rows-per-record': {
+    options: { pageSize: 5 },
+    requests: [
+      ['/opens', 'rtn=text'],
+      ['/opens', ''],
+    ],
+    faulty: ([text, js]) => {
+      const groups = json(js!).data as unknown as { opens: unknown[] }[];
+      expect(groups).toHaveLength(5);
+      expect(parseText(text!.body).rows).toHaveLength(5);
+    },
+  },
+  'event-groups-count-events': {
+    requests: [['/clicks', '']],
+    faulty: ([o]) => {
+      const groups = json(o!).data as unknown as { clicks: unknown[] }[];
+      const events = groups.reduce((n, g) => n + g.clicks.length, 0);
+      expect(Number(o!.headers['x-total-count'])).toBe(events);
+      expect(events).toBeGreaterThan(groups.length);
+    },
+  },
+  'event-recipient-name-last': {
+    options: { dataset: REVISION_3_DATASET },
+    requests: [['/opens', '']],
+    faulty: ([o]) => {
+      const names = (json(o!).data as unknown as { opens: { recipient: { name: string } }[] }[])
+        .flatMap((g) => g.opens)
+        .map((e) => e.recipient.name);
+      expect(names.some((n) => n.endsWith(' (listed again)'))).toBe(true);
+    },
+  },
+  'event-recipient-name-first-entry': {
+    requests: [['/clicks', '']],
+  },
+  'order-hidden-subsecond': {
+    options: { dataset: REVISION_3_DATASET },
+    requests: [['/teams/tags', '']],
+    faulty: ([o]) => {
+      const tags = json(o!).data as unknown as { tagID: string; dateSent: string }[];
+      const tie = tags.findIndex((t, i) => i > 0 && t.dateSent === tags[i - 1]!.dateSent);
+      expect(tie).toBeGreaterThan(0);
+      expect(tags[tie]!.tagID < tags[tie - 1]!.tagID).toBe(true);
+    },
+  },
       const expected = await observe(clean, probe);
       const actual = await observe(faulty, probe);
       expect(actual).not.toEqual(expected);

@@ -72,6 +72,8 @@ export {
 } from './columnar/snapshot.ts';
 export { isSnapshotFile, loadSnapshotFile, writeSnapshotFile } from './columnar/snapshot-file.ts';
 export { Contact, ContactStats } from './contact.ts';
+export { SOUNDNESS_EDGE_CASES, withEveryEdgeCase } from './dataset/edge-cases.ts';
+export { REVISION_3_CASES, withRevision3Cases } from './dataset/revision3-cases.ts';
 export {
   CANONICAL_SCALE,
   CANONICAL_SEED,

@@ -189,4 +189,27 @@ export const STORE_FAULTS = [
       '/teams/member/{id}/tags reads a tag filter spelled 1 as false (decisions §4: true, false, 1, 0 in any case)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
   },
+  {
+    name: 'event-recipient-name-last',
+    area: 'store',
+    description:
+      "an event's recipient.name (9, 11) is the name of the tag's last recipient entry with the event's normalised email, not the first (decisions §8 Revision 3); the fault matrix serves it a dataset where such an entry has events (conformance/test/revision3-dataset.ts)",
+    detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
+    blind: ['REL-EVENT-RECIPIENT'],
+  },
+  {
+    name: 'event-recipient-name-first-entry',
+    area: 'store',
+    description:
+      "an event's recipient.name (9, 11) is the name of the tag's first recipient entry, whoever the event's recipient is (decisions §8 Revision 3)",
+    detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
+    blind: ['REL-EVENT-RECIPIENT'],
+  },
+  {
+    name: 'order-hidden-subsecond',
+    area: 'store',
+    description:
+      'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (decisions §3 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
+    detectedBy: ['PAGE-STABLE-ORDER'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -152,6 +152,59 @@ export const checks: readonly Check[] = [
     },
   }),
   defineCheck({
+    id: 'REL-EVENT-RECIPIENT',
+    title:
+      'the recipient of every event of /opens and /clicks is one of its tag’s recipients by normalised email, named as the tag’s recipients name that email (its first entry); the email’s spelling is free',
+    clause: 'decisions §8 Revision 3 (the recipient of an event on endpoints 9 and 11)',
+    endpoints: ['opens.list', 'clicks.list', 'teams.tags'],
+    async run(ctx) {
+      // the tag's recipients list each normalised email once, with its first entry's name
+      // (decisions §3 Revision 2): that is the name every event by that email must carry
+      const names = new Map<string, Map<string, string>>();
+      for (const t of await allTags(ctx)) {
+        const byEmail = new Map<string, string>();
+        for (const r of t.recipients) {
+          const email = normaliseEmail(r.email);
+          if (!byEmail.has(email)) byEmail.set(email, r.name);
+        }
+        names.set(t.tagID, byEmail);
+      }
+      let compared = 0;
+      for (const endpoint of ['opens.list', 'clicks.list'] as const) {
+        const w = await ctx.walk(endpoint);
+        // an event of a tag the tag list lacks is the scoping checks' to judge
+        const events = flattenEvents(w.records).filter((e) => names.has(e.tagID));
+        compared += events.length;
+        await ctx.each(
+          events,
+          (e) => {
+            const email = normaliseEmail(e.recipient.email);
+            const want = names.get(e.tagID)!.get(email);
+            ensure(
+              want !== undefined,
+              () =>
+                `${describe(w.pages[0]!)}: an event of tag ${e.tagID} (${e.date}) has the recipient ${JSON.stringify(e.recipient.email)}, which is not among the tag's recipients`,
+              { kind: 'value', exchange: w.pages[0] },
+            );
+            ensure(
+              e.recipient.name === want,
+              () =>
+                `${describe(w.pages[0]!)}: an event of tag ${e.tagID} by ${email} (${e.date}) names its recipient ${JSON.stringify(e.recipient.name)}; the tag's recipients name ${email} ${JSON.stringify(want)}`,
+              {
+                kind: 'value',
+                exchange: w.pages[0],
+                expected: want,
+                actual: e.recipient.name,
+              },
+            );
+          },
+          { list: MAX_LISTED },
+        );
+      }
+      if (compared === 0) ctx.skip('no open or click event is visible to the credential');
+    },
+  }),
+  defineCheck({
     id: 'REL-EVENTS-WINDOW',
     title:
       'start/end on /opens and /clicks select events by their own date (openDate, clickDate), inclusive',

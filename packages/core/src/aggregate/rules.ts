@@ -212,13 +212,32 @@ export function compareMembers(
   );
 }
 
-/** Tag order of decisions §3: newest `dateSent` first (by instant), then `tagID`. */
+/**
+ * Tag order of decisions §3 over `dateSent` values as a response shows them: newest first
+ * (by instant, at the precision shown), then `tagID`. To order stored tags, compare what the
+ * response will show ({@link compareTagsAsShown}; decisions §3 Revision 3).
+ */
 export function compareTags(
   a: Pick<DatasetTag, 'dateSent' | 'tagID'>,
   b: Pick<DatasetTag, 'dateSent' | 'tagID'>,
 ): number {
   return (
     parseTimestampMs(b.dateSent) - parseTimestampMs(a.dateSent) || compareStrings(a.tagID, b.tagID)
+  );
+}
+
+/**
+ * Tag order of decisions §3 Revision 3 over stored tags: by the `dateSent` the responses show
+ * ({@link canonicalTimestamp}, seconds precision), then `tagID`; a sub-second part that is
+ * not shown never orders two tags.
+ */
+export function compareTagsAsShown(
+  a: Pick<DatasetTag, 'dateSent' | 'tagID'>,
+  b: Pick<DatasetTag, 'dateSent' | 'tagID'>,
+): number {
+  return compareTags(
+    { dateSent: canonicalTimestamp(a.dateSent), tagID: a.tagID },
+    { dateSent: canonicalTimestamp(b.dateSent), tagID: b.tagID },
   );
 }
 
@@ -348,7 +367,7 @@ export function contactOf(
   const key = normaliseEmail(email);
   const sent = tags
     .filter((t) => t.recipients.some((r) => normaliseEmail(r.email) === key))
-    .sort(compareTags);
+    .sort(compareTagsAsShown);
   const latest = sent[0];
   if (!latest) return undefined;
   const sentIds = new Set(sent.map((t) => t.tagID));
@@ -394,7 +413,7 @@ export function visibleMembers(dataset: Dataset, caller: Caller): DatasetMember[
 /** The tags the caller sees: those a visible member sent (decisions §2), in tag order (§3). */
 export function visibleTags(dataset: Dataset, caller: Caller): DatasetTag[] {
   const visible = visibleMemberIDs(dataset, caller);
-  return dataset.tags.filter((t) => visible.has(t.memberID)).sort(compareTags);
+  return dataset.tags.filter((t) => visible.has(t.memberID)).sort(compareTagsAsShown);
 }
 
 /**

@@ -55,10 +55,10 @@ export function buildTables(res: ResolvedDataset): Tables {
     if (g >= 0) groupLists[g]!.push(m);
   }
 
-  // Tag order (newest dateSent first, ties by tagID): the stable ascending sort by epoch ms,
+  // Tag order (newest dateSent as shown first, ties by tagID): the stable ascending sort by epoch ms,
   // with each tag's member and ms along, read backwards. Each hot loop is a small function of
   // its own (quick to compile on a cold start), reading its arrays in order.
-  const byMs = sortByKey(res.tagMs, res.tagMember, true);
+  const byMs = sortByKey(shownSeconds(res.tagMs), res.tagMember, true);
   const tagOrder = new Int32Array(T);
   const memberOfRank = new Int32Array(T);
   const memberTagStart = new Int32Array(M + 1);
@@ -86,6 +86,17 @@ export function buildTables(res: ResolvedDataset): Tables {
     opens: indexEvents(res.opens, 'openDate', T, P),
     clicks: indexEvents(res.clicks, 'clickDate', T, P),
   };
+}
+
+/**
+ * The send instants as the responses show them (decisions §3 Revision 3: order is defined on
+ * the values as shown): epoch ms cut to the whole second, since `dateSent` is rendered at
+ * seconds precision; so tags shown with the same `dateSent` tie, and ties go by tagID. `ms`
+ * itself when every instant is a whole second (the usual case: no copy).
+ */
+function shownSeconds(ms: Float64Array): Float64Array {
+  if (ms.every((v) => v % 1000 === 0)) return ms;
+  return ms.map((v) => Math.floor(v / 1000) * 1000);
 }
 
 /**
