@@ -1,9 +1,65 @@
+import { parseJsonExact } from '@tagtrack/core';
 import fc from 'fast-check';
+import type { Exchange } from '../../http.ts';
+import { linksOf } from '../compare.ts';
+import type { EndpointCall } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure } from '../failure.ts';
+import { describe, ensure, Violation } from '../failure.ts';
 import { firstDifference } from '../sample.ts';
 import { headerCount } from '../walk.ts';
-import { listCalls, PAGED, type SizedList, withQuery } from './shared.ts';
+import { listCalls, PAGED, pagingUrlProblem, type SizedList, withQuery } from './shared.ts';
+
+/**
+ * Cursors above 2^53 − 1 (the profile sets no size limit, and allows leading zeros): the page
+ * is past the end of any list, and `previous` = cursor − pageSize must be exact, which float
+ * arithmetic is not (decisions §3 Revision 2; docs/spec.md §5).
+ */
+export const HUGE_CURSORS = ['99999999999999999999', `000${'1234567890'.repeat(3)}`] as const;
+
+/**
+ * What is wrong with the answer `ex` to a request at the huge `cursor` (see
+ * {@link HUGE_CURSORS}), or `undefined`: no records; `Link` rel="prev" (and `previousURL`) at
+ * exactly cursor − pageSize, no rel="next"; in a 200 JSON body `paging.cursors` previous =
+ * cursor − pageSize (read from the text with all its digits), next = total = `total`.
+ */
+function hugeCursorProblem(
+  ex: Exchange,
+  cursor: string,
+  pageSize: number,
+  total: number,
+  baseUrl: string,
+): string | undefined {
+  const previous = BigInt(cursor) - BigInt(pageSize);
+  if (ex.status !== 200 && ex.status !== 204) return `status ${ex.status}, expected 204 or 200`;
+  const links = linksOf(ex.responseHeaders.link);
+  if (links.prev === undefined)
+    return `no Link rel="prev" (${JSON.stringify(ex.responseHeaders.link ?? null)})`;
+  const prev = pagingUrlProblem(links.prev, baseUrl, ex, previous);
+  if (prev !== undefined) return `Link rel="prev" ${prev}`;
+  if (links.next !== undefined) return `Link rel="next" <${links.next}> past the end`;
+  const json = ex.status === 200 && ex.method === 'GET' && ex.body.trimStart().startsWith('{');
+  if (!json) return undefined;
+  let body: {
+    data?: unknown;
+    paging?: { cursors?: Record<string, unknown>; previousURL?: unknown };
+  };
+  try {
+    body = parseJsonExact(ex.body) as typeof body;
+  } catch {
+    return 'body is not JSON';
+  }
+  if (!Array.isArray(body.data) || body.data.length !== 0) return 'data is not []';
+  const c = body.paging?.cursors ?? {};
+  const exact = (v: unknown) => (typeof v === 'number' || typeof v === 'bigint' ? BigInt(v) : v);
+  if (exact(c.previous) !== previous)
+    return `paging.cursors.previous ${String(c.previous)}, expected ${previous} (cursor ${cursor} - page size ${pageSize}, exactly)`;
+  if (exact(c.next) !== BigInt(total) || exact(c.total) !== BigInt(total))
+    return `paging.cursors next ${String(c.next)} and total ${String(c.total)}, expected ${total} (past the end)`;
+  const url = body.paging?.previousURL;
+  if (typeof url !== 'string') return `previousURL ${JSON.stringify(url)}, expected a URL`;
+  const problem = pagingUrlProblem(url, baseUrl, ex, previous);
+  return problem === undefined ? undefined : `previousURL ${problem}`;
+}
 
 /** Walking the pages: every record once, cursor arithmetic, both client loop styles (decisions §3). */
 export const checks: readonly Check[] = [
@@ -54,8 +110,9 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-CURSOR-ARITHMETIC',
     title:
-      'a page at any cursor holds records [cursor, cursor+pageSize) of the walk, next = min(cursor+pageSize, total), previous = max(cursor-pageSize, 0), previousURL null iff cursor = 0',
-    clause: 'decisions §3 (cursor = offset, next) and its Revision 2 (previous, previousURL)',
+      'a page at any cursor holds records [cursor, cursor+pageSize) of the walk, next = min(cursor+pageSize, total), previous = max(cursor-pageSize, 0), previousURL null iff cursor = 0; past a cursor above 2^53 - 1, previous, previousURL and Link rel="prev" are cursor - pageSize exactly, in every rtn and on HEAD',
+    clause:
+      'decisions §3 (cursor = offset, next) and its Revision 2 (previous, previousURL; cursor [0-9]+ without size limit)',
     endpoints: PAGED,
     async run(ctx) {
       const lists = (await listCalls(ctx)).slice(0, 4);
@@ -127,6 +184,31 @@ export const checks: readonly Check[] = [
             );
         },
         { examples },
+      );
+      // cursors above 2^53 - 1 on two lists, in json, every rtn and HEAD: previous exact
+      await ctx.each(
+        lists
+          .slice(0, 2)
+          .flatMap((l) =>
+            HUGE_CURSORS.flatMap((cursor) =>
+              [undefined, ...ctx.profile.rtn, 'HEAD'].map((form) => ({ l, cursor, form })),
+            ),
+          ),
+        async ({ l, cursor, form }) => {
+          const call: EndpointCall =
+            form === 'HEAD'
+              ? { ...withQuery(l, ['cursor', cursor]), method: 'HEAD' }
+              : form === undefined
+                ? withQuery(l, ['cursor', cursor])
+                : withQuery(l, ['cursor', cursor], ['rtn', form]);
+          const ex = await ctx.call(l.endpoint, call);
+          const problem = hugeCursorProblem(ex, cursor, ps, l.total, ctx.http.baseUrl);
+          if (problem !== undefined)
+            throw new Violation(
+              `${describe(ex)} (cursor ${cursor}, above 2^53 - 1, total ${l.total}, page size ${ps}): ${problem}`,
+              { kind: problem.startsWith('status') ? 'status' : 'value', exchange: ex },
+            );
+        },
       );
     },
   }),

@@ -1,4 +1,10 @@
-import { ENDPOINT_LIST, type EndpointId, endpointById, queryWithCursor } from '@tagtrack/core';
+import {
+  type Cursor,
+  ENDPOINT_LIST,
+  type EndpointId,
+  endpointById,
+  queryWithCursor,
+} from '@tagtrack/core';
 import type { Exchange } from '../../http.ts';
 import type { CheckContext, EndpointCall } from '../context.ts';
 import { describe, ensure } from '../failure.ts';
@@ -104,7 +110,7 @@ export function pagingUrlProblem(
   url: string,
   baseUrl: string,
   ex: Exchange,
-  cursor: number,
+  cursor: Cursor,
 ): string | undefined {
   let u: URL;
   try {
