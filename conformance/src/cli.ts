@@ -20,6 +20,7 @@ import {
 } from './reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS, runConformance } from './runner.ts';
 import { VERSION } from './version.ts';
+import { DATA_MODES, type DataMode, DEFAULT_ATTEMPTS } from './watermark.ts';
 
 /** Exit codes: 0 every required check passed, 1 a check failed, 2 usage/configuration/connection. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -109,6 +110,15 @@ budget on the most valuable checks first (oracle, scope, counters, auth) and rep
 as not run. --max-duration, SIGINT (Ctrl-C) or SIGTERM stop the run: unfinished checks are
 reported as "error: interrupted", every report is written, and the exit code is 2 (a second
 Ctrl-C exits at once, without reports). A 5xx answer to any request fails the run.
+
+Data that changes during the run (a live staging or production service, decisions §3
+Revision 3): --data auto (blind mode's default) reads each credential's stats watermark
+(GET /stats?aggregateData=true) once at the start; a failing check reads it again and, if
+it moved, runs again on its own until an attempt reads still data (--attempts, default 3).
+A check whose data changed during every attempt is "inconclusive": never a pass, never a
+fail, listed loudly; alone it does not fail the run (exit 0). --data still never reads a
+watermark (fixture mode's default: the canonical dataset does not change); --data watch is
+auto that refuses to run when no watermark can be read.
 
 Exit codes: 0 every required check passed, 1 a check failed (or a stale expected-failure
 entry, or a 5xx answer), 2 usage, configuration or connection error, or an interrupted run.
@@ -251,6 +261,22 @@ export function buildProgram(done: (code: number) => void): Command {
         'write every request and response as HAR 1.2 (credentials redacted)',
       ).env('TAGTRACK_HAR'),
     )
+    .addOption(
+      new Option(
+        '--data <mode>',
+        'still, watch or auto: whether the data may change during the run (default: auto in blind mode, still in fixture mode)',
+      )
+        .choices(DATA_MODES)
+        .env('TAGTRACK_DATA'),
+    )
+    .addOption(
+      new Option(
+        '--attempts <n>',
+        `runs of a failing check made again when its data moved (default ${DEFAULT_ATTEMPTS})`,
+      )
+        .argParser(positiveInt('attempts'))
+        .env('TAGTRACK_ATTEMPTS'),
+    )
     .addOption(new Option('--bail', 'stop after the first failing check').env('TAGTRACK_BAIL'))
     .addOption(
       new Option('--probe-methods', 'also send POST/PUT/DELETE/PATCH to check the 405 answers').env(
@@ -372,6 +398,8 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
           ? undefined
           : Math.round((opts.maxDuration as number) * 1000),
       maxResponseTimeMs: opts.maxResponseTime as number | undefined,
+      data: opts.data as DataMode | undefined,
+      attempts: opts.attempts as number | undefined,
       signal: stopped.signal,
       onEvent: progressReporter(stderr),
     }).finally(stopped.dispose);

@@ -1,3 +1,4 @@
+export { type DataReport, DataWatch } from './attempt.ts';
 export { CheckContext, type EachOptions, LOOP_BATCH } from './checks/context.ts';
 export {
   AREA_PRIORITY,
@@ -90,3 +91,12 @@ export {
   selectChecks,
   splitPatterns,
 } from './runner.ts';
+export {
+  DATA_MODES,
+  type DataMode,
+  DEFAULT_ATTEMPTS,
+  readWatermarks,
+  type Watermark,
+  type Watermarks,
+  watermarkMove,
+} from './watermark.ts';

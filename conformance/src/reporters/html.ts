@@ -34,7 +34,8 @@ body{font:14px/1.45 system-ui,sans-serif;margin:1.2rem 2rem;color:#1b1f24}
 h1{margin:0 0 .2rem;font-size:1.5rem}h2{margin:1.4rem 0 .4rem;border-bottom:1px solid #ddd}
 h3{margin:.2rem 0;font-size:1rem}
 table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #ccc;padding:.15rem .45rem;text-align:left;vertical-align:top}
-.pass{background:#e6f4ea}.fail{background:#fde7e9}.error{background:#fbd3b6}.skip{background:#eee}.xfail{background:#fff4cc}
+.pass{background:#e6f4ea}.fail{background:#fde7e9}.error{background:#fbd3b6}.skip{background:#eee}.xfail{background:#fff4cc}.inconclusive{background:#ffe8a3}
+.failure.inconclusive{border-color:#bf8700;background:none}
 .verdict{font-size:1.15rem;font-weight:600;margin:.3rem 0;padding:.2rem .5rem}.meta{margin:.2rem 0;color:#444}
 .failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.6rem 0}.failure.fail,.failure.pass{background:none}.failure.error{border-color:#bc4c00;background:none}
 .finding{margin:.4rem 0}.message{margin:.2rem 0;font-weight:600}.kind{color:#6e7781;font-weight:400}
@@ -115,22 +116,48 @@ function failedCheckHtml(
   );
 }
 
+/** An inconclusive check: what moved, how often it ran, the command that runs it again. */
+function inconclusiveHtml(c: CheckResult, result: RunResult): string {
+  return (
+    `<article class="failure inconclusive" id="${a(c.id)}">` +
+    `<h3><span class="badge inconclusive">INCONCLUSIVE</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
+    `<p class="message">${e(c.reason ?? 'the data changed during every run')}</p>` +
+    `<p class="meta">${c.attempts ?? 1} runs, ${c.requests} requests; check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
+  );
+}
+
+/** How the run watched its data (decisions §3 Revision 3), when a watermark moved or could not be read. */
+function dataLine(result: RunResult): string {
+  const d = result.data;
+  if (d === undefined || (d.moved === undefined && d.note === undefined)) return '';
+  const text =
+    d.moved !== undefined
+      ? `Data (--data ${d.mode}): ${d.moved} during the run; ${d.rerunChecks} failing checks ran again (${d.reruns} runs, ${d.watermarkRequests} watermark requests).`
+      : `Data (--data ${d.mode}): ${d.note}.`;
+  return `<p class="meta">${e(text)}</p>`;
+}
+
 function areaTable(result: RunResult): string {
   const areas = [...new Set([...AREAS, ...result.checks.map((c) => c.area)])].filter((area) =>
     result.checks.some((c) => c.area === area),
   );
-  const n = (area: string, s: string) =>
-    result.checks.filter((c) => c.area === area && c.status === s).length;
+  // the inconclusive column only when a check was (decisions §3 Revision 3)
+  const statuses = result.checks.some((c) => c.status === 'inconclusive')
+    ? ['pass', 'fail', 'inconclusive', 'error', 'skip']
+    : ['pass', 'fail', 'error', 'skip'];
+  const n = (area: string | undefined, s: string) =>
+    result.checks.filter((c) => (area === undefined || c.area === area) && c.status === s).length;
+  const cells = (area: string | undefined) =>
+    statuses.map((s) => `<td>${n(area, s)}</td>`).join('');
   const rows = areas
     .map(
       (area) =>
-        `<tr><th title="${a(AREA_TITLES[area as Area] ?? 'custom checks')}">${e(area)}</th><td>${n(area, 'pass')}</td><td>${n(area, 'fail')}</td><td>${n(area, 'error')}</td><td>${n(area, 'skip')}</td></tr>`,
+        `<tr><th title="${a(AREA_TITLES[area as Area] ?? 'custom checks')}">${e(area)}</th>${cells(area)}</tr>`,
     )
     .join('');
-  const s = result.summary;
   return (
-    `<table id="areas"><tr><th>area</th><th>pass</th><th>fail</th><th>error</th><th>skip</th></tr>${rows}` +
-    `<tr><th>total</th><td>${s.pass}</td><td>${s.fail}</td><td>${s.error}</td><td>${s.skip}</td></tr></table>`
+    `<table id="areas"><tr><th>area</th>${statuses.map((s) => `<th>${s}</th>`).join('')}</tr>${rows}` +
+    `<tr><th>total</th>${cells(undefined)}</tr></table>`
   );
 }
 
@@ -201,13 +228,20 @@ export function toHtml(result: RunResult): string {
   ];
   // otherwise a 5xx answer to a check listed as an expected failure (a 5xx fails the run)
   if (why.length === 0) why.push('a request was answered with a 5xx');
+  const inconclusive = result.checks.filter((c) => c.status === 'inconclusive');
   const verdict = result.ok
-    ? `PASS: every required check passed (${s.pass} passed, ${s.skip} skipped)`
+    ? inconclusive.length > 0
+      ? `PASS with ${inconclusive.length} inconclusive: no required check failed, but ${inconclusive.length} could not be judged because the data changed during each of their runs (${s.pass} passed, ${inconclusive.length} inconclusive, ${s.skip} skipped)`
+      : `PASS: every required check passed (${s.pass} passed, ${s.skip} skipped)`
     : `FAIL: ${why.join('; ')} (${s.pass} passed, ${s.skip} skipped)`;
   const failures =
     failing.length === 0
       ? ''
       : `<section id="failures"><h2>Failures (${failing.length})</h2>\n${failing.map((c) => failedCheckHtml(c, result, exchanges)).join('\n')}</section>`;
+  const unjudged =
+    inconclusive.length === 0
+      ? ''
+      : `<section id="inconclusive"><h2>Inconclusive (${inconclusive.length})</h2>\n<p>The data changed during each run of these checks, so no answer read on still data shows whether they conform (decisions §3 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more <code>--attempts</code>.</p>\n${inconclusive.map((c) => inconclusiveHtml(c, result)).join('\n')}</section>`;
   const expected = result.checks.filter(
     (c) => c.expectedFailure !== undefined && !counts(c) && c.status !== 'pass',
   );
@@ -222,12 +256,14 @@ export function toHtml(result: RunResult): string {
 <body>
 <h1>tagtrack conformance report</h1>
 <section id="summary">
-<p class="verdict ${result.ok ? 'pass' : 'fail'}">${e(verdict)}</p>
+<p class="verdict ${result.ok ? (inconclusive.length > 0 ? 'inconclusive' : 'pass') : 'fail'}">${e(verdict)}</p>
 <p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
 seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${e(VERSION)}; started ${e(result.startedAt)}, ${result.durationMs} ms,
 ${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache); ${s.expectedFailures} expected failures.</p>
 </section>
+${dataLine(result)}
 ${failures}
+${unjudged}
 <h2>By area</h2>
 ${areaTable(result)}
 <h2>Checks</h2>
