@@ -403,6 +403,7 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       signal: stopped.signal,
       onEvent: progressReporter(stderr),
     }).finally(stopped.dispose);
+    for (const w of result.warnings ?? []) stderr.write(`tagtrack-conformance: warning: ${w}\n`);
     process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
     if (opts.reportDir !== undefined) {
       const paths = await writeReports(result, opts.reportDir as string);
@@ -420,8 +421,13 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     }
     return result.ok ? EXIT.ok : EXIT.failed;
   } catch (e) {
-    // no answer from the base URL: the reports still say so, check by check
-    if (e instanceof ConnectionError && e.result !== undefined && opts.reportDir !== undefined) {
+    // no answer from the base URL, or a misconfiguration the preflight found: the reports
+    // still say so, check by check (none run) and in `configError`
+    if (
+      (e instanceof ConnectionError || e instanceof ConfigError) &&
+      e.result !== undefined &&
+      opts.reportDir !== undefined
+    ) {
       const paths = await writeReports(e.result, opts.reportDir as string);
       process.stdout.write(`reports: ${paths.join(', ')}\n`);
     }

@@ -34,6 +34,7 @@ import type { Walk } from './checks/walk.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
+import { preflight } from './preflight.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
 import type { DataMode } from './watermark.ts';
 
@@ -204,6 +205,15 @@ export interface RunResult {
   readonly concurrency?: number | undefined;
   /** Why the run stopped early (deadline, SIGINT, SIGTERM); absent when it ran to the end. */
   readonly interrupted?: string | undefined;
+  /**
+   * Why no check ran, one line: the preflight (preflight.ts) found a misconfiguration (no
+   * Tag Tracking API at the base URL, a rejected credential, a profile option the
+   * implementation did not choose) or the base URL did not answer. Every check is then an
+   * error "not run: …" (or "interrupted: the base URL did not answer: …"), never a verdict.
+   */
+  readonly configError?: string | undefined;
+  /** What the preflight saw differ from the profile without proving it wrong (one line each). */
+  readonly warnings?: readonly string[] | undefined;
   /** How the run watched for data changing under it (set by every run; see attempt.ts). */
   readonly data?: DataReport | undefined;
   readonly exchanges: readonly Exchange[];
@@ -213,6 +223,12 @@ export interface RunResult {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'invalid_configuration' as const;
+  /**
+   * Set by `runConformance` when its preflight found the misconfiguration: the run's result,
+   * every check an error "not run: …" and `configError` set, so that callers can still write
+   * reports.
+   */
+  result?: RunResult | undefined;
 }
 
 /**
@@ -448,11 +464,18 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     maxResponseTimeMs: options.maxResponseTimeMs,
   };
 
-  // Preflight: the base URL answers and the primary credential is accepted.
-  let pre: Exchange | undefined;
+  // Preflight (preflight.ts): the base URL answers with this API, every credential is
+  // accepted, the profile's observable options match. A misconfiguration is never a verdict:
+  // no check runs, and the ConfigError is thrown with the result at the end (reports written)
+  let pre: readonly Exchange[] = [];
+  let warnings: readonly string[] = [];
   let unreachable: ConnectionError | undefined;
+  let misconfigured: ConfigError | undefined;
   try {
-    pre = await http.request({ path: '/teams', credential: primary });
+    const found = await preflight({ http, profile, primary, credentials: all });
+    pre = found.exchanges;
+    warnings = found.warnings;
+    if (found.problem !== undefined) misconfigured = new ConfigError(found.problem);
   } catch (e) {
     // no answer: the run still builds its result (every check an error naming the cause), so
     // that the reports are written; the ConnectionError is thrown with it at the end
@@ -465,16 +488,11 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       throw e;
     }
   }
-  if (pre !== undefined && (pre.status === 401 || pre.status === 403)) {
-    guard.dispose();
-    throw new ConfigError(
-      `the credential ${primary.label} (authId ${primary.authId}) was rejected: GET /teams answered ${pre.status}`,
-    );
-  }
+  const notRun = unreachable ?? misconfigured;
 
-  // progress is not reported for a run whose base URL never answered (its cause is one line)
+  // progress is not reported for a run the preflight stopped (its cause is one line)
   const onEvent = (event: RunEvent) => {
-    if (unreachable === undefined) options.onEvent?.(event);
+    if (notRun === undefined) options.onEvent?.(event);
   };
   const walkCache = new Map<string, Promise<Walk>>();
   const discoveries = new Map<string, Promise<Discovery>>();
@@ -497,7 +515,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   };
   const watch = await DataWatch.start({
     services,
-    mode: unreachable === undefined ? options.data : 'still',
+    mode: notRun === undefined ? options.data : 'still',
     attempts: options.attempts,
     credentials: all,
     discover,
@@ -520,7 +538,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const done = new Map<string, { result: CheckResult; exchanges: readonly { id: number }[] }>();
   const running = new Set<Promise<void>>();
   let bailed = false;
-  const halted = () => bailed || guard.interrupted !== undefined || guard.budgetSpent;
+  const halted = () =>
+    misconfigured !== undefined || bailed || guard.interrupted !== undefined || guard.budgetSpent;
   const launch = (check: Check): Promise<void> => {
     const epoch = watch.epoch;
     const p: Promise<void> = runCheck(check, services, env, guard)
@@ -566,13 +585,18 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     // the grace ended, or never started, is an error of the interrupted run
     const notApplicable = check.skipIf?.(env);
     const outcome: Outcome =
-      notApplicable !== undefined
-        ? skipped(notApplicable, seed)
-        : guard.interrupted !== undefined
-          ? { ...skipped(`interrupted: ${guard.interrupted}`, seed), status: 'error' }
-          : guard.budgetSpent
-            ? skipped(`not run: request budget spent (--max-requests ${options.maxRequests})`, seed)
-            : skipped('not run: an earlier check failed and --bail is set', seed);
+      misconfigured !== undefined
+        ? { ...skipped(`not run: ${misconfigured.message}`, seed), status: 'error' }
+        : notApplicable !== undefined
+          ? skipped(notApplicable, seed)
+          : guard.interrupted !== undefined
+            ? { ...skipped(`interrupted: ${guard.interrupted}`, seed), status: 'error' }
+            : guard.budgetSpent
+              ? skipped(
+                  `not run: request budget spent (--max-requests ${options.maxRequests})`,
+                  seed,
+                )
+              : skipped('not run: an earlier check failed and --bail is set', seed);
     const result = resultOf(check, outcome, expected.get(check.id));
     done.set(check.id, { result, exchanges: [] });
     onEvent({ type: 'check', result });
@@ -584,7 +608,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const take = (id: number) => {
     if (!renumber.has(id)) renumber.set(id, renumber.size + 1);
   };
-  if (pre !== undefined) take(pre.id);
+  for (const ex of pre) take(ex.id);
   for (const check of selected) for (const ex of done.get(check.id)!.exchanges) take(ex.id);
   for (const ex of http.exchanges) take(ex.id);
   const newId = (id: number | undefined) => (id === undefined ? undefined : renumber.get(id));
@@ -625,16 +649,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     summary,
     staleExpectedFailures: stale.map((r) => r.id),
     ok:
-      !results.some(isBad) && stale.length === 0 && !serverError && guard.interrupted === undefined,
+      !results.some(isBad) &&
+      stale.length === 0 &&
+      !serverError &&
+      guard.interrupted === undefined &&
+      notRun === undefined,
     concurrency,
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
+    ...(notRun === undefined ? {} : { configError: notRun.message }),
+    ...(warnings.length === 0 ? {} : { warnings }),
     data: watch.report(),
     exchanges,
   };
   onEvent({ type: 'end', result });
-  if (unreachable !== undefined) {
-    unreachable.result = result;
-    throw unreachable;
+  if (notRun !== undefined) {
+    notRun.result = result;
+    throw notRun;
   }
   return result;
 }

@@ -221,7 +221,10 @@ export function toHtml(result: RunResult): string {
   );
   const s = result.summary;
   const why = [
-    ...(failing.length > 0
+    ...(result.configError === undefined
+      ? []
+      : [`configuration error, no check ran: ${result.configError}`]),
+    ...(failing.length > 0 && result.configError === undefined
       ? [`${failing.length} of ${result.checks.length} checks did not pass`]
       : []),
     ...(result.interrupted === undefined ? [] : [`the run was interrupted: ${result.interrupted}`]),
@@ -260,6 +263,7 @@ export function toHtml(result: RunResult): string {
 <p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
 seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${e(VERSION)}; started ${e(result.startedAt)}, ${result.durationMs} ms,
 ${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache); ${s.expectedFailures} expected failures.</p>
+${(result.warnings ?? []).map((w) => `<p class="meta">Warning: ${e(w)}</p>`).join('\n')}
 </section>
 ${dataLine(result)}
 ${failures}

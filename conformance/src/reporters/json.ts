@@ -52,6 +52,13 @@ export const ResultsJson = z.object({
       note: z.string().optional(),
     })
     .optional(),
+  /**
+   * Why no check ran (absent when the checks ran): the preflight found a misconfiguration
+   * or the base URL did not answer. Every check is then an error naming it.
+   */
+  configError: z.string().optional(),
+  /** What the preflight saw differ from the profile without proving it wrong. */
+  warnings: z.array(z.string()).optional(),
   checks: z.array(
     z.object({
       id: z.string().regex(/^[A-Z0-9]+(-[A-Z0-9]+)+$/),

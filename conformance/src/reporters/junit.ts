@@ -26,6 +26,9 @@ export function junitProperties(result: RunResult): [string, string][] {
     ...(result.interrupted === undefined
       ? []
       : ([['interrupted', result.interrupted]] as [string, string][])),
+    ...(result.configError === undefined
+      ? []
+      : ([['configError', result.configError]] as [string, string][])),
   ];
 }
 
