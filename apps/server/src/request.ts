@@ -2,11 +2,15 @@ import {
   CalendarDate,
   DAY_MS,
   dayStartMs,
+  decodeFormComponent,
   type Endpoint,
   type EndpointId,
   IGNORED_PARAMS,
   PARAM_NAMES,
   parseQuery,
+  parseQueryString,
+  type QueryEntry,
+  QueryParamError,
   type QueryParams,
   TAG_FILTER_PARAMS,
   utcDay,
@@ -51,21 +55,113 @@ const API_PARAMS: ReadonlySet<string> = new Set(PARAM_NAMES);
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * Parses the query of a request to `endpoint` per decisions §4 (through core's
- * {@link parseQuery}; throws its `QueryParamError`), with the parameter-layer faults
- * applied: `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
+ * The parameters of a raw query string per decisions §4 Revision 3 (core's
+ * {@link parseQueryString}: `application/x-www-form-urlencoded`), with the query-syntax
+ * faults applied: `empty-piece-400`, `bare-name-ignored`, `empty-name-ignored`,
+ * `names-case-insensitive`, `values-not-decoded`, `malformed-escape-as-absent`,
+ * `non-utf8-bytes-dropped`, `undecodable-ignored-param-400` (which throws a
+ * `QueryParamError`).
+ */
+function requestEntries(endpoint: Endpoint, rawQuery: string, faults: FaultSet): QueryEntry[] {
+  let raw = rawQuery;
+  if (faults.has('bare-name-ignored')) {
+    // bug: pieces are matched with a `name=value` pattern; one without `=` matches nothing
+    raw = raw
+      .split('&')
+      .filter((piece) => piece.includes('='))
+      .join('&');
+  }
+  if (faults.has('empty-name-ignored')) {
+    // bug: the pattern wants a non-empty name, so `=json` matches nothing
+    raw = raw
+      .split('&')
+      .filter((piece) => !piece.startsWith('='))
+      .join('&');
+  }
+  let entries = faults.has('values-not-decoded')
+    ? // bug: names are decoded, values are taken as sent
+      raw
+        .split('&')
+        .filter((piece) => piece !== '')
+        .map((piece): QueryEntry => {
+          const eq = piece.indexOf('=');
+          const name = eq < 0 ? piece : piece.slice(0, eq);
+          const decoded = decodeFormComponent(name);
+          return [typeof decoded === 'string' ? decoded : name, eq < 0 ? '' : piece.slice(eq + 1)];
+        })
+    : parseQueryString(raw);
+  if (faults.has('undecodable-ignored-param-400')) {
+    // bug: the whole query is decoded strictly before any parameter is looked at
+    const bad = entries.find((entry) => entry[2] !== undefined);
+    if (bad !== undefined) {
+      throw new QueryParamError(
+        'invalid_value',
+        bad[0],
+        `query parameter '${bad[0]}' is not valid percent-encoded UTF-8`,
+      );
+    }
+  }
+  if (faults.has('empty-piece-400') && raw !== '' && raw.split('&').includes('')) {
+    // bug: the query is split on `&` and every piece is read, an empty one as an empty name
+    entries = [...entries, ['', '']];
+  }
+  if (faults.has('names-case-insensitive')) {
+    // bug: names are looked up lower-cased
+    const byLower = new Map(endpoint.query.map((name) => [name.toLowerCase(), name]));
+    entries = entries.map(
+      ([name, ...rest]): QueryEntry => [byLower.get(name.toLowerCase()) ?? name, ...rest],
+    );
+  }
+  if (faults.has('malformed-escape-as-absent')) {
+    // bug: decodeURIComponent throws, and the catch skips the parameter
+    entries = entries.filter((entry) => entry[2] !== 'malformed-escape');
+  }
+  if (faults.has('non-utf8-bytes-dropped')) {
+    // bug: the bytes are decoded leniently and the replacement characters dropped
+    entries = entries.map(
+      (entry): QueryEntry => (entry[2] === 'not-utf8' ? [entry[0], dropNonUtf8(entry[1])] : entry),
+    );
+  }
+  return entries;
+}
+
+/** Fault `non-utf8-bytes-dropped`: a raw value decoded with the bytes that are not UTF-8 left out. */
+function dropNonUtf8(raw: string): string {
+  const encoder = new TextEncoder();
+  const bytes = [...raw.replace(/\+/g, ' ').matchAll(/%([0-9A-Fa-f]{2})|([^%]+)/g)].flatMap(
+    ([, hex, text]) => (hex !== undefined ? [Number.parseInt(hex, 16)] : [...encoder.encode(text)]),
+  );
+  return new TextDecoder().decode(new Uint8Array(bytes)).replace(/\uFFFD/g, '');
+}
+
+/** The tag filter of the opposite meaning (fault `false-filter-negates`). */
+const OPPOSITE_FILTER = {
+  isOpened: 'isUnopened',
+  isUnopened: 'isOpened',
+  isClicked: 'isUnclicked',
+  isUnclicked: 'isClicked',
+} as const;
+
+/**
+ * Parses the raw query string of a request to `endpoint` per decisions §4 (its parameters
+ * read by {@link parseQueryString}, then checked by core's {@link parseQuery}; throws its
+ * `QueryParamError`), with the parameter-layer faults applied: those of `requestEntries`,
+ * and `unknown-param-ignored`, `bad-date-200`, `ignore-is-opened`,
  * `end-day-exclusive`, `alias-ignores-type`, `next-param-rejected`,
  * `cursor-unchecked-single`, `empty-value-as-absent`, `foreign-param-accepted`,
  * `repeated-param-last-wins`, `daily-date-rolls-over`, `events-start-after-end-empty`,
  * `member-tags-lenient-boolean`, `stats-type-any-case`, `group-type-ignored`,
- * `cursor-leading-zeros-rejected`, `huge-cursor-rejected`.
+ * `cursor-leading-zeros-rejected`, `huge-cursor-rejected`, `false-filter-negates`,
+ * `aggregate-false-aggregates`, `stats-type-ignored`, `group-stats-type-ignored`,
+ * `stats-type-per-day-ignored`.
  */
 export function parseRequestQuery(
   endpoint: Endpoint,
-  entries: readonly (readonly [string, string])[],
+  rawQuery: string,
   faults: FaultSet,
 ): QueryParams {
-  let input = entries;
+  const sent = requestEntries(endpoint, rawQuery, faults);
+  let input: readonly QueryEntry[] = sent;
   let allowed: readonly (typeof endpoint.query)[number][] = endpoint.query;
   if (faults.has('next-param-rejected')) {
     // bug: `next` is missing from the list of accepted parameters
@@ -176,6 +272,28 @@ export function parseRequestQuery(
   if (
     faults.has('alias-ignores-type') &&
     endpoint.id === ('stats.teamAlias' satisfies EndpointId)
+  ) {
+    delete query.type;
+  }
+  const sentNames = new Set(sent.map(([name]) => name));
+  if (faults.has('false-filter-negates')) {
+    // bug: a filter sent as false is read as "not opened", "not clicked"
+    for (const name of TAG_FILTER_PARAMS) {
+      if (!sentNames.has(name) || !(name in OPPOSITE_FILTER)) continue;
+      const filter = name as keyof typeof OPPOSITE_FILTER;
+      if (query[filter] === false) query[OPPOSITE_FILTER[filter]] = true;
+    }
+  }
+  if (faults.has('aggregate-false-aggregates') && sentNames.has('aggregateData')) {
+    // bug: `if (params.has('aggregateData'))`
+    query.aggregateData = true;
+  }
+  if (
+    (faults.has('stats-type-ignored') && endpoint.id === 'stats.team') ||
+    (faults.has('group-stats-type-ignored') && endpoint.id === 'stats.group') ||
+    (faults.has('stats-type-per-day-ignored') &&
+      endpoint.id.startsWith('stats.') &&
+      !query.aggregateData)
   ) {
     delete query.type;
   }

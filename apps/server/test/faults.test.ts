@@ -405,6 +405,54 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [[`/teams/group/${group.groupID}`, 'type=manager']],
     faulty: ([o]) => expect(json(o!).data.some((m) => m.accountType !== 'manager')).toBe(true),
   },
+  'false-filter-negates': {
+    requests: [['/teams/tags', 'isOpened=False']],
+    faulty: ([o]) =>
+      expect(json(o!).data.every((t) => (t.stats as { totalOpens: number }).totalOpens === 0)).toBe(
+        true,
+      ),
+  },
+  'aggregate-false-aggregates': {
+    requests: [['/stats', 'aggregateData=0']],
+    faulty: ([o]) => expect(json(o!).data).toHaveLength(1),
+  },
+  'stats-type-ignored': { requests: [['/stats', 'type=user&aggregateData=true']] },
+  'group-stats-type-ignored': {
+    requests: [[`/teams/stats/group/${group.groupID}`, 'type=user&aggregateData=true']],
+  },
+  'stats-type-per-day-ignored': { requests: [['/teams/stats', 'type=user']] },
+  'empty-piece-400': {
+    requests: [['/teams', 'type=user&&rtn=json&']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
+  'bare-name-ignored': {
+    requests: [['/teams', 'type']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'empty-name-ignored': {
+    requests: [['/teams', '=json']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'names-case-insensitive': {
+    requests: [['/teams', 'RTN=json']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'values-not-decoded': {
+    requests: [['/teams', 'rtn=%6Ason']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
+  'malformed-escape-as-absent': {
+    requests: [['/teams', 'type=%zz']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'non-utf8-bytes-dropped': {
+    requests: [['/teams', 'rtn=json%FF']],
+    faulty: ([o]) => expect(o!.status).toBe(200),
+  },
+  'undecodable-ignored-param-400': {
+    requests: [['/teams', 'total=%zz']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
   'path-param-not-decoded': {
     requests: [
       [`/teams/member/%${admin.memberID.charCodeAt(0).toString(16)}${admin.memberID.slice(1)}`, ''],

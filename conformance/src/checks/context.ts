@@ -36,6 +36,12 @@ export interface EndpointCall<Id extends EndpointId = EndpointId> {
   readonly pathParams?: Partial<Record<PathParamName, string>>;
   readonly params?: { readonly [K in keyof QueryOf<Id>]?: string | number | boolean | undefined };
   readonly query?: readonly (readonly [string, string])[];
+  /**
+   * The query string to send verbatim instead of `params` and `query` (no leading `?`; empty
+   * pieces, `+`, malformed escapes kept), signed exactly as sent: for the query-syntax checks
+   * (decisions §4 Revision 3). Not for {@link CheckContext.walk}.
+   */
+  readonly rawQuery?: string;
   readonly credential?: Credential | null;
   readonly method?: 'GET' | 'HEAD' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
@@ -222,6 +228,7 @@ export class CheckContext {
         method: call.method ?? 'GET',
         path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
         query: queryPairs(call),
+        ...(call.rawQuery === undefined ? {} : { rawQuery: call.rawQuery }),
         credential: call.credential === undefined ? this.primary : call.credential,
         ...(call.headers === undefined ? {} : { headers: call.headers }),
         ...(call.cache === undefined ? {} : { cache: call.cache }),

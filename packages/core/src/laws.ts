@@ -35,6 +35,7 @@ import {
   statsDaysAscending,
   statsSummariseTags,
   teamStatsAreMergeOfMemberStats,
+  typedStatsMergeToUntyped,
 } from './laws/stats.ts';
 import {
   dailyAreDistinctRecipients,
@@ -112,6 +113,7 @@ export const STATS_MERGE_LAWS: readonly Law<StatsMerge>[] = [
   teamStatsAreMergeOfMemberStats,
   groupStatsAreMergeOfMemberStats,
   rangeSplitMerges,
+  typedStatsMergeToUntyped,
 ];
 /** Laws of merging any stats records. */
 export const MERGE_LAWS: readonly Law<StatsMergeOperation>[] = [mergeIsCommutativeMonoid];

@@ -204,6 +204,85 @@ export function defaultQueryParams(overrides: Partial<QueryParams> = {}): QueryP
   return { ...defaults, ...overrides };
 }
 
+/**
+ * Why a query value could not be decoded (decisions §4 Revision 3): a `%` not followed by two
+ * hex digits (`malformed-escape`), or percent-decoded bytes that are not UTF-8 (`not-utf8`).
+ */
+export type UndecodableValue = 'malformed-escape' | 'not-utf8';
+
+/**
+ * One parameter of a query string as {@link parseQuery} reads it: the decoded name and value,
+ * or, when the value cannot be decoded, the value exactly as sent and why
+ * ({@link UndecodableValue}).
+ */
+export type QueryEntry = readonly [name: string, value: string, undecodable?: UndecodableValue];
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const ENCODER = new TextEncoder();
+const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+
+/**
+ * Decodes one name or value of an `application/x-www-form-urlencoded` query: `+` is a space
+ * and `%XX` a byte; the bytes are read as UTF-8 (characters sent unescaped count as their
+ * UTF-8 bytes). Returns the decoded text, or why it cannot be decoded.
+ */
+export function decodeFormComponent(raw: string): string | { undecodable: UndecodableValue } {
+  if (!raw.includes('%')) return raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
+  const text = raw.replace(/\+/g, ' ');
+  const bytes: number[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '%') {
+      const hex = text.slice(i + 1, i + 3);
+      if (!HEX_PAIR.test(hex)) return { undecodable: 'malformed-escape' };
+      bytes.push(Number.parseInt(hex, 16));
+      i += 3;
+    } else {
+      // a run of characters sent unescaped: their UTF-8 bytes
+      const end = text.indexOf('%', i);
+      const run = text.slice(i, end < 0 ? text.length : end);
+      bytes.push(...ENCODER.encode(run));
+      i += run.length;
+    }
+  }
+  try {
+    return UTF8.decode(new Uint8Array(bytes));
+  } catch {
+    return { undecodable: 'not-utf8' };
+  }
+}
+
+/**
+ * Splits a raw query string (no leading `?`) into its parameters per decisions §4 Revision 3
+ * (`application/x-www-form-urlencoded`): pieces split on `&`; an empty piece (`a=1&&b=2`, a
+ * trailing `&`, an empty query) is skipped; a piece without `=` is its name with an empty
+ * value (`rtn` is `rtn=`); a piece may have an empty name (`=x`, then unknown to
+ * {@link parseQuery}). Names and values are decoded with {@link decodeFormComponent}; a name
+ * that cannot be decoded is kept as sent (it names no parameter), a value that cannot be
+ * decoded is kept as sent and marked. Entries are in request order.
+ */
+export function parseQueryString(rawQuery: string): QueryEntry[] {
+  const entries: QueryEntry[] = [];
+  for (const piece of rawQuery.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    const rawName = eq < 0 ? piece : piece.slice(0, eq);
+    const rawValue = eq < 0 ? '' : piece.slice(eq + 1);
+    const name = decodeFormComponent(rawName);
+    const value = decodeFormComponent(rawValue);
+    const decodedName = typeof name === 'string' ? name : rawName;
+    entries.push(
+      typeof value === 'string' ? [decodedName, value] : [decodedName, rawValue, value.undecodable],
+    );
+  }
+  return entries;
+}
+
+const UNDECODABLE_REASON: Record<UndecodableValue, string> = {
+  'malformed-escape': 'malformed percent-encoding (a % must be followed by two hex digits)',
+  'not-utf8': 'its percent-encoded bytes are not UTF-8',
+};
+
 /** Options of {@link parseQuery}: which parameters are allowed and which are required. */
 export interface ParseQueryOptions {
   readonly allowed: readonly ParamName[];
@@ -225,24 +304,22 @@ function expectation(wire: z.ZodType, reason: string): string {
  * Parses and validates a request's query parameters per decisions §4, with the rules of
  * {@link QUERY_PARAMS} (the fields the catalogue's query schemas are made of).
  *
- * `entries` are the decoded `[name, value]` pairs in request order (e.g. from
- * `URLSearchParams`); `options` names the allowed and required parameters (an endpoint's
+ * `entries` are the decoded `[name, value]` pairs in request order (from
+ * {@link parseQueryString}; a value that could not be decoded is a bad value); `options` names the allowed and required parameters (an endpoint's
  * `query` and `requiredQuery`). Throws {@link QueryParamError} (status 400) naming the
  * parameter, for the first offending entry in request order: `unknown_parameter` (message
  * lists the allowed ones), `repeated_parameter`, `invalid_value` (bad date, boolean, enum or
- * cursor; an empty value is a bad value); then `missing_parameter`, and `invalid_range`
+ * cursor; an empty value is a bad value; so is a value that could not be decoded, echoed as
+ * sent); then `missing_parameter`, and `invalid_range`
  * (`start` after `end`). `total` and `next` are skipped whatever they hold, even empty or
  * repeated (decisions §4 Revision 2). Returns the defaults of every parameter with the sent
  * values on top.
  */
-export function parseQuery(
-  entries: Iterable<readonly [string, string]>,
-  options: ParseQueryOptions,
-): QueryParams {
+export function parseQuery(entries: Iterable<QueryEntry>, options: ParseQueryOptions): QueryParams {
   const allowed = new Set<string>(options.allowed);
   const seen = new Set<string>();
   const values: Record<string, unknown> = {};
-  for (const [name, raw] of entries) {
+  for (const [name, raw, undecodable] of entries) {
     if (IGNORED_PARAMS.has(name) && allowed.has(name)) continue;
     if (!allowed.has(name)) {
       throw new QueryParamError(
@@ -259,6 +336,13 @@ export function parseQuery(
       );
     }
     seen.add(name);
+    if (undecodable !== undefined) {
+      throw new QueryParamError(
+        'invalid_value',
+        name,
+        `invalid value ${describeValue(raw)} for query parameter '${name}': ${UNDECODABLE_REASON[undecodable]}`,
+      );
+    }
     const field: z.ZodType = QUERY_PARAMS[name as ParamName];
     const parsed = field.safeParse(raw);
     if (!parsed.success) {

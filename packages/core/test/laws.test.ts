@@ -245,6 +245,26 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
     bad: { subject: '2024-03-01..2024-03-02', whole: stats(), parts: [stats(), stats()] },
     says: /2024-03-01\.\.2024-03-02: totalSent 1, expected 2 from the merge of its 2 adjacent ranges’ stats/,
   },
+  'REL-STATS-TYPES-MERGE': {
+    ok: {
+      subject: 'team stats of 2024-03-01',
+      whole: both,
+      parts: [
+        stats(),
+        day2,
+        stats({
+          totalSent: 0,
+          totalOpens: 0,
+          uniqueOpens: 0,
+          totalClicks: 0,
+          uniqueClicks: 0,
+          dateLastSent: null,
+        }),
+      ],
+    },
+    bad: { subject: 'team stats of 2024-03-01', whole: both, parts: [both, day2] },
+    says: /^team stats of 2024-03-01: totalSent \d+, expected \d+ from the merge of its 2 account types’ stats$/,
+  },
   'AGG-MERGE-MONOID': {
     ok: { merge: mergeStats, records: [stats(), day2, both] },
     // keeps the first record's dateLastSent: not the latest, and not commutative

@@ -117,4 +117,95 @@ export const PARAMS_FAULTS = [
       'a cursor beyond 2^53 - 1 answers 400 instead of a page past the end (decisions §3 Revision 2: no size limit)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
   },
+  {
+    name: 'false-filter-negates',
+    area: 'params',
+    description:
+      'a tag filter set to false selects its opposite: isOpened=false (any spelling) keeps only the unopened tags, isClicked=false only the unclicked, and back (decisions §4 Revision 3: false means absent)',
+    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+  },
+  {
+    name: 'aggregate-false-aggregates',
+    area: 'params',
+    description:
+      'aggregateData is read by presence: aggregateData=false (or 0, False) answers the aggregated record instead of the per-day records (decisions §4 Revision 3: false means absent)',
+    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+  },
+  {
+    name: 'stats-type-ignored',
+    area: 'params',
+    description:
+      '/stats ignores `type`: type=user answers the stats of every visible sender (decisions §4 Revision 3: type keeps the tags sent by members of that type)',
+    detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER', 'REL-STATS-ALIAS'],
+  },
+  {
+    name: 'group-stats-type-ignored',
+    area: 'params',
+    description:
+      '/teams/stats/group/{group} ignores `type`: type=user answers the stats of the whole group (decisions §4 Revision 3)',
+    detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER'],
+  },
+  {
+    name: 'stats-type-per-day-ignored',
+    area: 'params',
+    description:
+      'the stats endpoints apply `type` only to the aggregated record: with aggregateData=false the per-day records count every sender (decisions §4 Revision 3)',
+    detectedBy: ['REL-STATS-TYPES-MERGE'],
+  },
+  {
+    name: 'empty-piece-400',
+    area: 'params',
+    description:
+      'an empty piece of the query (a=1&&b=2, a trailing &) is read as a parameter with an empty name: 400 unknown parameter instead of ignored (decisions §4 Revision 3)',
+    detectedBy: ['INPUT-QUERY-EMPTY-PIECES'],
+  },
+  {
+    name: 'bare-name-ignored',
+    area: 'params',
+    description:
+      'a piece without = (?type) is skipped as if absent instead of read as type with an empty value, a 400 (decisions §4 Revision 3)',
+    detectedBy: ['INPUT-QUERY-BARE-NAME'],
+  },
+  {
+    name: 'empty-name-ignored',
+    area: 'params',
+    description:
+      'a piece with an empty name (=json) is skipped instead of refused as an unknown parameter (decisions §4 Revision 3)',
+    detectedBy: ['INPUT-QUERY-EMPTY-NAME'],
+  },
+  {
+    name: 'names-case-insensitive',
+    area: 'params',
+    description:
+      'parameter names are matched in any case: RTN=json is read as rtn instead of refused as unknown (decisions §4 Revision 3: names are case-sensitive)',
+    detectedBy: ['INPUT-QUERY-NAMES-CASE'],
+  },
+  {
+    name: 'values-not-decoded',
+    area: 'params',
+    description:
+      'values are read without percent-decoding: rtn=%6Ason (json) and start=2024%2D01%2D01 answer 400 (decisions §4 Revision 3: %XX is decoded)',
+    detectedBy: ['INPUT-QUERY-VALUES-DECODED'],
+  },
+  {
+    name: 'malformed-escape-as-absent',
+    area: 'params',
+    description:
+      'a parameter whose value holds a malformed escape (%zz, a lone %) is dropped as if absent instead of a 400 naming it (decisions §4 Revision 3)',
+    detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+  },
+  {
+    name: 'non-utf8-bytes-dropped',
+    area: 'params',
+    description:
+      'decoded bytes that are not UTF-8 are dropped from the value: rtn=json%FF is read as rtn=json instead of a 400 naming rtn (decisions §4 Revision 3)',
+    detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+  },
+  {
+    name: 'undecodable-ignored-param-400',
+    area: 'params',
+    description:
+      'the whole query is decoded strictly before any parameter is looked at: total=%zz or next=%FF answers 400 instead of being ignored (decisions §4 Revision 3: total and next stay ignored)',
+    detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -36,7 +36,7 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
     const { endpoint, pathParams } = c.get('match');
     let query: QueryParams;
     try {
-      query = parseRequestQuery(endpoint, queryEntries(target.rawQuery), faults);
+      query = parseRequestQuery(endpoint, target.rawQuery, faults);
     } catch (e) {
       if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;

@@ -3,7 +3,7 @@ import { type Authenticated, authenticate } from '../auth.ts';
 import { LruCache } from '../cache.ts';
 import type { FaultSet } from '../faults/index.ts';
 import type { Renderer } from '../render.ts';
-import { parseRequestQuery, queryEntries } from '../request.ts';
+import { parseRequestQuery } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Middleware, respond } from './context.ts';
 
@@ -26,7 +26,7 @@ export function auth(store: Store, faults: FaultSet, renderer: Renderer): Middle
       // bug: the query is validated before the credentials, so a caller without valid
       // credentials learns which parameters an endpoint takes
       try {
-        parseRequestQuery(c.get('match').endpoint, queryEntries(rawQuery), faults);
+        parseRequestQuery(c.get('match').endpoint, rawQuery, faults);
       } catch (e) {
         if (e instanceof QueryParamError) return respond(c, renderer.error(400, e.message));
         throw e;

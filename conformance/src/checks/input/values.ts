@@ -66,7 +66,7 @@ export function namesWord(message: string, name: string): boolean {
 }
 
 /** A valid value of each parameter, so that sending it where it is foreign is the only fault. */
-const VALID_VALUE: Record<ParamName, string> = {
+export const VALID_VALUE: Record<ParamName, string> = {
   rtn: 'json',
   cursor: '0',
   total: '1',

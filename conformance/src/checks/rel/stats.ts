@@ -1,14 +1,17 @@
 import {
   aggregatedIsMergeOfDays,
   dailyStatsOfTags,
+  emptyStats,
   groupStatsAreMergeOfMemberStats,
   rangeSplitMerges,
   type StatsSummary,
   statsDaysAscending,
   statsSummariseTags,
   teamStatsAreMergeOfMemberStats,
+  typedStatsMergeToUntyped,
 } from '@tagtrack/core';
 import fc from 'fast-check';
+import { LOOP_BATCH } from '../context.ts';
 import { type Check, defineCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
 import { addDays, boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
@@ -268,6 +271,66 @@ export const checks: readonly Check[] = [
           statsByName.exchange,
         );
       });
+    },
+  }),
+  defineCheck({
+    id: typedStatsMergeToUntyped.id,
+    title: typedStatsMergeToUntyped.title,
+    clause: typedStatsMergeToUntyped.clause,
+    endpoints: typedStatsMergeToUntyped.endpoints,
+    async run(ctx) {
+      const d = await ctx.discover();
+      const days = await windowDays(ctx);
+      // the whole range, and a window inside it
+      const windows: Pairs[] = [[], windowQuery(days[1]!, days[Math.ceil(days.length / 2)]!)];
+      const calls: { endpoint: StatsEndpoint; pathParams?: { group: string }; what: string }[] = [
+        { endpoint: 'stats.team', what: 'team stats' },
+        { endpoint: 'stats.teamAlias', what: 'team stats (/teams/stats)' },
+        ...d.groups.slice(0, 2).map((g) => ({
+          endpoint: 'stats.group' as const,
+          pathParams: { group: g.groupID },
+          what: `stats of group ${g.groupID}`,
+        })),
+      ];
+      await ctx.each(
+        calls.flatMap((c) =>
+          windows.flatMap((window) =>
+            ['false', 'true'].map((aggregateData) => ({ ...c, window, aggregateData })),
+          ),
+        ),
+        async ({ endpoint, pathParams, what, window, aggregateData }) => {
+          const records = async (type: Pairs) => {
+            const w = await ctx.walk(endpoint, {
+              ...(pathParams === undefined ? {} : { pathParams }),
+              query: [...window, ...type, ['aggregateData', aggregateData]],
+            });
+            return { records: w.records, exchange: w.pages[0]! };
+          };
+          const whole = await records([]);
+          const typed = [];
+          for (const type of ['admin', 'manager', 'user'])
+            typed.push(await records([['type', type]]));
+          const span = window.length === 0 ? '' : ` of ${window.map(([, v]) => v).join('..')}`;
+          const dayOf = (r: StatsSummary) => r.date ?? '';
+          // per day (aggregateData=false) or the one aggregated record (keyed by '')
+          const keys = new Set([whole, ...typed].flatMap((a) => a.records.map(dayOf)));
+          if (aggregateData === 'true') keys.add('');
+          for (const key of [...keys].sort()) {
+            const at = (a: { records: StatsSummary[] }) =>
+              a.records.filter((r) => dayOf(r) === key);
+            obey(
+              typedStatsMergeToUntyped.check({
+                subject: `${what}${span}${key === '' ? ' (aggregated)' : ` on ${key}`}`,
+                whole: at(whole)[0] ?? emptyStats(),
+                parts: typed.flatMap(at),
+              }),
+              'counter',
+              at(whole).length > 0 ? whole.exchange : typed[0]!.exchange,
+            );
+          }
+        },
+        { concurrency: LOOP_BATCH },
+      );
     },
   }),
   defineCheck({

@@ -78,9 +78,11 @@ function mergeLaw(id: string, title: string, clause: string, parts: string): Law
     clause,
     endpoints: id.includes('RANGE')
       ? ['stats.team', 'stats.member']
-      : id.includes('GROUP')
-        ? ['stats.group', 'teams.group', 'stats.member']
-        : ['stats.team', 'stats.member', 'teams.list'],
+      : id.includes('TYPES')
+        ? ['stats.team', 'stats.teamAlias', 'stats.group']
+        : id.includes('GROUP')
+          ? ['stats.group', 'teams.group', 'stats.member']
+          : ['stats.team', 'stats.member', 'teams.list'],
     check: ({ subject, whole, parts: records }) => {
       const diff = statsDifference(mergeAllStats(records), whole);
       return diff && `${subject}: ${diff} from the merge of its ${records.length} ${parts}`;
@@ -107,6 +109,13 @@ export const rangeSplitMerges = mergeLaw(
   'stats of two adjacent date ranges merge to the stats of the whole range',
   'decisions §9 (splitting a date range)',
   'adjacent ranges’ stats',
+);
+
+export const typedStatsMergeToUntyped = mergeLaw(
+  'REL-STATS-TYPES-MERGE',
+  'stats of one account type (type=admin, manager, user) merge to the stats without type, per day and aggregated: type keeps the tags sent by members of that type',
+  'decisions §4 Revision 3 (type on the stats endpoints 6, 13, 7), §9 (merging)',
+  'account types’ stats',
 );
 
 export const mergeIsCommutativeMonoid: Law<StatsMergeOperation> = {
