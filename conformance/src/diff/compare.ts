@@ -18,11 +18,14 @@ export interface CompareOptions {
   readonly maxPerResponse?: number | undefined;
 }
 
-const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
+const show = (v: unknown): string =>
+  v === undefined ? 'absent' : typeof v === 'bigint' ? String(v) : JSON.stringify(v);
 
 /**
  * Every difference between observation `a` (side A) and `b` (side B) of the same request to
- * `path`: status, media type, `X-Total-Count`, `Link`, `paging`, the error body, and the records
+ * `path`: status, what the status fixes of `Content-Type` (media type and charset on a 200,
+ * media type on an error, nothing on a 204), `X-Total-Count`, `Link`, `paging` (cursors
+ * exactly, URLs in compared form), the headers an error status fixes, the error body, and the records
  * (by column name; rows by their identity, e.g. `tag 123`; events with equal timestamps as a
  * set, decisions §3 Revision 2). Empty when the two answers mean the same.
  */
@@ -35,14 +38,16 @@ export function differences(
   const out: Difference[] = [];
   const add = (kind: FailureKind, message: string) => out.push({ kind, message });
   if (a.status !== b.status) add('status', `status: ${a.status} on A, ${b.status} on B`);
-  if (a.mediaType !== b.mediaType)
-    add('header', `Content-Type: ${a.mediaType || 'none'} on A, ${b.mediaType || 'none'} on B`);
+  // compared where the status fixes it (see Observation.contentType): never on a 204
+  if (a.status === b.status && a.contentType !== b.contentType)
+    add('header', `Content-Type: ${a.contentType || 'none'} on A, ${b.contentType || 'none'} on B`);
   if (a.xTotalCount !== b.xTotalCount)
     add('header', `X-Total-Count: ${show(a.xTotalCount)} on A, ${show(b.xTotalCount)} on B`);
-  for (const [name, va] of Object.entries(a.errorHeaders)) {
-    const vb = b.errorHeaders[name];
-    if (va !== vb) add('header', `${name}: ${show(va)} on A, ${show(vb)} on B`);
-  }
+  if (a.status === b.status)
+    for (const [name, va] of Object.entries(a.errorHeaders)) {
+      const vb = b.errorHeaders[name];
+      if (va !== vb) add('header', `${name}: ${show(va)} on A, ${show(vb)} on B`);
+    }
   for (const rel of new Set([...Object.keys(a.link), ...Object.keys(b.link)])) {
     if (a.link[rel] !== b.link[rel])
       add('url', `Link rel="${rel}": ${show(a.link[rel])} on A, ${show(b.link[rel])} on B`);

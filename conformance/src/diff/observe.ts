@@ -3,28 +3,49 @@ import {
   matchEndpoint,
   normaliseEmail,
   parseHtml,
+  parseJsonExact,
   parseText,
   type Table,
   tableColumns,
   toTable,
 } from '@tagtrack/core';
+import { linksOf } from '../checks/compare.ts';
+import { normalSegment } from '../checks/page/shared.ts';
 
 /**
  * What the differential audit compares of one response, with what the profile leaves free
  * already normalised away (docs/spec.md: key order, extra fields, column order, empty
- * columns, timestamp form, contact ids, email spelling, HTML markup, transfer details). Two
- * conforming implementations on the same data give equal observations for the same request.
+ * columns, timestamp form, contact ids, email spelling, HTML markup, transfer details, the
+ * headers it does not fix, the path form of paging URLs). Two conforming implementations on
+ * the same data give equal observations for the same request.
  */
 export interface Observation {
   readonly status: number;
-  /** The media type (`application/json`, `text/plain`, `text/html`), lower case, or ''. */
-  readonly mediaType: string;
+  /**
+   * What the profile fixes of `Content-Type` at this status (decisions §5, §7 Revision 2): on a
+   * 2xx with a body form (200, HEAD included) the media type and its `charset` (lower case,
+   * `application/json; charset=utf-8`; other parameters free); on an error the media type
+   * alone (`application/json`; the charset is free there); on a 204 nothing (`undefined`:
+   * a 204 has no body, and its headers beyond `X-Total-Count` and `Link` are free).
+   */
+  readonly contentType: string | undefined;
   readonly xTotalCount: string | undefined;
-  /** Headers whose presence or value the profile fixes on errors: Allow, Retry-After (present or not), X-Rate-Limit-Limit. */
+  /**
+   * Headers whose presence or value the profile fixes, at the statuses that fix them:
+   * `Allow` on a 405 (decisions §4), on a 429 `X-Rate-Limit-Limit` and whether `Retry-After`
+   * is sent (decisions §6); empty otherwise (extra headers are free, decisions §7 Revision 2).
+   */
   readonly errorHeaders: Readonly<Record<string, string | undefined>>;
-  /** `rel="next"`/`rel="prev"` targets of the Link header, the base URL replaced by `{base}`. */
+  /**
+   * `rel="next"`/`rel="prev"` targets of the Link header in compared form
+   * ({@link comparedUrl}: `{base}`, canonical path, query in RFC 3986 normal form).
+   */
   readonly link: Readonly<Record<string, string>>;
-  /** A list envelope's `paging` (URLs relative to `{base}`), or undefined. */
+  /**
+   * A list envelope's `paging`: `cursors` exact (a `bigint` above 2^53 − 1, read with core's
+   * `parseJsonExact`: a huge cursor's `previous` is compared digit for digit), URLs in
+   * compared form ({@link comparedUrl}); or undefined.
+   */
   readonly paging: unknown;
   /** The records as a table (json, text and html alike), cells normalised; undefined for errors. */
   readonly table: Table | undefined;
@@ -55,6 +76,39 @@ const CONTACT_ID_COLUMNS = new Set(['contactID', 'recipientID', 'recipient.recip
 export function relativeToBase(url: string, baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   return url.startsWith(base) ? `{base}${url.slice(base.length)}` : url;
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return encodeURIComponent(decodeURIComponent(segment));
+  } catch {
+    return segment; // not valid percent-encoding: compared as it is
+  }
+}
+
+/**
+ * A paging URL (`nextURL`, `previousURL`, a `Link` target) in the form the audit compares
+ * (decisions §3 Revision 2 and Revision 3): the side's base URL replaced by `{base}`; the path
+ * in canonical form, each segment decoded and re-encoded (whether the path is the one received
+ * or its canonical form is free); the query segment by segment in RFC 3986 normal form (hex
+ * case and escaped unreserved characters do not matter; the query is fixed, docs/spec.md §11);
+ * a fragment kept as it is.
+ */
+export function comparedUrl(url: string, baseUrl: string): string {
+  const relative = relativeToBase(url, baseUrl);
+  const hash = relative.indexOf('#');
+  const fragment = hash < 0 ? '' : relative.slice(hash);
+  const rest = hash < 0 ? relative : relative.slice(0, hash);
+  const q = rest.indexOf('?');
+  const path = q < 0 ? rest : rest.slice(0, q);
+  const query = q < 0 ? undefined : rest.slice(q + 1);
+  const prefix = path.startsWith('{base}') ? '{base}' : '';
+  const canonical = path.slice(prefix.length).split('/').map(decodedSegment).join('/');
+  const normal =
+    query === undefined
+      ? ''
+      : `?${query === '' ? '' : query.split('&').map(normalSegment).join('&')}`;
+  return `${prefix}${canonical}${normal}${fragment}`;
 }
 
 /**
@@ -101,24 +155,25 @@ function normaliseTable(table: Table, side: SideContext): Table {
   };
 }
 
-/** The `rel` → target map of a Link header, targets relative to the base URL. */
+/** The `rel` → target map of a Link header (the suite's reading), targets in compared form. */
 function parseLink(value: string | undefined, baseUrl: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const part of (value ?? '').split(/,(?=\s*<)/)) {
-    const m = /<([^>]*)>\s*;\s*rel="?([^";]+)"?/i.exec(part.trim());
-    if (m !== null) out[m[2]!.toLowerCase()] = relativeToBase(m[1]!, baseUrl);
-  }
+  for (const [rel, target] of Object.entries(linksOf(value)))
+    out[rel] = comparedUrl(target, baseUrl);
   return out;
 }
 
 function pagingOf(paging: unknown, baseUrl: string): unknown {
   if (typeof paging !== 'object' || paging === null) return paging;
   const p = paging as Record<string, unknown>;
-  const url = (u: unknown) => (typeof u === 'string' ? relativeToBase(u, baseUrl) : u);
+  const url = (u: unknown) => (typeof u === 'string' ? comparedUrl(u, baseUrl) : u);
   const c = p.cursors as Record<string, unknown> | null | undefined;
+  // an integer above 2^53 - 1 as a bigint whatever its JSON form (`1e20` is 10^20 too)
+  const exact = (v: unknown) =>
+    typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) ? BigInt(v) : v;
   const cursors =
     typeof c === 'object' && c !== null
-      ? { previous: c.previous, next: c.next, total: c.total }
+      ? { previous: exact(c.previous), next: exact(c.next), total: exact(c.total) }
       : c;
   return { cursors, nextURL: url(p.nextURL), previousURL: url(p.previousURL) };
 }
@@ -129,18 +184,27 @@ function pagingOf(paging: unknown, baseUrl: string): unknown {
  * normalises it with `side`. Never throws: an unreadable body is recorded in `unreadable`.
  */
 export function observe(path: string, response: ReceivedResponse, side: SideContext): Observation {
-  const contentType = response.headers['content-type'] ?? '';
-  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  const { status, headers } = response;
+  const mediaType = mediaTypeOf(headers['content-type']);
   const base = {
-    status: response.status,
-    mediaType,
-    xTotalCount: response.headers['x-total-count'],
+    status,
+    contentType:
+      status === 204
+        ? undefined
+        : status >= 400
+          ? mediaType
+          : `${mediaType}; charset=${charsetOf(headers['content-type']) ?? 'none'}`,
+    xTotalCount: headers['x-total-count'],
     errorHeaders: {
-      allow: response.headers.allow,
-      'retry-after': response.headers['retry-after'] === undefined ? undefined : 'present',
-      'x-rate-limit-limit': response.headers['x-rate-limit-limit'],
+      ...(status === 405 ? { allow: headers.allow } : {}),
+      ...(status === 429
+        ? {
+            'retry-after': headers['retry-after'] === undefined ? undefined : 'present',
+            'x-rate-limit-limit': headers['x-rate-limit-limit'],
+          }
+        : {}),
     },
-    link: parseLink(response.headers.link, side.baseUrl),
+    link: parseLink(headers.link, side.baseUrl),
   };
   const endpoint = matchEndpoint(path.split('?')[0]!)?.endpoint;
   const empty = { paging: undefined, table: undefined, error: undefined, unreadable: undefined };
@@ -166,6 +230,20 @@ export function observe(path: string, response: ReceivedResponse, side: SideCont
   }
 }
 
+/** The media type of a Content-Type value, lower case ('' when absent). */
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** The `charset` parameter of a Content-Type value, lower case and unquoted, or undefined. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return m === null ? undefined : m[2]!.toLowerCase();
+}
+
+/** A digit run long enough to be a number above 2^53 − 1 (only then is `paging` re-read exactly). */
+const LONG_DIGITS = /[0-9]{16}/;
+
 function readTable(
   endpoint: Endpoint,
   mediaType: string,
@@ -182,9 +260,15 @@ function readTable(
   }
   const records = endpoint.response === 'list' ? json.data : [json.data];
   if (!Array.isArray(records)) throw new Error('`data` is not a list');
+  // paging.cursors read exactly when the body may hold a number above 2^53 - 1 (JSON.parse
+  // rounds it: a previous off by one after a huge cursor would go unseen)
+  const paging =
+    endpoint.response === 'list' && LONG_DIGITS.test(body)
+      ? (parseJsonExact(body) as { paging?: unknown }).paging
+      : json.paging;
   return {
     table: toTable(endpoint, records),
-    paging: endpoint.response === 'list' ? pagingOf(json.paging, side.baseUrl) : undefined,
+    paging: endpoint.response === 'list' ? pagingOf(paging, side.baseUrl) : undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   hmacAuthorizer,
   matchEndpoint,
   normaliseEmail,
+  parseJsonExact,
   signRequest,
   walkCursor,
 } from '@tagtrack/core';
@@ -371,7 +372,8 @@ export function sameAnswer(
   if (body === b.body) return true;
   if (!(a.headers['content-type'] ?? '').includes('json')) return false;
   try {
-    return isDeepStrictEqual(JSON.parse(body), JSON.parse(b.body));
+    // exactly: a number above 2^53 - 1 (a huge cursor's previous) is not rounded
+    return isDeepStrictEqual(parseJsonExact(body), parseJsonExact(b.body));
   } catch {
     return false;
   }

@@ -1,5 +1,6 @@
 import {
   type Cursor,
+  canonicalPath,
   ENDPOINT_LIST,
   type EndpointId,
   endpointById,
@@ -84,7 +85,7 @@ export function sentPath(ex: Exchange): string {
  * segments with the same normal form are the same bytes on the wire by meaning; `+`, `%20`
  * and `%2B` stay distinct.
  */
-function normalSegment(segment: string): string {
+export function normalSegment(segment: string): string {
   return segment.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
     const c = String.fromCharCode(Number.parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(c) ? c : `%${hex.toUpperCase()}`;
@@ -100,7 +101,9 @@ function normalQuery(raw: string): string[] {
  * What is wrong with a paging URL (`nextURL`, `previousURL`, a `Link` target) of the request
  * `ex`, expected to point at `cursor` (decisions §3 Revision 2), or `undefined` when right: it
  * must be an absolute URL without a fragment, on `baseUrl` (scheme, host, port and path
- * prefix), with the request's path, and its query must be the request's raw query with only
+ * prefix), with the request's path compared by meaning (the path as received or its
+ * canonical form, segments decoded and re-encoded: decisions §3 Revision 3; core's
+ * `canonicalPath`, so `%2F` stays inside its segment), and its query must be the request's raw query with only
  * `cursor` replaced (appended last when absent; core's `queryWithCursor`): every other
  * parameter keeps its place and its raw form. Raw forms are compared segment by segment in
  * RFC 3986 normal form (hex case and escaped unreserved characters do not matter; docs/spec.md
@@ -123,7 +126,7 @@ export function pagingUrlProblem(
   const wantPath = `${base.pathname.replace(/\/+$/, '')}${sentPath(ex)}`;
   if (u.origin !== base.origin)
     return `${JSON.stringify(url)} is not on the base URL ${base.origin}`;
-  if (safeDecode(u.pathname) !== safeDecode(wantPath))
+  if (canonicalPath(u.pathname) !== canonicalPath(wantPath))
     return `${JSON.stringify(url)} has the path ${u.pathname}, expected ${wantPath}${
       base.pathname.length > 1 && !u.pathname.startsWith(base.pathname)
         ? ` (the base URL's path prefix ${base.pathname} is lost)`
@@ -134,14 +137,6 @@ export function pagingUrlProblem(
   if (JSON.stringify(normalQuery(got)) !== JSON.stringify(normalQuery(want)))
     return `${JSON.stringify(url)} has the query ${JSON.stringify(got)}, expected the request's query with only cursor replaced (cursor ${cursor}): ${JSON.stringify(want)}`;
   return undefined;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /**
@@ -205,14 +200,17 @@ function pairsOf(url: URL): Pairs {
   return [...url.searchParams.entries()];
 }
 
-/** Whether two URLs are the same: origin, decoded path and decoded query pairs in order. */
+/**
+ * Whether two URLs are the same: origin, path by meaning (core's `canonicalPath`: segments
+ * decoded and re-encoded) and decoded query pairs in order.
+ */
 export function sameUrl(a: string, b: string): boolean {
   try {
     const x = new URL(a);
     const y = new URL(b);
     return (
       x.origin === y.origin &&
-      safeDecode(x.pathname) === safeDecode(y.pathname) &&
+      canonicalPath(x.pathname) === canonicalPath(y.pathname) &&
       JSON.stringify(pairsOf(x)) === JSON.stringify(pairsOf(y))
     );
   } catch {
