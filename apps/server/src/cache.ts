@@ -1,7 +1,7 @@
 /**
  * A bounded least-recently-used cache, limited by entry count and by total weight (e.g.
- * bytes). The reference server's data never changes after start-up, so entries never go
- * stale; the bounds only cap memory.
+ * bytes). The data a cache is over never changes (under `--live`, each version of the data
+ * has its own caches), so entries never go stale; the bounds only cap memory.
  */
 export class LruCache<V> {
   readonly #map = new Map<string, { value: V; weight: number }>();

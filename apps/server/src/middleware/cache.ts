@@ -10,9 +10,10 @@ interface CachedResponse {
 }
 
 /**
- * Step 5, before the answer: the data never changes after start-up, so the response to the
- * same caller, method and request target (on the same public base URL, `publicUrl()`) is
- * always the same (decisions §3 stable order): replay it instead of answering again. The
+ * Step 5, before the answer: the data of an application never changes (under `--live` each
+ * version of the data gets its own application, so its own cache: `live.ts`), so the response
+ * to the same caller, method and request target (on the same public base URL, `publicUrl()`)
+ * is always the same (decisions §3 stable order): replay it instead of answering again. The
  * request's Host plays no part (decisions §3 Revision 2). Keeps what the answer step renders
  * (`rendered`: 200, 204, 400, 404), at most 4,096 responses and 64 MiB of bodies.
  * Routing fault `cache-key-url-only`: the key leaves the caller out.
