@@ -14,8 +14,9 @@ import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { differences } from '../src/diff/compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from '../src/diff/observe.ts';
-import { runDiff } from '../src/diff/run.ts';
-import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
+import { runDiff, sameAnswer } from '../src/diff/run.ts';
+import { runConformance } from '../src/runner.ts';
+import { failing, MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /** Contact ids by email for a side that names contacts with `idOf`. */
 function sideFor(emails: readonly string[], idOf: (email: string) => string, baseUrl: string) {
@@ -255,6 +256,233 @@ describe('diff against live servers', () => {
       expect(bad.output).toContain('--against "not a url" is not a URL');
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
+
+/** `fetch` of `server` with each answer's headers and body passed through `edit`. */
+function editedFetch(
+  server: { fetch(r: Request): Promise<Response> },
+  edit: (request: Request, status: number, headers: Headers, body: string) => string,
+): (r: Request) => Promise<Response> {
+  return async (request) => {
+    const response = await server.fetch(request);
+    const headers = new Headers(response.headers);
+    const body = edit(request, response.status, headers, await response.text());
+    return new Response(response.status === 204 || body === '' ? null : body, {
+      status: response.status,
+      headers,
+    });
+  };
+}
+
+/** The cursor of a request when it is above 2^53 - 1, else undefined. */
+function hugeCursorOf(request: Request): bigint | undefined {
+  const c = new URL(request.url).searchParams.get('cursor');
+  if (c === null || !/^[0-9]+$/.test(c)) return undefined;
+  return BigInt(c) > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(c) : undefined;
+}
+
+describe('diff compares what the profile fixes, and only that (issue 19)', () => {
+  const side = { baseUrl: 'http://a', contactEmail: new Map<string, string>() };
+  const sideB = { baseUrl: 'http://b', contactEmail: new Map<string, string>() };
+  const noContent = (headers: Record<string, string>): ReceivedResponse => ({
+    status: 204,
+    headers: {
+      'x-total-count': '270',
+      link: '<http://a/contacts?cursor=20>; rel="prev"',
+      ...headers,
+    },
+    body: '',
+  });
+  const diffOf = (path: string, a: ReceivedResponse, b: ReceivedResponse, sb = side) =>
+    differences(path, observe(path, a, side), observe(path, b, sb)).map((d) => d.message);
+
+  test('a 204 with or without Content-Type and other extra headers is no difference; its X-Total-Count and Link are', () => {
+    const plain = noContent({});
+    for (const extra of [
+      { 'content-type': 'application/json; charset=utf-8' },
+      { 'content-type': 'text/html' },
+      { 'content-type': 'text/plain; charset=iso-8859-1', 'x-request-id': '7', allow: 'GET' },
+      { 'retry-after': '1', 'x-rate-limit-limit': '10', 'cache-control': 'no-store' },
+    ]) {
+      expect(diffOf('/contacts', plain, noContent(extra))).toEqual([]);
+      expect(diffOf('/contacts', noContent(extra), plain)).toEqual([]);
+    }
+    expect(diffOf('/contacts', plain, noContent({ 'x-total-count': '271' }))).toEqual([
+      'X-Total-Count: "270" on A, "271" on B',
+    ]);
+    expect(
+      diffOf('/contacts', plain, noContent({ link: '<http://a/contacts?cursor=19>; rel="prev"' })),
+    ).toEqual([
+      'Link rel="prev": "{base}/contacts?cursor=20" on A, "{base}/contacts?cursor=19" on B',
+    ]);
+  });
+
+  test('Content-Type: media type and charset on a 200 are fixed, other parameters free; on an error only the media type', () => {
+    const ok = (ct: string): ReceivedResponse => ({
+      status: 200,
+      headers: { 'content-type': ct },
+      body: JSON.stringify({ data: {} }),
+    });
+    const path = '/teams/member/m1';
+    expect(
+      diffOf(
+        path,
+        ok('application/json; charset=utf-8'),
+        ok('application/json; version="1"; Charset=UTF-8'),
+      ),
+    ).toEqual([]);
+    expect(diffOf(path, ok('application/json; charset=utf-8'), ok('application/json'))).toEqual([
+      'Content-Type: application/json; charset=utf-8 on A, application/json; charset=none on B',
+    ]);
+    const error = (ct: string, extra: Record<string, string> = {}): ReceivedResponse => ({
+      status: 404,
+      headers: { 'content-type': ct, ...extra },
+      body: JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'x' }),
+    });
+    expect(
+      diffOf(
+        path,
+        error('application/json; charset=utf-8'),
+        error('application/json', { allow: 'GET', 'x-rate-limit-limit': '1' }),
+      ),
+    ).toEqual([]);
+    expect(diffOf(path, error('application/json'), error('text/plain'))).toEqual([
+      'Content-Type: application/json on A, text/plain on B',
+    ]);
+    // the headers an error status fixes
+    const e405 = (allow: string) => ({ ...error('application/json', { allow }), status: 405 });
+    expect(diffOf(path, e405('GET, HEAD'), e405('GET'))).toEqual([
+      'allow: "GET, HEAD" on A, "GET" on B',
+    ]);
+  });
+
+  test('paging URLs: the path as received or canonical and the hex case of the query are free; the query is fixed', () => {
+    const page = (url: string): ReceivedResponse => ({
+      status: 200,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        link: `<${url}>; rel="next"`,
+        'x-total-count': '9',
+      },
+      body: JSON.stringify({
+        data: [],
+        paging: { cursors: { previous: 0, next: 7, total: 9 }, previousURL: null, nextURL: url },
+      }),
+    });
+    const path = '/teams/group/Key%20Accounts';
+    const received = 'http://a/teams/group/Key%20Accounts?next=a%2fb&cursor=7';
+    const canonical = 'http://b/%74eams/group/Key%20Accounts?next=a%2Fb&cursor=7';
+    expect(diffOf(path, page(received), page(canonical), sideB)).toEqual([]);
+    const otherQuery = 'http://b/teams/group/Key%20Accounts?cursor=7&next=a%2Fb';
+    expect(diffOf(path, page(received), page(otherQuery), sideB)).toHaveLength(2);
+  });
+
+  test('paging.cursors are compared exactly, above 2^53 too: the same digits are alike, one apart differ', () => {
+    const past = (previous: string, previousURL: string): ReceivedResponse => ({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-total-count': '3' },
+      body: `{"data":[],"paging":{"cursors":{"previous":${previous},"next":3,"total":3},"previousURL":${JSON.stringify(previousURL)},"nextURL":null}}`,
+    });
+    const a = past('99999999999999999749', 'http://a/contacts?cursor=99999999999999999749');
+    const same = past('99999999999999999749', 'http://a/contacts?cursor=99999999999999999749');
+    const off = past('99999999999999999748', 'http://a/contacts?cursor=99999999999999999749');
+    expect(diffOf('/contacts', a, same)).toEqual([]);
+    expect(diffOf('/contacts', a, off)).toEqual([
+      'paging.cursors.previous: 99999999999999999749 on A, 99999999999999999748 on B',
+    ]);
+    // the fast path does not take them for the same answer (JSON.parse rounds both to 1e20)
+    expect(sameAnswer(a, off, 'http://a', 'http://a')).toBe(false);
+    expect(sameAnswer(a, same, 'http://a', 'http://a')).toBe(true);
+  });
+
+  test('live: two reference servers that differ only in the free headers of a 204 answer alike', async () => {
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    try {
+      const result = await runDiff({
+        baseUrl: MEMORY_BASE_URL,
+        against: MEMORY_BASE_URL,
+        profile: profileFor({}),
+        seed: 5,
+        numRuns: 2,
+        only: 'PAGE-END-NO-CONTENT,PAGE-CURSOR-ARITHMETIC,PAGE-HEADERS',
+        fetch: editedFetch(server, (_r, status, headers, body) => {
+          if (status === 204) headers.delete('content-type');
+          return body;
+        }),
+        fetchAgainst: editedFetch(server, (_r, status, headers, body) => {
+          if (status === 204) {
+            headers.set('content-type', 'application/json; charset=utf-8');
+            headers.set('x-request-id', 'abc');
+          }
+          return body;
+        }),
+      });
+      expect(result.run.checks.filter((c) => c.status === 'fail')).toEqual([]);
+      expect(result.compared).toBeGreaterThan(20);
+      expect(result.checks.flatMap((c) => c.failures.map((f) => f.message))).toEqual([]);
+      expect(result.ok).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('live: a server whose previous is off by one past a cursor above 2^53 differs from the reference there, and only there', async () => {
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    const emptyPage = createServer({ publicUrl: MEMORY_BASE_URL, pagingEnd: 'empty-page' });
+    try {
+      for (const [s, options] of [
+        [server, {}],
+        [emptyPage, { pagingEnd: 'empty-page' as const }],
+      ] as const) {
+        const offByOne = editedFetch(s, (request, _status, headers, body) => {
+          const cursor = hugeCursorOf(request);
+          if (cursor === undefined) return body;
+          const right = String(cursor - 250n);
+          const wrong = String(cursor - 251n);
+          const link = headers.get('link');
+          if (link !== null)
+            headers.set('link', link.replaceAll(`cursor=${right}`, `cursor=${wrong}`));
+          return body.replaceAll(`"previous":${right}`, `"previous":${wrong}`);
+        });
+        const common = {
+          baseUrl: MEMORY_BASE_URL,
+          against: MEMORY_BASE_URL,
+          profile: profileFor(options),
+          seed: 5,
+          numRuns: 2,
+          only: 'PAGE-CURSOR-ARITHMETIC',
+          fetch: (r: Request) => s.fetch(r),
+        };
+        const alike = await runDiff({ ...common, fetchAgainst: (r) => s.fetch(r) });
+        expect(alike.ok).toBe(true);
+        const differ = await runDiff({ ...common, fetchAgainst: offByOne });
+        const messages = differ.checks.flatMap((c) => c.failures.map((f) => f.message));
+        expect(messages.length).toBeGreaterThan(0);
+        // every differing answer is one past a huge cursor, and its Link rel="prev" is named
+        for (const m of messages) expect(m).toMatch(/cursor=0*\d{20,}/);
+        expect(
+          messages.some((m) =>
+            /Link rel="prev": "\{base\}\/[^"]*cursor=99999999999999999749[^"]*" on A, "\{base\}\/[^"]*cursor=99999999999999999748[^"]*" on B/.test(
+              m,
+            ),
+          ),
+        ).toBe(true);
+        if (options.pagingEnd === 'empty-page')
+          expect(
+            messages.some((m) =>
+              m.includes(
+                'paging.cursors.previous: 99999999999999999749 on A, 99999999999999999748 on B',
+              ),
+            ),
+          ).toBe(true);
+        // the suite itself finds it too (PAGE-CURSOR-ARITHMETIC reads the exact digits)
+        const run = await runConformance({ ...common, fetch: offByOne, mode: 'blind' });
+        expect(failing(run)).toEqual(['PAGE-CURSOR-ARITHMETIC']);
+      }
+    } finally {
+      await Promise.all([server.close(), emptyPage.close()]);
     }
   });
 });
