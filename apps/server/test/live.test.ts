@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type Answer,
@@ -417,6 +420,36 @@ describe('live data with faults, variants and options', () => {
     } finally {
       expect(await outcome.stop('SIGTERM')).toBe(0);
     }
+  });
+
+  test('--dataset FILE --live appends to the data of the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tagtrack-live-'));
+    const file = join(dir, 'canonical.json');
+    await writeFile(file, JSON.stringify(canonicalDataset));
+    const io: CliIo = { stdout: { write: () => true }, stderr: { write: () => true } };
+    const outcome = await main(['--dataset', file, '--live', '20', '--port', '0', '--quiet'], io);
+    await rm(dir, { recursive: true, force: true });
+    if ('code' in outcome) throw new Error(`exited with ${outcome.code}`);
+    try {
+      const v = outcome.server.live!.tick();
+      expect(v.dataset.tags.slice(0, BASE.tags.length)).toEqual(BASE.tags);
+      expect(v.dataset.opens.slice(0, BASE.opens.length)).toEqual(BASE.opens);
+      expect(validateDataset(v.dataset)).toEqual([]);
+    } finally {
+      expect(await outcome.stop('SIGTERM')).toBe(0);
+    }
+  });
+
+  test('the rate limit is kept across versions (one limiter for every version)', async () => {
+    const clock = fakeClock();
+    const server = liveServer(50, clock, {
+      rateLimit: { limit: 1, windowMs: 60_000 },
+      clock: clock.read,
+    });
+    expect((await get(server, '/teams')).status).toBe(200);
+    clock.now += 1_000;
+    expect(server.live!.tick().version).toBe(1);
+    expect((await get(server, '/teams')).status).toBe(429);
   });
 
   test.each([
