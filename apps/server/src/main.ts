@@ -9,7 +9,7 @@ import {
   type PagingEnd,
   writeSnapshotFile,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS, DEMO_CREDENTIALS } from '@tagtrack/core/canonical';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DatasetFileError, loadDatasetSource } from './dataset-file.ts';
 import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults/index.ts';
@@ -402,9 +402,9 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   }
   if (origin.startsWith('canonical')) {
     lines.push(
-      'demo credentials (CANONICAL_CREDENTIALS in @tagtrack/core/canonical, packages/core/src/dataset/canonical.ts):',
+      `demo credentials (${DEMO_CREDENTIALS.length} of the dataset's ${CANONICAL_CREDENTIALS.length}; all are in the conformance suite's canonical profile):`,
     );
-    for (const c of CANONICAL_CREDENTIALS) {
+    for (const c of DEMO_CREDENTIALS) {
       lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
     }
   } else {

@@ -152,6 +152,7 @@ export {
 } from './dataset/tables.ts';
 export {
   buildPath,
+  canonicalPath,
   type Catalogue,
   ENDPOINT_IDS,
   ENDPOINT_LIST,

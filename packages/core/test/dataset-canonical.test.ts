@@ -2,7 +2,11 @@ import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateDataset } from '../src/aggregate/validate.ts';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
+import {
+  CANONICAL_CREDENTIALS,
+  canonicalDataset,
+  DEMO_CREDENTIALS,
+} from '../src/dataset/canonical.ts';
 import { generateCanonicalDataset } from '../src/dataset/generate.ts';
 import { Dataset, normaliseEmail } from '../src/dataset/schema.ts';
 import { generatorProblems } from './dataset-checks.ts';
@@ -63,8 +67,35 @@ describe('canonical dataset', () => {
 });
 
 describe('CANONICAL_CREDENTIALS', () => {
-  it('labels an admin, a manager and a user per team, team1 then team2', () => {
+  it('lists every credential of the dataset once, labelled by team, account type and group', () => {
     expect(CANONICAL_CREDENTIALS.map((c) => c.label)).toEqual([
+      'team1-admin',
+      'team1-manager',
+      'team1-manager-nogroup',
+      'team1-user',
+      'team1-user-nogroup',
+      'team1-user-group2',
+      'team2-admin',
+      'team2-manager',
+      'team2-manager-nogroup',
+      'team2-user',
+      'team2-user-nogroup',
+      'team2-user-group2',
+    ]);
+    expect(new Set(CANONICAL_CREDENTIALS.map((c) => c.authId))).toEqual(
+      new Set(canonicalDataset.credentials.map((c) => c.authId)),
+    );
+    for (const c of CANONICAL_CREDENTIALS) {
+      const member = canonicalDataset.teams
+        .flatMap((t) => t.members)
+        .find((m) => m.memberID === c.memberID);
+      if (DEMO_CREDENTIALS.includes(c)) continue;
+      expect(c.label.endsWith('-nogroup'), c.label).toBe(member?.groupID === undefined);
+    }
+  });
+
+  it('DEMO_CREDENTIALS are the admin, a manager and a user per team, team1 then team2', () => {
+    expect(DEMO_CREDENTIALS.map((c) => c.label)).toEqual([
       'team1-admin',
       'team1-manager',
       'team1-user',
@@ -89,8 +120,8 @@ describe('CANONICAL_CREDENTIALS', () => {
     }
   });
 
-  it('pick managers that have a group, and users in a group', () => {
-    for (const c of CANONICAL_CREDENTIALS.filter((x) => x.accountType !== 'admin')) {
+  it('the demo credentials pick managers that have a group, and users in a group', () => {
+    for (const c of DEMO_CREDENTIALS.filter((x) => x.accountType !== 'admin')) {
       const member = canonicalDataset.teams
         .flatMap((t) => t.members)
         .find((m) => m.memberID === c.memberID);

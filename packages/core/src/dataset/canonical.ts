@@ -23,12 +23,23 @@ export interface CanonicalCredential {
 }
 
 /**
- * Three credentials per team of the canonical dataset, in team order: the admin, a manager
- * WITH a group, and a user (one in a group when there is one), labelled `team1-admin`,
- * `team1-manager`, `team1-user`, `team2-admin`, ... (decisions §1, §2).
+ * Every credential of the canonical dataset (12: six per team), team by team, each team's
+ * members in dataset order by account type (admin, managers, users), labelled by team, account
+ * type and group (decisions §1, §2):
+ * - `team<N>-<accountType>`: the team's admin; its first manager WITH a group; its first user
+ *   in a group (the three demo credentials of a team, labels unchanged since 0.1);
+ * - `team<N>-<accountType>-nogroup`: a manager or user without a group;
+ * - `team<N>-<accountType>-group<G>`: another member of that type in the team's G-th group
+ *   (counting groups from 1 in dataset order), `-<K>` appended if that is still not unique.
+ * N counts teams from 1 in dataset order. Throws when a team has no admin, manager or user.
  */
 export const CANONICAL_CREDENTIALS: readonly CanonicalCredential[] =
   canonicalCredentials(canonicalDataset);
+
+/** The three demo credentials of each team (`team<N>-admin`, `-manager`, `-user`): what the reference server prints. */
+export const DEMO_CREDENTIALS: readonly CanonicalCredential[] = CANONICAL_CREDENTIALS.filter((c) =>
+  /^team\d+-(admin|manager|user)$/.test(c.label),
+);
 
 function parseCanonical(raw: unknown): Dataset {
   const parsed = Dataset.safeParse(raw);
@@ -42,27 +53,41 @@ function parseCanonical(raw: unknown): Dataset {
 
 function canonicalCredentials(dataset: Dataset): CanonicalCredential[] {
   const out: CanonicalCredential[] = [];
+  const TYPES: readonly AccountType[] = ['admin', 'manager', 'user'];
   dataset.teams.forEach((team, t) => {
-    const picks: [AccountType, (m: DatasetMember) => boolean][] = [
-      ['admin', (m) => m.accountType === 'admin'],
-      ['manager', (m) => m.accountType === 'manager' && m.groupID !== undefined],
-      ['user', (m) => m.accountType === 'user' && m.groupID !== undefined],
-    ];
-    for (const [accountType, matches] of picks) {
-      const member =
-        team.members.find(matches) ?? team.members.find((m) => m.accountType === accountType);
-      const credential = dataset.credentials.find((c) => c.memberID === member?.memberID);
-      if (member === undefined || credential === undefined) {
+    const prefix = `team${t + 1}`;
+    const credentialOf = (m: DatasetMember) =>
+      dataset.credentials.find((c) => c.memberID === m.memberID);
+    for (const accountType of TYPES) {
+      const members = team.members.filter(
+        (m) => m.accountType === accountType && credentialOf(m) !== undefined,
+      );
+      // the demo pick: the admin; a manager WITH a group; a user in a group (else the first)
+      const demo =
+        (accountType === 'admin' ? undefined : members.find((m) => m.groupID !== undefined)) ??
+        members[0];
+      if (demo === undefined) {
         throw new Error(`canonical dataset: team ${team.teamID} has no ${accountType} credential`);
       }
-      out.push({
-        teamID: team.teamID,
-        accountType,
-        memberID: member.memberID,
-        authId: credential.authId,
-        accessKey: credential.accessKey,
-        label: `team${t + 1}-${accountType}`,
-      });
+      const labels = new Set<string>();
+      for (const member of [demo, ...members.filter((m) => m !== demo)]) {
+        const g = team.groups.findIndex((x) => x.groupID === member.groupID);
+        let label =
+          member === demo
+            ? `${prefix}-${accountType}`
+            : `${prefix}-${accountType}-${g < 0 ? 'nogroup' : `group${g + 1}`}`;
+        for (let k = 2; labels.has(label); k++) label = `${label.replace(/-\d+$/, '')}-${k}`;
+        labels.add(label);
+        const credential = credentialOf(member)!;
+        out.push({
+          teamID: team.teamID,
+          accountType,
+          memberID: member.memberID,
+          authId: credential.authId,
+          accessKey: credential.accessKey,
+          label,
+        });
+      }
     }
   });
   return out;

@@ -1,0 +1,282 @@
+import {
+  type Dataset,
+  generateDataset,
+  type Rtn,
+  validateDataset,
+  withEveryEdgeCase,
+} from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { createServer, type ServerOptions } from '@tagtrack/server';
+import fc from 'fast-check';
+import type { ProfileCredential, ProfileInput } from '../src/profile.ts';
+import { type RunResult, runConformance } from '../src/runner.ts';
+import { MEMORY_BASE_URL } from './helpers.ts';
+
+/**
+ * The suite's soundness search (issue 19): a conforming server must pass the suite whatever
+ * the data, the caller and the profile options. A configuration names a dataset (the canonical
+ * one, or one the generator makes from a seed, with or without every edge case of
+ * `SOUNDNESS_EDGE_CASES`), the reference server's profile options (page size, paging end,
+ * members without a group, a declared rate limit), the `rtn` formats the profile declares,
+ * who runs (each credential alone in blind mode, all credentials declared in blind mode, and
+ * fixture mode with every credential), and the suite's seed. Any failed or errored check
+ * against the reference server is a suite bug: {@link runSoundness} reports it with the
+ * configuration that reproduces it.
+ */
+
+/** Where a configuration's data comes from. */
+export type SoundnessData =
+  | { readonly kind: 'canonical' }
+  | {
+      readonly kind: 'generated';
+      readonly seed: number;
+      readonly scale: 'tiny' | 'small';
+      readonly edgeCases: boolean;
+    };
+
+/** Who runs the suite: one credential alone (blind), all declared (blind), or fixture mode. */
+export type SoundnessCaller =
+  | { readonly kind: 'one'; readonly index: number }
+  | { readonly kind: 'all' }
+  | { readonly kind: 'fixture' };
+
+/** One point of the search space. */
+export interface SoundnessConfig {
+  readonly data: SoundnessData;
+  readonly pageSize: number;
+  readonly pagingEnd: 'no-content' | 'empty-page';
+  readonly memberWithoutGroup: 'omit' | 'empty';
+  readonly rtn: readonly Rtn[];
+  /** Requests per second per credential the server enforces and the profile declares, or null. */
+  readonly rateLimit: number | null;
+  readonly caller: SoundnessCaller;
+  /** The suite's base seed. */
+  readonly seed: number;
+}
+
+/** A configuration's outcome: the failed or errored checks, with their first message. */
+export interface SoundnessOutcome {
+  readonly config: SoundnessConfig;
+  /** What ran, in words: dataset, options and caller (labels, never keys). */
+  readonly label: string;
+  readonly failures: readonly { id: string; status: string; message: string }[];
+  readonly checks: number;
+  readonly passed: number;
+  readonly skipped: number;
+  readonly requests: number;
+}
+
+const datasets = new Map<string, Dataset>();
+
+/** The dataset of `data` (memoised: generating and checking it once per process). */
+export function datasetOf(data: SoundnessData): Dataset {
+  if (data.kind === 'canonical') return canonicalDataset;
+  const key = JSON.stringify(data);
+  let dataset = datasets.get(key);
+  if (dataset === undefined) {
+    const generated = generateDataset({ seed: data.seed, scale: data.scale });
+    dataset = data.edgeCases ? withEveryEdgeCase(generated, data.seed) : generated;
+    const problems = validateDataset(dataset);
+    if (problems.length > 0)
+      throw new Error(`soundness dataset ${key} is invalid: ${problems.slice(0, 3).join('; ')}`);
+    datasets.set(key, dataset);
+  }
+  return dataset;
+}
+
+/**
+ * Every credential of `dataset`, labelled by team, account type and group
+ * (`t2-user-g1-2`, `t1-manager-nogroup-1`), with team, account type and member id; for the
+ * canonical dataset, its own labels (`CANONICAL_CREDENTIALS`).
+ */
+export function credentialsOf(dataset: Dataset): ProfileCredential[] {
+  if (dataset === canonicalDataset)
+    return CANONICAL_CREDENTIALS.map(
+      ({ label, authId, accessKey, teamID, accountType, memberID }) => ({
+        label,
+        authId,
+        accessKey,
+        teamID,
+        accountType,
+        memberID,
+      }),
+    );
+  const out: ProfileCredential[] = [];
+  const seen = new Map<string, number>();
+  dataset.teams.forEach((team, t) => {
+    for (const member of team.members) {
+      const credential = dataset.credentials.find((c) => c.memberID === member.memberID);
+      if (credential === undefined) continue;
+      const g = team.groups.findIndex((x) => x.groupID === member.groupID);
+      const base = `t${t + 1}-${member.accountType}-${g < 0 ? 'nogroup' : `g${g + 1}`}`;
+      const k = (seen.get(base) ?? 0) + 1;
+      seen.set(base, k);
+      out.push({
+        label: `${base}-${k}`,
+        authId: credential.authId,
+        accessKey: credential.accessKey,
+        teamID: team.teamID,
+        accountType: member.accountType,
+        memberID: member.memberID,
+      });
+    }
+  });
+  return out;
+}
+
+/** A configuration in words (labels and options; never a key). */
+export function describeConfig(config: SoundnessConfig): string {
+  const d = config.data;
+  const data =
+    d.kind === 'canonical'
+      ? 'canonical dataset'
+      : `generated seed ${d.seed} ${d.scale}${d.edgeCases ? ' + every edge case' : ''}`;
+  const credentials = credentialsOf(datasetOf(d));
+  const caller =
+    config.caller.kind === 'one'
+      ? `blind as ${credentials[config.caller.index % credentials.length]?.label}`
+      : config.caller.kind === 'all'
+        ? `blind with all ${credentials.length} credentials`
+        : `fixture with all ${credentials.length} credentials`;
+  const rate = config.rateLimit === null ? '' : `, rate limit ${config.rateLimit}/s`;
+  return `${data}; pageSize ${config.pageSize}, pagingEnd ${config.pagingEnd}, memberWithoutGroup ${config.memberWithoutGroup}, rtn ${config.rtn.join('+')}${rate}; ${caller}; suite seed ${config.seed}`;
+}
+
+/**
+ * Runs the suite in memory against the reference server of `config` and returns what failed.
+ * `numRuns`: fast-check runs per property check.
+ */
+export async function runSoundness(
+  config: SoundnessConfig,
+  numRuns: number,
+): Promise<SoundnessOutcome> {
+  const dataset = datasetOf(config.data);
+  const credentials = credentialsOf(dataset);
+  const rateLimit =
+    config.rateLimit === null ? undefined : { limit: config.rateLimit, windowMs: 1000 };
+  const serverOptions: ServerOptions = {
+    publicUrl: MEMORY_BASE_URL,
+    dataset,
+    pageSize: config.pageSize,
+    pagingEnd: config.pagingEnd,
+    memberWithoutGroup: config.memberWithoutGroup,
+    ...(rateLimit === undefined ? {} : { rateLimit }),
+  };
+  const one =
+    config.caller.kind === 'one'
+      ? credentials[config.caller.index % credentials.length]
+      : undefined;
+  const declared =
+    config.caller.kind === 'one'
+      ? []
+      : config.caller.kind === 'all'
+        ? credentials.map(({ memberID: _, ...c }) => c)
+        : credentials;
+  const profile: ProfileInput = {
+    pageSize: config.pageSize,
+    pagingEnd: config.pagingEnd,
+    memberWithoutGroup: config.memberWithoutGroup,
+    rtn: [...config.rtn],
+    rateLimit: rateLimit === undefined ? null : { ...rateLimit, retryAfter: true },
+    credentials: declared,
+  };
+  const server = createServer(serverOptions);
+  let result: RunResult;
+  try {
+    result = await runConformance({
+      baseUrl: MEMORY_BASE_URL,
+      fetch: (r) => server.fetch(r),
+      profile,
+      mode: config.caller.kind === 'fixture' ? 'fixture' : 'blind',
+      ...(config.caller.kind === 'fixture' ? { dataset } : {}),
+      ...(one === undefined ? {} : { authId: one.authId, accessKey: one.accessKey }),
+      seed: config.seed,
+      numRuns,
+    });
+  } finally {
+    await server.close();
+  }
+  const failures: { id: string; status: string; message: string }[] = result.checks
+    .filter((c) => c.status === 'fail' || c.status === 'error')
+    .map((c) => ({
+      id: c.id,
+      status: c.status,
+      message: c.failures[0]?.message ?? c.reason ?? '',
+    }));
+  // a run that is not ok without a failed check (a 5xx, a stale entry, an interruption, a
+  // configuration error) is a finding too
+  if (!result.ok && failures.length === 0)
+    failures.push({
+      id: 'RUN',
+      status: 'not ok',
+      message: result.interrupted ?? 'the run is not ok (a 5xx answer or a configuration error)',
+    });
+  return {
+    config,
+    label: describeConfig(config),
+    failures,
+    checks: result.checks.length,
+    passed: result.checks.filter((c) => c.status === 'pass').length,
+    skipped: result.checks.filter((c) => c.status === 'skip').length,
+    requests: result.requests.sent,
+  };
+}
+
+/** The `rtn` subsets a profile may declare (json always: the suite reads records from it). */
+const RTN_SUBSETS: readonly (readonly Rtn[])[] = [
+  ['json', 'text', 'html'],
+  ['json'],
+  ['json', 'text'],
+  ['json', 'html'],
+];
+
+/**
+ * Configurations of the search: any generated dataset (tiny or small, with every edge case
+ * more often than not), any page size from 1 to 300 (small ones more often), both paging ends,
+ * both member-without-group forms, any rtn subset, a declared rate limit sometimes, any caller
+ * and any seed. Page sizes below 5 only on tiny datasets (each page is a request).
+ */
+export function arbSoundnessConfig(
+  options: { canonical?: boolean; rateLimit?: boolean } = {},
+): fc.Arbitrary<SoundnessConfig> {
+  const data: fc.Arbitrary<SoundnessData> = options.canonical
+    ? fc.constant({ kind: 'canonical' } as const)
+    : fc.record({
+        kind: fc.constant('generated' as const),
+        seed: fc.integer({ min: 1, max: 1_000_000 }),
+        scale: fc.constantFrom('tiny' as const, 'small' as const),
+        edgeCases: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(true) },
+          { weight: 1, arbitrary: fc.constant(false) },
+        ),
+      });
+  return fc
+    .record({
+      data,
+      pageSize: fc.oneof(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 11, max: 300 }),
+        fc.constant(250),
+      ),
+      pagingEnd: fc.constantFrom('no-content' as const, 'empty-page' as const),
+      memberWithoutGroup: fc.constantFrom('omit' as const, 'empty' as const),
+      rtn: fc.constantFrom(...RTN_SUBSETS),
+      rateLimit: options.rateLimit
+        ? fc.option(fc.constantFrom(500, 2000), { freq: 4 })
+        : fc.constant(null),
+      caller: fc.oneof(
+        { weight: 4, arbitrary: fc.nat().map((index) => ({ kind: 'one' as const, index })) },
+        { weight: 1, arbitrary: fc.constant({ kind: 'all' as const }) },
+        { weight: 1, arbitrary: fc.constant({ kind: 'fixture' as const }) },
+      ),
+      seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+    })
+    .map((c) =>
+      // a tiny page on a small dataset is hundreds of requests per walk: keep it to tiny ones
+      c.pageSize < 5 && c.data.kind === 'generated' && c.data.scale !== 'tiny'
+        ? { ...c, pageSize: c.pageSize + 5 }
+        : c.pageSize < 5 && c.data.kind === 'canonical'
+          ? { ...c, pageSize: c.pageSize + 20 }
+          : c,
+    );
+}
