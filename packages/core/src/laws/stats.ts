@@ -114,7 +114,7 @@ export const rangeSplitMerges = mergeLaw(
 export const typedStatsMergeToUntyped = mergeLaw(
   'REL-STATS-TYPES-MERGE',
   'stats of one account type (type=admin, manager, user) merge to the stats without type, per day and aggregated: type keeps the tags sent by members of that type',
-  'decisions §4 Revision 3 (type on the stats endpoints 6, 13, 7), §9 (merging)',
+  'decisions §9 (merging), §4 Revision 3 (type on the stats endpoints 6, 13, 7)',
   'account types’ stats',
 );
 
