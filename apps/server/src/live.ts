@@ -107,7 +107,7 @@ export function liveRate(rate: number): { num: bigint; den: bigint } {
       : null;
   if (m === null) {
     throw new RangeError(
-      `invalid live rate ${String(rate)}: expected a number of events per second > 0`,
+      `invalid live rate ${String(rate)}: expected records (tags, opens, clicks) per second > 0`,
     );
   }
   const fraction = m[2] ?? '';
