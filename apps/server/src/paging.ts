@@ -1,6 +1,7 @@
 import {
   buildQueryString,
   type Cursor,
+  canonicalPath,
   type ExactPaging,
   type Page,
   type PagingEnd,
@@ -25,6 +26,12 @@ export interface ListRequest {
   readonly target: RequestTarget;
   readonly rtn: Rtn;
   readonly method: string;
+  /**
+   * The path of the paging URLs (decisions §3 Revision 3, free): the path as received
+   * (default, the reference) or its canonical form (core's `canonicalPath`; variant
+   * `paging-path-canonical`).
+   */
+  readonly pathForm?: 'as-received' | 'canonical';
 }
 
 /** One page of a list answer: the records, the `paging` object, the headers, and 200 or 204. */
@@ -200,7 +207,8 @@ function ignoredParams(rawQuery: string): IgnoredParams {
 
 /**
  * The URL of the same request at another cursor (decisions §3 Revision 2):
- * `${publicUrl}${path}?${query}`, the path as received and the raw query with only `cursor`
+ * `${publicUrl}${path}?${query}`, the path as received (or its canonical form, per
+ * `req.pathForm`: decisions §3 Revision 3) and the raw query with only `cursor`
  * replaced (core's {@link queryWithCursor}: every other parameter, its order and encoding
  * kept). Characters that may not appear in a URL at all (spaces, controls, `"<>\^`{|}` and
  * bytes above 0x7F, which only a raw socket client can send) are percent-encoded, as a URL
@@ -212,7 +220,11 @@ export function pageUrl(req: ListRequest, cursor: Cursor, faults: FaultSet): str
   const root = faults.has('paging-url-drops-prefix')
     ? new URL(req.publicUrl).origin
     : req.publicUrl;
-  const base = `${root}${urlSafe(req.target.path)}`;
+  let path = req.pathForm === 'canonical' ? canonicalPath(req.target.path) : req.target.path;
+  // bug (fault paging-path-lowercased): the path written in lower case, as a router that
+  // matches case-insensitively normalises it, so a group name's letters change case
+  if (faults.has('paging-path-lowercased')) path = path.toLowerCase();
+  const base = `${root}${urlSafe(path)}`;
   if (faults.has('paging-url-drops-params')) return `${base}?cursor=${cursor}`; // bug
   if (faults.has('paging-url-sorted-params')) {
     // bug: the query is rebuilt from the parsed parameters, sorted by name

@@ -204,6 +204,14 @@ export const VARIANTS = [
     transport: false,
   },
   {
+    name: 'paging-path-canonical',
+    description:
+      'nextURL, previousURL and the Link targets carry the canonical form of the request path (segments decoded and re-encoded: /%74eams/tags links to /teams/tags), not the path as received',
+    freedom: 'decisions §3 Revision 3 (the path of the paging URLs is free between the two forms)',
+    layer: 'render',
+    transport: false,
+  },
+  {
     name: 'empty-page',
     description:
       'paging end option empty-page: nextURL null on the last page, 200 with data [] past the end',

@@ -413,6 +413,28 @@ export function buildPath(
   });
 }
 
+/**
+ * The canonical form of a request path (decisions §3 Revision 3): each segment
+ * percent-decoded, then encoded as {@link buildPath} encodes a path parameter
+ * (`encodeURIComponent`), so `/%74eams/tags` is `/teams/tags` and `/teams/group/Key Accounts`
+ * is `/teams/group/Key%20Accounts`. A segment that is not valid percent-encoding is kept as
+ * it is. Two paths name the same endpoint and resource exactly when their canonical forms
+ * are equal (an encoded `/`, `%2F`, stays inside its segment). The path of a paging URL may
+ * be the path as received or this form.
+ */
+export function canonicalPath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      try {
+        return encodeURIComponent(decodeURIComponent(segment));
+      } catch {
+        return segment;
+      }
+    })
+    .join('/');
+}
+
 const LIST_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
 const SINGLE_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
 

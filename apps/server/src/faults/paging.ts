@@ -165,6 +165,13 @@ export const PAGING_FAULTS = [
     detectedBy: ['PAGE-SINGLE-CURSOR', 'INPUT-400-BAD-CURSOR'],
   },
   {
+    name: 'paging-path-lowercased',
+    area: 'paging',
+    description:
+      'nextURL, previousURL and Link write the path in lower case, so /teams/group/Key%20Accounts links to /teams/group/key%20accounts, another resource (decisions §3 Revision 3: the path is free only between the path as received and its canonical form)',
+    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-WALK-NEXT-URL'],
+  },
+  {
     name: 'event-groups-count-events',
     area: 'paging',
     description:

@@ -73,6 +73,7 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
             target,
             rtn: query.rtn,
             method,
+            pathForm: renderer.variants.has('paging-path-canonical') ? 'canonical' : 'as-received',
           },
           faults,
         );

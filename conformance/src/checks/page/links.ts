@@ -1,4 +1,10 @@
-import { endpointById, type ParamName } from '@tagtrack/core';
+import {
+  buildPath,
+  buildQueryString,
+  type EndpointId,
+  endpointById,
+  type ParamName,
+} from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
 import { linksOf } from '../compare.ts';
@@ -81,6 +87,53 @@ function pagingUrls(
   return urls;
 }
 
+/**
+ * `path` spelled otherwise with the same meaning (decisions §4 Revision 2: segments are
+ * percent-decoded before matching): the first character of its first segment as an
+ * upper-case escape (`/%74eams/tags`), and every escape of the rest in lower-case hex
+ * (`Key%20Accounts` stays, `%C3%89quipe` becomes `%c3%89quipe`).
+ */
+export function otherSpelling(path: string): string {
+  const [, first = '', ...rest] = path.split('/');
+  const head = `%${first.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}${first.slice(1)}`;
+  return ['', head, ...rest.map((s) => s.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()))].join(
+    '/',
+  );
+}
+
+/** A list request sent with its path spelled otherwise (see {@link otherSpelling}). */
+interface SpelledList {
+  readonly list: SizedList;
+  readonly path: string;
+}
+
+/**
+ * The requests of PAGE-URLS-KEEP-QUERY's path spellings: each list with records under its
+ * path spelled otherwise, and the members of each visible group by its name when the name
+ * needs percent-encoding (a space, a letter outside ASCII), spelled otherwise too.
+ */
+async function spelledLists(
+  ctx: CheckContext,
+  lists: readonly SizedList[],
+): Promise<SpelledList[]> {
+  const out: SpelledList[] = lists.map((l) => ({
+    list: l,
+    path: otherSpelling(buildPath(endpointById(l.endpoint), l.call.pathParams ?? {})),
+  }));
+  const endpoint: EndpointId = 'teams.group';
+  for (const g of (await ctx.discover()).groups) {
+    if (encodeURIComponent(g.groupName) === g.groupName) continue;
+    const call = { pathParams: { group: g.groupName } };
+    const total = (await ctx.walk(endpoint, call)).total;
+    if (total > 0)
+      out.push({
+        list: { endpoint, call, total },
+        path: otherSpelling(buildPath(endpointById(endpoint), call.pathParams)),
+      });
+  }
+  return out;
+}
+
 /** One request of PAGE-URLS-KEEP-QUERY: a list, its other parameters in order, a form, a cursor. */
 interface UrlCase {
   readonly list: SizedList;
@@ -99,8 +152,8 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-URLS-KEEP-QUERY',
     title:
-      'nextURL, previousURL and the Link targets, on every list endpoint, in every rtn and on HEAD, are absolute URLs on the base URL (path prefix included) whose query is the request’s raw query with only cursor replaced, every other parameter, its order and its encoding kept, pointing at the right cursor (unaligned cursors and the last-but-one page included)',
-    clause: 'decisions §3 Revision 2 (nextURL and previousURL)',
+      'nextURL, previousURL and the Link targets, on every list endpoint, in every rtn and on HEAD, are absolute URLs on the base URL (path prefix included) whose path names the request’s endpoint and resource (as received or in canonical form, a path spelled otherwise included) and whose query is the request’s raw query with only cursor replaced, every other parameter, its order and its encoding kept, pointing at the right cursor (unaligned cursors and the last-but-one page included)',
+    clause: 'decisions §3 Revision 2 (nextURL and previousURL) and Revision 3 (their path)',
     endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
@@ -179,6 +232,33 @@ export const checks: readonly Check[] = [
         },
         { examples },
       );
+      // the path sent in another spelling: the paging URLs carry it as received or in its
+      // canonical form, either way naming the same endpoint and resource (Revision 3)
+      await ctx.each(await spelledLists(ctx, lists), async ({ list: l, path }) => {
+        // cursor 1 has both neighbours; a list of one record has only a next page at 0
+        const cursor = l.total > 1 ? 1 : 0;
+        const ex = await ctx.raw({
+          method: 'GET',
+          path,
+          rawQuery: buildQueryString([...own(l), ['cursor', String(cursor)]]),
+          credential: ctx.primary,
+        });
+        ensure(
+          ex.status === 200,
+          () =>
+            `${describe(ex)} answered ${ex.status}, expected 200 (the path means ${l.endpoint})`,
+          { kind: 'status', exchange: ex },
+        );
+        for (const [what, url, target] of pagingUrls(ctx, l, ex, cursor, true)) {
+          compared++;
+          const problem = pagingUrlProblem(url, ctx.http.baseUrl, ex, target);
+          ensure(
+            problem === undefined,
+            () => `${describe(ex)} (path spelled ${path}): ${what} ${problem}`,
+            { kind: 'url', exchange: ex },
+          );
+        }
+      });
       if (compared === 0) ctx.skip('no response carried a paging URL');
     },
   }),
