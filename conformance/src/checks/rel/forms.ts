@@ -58,6 +58,18 @@ function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
   }
 }
 
+/** The characters text escapes (decisions §7 Revision 2): CR, LF, tab, backslash. */
+const ESCAPED = ['\r', '\n', '\t', '\\'] as const;
+
+/** Whether a string anywhere in `value` holds `char`. */
+function holds(value: unknown, char: string): boolean {
+  if (typeof value === 'string') return value.includes(char);
+  if (Array.isArray(value)) return value.some((v) => holds(v, char));
+  if (value !== null && typeof value === 'object')
+    return Object.values(value).some((v) => holds(v, char));
+  return false;
+}
+
 /** Tag filters and account types: the values generated queries draw from. */
 const FILTERS = TAG_FILTER_PARAMS;
 const TYPES = AccountType.options;
@@ -229,6 +241,25 @@ export const checks: readonly Check[] = [
         if (await formatsAgree(ctx, endpoint, call)) compared++;
       });
       if (compared === 0) ctx.skip('no sampled endpoint could be fetched in two formats');
+      // in each sampled list, the pages of the first values holding a character the formats
+      // must escape (CR, LF, tab, backslash: decisions §7 Revision 2), picked from the data
+      const ps = ctx.profile.pageSize;
+      const pages: Sample[] = [];
+      for (const { endpoint, call } of samples) {
+        if (endpointById(endpoint).response !== 'list') continue;
+        const records = (await ctx.walk(endpoint, call)).records;
+        const cursors = new Set(
+          ESCAPED.map((c) => records.findIndex((r) => holds(r, c))).map((at) => at - (at % ps)),
+        );
+        for (const cursor of [...cursors].filter((c) => c > 0).sort((a, b) => a - b))
+          pages.push({
+            endpoint,
+            call: { ...call, query: [...(call.query ?? []), ['cursor', String(cursor)]] },
+          });
+      }
+      await ctx.each(pages, async ({ endpoint, call }) => {
+        await formatsAgree(ctx, endpoint, call);
+      });
       // then generated queries: every endpoint once with all the parameters it takes (picked
       // from the data and the seed, always tried), then random combinations
       const days = await queryDays(ctx);
