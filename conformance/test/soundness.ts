@@ -6,7 +6,7 @@ import {
   withEveryEdgeCase,
 } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
-import { createServer, type ServerOptions } from '@tagtrack/server';
+import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@tagtrack/server';
 import fc from 'fast-check';
 import type { ProfileCredential, ProfileInput } from '../src/profile.ts';
 import { type RunResult, runConformance } from '../src/runner.ts';
@@ -52,7 +52,17 @@ export interface SoundnessConfig {
   readonly caller: SoundnessCaller;
   /** The suite's base seed. */
   readonly seed: number;
+  /**
+   * Freedoms of the profile the server takes another way (`VARIANTS` that set no profile
+   * option and are observable in memory); none when absent.
+   */
+  readonly variants?: readonly VariantName[];
 }
+
+/** The variants a configuration may draw: no profile option, observable through `fetch`. */
+export const SOUNDNESS_VARIANTS: readonly VariantName[] = VARIANTS.filter(
+  (v) => !v.transport && !('profile' in v && v.profile !== undefined),
+).map((v) => v.name as VariantName);
 
 /** A configuration's outcome: the failed or errored checks, with their first message. */
 export interface SoundnessOutcome {
@@ -139,7 +149,11 @@ export function describeConfig(config: SoundnessConfig): string {
         ? `blind with all ${credentials.length} credentials`
         : `fixture with all ${credentials.length} credentials`;
   const rate = config.rateLimit === null ? '' : `, rate limit ${config.rateLimit}/s`;
-  return `${data}; pageSize ${config.pageSize}, pagingEnd ${config.pagingEnd}, memberWithoutGroup ${config.memberWithoutGroup}, rtn ${config.rtn.join('+')}${rate}; ${caller}; suite seed ${config.seed}`;
+  const variants =
+    config.variants === undefined || config.variants.length === 0
+      ? ''
+      : `, variants ${config.variants.join('+')}`;
+  return `${data}; pageSize ${config.pageSize}, pagingEnd ${config.pagingEnd}, memberWithoutGroup ${config.memberWithoutGroup}, rtn ${config.rtn.join('+')}${rate}${variants}; ${caller}; suite seed ${config.seed}`;
 }
 
 /**
@@ -161,6 +175,7 @@ export async function runSoundness(
     pagingEnd: config.pagingEnd,
     memberWithoutGroup: config.memberWithoutGroup,
     ...(rateLimit === undefined ? {} : { rateLimit }),
+    ...(config.variants === undefined ? {} : { variants: config.variants }),
   };
   const one =
     config.caller.kind === 'one'
@@ -270,6 +285,13 @@ export function arbSoundnessConfig(
         { weight: 1, arbitrary: fc.constant({ kind: 'fixture' as const }) },
       ),
       seed: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      variants: fc.oneof(
+        { weight: 1, arbitrary: fc.constant([] as VariantName[]) },
+        {
+          weight: 1,
+          arbitrary: fc.uniqueArray(fc.constantFrom(...SOUNDNESS_VARIANTS), { maxLength: 3 }),
+        },
+      ),
     })
     .map((c) =>
       // a tiny page on a small dataset is hundreds of requests per walk: keep it to tiny ones

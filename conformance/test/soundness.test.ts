@@ -1,0 +1,129 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { createServer } from '@tagtrack/server';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { runConformance } from '../src/runner.ts';
+import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import {
+  arbSoundnessConfig,
+  runSoundness,
+  type SoundnessConfig,
+  type SoundnessOutcome,
+} from './soundness.ts';
+
+/**
+ * The budgeted sample of the soundness search (issue 19) that `pnpm test` runs: every
+ * canonical credential at least once, all of them declared together, and generated datasets
+ * with every edge case under drawn profile options. `pnpm soundness` runs the larger sweep.
+ * Any failed check here is a suite bug (or a reference server bug): the message names the
+ * configuration that reproduces it.
+ */
+
+const NUM_RUNS = 3;
+
+/** Options drawn for the canonical runs, one per credential, the same on every run of the test. */
+const CANONICAL_OPTIONS = fc.sample(arbSoundnessConfig({ canonical: true }), {
+  seed: 19,
+  numRuns: CANONICAL_CREDENTIALS.length,
+});
+
+function expectSound(outcome: SoundnessOutcome): void {
+  const found = outcome.failures.map((f) => `${f.id} [${f.status}]: ${f.message}`);
+  expect(found, `${outcome.label}\nconfig: ${JSON.stringify(outcome.config)}`).toEqual([]);
+  // a run that compared nothing proves nothing: most checks must have passed
+  expect(outcome.passed, outcome.label).toBeGreaterThan(outcome.checks / 2);
+}
+
+describe('soundness: the reference server passes the suite whatever the caller, data and options', () => {
+  test.each(CANONICAL_CREDENTIALS.map((c, index) => [c.label, index] as const))(
+    'canonical dataset, blind mode as %s alone, under drawn profile options',
+    async (_label, index) => {
+      const drawn = CANONICAL_OPTIONS[index]!;
+      const config: SoundnessConfig = { ...drawn, caller: { kind: 'one', index } };
+      expectSound(await runSoundness(config, NUM_RUNS));
+    },
+  );
+
+  test('canonical dataset, all 12 credentials declared: blind mode and fixture mode pass', async () => {
+    const base = CANONICAL_OPTIONS[0]!;
+    for (const caller of [{ kind: 'all' }, { kind: 'fixture' }] as const) {
+      const outcome = await runSoundness({ ...base, caller }, NUM_RUNS);
+      expectSound(outcome);
+      // no scoping check is left out for want of credentials
+      expect(outcome.label).toContain('all 12 credentials');
+    }
+  });
+
+  test('for any generated dataset with every edge case, any credential and any profile option the server serves, no check fails', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbSoundnessConfig({ rateLimit: true }), async (config) => {
+        expectSound(await runSoundness(config, NUM_RUNS));
+      }),
+      { seed: 2019, numRuns: 4, endOnFailure: true },
+    );
+  });
+});
+
+describe('soundness regressions: counterexamples the search found, kept', () => {
+  test('team2-admin of the canonical dataset: "Key Accounts" names two groups, it resolves to the lower groupID', async () => {
+    const index = CANONICAL_CREDENTIALS.findIndex((c) => c.label === 'team2-admin');
+    const outcome = await runSoundness(
+      { ...CANONICAL_OPTIONS[0]!, pageSize: 250, caller: { kind: 'one', index }, seed: 1 },
+      NUM_RUNS,
+    );
+    expectSound(outcome);
+  });
+
+  test('an admin sees an empty group of a shared name with the lower groupID, which no list shows', async () => {
+    expectSound(
+      await runSoundness(
+        {
+          data: { kind: 'generated', seed: 999_985, scale: 'tiny', edgeCases: true },
+          pageSize: 4,
+          pagingEnd: 'empty-page',
+          memberWithoutGroup: 'empty',
+          rtn: ['json'],
+          rateLimit: null,
+          caller: { kind: 'all' },
+          seed: 25,
+        },
+        NUM_RUNS,
+      ),
+    );
+  });
+
+  test('a declared rate limit: a burst slower than the window is a skip, a fast one without 429 a failure', async () => {
+    // the server enforces no limit while the profile declares 3 per second: a fast burst of
+    // 7 (2 × 3 + 1) without a 429 is a failure; the same burst answered one request at a time,
+    // 200 ms each, spans more than the window and proves nothing: skipped, never failed
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    let queue = Promise.resolve();
+    const slow = (r: Request): Promise<Response> => {
+      const turn = queue.then(() => new Promise<void>((ok) => setTimeout(ok, 200)));
+      queue = turn;
+      return turn.then(() => server.fetch(r));
+    };
+    try {
+      const run = (fetch: (r: Request) => Promise<Response>) =>
+        runConformance({
+          baseUrl: MEMORY_BASE_URL,
+          fetch,
+          profile: { ...profileFor(), rateLimit: { limit: 3, windowMs: 1000, retryAfter: true } },
+          mode: 'blind',
+          authId: team1Admin.authId,
+          accessKey: team1Admin.accessKey,
+          only: 'RATE-429-HEADERS',
+          seed: 1,
+          numRuns: 1,
+          rateLimit: 1000,
+        });
+      const fast = await run((r) => server.fetch(r));
+      expect(fast.checks[0]?.status).toBe('fail');
+      const spread = await run(slow);
+      expect(spread.checks[0]?.status).toBe('skip');
+      expect(spread.checks[0]?.reason).toMatch(/longer than the declared window/);
+    } finally {
+      await server.close();
+    }
+  });
+});
