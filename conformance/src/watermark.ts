@@ -103,7 +103,8 @@ export function readable(marks: Watermarks): string[] {
 /**
  * How `after` differs from `before`, in words (`undefined` when every watermark readable in
  * `before` is equal in `after`): the first moved field of each credential, e.g. `stats
- * watermark of team1-admin moved: totalOpens 351 -> 354`. A watermark readable before and not
+ * watermark of team1-admin moved: totalOpens 351 -> 354` (the first two credentials named, the
+ * others counted). A watermark readable before and not
  * after counts as moved (nothing shows the data was still); credentials unreadable in `before`
  * are not watched.
  */
@@ -122,8 +123,15 @@ export function watermarkMove(before: Watermarks, after: Watermarks): string | u
         `stats watermark of ${label} moved: ${field} ${show(b[field])} -> ${show(a[field])}`,
       );
   }
-  return moves.length === 0 ? undefined : moves.join('; ');
+  if (moves.length === 0) return undefined;
+  const more = moves.length - MOVES_NAMED;
+  return more > 0
+    ? `${moves.slice(0, MOVES_NAMED).join('; ')}; and those of ${more} more credential${more === 1 ? '' : 's'}`
+    : moves.join('; ');
 }
+
+/** Credentials whose move {@link watermarkMove} names; the others are counted. */
+const MOVES_NAMED = 2;
 
 function show(v: unknown): string {
   return typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));

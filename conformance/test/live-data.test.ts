@@ -84,6 +84,7 @@ const DATASETS = new Map<number, Dataset>();
 
 /** The canonical dataset with `k` more opens (appended, one second apart) of a team1 tag. */
 function withExtraOpens(k: number): Dataset {
+  if (k === 0) return canonicalDataset;
   let d = DATASETS.get(k);
   if (d === undefined) {
     const base = Date.parse(TEAM1_OPEN.date);
@@ -316,7 +317,7 @@ describe('cost on still data', () => {
         runs[data] = await runBlind(still, { ...options, data, numRuns: 3 });
       const [s, a] = [runs.still!, runs.auto!];
       console.log(
-        `${_name}: still ${s.requests.sent} requests, auto ${a.requests.sent} (${a.data!.watermarkRequests} watermark), inconclusive ${a.summary.inconclusive}, failed ${a.summary.fail}`,
+        `${_name}: still ${s.requests.sent} requests, auto ${a.requests.sent} (${a.data!.watermarkRequests} watermark), inconclusive ${a.summary.inconclusive}, failed ${a.checks.filter((c) => c.status === 'fail').map((c) => c.id)}`,
       );
       expect(a.data!.watching).toBe(true);
       expect(a.data!.moved).toBeUndefined();
@@ -395,9 +396,15 @@ async function listen(
   const server: Server = createHttpServer((req, res) => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    fetch(new Request(`${MEMORY_BASE_URL}${req.url}`, { method: req.method, headers })).then(
+    fetch(
+      new Request(`${MEMORY_BASE_URL}${req.url}`, { method: req.method ?? 'GET', headers }),
+    ).then(
       async (r) => {
-        res.writeHead(r.status, Object.fromEntries(r.headers));
+        const out: Record<string, string> = {};
+        r.headers.forEach((v, k) => {
+          out[k] = v;
+        });
+        res.writeHead(r.status, out);
         res.end(Buffer.from(await r.arrayBuffer()));
       },
       () => {
