@@ -274,6 +274,39 @@ describe('data that changes during every attempt', () => {
   });
 });
 
+describe('a watermark that cannot be read', () => {
+  /** The reference server, with `/stats?aggregateData=true` answering 404. */
+  const server = createServer({ publicUrl: MEMORY_BASE_URL });
+  const fetch = (r: Request) =>
+    new URL(r.url).pathname === '/stats' && new URL(r.url).searchParams.has('aggregateData')
+      ? Promise.resolve(new Response('{}', { status: 404 }))
+      : server.fetch(r);
+  afterAll(() => server.close());
+  const options = (data: 'auto' | 'watch'): RunOptions => ({
+    baseUrl: MEMORY_BASE_URL,
+    fetch,
+    authId: team1Admin.authId,
+    accessKey: team1Admin.accessKey,
+    only: 'REL-STATS-ALIAS',
+    data,
+  });
+
+  test('--data auto assumes still data and says why', async () => {
+    const result = await runConformance(options('auto'));
+    expect(result.data).toMatchObject({ mode: 'auto', watching: false, watermarkRequests: 1 });
+    expect(result.data!.note).toBe(
+      'no watermark could be read (given: GET /stats answered 404): the data is assumed still',
+    );
+    expect(formatSummary(result)).toContain('data: no watermark could be read');
+  });
+
+  test('--data watch refuses to run, naming the read that failed', async () => {
+    await expect(runConformance(options('watch'))).rejects.toThrow(
+      '--data watch needs a watermark (GET /stats?aggregateData=true) and none could be read: given: GET /stats answered 404',
+    );
+  });
+});
+
 describe('a real fault on changing data', () => {
   test('is still reported failed: a run on still data reproduces it (ignore-is-opened)', async () => {
     // three moves, at the 2nd, 4th and 6th request since the checks started, then still data
