@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import type { Dataset } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/core/canonical';
 import { createServer, type FaultName, type TagtrackServer } from '@tagtrack/server';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CheckContext } from '../src/checks/context.ts';
+import { Violation } from '../src/checks/failure.ts';
 import { HttpClient } from '../src/http.ts';
 import { builtInChecks, defineCheck } from '../src/index.ts';
 import {
@@ -165,6 +167,43 @@ describe('a comparison straddling a change of the data', () => {
       });
       expect(result.data!.moved).toMatch(/stats watermark of given moved: totalOpens \d+ -> \d+/);
       expect(result.ok).toBe(true);
+    } finally {
+      await data.close();
+    }
+  });
+
+  test('the run again draws the same inputs (same seed: the property starts with the same value)', async () => {
+    const seen: number[][] = [];
+    const property = defineCheck({
+      id: 'LIVE-PROPERTY-TWICE',
+      title: '/stats and /teams/stats agree, for drawn numbers',
+      clause: 'decisions §4',
+      endpoints: ['stats.team', 'stats.teamAlias'],
+      async run(ctx: CheckContext) {
+        const drawn: number[] = [];
+        seen.push(drawn);
+        await ctx.property(fc.integer({ min: 0, max: 2 ** 30 }), async (n) => {
+          drawn.push(n);
+          const query = [['aggregateData', 'true']] as const;
+          const a = await ctx.call('stats.team', { query });
+          const b = await ctx.call('stats.teamAlias', { query });
+          const data = (body: string) =>
+            JSON.stringify((JSON.parse(body) as { data: unknown }).data);
+          if (data(a.body) !== data(b.body))
+            throw new Violation('the two forms differ', { kind: 'value', exchange: b });
+        });
+      },
+    });
+    const data = new MovingData(onAlias(1));
+    try {
+      const result = await runBlind(data, {
+        checks: [...builtInChecks, property],
+        ids: ['LIVE-PROPERTY-TWICE'],
+      });
+      expect(result.checks[0]).toMatchObject({ status: 'pass', attempts: 2 });
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toHaveLength(5);
+      expect(seen[1]![0]).toBe(seen[0]![0]);
     } finally {
       await data.close();
     }
