@@ -85,6 +85,9 @@ function normaliseJson(value: unknown): unknown {
     if (TIMESTAMP_KEYS.has(k) && typeof v === 'string') out[k] = new Date(v).toISOString();
     else if ((k === 'contactID' || k === 'recipientID') && typeof o.email === 'string') {
       out[k] = `contact:${normaliseEmail(o.email)}`;
+    } else if (k === 'email' && 'recipientID' in o && typeof v === 'string') {
+      // an event recipient's email form is free (decisions §8 Revision 3)
+      out[k] = normaliseEmail(v);
     } else out[k] = normaliseJson(v);
   }
   return out;
@@ -112,6 +115,7 @@ function normaliseTable(table: Table): Table {
       row.map((cell, c) => {
         const name = table.columns[c]!;
         if (TIMESTAMP_COLUMNS.has(name) && cell !== '') return new Date(cell).toISOString();
+        if (name === 'recipient.email') return normaliseEmail(cell);
         const email = ID_COLUMNS[name];
         if (email !== undefined && at(email) >= 0)
           return `contact:${normaliseEmail(row[at(email)]!)}`;
@@ -185,7 +189,7 @@ describe('VARIANTS (decisions: the free clauses and profile options)', () => {
   test('every variant is declared once with a description, a freedom clause and a layer', () => {
     expect(VARIANTS.map((v) => v.name)).toEqual([...VARIANT_NAMES]);
     expect(new Set(VARIANT_NAMES).size).toBe(VARIANT_NAMES.length);
-    expect(VARIANT_NAMES).toHaveLength(23);
+    expect(VARIANT_NAMES).toHaveLength(26);
     for (const v of VARIANTS) {
       expect(v.description.length).toBeGreaterThan(10);
       expect(v.freedom).toMatch(/decisions/);
