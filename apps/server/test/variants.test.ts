@@ -75,7 +75,10 @@ function withRtn(query: string, rtn: Rtn, cursor = 0): string {
 
 const TIMESTAMP_KEYS = new Set(['dateSent', 'dateLastSent', 'clickDate', 'openDate']);
 
-/** A JSON value with timestamps as ISO instants and contact ids as their normalised email. */
+/**
+ * A JSON value with timestamps as ISO instants, contact ids as their normalised email, and
+ * event recipients' emails normalised.
+ */
 function normaliseJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normaliseJson);
   if (value === null || typeof value !== 'object') return value;
