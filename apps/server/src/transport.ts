@@ -19,12 +19,17 @@ export const EXTRA_HEADERS: Readonly<Record<string, string>> = {
   'X-Tagtrack-Revision': '2',
 };
 
-/** The middleware adding {@link EXTRA_HEADERS} to every response, or `undefined` when the variant is off. */
+/**
+ * The middleware adding {@link EXTRA_HEADERS} to every response and taking the `Content-Type`
+ * off a 204 (its headers beyond `X-Total-Count` and `Link` are free, and it has no body), or
+ * `undefined` when the variant is off.
+ */
 export function extraHeaders(variants: VariantSet): MiddlewareHandler | undefined {
   if (!variants.has('extra-headers')) return undefined;
   return async (c, next) => {
     await next();
     for (const [name, value] of Object.entries(EXTRA_HEADERS)) c.res.headers.set(name, value);
+    if (c.res.status === 204) c.res.headers.delete('Content-Type');
   };
 }
 

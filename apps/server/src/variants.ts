@@ -95,8 +95,9 @@ export const VARIANTS = [
   {
     name: 'extra-headers',
     description:
-      'every response carries extra headers (Cache-Control, X-Content-Type-Options, X-Powered-By, X-Tagtrack-Revision)',
-    freedom: 'decisions §7 Revision 2 (transfer details: extra response headers)',
+      'every response carries extra headers (Cache-Control, X-Content-Type-Options, X-Powered-By, X-Tagtrack-Revision), and a 204 no Content-Type',
+    freedom:
+      'decisions §7 Revision 2 (transfer details: extra response headers), §3 Revision 2 (a 204 fixes only X-Total-Count and Link)',
     layer: 'transport',
     transport: false,
   },

@@ -458,6 +458,15 @@ describe('what each variant does', () => {
         expect(res.headers.get(name)).toBe(value);
       }
     }
+    // a 204 has no Content-Type (free: only X-Total-Count and Link are fixed on it)
+    const past = await get(s, '/teams', 'cursor=99999');
+    expect(past.status).toBe(204);
+    expect(past.headers.get('content-type')).toBeNull();
+    expect(past.headers.get('x-total-count')).not.toBeNull();
+    expect(past.headers.get('link')).not.toBeNull();
+    expect(
+      (await get(createServer(), '/teams', 'cursor=99999')).headers.get('content-type'),
+    ).not.toBeNull();
   });
 
   test.each(VARIANTS.filter((v) => v.transport).map((v) => [v.name]))(
