@@ -148,7 +148,7 @@ async function writeCsv(path: string, columns: readonly string[], rows: readonly
  * the files written, in order:
  * - every format: `dataset.schema.json` and `tables.schema.json` (JSON Schema 2020-12,
  *   generated from the zod schemas) and, for the canonical dataset, `canonical-profile.json`
- *   (the profile with its six credentials);
+ *   (the profile with its twelve credentials);
  * - `json`: the dataset document, `canonical-dataset.json` (or `dataset.json` for another dataset);
  * - `ndjson`: `<table>.ndjson` per table, one row object per line, keys in column order;
  * - `csv`: `<table>.csv` per table, a header row then one row per line;
