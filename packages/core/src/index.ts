@@ -272,6 +272,7 @@ export { type OpenApiOptions, openApiDocument } from './openapi.ts';
 export { parseJsonExact, stringifyJson } from './json.ts';
 export {
   type Cursor,
+  type CursorOf,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
   type ExactPaging,

@@ -96,12 +96,13 @@ export type SingleEnvelope<T> = { data: T };
 /**
  * One page of a list: the records at `[cursor, next)` and the cursor arithmetic, exact for
  * any cursor (a {@link Cursor}: a `bigint` above 2^53 − 1). `next` and `total` are at most
- * the list's length, so always numbers.
+ * the list's length, so always numbers. `C` is `number` for a page cut at a `number` cursor
+ * (see {@link pageOf}).
  */
-export interface Page<T> {
+export interface Page<T, C extends Cursor = Cursor> {
   readonly records: T[];
-  readonly cursor: Cursor;
-  readonly previous: Cursor;
+  readonly cursor: C;
+  readonly previous: C;
   readonly next: number;
   readonly total: number;
   /** Whether `previousURL` (and `Link` rel="prev") is sent: iff `cursor > 0`. */
@@ -118,16 +119,19 @@ export interface Page<T> {
  * at or past `total` gives an empty page; `hasPrevious` iff `cursor > 0`; `hasNext` per
  * `pagingEnd` (`no-content`: iff the page has records, so the last page links to
  * `cursor=total`; `empty-page`: iff `cursor + pageSize < total`); `noContent` iff
- * `no-content` and the page is empty. `cursor` is a non-negative integer of any size (a
- * `bigint` for one above 2^53 − 1; the arithmetic is exact, so `previous` of the cursor
- * 99999999999999999999 at page size 250 is 99999999999999999749n), `pageSize >= 1`.
+ * `no-content` and the page is empty. `cursor` is a non-negative integer of any size, a
+ * {@link Cursor}: a `bigint` gives exact arithmetic whatever its size (`previous` of the
+ * cursor 99999999999999999999n at page size 250 is 99999999999999999749n; `cursor` and
+ * `previous` in {@link Cursor} normal form, as `CursorParam` reads a cursor), a `number` the
+ * arithmetic of numbers (exact up to 2^53 − 1; `cursor` and `previous` are numbers).
+ * `pageSize >= 1`.
  */
-export function pageOf<T>(
+export function pageOf<T, C extends Cursor = Cursor>(
   records: readonly T[],
-  cursor: Cursor,
+  cursor: C,
   pageSize: number,
   pagingEnd: PagingEnd = DEFAULT_PAGING_END,
-): Page<T> {
+): Page<T, CursorOf<C>> {
   const total = records.length;
   // at or past the end, every cursor cuts the same empty page: only `previous` needs it exact
   const start = cursor >= total ? total : Number(cursor);
@@ -136,13 +140,12 @@ export function pageOf<T>(
   const empty = slice.length === 0;
   return {
     records: slice,
-    cursor: typeof cursor === 'bigint' ? exactCursor(cursor) : cursor,
-    previous:
-      typeof cursor === 'number' && Number.isSafeInteger(cursor)
-        ? Math.max(cursor - pageSize, 0)
-        : cursor > pageSize
-          ? exactCursor(BigInt(cursor) - BigInt(pageSize))
-          : 0,
+    cursor: (typeof cursor === 'bigint' ? exactCursor(cursor) : cursor) as CursorOf<C>,
+    previous: (typeof cursor === 'number'
+      ? Math.max(cursor - pageSize, 0)
+      : cursor > pageSize
+        ? exactCursor(BigInt(cursor) - BigInt(pageSize))
+        : 0) as CursorOf<C>,
     next,
     total,
     hasPrevious: cursor > 0,
@@ -151,17 +154,25 @@ export function pageOf<T>(
   };
 }
 
+/** The cursor type of a page cut at a cursor of type `C`: `number` for a number. */
+export type CursorOf<C extends Cursor> = [C] extends [number] ? number : Cursor;
+
 /**
  * Builds the `paging` object for `page`, given a function that renders the URL of the
- * same request at another cursor (decisions §3). `previous` stays exact (a `bigint` above
- * 2^53 − 1, see {@link ExactPaging}).
+ * same request at another cursor (decisions §3). `previous` stays exact: an
+ * {@link ExactPaging} (a `bigint` above 2^53 − 1), a {@link Paging} for a page cut at a
+ * `number` cursor.
  */
-export function pagingOf(page: Page<unknown>, urlAt: (cursor: Cursor) => string): ExactPaging {
-  return {
+export function pagingOf<C extends Cursor>(
+  page: Page<unknown, C>,
+  urlAt: (cursor: C | number) => string,
+): [C] extends [number] ? Paging : ExactPaging {
+  const paging: ExactPaging = {
     cursors: { previous: page.previous, next: page.next, total: page.total },
     previousURL: page.hasPrevious ? urlAt(page.previous) : null,
     nextURL: page.hasNext ? urlAt(page.next) : null,
   };
+  return paging as [C] extends [number] ? Paging : ExactPaging;
 }
 
 /**
