@@ -169,7 +169,7 @@ export const PAGING_FAULTS = [
     area: 'paging',
     description:
       'nextURL, previousURL and Link write the path in lower case, so /teams/group/Key%20Accounts links to /teams/group/key%20accounts, another resource (decisions §3 Revision 3: the path is free only between the path as received and its canonical form)',
-    detectedBy: ['PAGE-URLS-KEEP-QUERY', 'PAGE-WALK-NEXT-URL'],
+    detectedBy: ['PAGE-URLS-KEEP-QUERY'],
   },
   {
     name: 'event-groups-count-events',
