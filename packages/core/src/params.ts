@@ -217,38 +217,22 @@ export type UndecodableValue = 'malformed-escape' | 'not-utf8';
  */
 export type QueryEntry = readonly [name: string, value: string, undecodable?: UndecodableValue];
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-const ENCODER = new TextEncoder();
-const HEX_PAIR = /^[0-9A-Fa-f]{2}$/;
+/** A `%` not followed by two hex digits. */
+const MALFORMED_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 
 /**
  * Decodes one name or value of an `application/x-www-form-urlencoded` query: `+` is a space
- * and `%XX` a byte; the bytes are read as UTF-8 (characters sent unescaped count as their
- * UTF-8 bytes). Returns the decoded text, or why it cannot be decoded.
+ * and `%XX` a byte; the bytes are read as UTF-8 (characters sent unescaped stay as they are).
+ * Returns the decoded text, or why it cannot be decoded: a malformed escape, else bytes that
+ * are not UTF-8 (`decodeURIComponent`'s UTF-8 reading: no overlong forms, no surrogates).
  */
 export function decodeFormComponent(raw: string): string | { undecodable: UndecodableValue } {
-  if (!raw.includes('%')) return raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
-  const text = raw.replace(/\+/g, ' ');
-  const bytes: number[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '%') {
-      const hex = text.slice(i + 1, i + 3);
-      if (!HEX_PAIR.test(hex)) return { undecodable: 'malformed-escape' };
-      bytes.push(Number.parseInt(hex, 16));
-      i += 3;
-    } else {
-      // a run of characters sent unescaped: their UTF-8 bytes
-      const end = text.indexOf('%', i);
-      const run = text.slice(i, end < 0 ? text.length : end);
-      bytes.push(...ENCODER.encode(run));
-      i += run.length;
-    }
-  }
+  const text = raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
+  if (!text.includes('%')) return text;
   try {
-    return UTF8.decode(new Uint8Array(bytes));
+    return decodeURIComponent(text);
   } catch {
-    return { undecodable: 'not-utf8' };
+    return { undecodable: MALFORMED_ESCAPE.test(text) ? 'malformed-escape' : 'not-utf8' };
   }
 }
 
