@@ -8,11 +8,14 @@ import { boundOptions, boundsOf, credentialOptions, positiveInt } from './option
 
 const HELP_AFTER = `
 Sends every request of a blind conformance run against --base-url (A) to --against (B) as
-well, byte for byte, and compares the answers by meaning: what the profile leaves free (key
-order, extra fields, column order, empty columns, timestamp form, contact ids, email
-spelling, HTML markup, transfer details, the order of events with equal timestamps, error
-message wording unless --compare-messages) is normalised away. Both sides must accept the
-profile's credentials and use the same page size.
+well, byte for byte, and compares the answers by meaning: only what the profile fixes is
+compared (status, Content-Type media type and charset, X-Total-Count, Link, paging with its
+cursors exactly, records), and what it leaves free (key order, extra fields, column order,
+empty columns, timestamp form, contact ids, email spelling, HTML markup, transfer details,
+extra headers and every header of a 204 but X-Total-Count and Link, Content-Type parameters
+other than charset, the path form of paging URLs, the order of events with equal
+timestamps, error message wording unless --compare-messages) is normalised away. Both sides
+must accept the profile's credentials and use the same page size.
 
 Uses: a vendor's implementation against the reference server loaded with the vendor's own
 exported dataset (tagtrack-server --dataset FILE); release N against release N+1.

@@ -23,10 +23,11 @@ export interface Observation {
   readonly status: number;
   /**
    * What the profile fixes of `Content-Type` at this status (decisions §5, §7 Revision 2): on a
-   * 2xx with a body form (200, HEAD included) the media type and its `charset` (lower case,
-   * `application/json; charset=utf-8`; other parameters free); on an error the media type
-   * alone (`application/json`; the charset is free there); on a 204 nothing (`undefined`:
-   * a 204 has no body, and its headers beyond `X-Total-Count` and `Link` are free).
+   * 200 (HEAD included) the media type and its `charset` (lower case,
+   * `application/json; charset=utf-8`; other parameters free); on an error (or any other
+   * status) the media type alone (`application/json`; the charset is free there); on a 204
+   * nothing (`undefined`: a 204 has no body, and its headers beyond `X-Total-Count` and
+   * `Link` are free).
    */
   readonly contentType: string | undefined;
   readonly xTotalCount: string | undefined;
@@ -191,9 +192,9 @@ export function observe(path: string, response: ReceivedResponse, side: SideCont
     contentType:
       status === 204
         ? undefined
-        : status >= 400
-          ? mediaType
-          : `${mediaType}; charset=${charsetOf(headers['content-type']) ?? 'none'}`,
+        : status === 200
+          ? `${mediaType}; charset=${charsetOf(headers['content-type']) ?? 'none'}`
+          : mediaType,
     xTotalCount: headers['x-total-count'],
     errorHeaders: {
       ...(status === 405 ? { allow: headers.allow } : {}),
