@@ -312,6 +312,10 @@ describe('diff compares what the profile fixes, and only that (issue 19)', () =>
     expect(diffOf('/contacts', plain, noContent({ 'x-total-count': '271' }))).toEqual([
       'X-Total-Count: "270" on A, "271" on B',
     ]);
+    // extra relations are free, like extra headers
+    const withFirst =
+      '<http://a/contacts?cursor=0>; rel="first", <http://a/contacts?cursor=20>; rel="prev"';
+    expect(diffOf('/contacts', plain, noContent({ link: withFirst }))).toEqual([]);
     expect(
       diffOf('/contacts', plain, noContent({ link: '<http://a/contacts?cursor=19>; rel="prev"' })),
     ).toEqual([
@@ -356,6 +360,7 @@ describe('diff compares what the profile fixes, and only that (issue 19)', () =>
     expect(diffOf(path, e405('GET, HEAD'), e405('GET'))).toEqual([
       'allow: "GET, HEAD" on A, "GET" on B',
     ]);
+    expect(diffOf(path, e405('GET, HEAD'), e405('head,GET'))).toEqual([]);
   });
 
   test('paging URLs: the path as received or canonical and the hex case of the query are free; the query is fixed', () => {

@@ -33,7 +33,7 @@ export interface Observation {
   readonly xTotalCount: string | undefined;
   /**
    * Headers whose presence or value the profile fixes, at the statuses that fix them:
-   * `Allow` on a 405 (decisions §4), on a 429 `X-Rate-Limit-Limit` and whether `Retry-After`
+   * `Allow` on a 405 (decisions §4; as a set of methods), on a 429 `X-Rate-Limit-Limit` and whether `Retry-After`
    * is sent (decisions §6); empty otherwise (extra headers are free, decisions §7 Revision 2).
    */
   readonly errorHeaders: Readonly<Record<string, string | undefined>>;
@@ -156,12 +156,24 @@ function normaliseTable(table: Table, side: SideContext): Table {
   };
 }
 
-/** The `rel` → target map of a Link header (the suite's reading), targets in compared form. */
+/**
+ * The `next` and `prev` targets of a Link header (the suite's reading), in compared form; other
+ * relations (`first`, `last`, ...) are extra, free like extra headers.
+ */
 function parseLink(value: string | undefined, baseUrl: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [rel, target] of Object.entries(linksOf(value)))
-    out[rel] = comparedUrl(target, baseUrl);
+    if (rel === 'next' || rel === 'prev') out[rel] = comparedUrl(target, baseUrl);
   return out;
+}
+
+/** An `Allow` value as the set it is (RFC 9110 §10.2.1: order and case of methods free). */
+function allowSet(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return [...new Set(value.split(',').map((m) => m.trim().toUpperCase()))]
+    .filter((m) => m !== '')
+    .sort()
+    .join(', ');
 }
 
 function pagingOf(paging: unknown, baseUrl: string): unknown {
@@ -197,7 +209,7 @@ export function observe(path: string, response: ReceivedResponse, side: SideCont
           : mediaType,
     xTotalCount: headers['x-total-count'],
     errorHeaders: {
-      ...(status === 405 ? { allow: headers.allow } : {}),
+      ...(status === 405 ? { allow: allowSet(headers.allow) } : {}),
       ...(status === 429
         ? {
             'retry-after': headers['retry-after'] === undefined ? undefined : 'present',
