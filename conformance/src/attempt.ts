@@ -211,10 +211,20 @@ export class DataWatch {
     return { ...r, outcome: { ...r.outcome, ...patch } } as R;
   }
 
-  /** Reads every credential's watermark (uncached), counting the requests. */
+  /**
+   * Reads the watermarks (uncached), counting the requests: every declared credential's at the
+   * start, then only those that could be read then (the others are not watched).
+   */
   private read(): Promise<Watermarks> {
-    this.watermarkRequests += this.options.credentials.length;
-    return readWatermarks(this.options.services.http, this.options.credentials);
+    const watched =
+      this.mark === undefined
+        ? this.options.credentials
+        : this.options.credentials.filter((c) => {
+            const w = this.mark?.get(c.label);
+            return w !== undefined && typeof w !== 'string';
+          });
+    this.watermarkRequests += watched.length;
+    return readWatermarks(this.options.services.http, watched);
   }
 
   /**
