@@ -1,4 +1,5 @@
 import {
+  canonicalPath,
   type Endpoint,
   matchEndpoint,
   normaliseEmail,
@@ -79,19 +80,11 @@ export function relativeToBase(url: string, baseUrl: string): string {
   return url.startsWith(base) ? `{base}${url.slice(base.length)}` : url;
 }
 
-function decodedSegment(segment: string): string {
-  try {
-    return encodeURIComponent(decodeURIComponent(segment));
-  } catch {
-    return segment; // not valid percent-encoding: compared as it is
-  }
-}
-
 /**
  * A paging URL (`nextURL`, `previousURL`, a `Link` target) in the form the audit compares
  * (decisions §3 Revision 2 and Revision 3): the side's base URL replaced by `{base}`; the path
- * in canonical form, each segment decoded and re-encoded (whether the path is the one received
- * or its canonical form is free); the query segment by segment in RFC 3986 normal form (hex
+ * in canonical form (core's `canonicalPath`: each segment decoded and re-encoded; whether the
+ * path is the one received or its canonical form is free); the query segment by segment in RFC 3986 normal form (hex
  * case and escaped unreserved characters do not matter; the query is fixed, docs/spec.md §11);
  * a fragment kept as it is.
  */
@@ -104,7 +97,7 @@ export function comparedUrl(url: string, baseUrl: string): string {
   const path = q < 0 ? rest : rest.slice(0, q);
   const query = q < 0 ? undefined : rest.slice(q + 1);
   const prefix = path.startsWith('{base}') ? '{base}' : '';
-  const canonical = path.slice(prefix.length).split('/').map(decodedSegment).join('/');
+  const canonical = canonicalPath(path.slice(prefix.length));
   const normal =
     query === undefined
       ? ''
