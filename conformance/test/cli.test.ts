@@ -454,7 +454,7 @@ describe('stopping a run: SIGINT', () => {
       const t0 = performance.now();
       child.kill('SIGINT');
       const code = await closed;
-      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(performance.now() - t0).toBeLessThan(60_000);
       expect(code).toBe(2);
       expect(stderr).toContain(
         'tagtrack-conformance: SIGINT: stopping, writing the reports of what ran',

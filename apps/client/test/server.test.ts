@@ -295,7 +295,7 @@ describe('misbehaving servers', () => {
       const started = Date.now();
       const err = await client.teams.list().catch((e) => e);
       expect(err).toBeInstanceOf(TimeoutError);
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(60_000);
     } finally {
       await closeRaw(s);
     }
