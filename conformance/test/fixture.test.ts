@@ -108,7 +108,7 @@ describe('fixture --format', { timeout: 120_000 }, () => {
     expect(JSON.parse(await read(join(out, 'dataset.schema.json')))).toEqual(datasetJsonSchema());
     expect(JSON.parse(await read(join(out, 'tables.schema.json')))).toEqual(tablesJsonSchema());
     const profile = Profile.parse(JSON.parse(await read(join(out, 'canonical-profile.json'))));
-    expect(profile.credentials).toHaveLength(6);
+    expect(profile.credentials).toHaveLength(12);
     for (const f of files) expect(f.bytes).toBeGreaterThan(0);
   });
 
