@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Check } from './checks/define.ts';
@@ -14,11 +16,12 @@ import { loadProfile, ProfileError } from './profile.ts';
 import {
   formatSummary,
   progressReporter,
+  toMarkdown,
   useColor,
   writeHar,
   writeReports,
 } from './reporters/index.ts';
-import { ConfigError, DEFAULT_NUM_RUNS, runConformance } from './runner.ts';
+import { ConfigError, DEFAULT_NUM_RUNS, type RunResult, runConformance } from './runner.ts';
 import { VERSION } from './version.ts';
 import { DATA_MODES, type DataMode, DEFAULT_ATTEMPTS } from './watermark.ts';
 
@@ -245,9 +248,16 @@ export function buildProgram(done: (code: number) => void): Command {
       ),
     )
     .addOption(
-      new Option('--report-dir <dir>', 'write results.json, junit.xml and report.html here').env(
-        'TAGTRACK_REPORT_DIR',
-      ),
+      new Option(
+        '--report-dir <dir>',
+        'write results.json, junit.xml, report.html and summary.md here',
+      ).env('TAGTRACK_REPORT_DIR'),
+    )
+    .addOption(
+      new Option(
+        '--report-md <file>',
+        'write the Markdown summary here (for a pull-request comment or $GITHUB_STEP_SUMMARY)',
+      ).env('TAGTRACK_REPORT_MD'),
     )
     .addOption(
       new Option(
@@ -405,10 +415,7 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     }).finally(stopped.dispose);
     for (const w of result.warnings ?? []) stderr.write(`tagtrack-conformance: warning: ${w}\n`);
     process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
-    if (opts.reportDir !== undefined) {
-      const paths = await writeReports(result, opts.reportDir as string);
-      process.stdout.write(`reports: ${paths.join(', ')}\n`);
-    }
+    await writeRunReports(result, opts);
     if (opts.har !== undefined) {
       await writeHar(result, opts.har as string);
       process.stdout.write(`har: ${opts.har as string}\n`);
@@ -423,13 +430,8 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
   } catch (e) {
     // no answer from the base URL, or a misconfiguration the preflight found: the reports
     // still say so, check by check (none run) and in `configError`
-    if (
-      (e instanceof ConnectionError || e instanceof ConfigError) &&
-      e.result !== undefined &&
-      opts.reportDir !== undefined
-    ) {
-      const paths = await writeReports(e.result, opts.reportDir as string);
-      process.stdout.write(`reports: ${paths.join(', ')}\n`);
+    if ((e instanceof ConnectionError || e instanceof ConfigError) && e.result !== undefined) {
+      await writeRunReports(e.result, opts);
     }
     if (
       e instanceof ConnectionError ||
@@ -442,6 +444,24 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     }
     throw e;
   }
+}
+
+/**
+ * Writes the reports `--report-dir` and `--report-md` ask for and prints their paths; the
+ * Markdown summary keeps out the access key given on the command line.
+ */
+async function writeRunReports(result: RunResult, opts: Record<string, unknown>): Promise<void> {
+  const markdown = { secrets: [opts.accessKey as string | undefined] };
+  const paths: string[] = [];
+  if (opts.reportDir !== undefined)
+    paths.push(...(await writeReports(result, opts.reportDir as string, markdown)));
+  if (opts.reportMd !== undefined) {
+    const file = opts.reportMd as string;
+    await mkdir(dirname(resolve(file)), { recursive: true });
+    await writeFile(file, toMarkdown(result, markdown));
+    paths.push(file);
+  }
+  if (paths.length > 0) process.stdout.write(`reports: ${paths.join(', ')}\n`);
 }
 
 function usage(message: string): number {

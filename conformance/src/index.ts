@@ -70,7 +70,10 @@ export {
   toHar,
   toHtml,
   toJUnit,
+  toMarkdown,
   toResultsJson,
+  type Verdict,
+  verdictOf,
   writeHar,
   writeReports,
 } from './reporters/index.ts';

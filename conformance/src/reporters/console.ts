@@ -4,6 +4,7 @@ import pc from 'picocolors';
 import { AREAS } from '../checks/define.ts';
 import type { CheckResult, CheckStatus, RunEvent, RunResult } from '../runner.ts';
 import { failureText } from './text.ts';
+import { isExpectedFailure, verdictOf } from './verdict.ts';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -89,36 +90,51 @@ export function progressReporter(
 }
 
 /**
- * The end-of-run text: a table of statuses by requirement area (with a column `inconcl.`
- * when a check was inconclusive), every failure in domain words with its seed,
- * counterexample and curl line, every inconclusive check with what moved, and the verdict
- * with time and requests (and, loudly, how many checks were inconclusive and why).
+ * The end-of-run text: a table of statuses by requirement area (a column `xfail` when a check
+ * failed as expected, `inconcl.` when a check was inconclusive), every failure in domain
+ * words with its seed, counterexample and reproduce line (an expected failure marked so),
+ * every inconclusive check with what moved, the skipped checks, what was not checked (skips
+ * counted by reason, inconclusive checks, expected failures), the counts (expected failures
+ * apart from failures) with time and requests, and the verdict ({@link verdictOf}: `FAIL`,
+ * `PASS`, or e.g. `PASS (blind, 16 skipped)` in yellow).
  */
 export function formatSummary(result: RunResult, color = false): string {
   const c = pc.createColors(color);
   const out: string[] = [];
-  const statuses: CheckStatus[] = result.checks.some((x) => x.status === 'inconclusive')
-    ? ['pass', 'fail', 'inconclusive', 'error', 'skip']
-    : ['pass', 'fail', 'error', 'skip'];
+  const v = verdictOf(result);
+  const n = v.counts;
+  type Column = readonly [string, (x: CheckResult) => boolean];
+  const columns: Column[] = [
+    ['pass', (x) => x.status === 'pass'],
+    ['fail', (x) => x.status === 'fail' && x.expectedFailure === undefined],
+    ...(n.expectedFailures > 0 ? [['xfail', isExpectedFailure] as Column] : []),
+    ...(n.inconclusive > 0
+      ? [['inconcl.', (x: CheckResult) => x.status === 'inconclusive'] as Column]
+      : []),
+    ['error', (x) => x.status === 'error' && x.expectedFailure === undefined],
+    ['skip', (x) => x.status === 'skip'],
+  ];
   const table = new Table({
-    head: ['area', ...statuses.map((x) => (x === 'inconclusive' ? 'inconcl.' : x))],
+    head: ['area', ...columns.map(([h]) => h)],
     style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
   });
   const areas = [...new Set([...AREAS, ...result.checks.map((x) => x.area)])];
-  const count = (checks: readonly CheckResult[], s: CheckStatus) =>
-    checks.filter((x) => x.status === s).length;
+  const row = (checks: readonly CheckResult[]) => columns.map(([, p]) => checks.filter(p).length);
   for (const area of areas) {
     const checks = result.checks.filter((x) => x.area === area);
     if (checks.length === 0) continue;
-    table.push([area, ...statuses.map((x) => count(checks, x))]);
+    table.push([area, ...row(checks)]);
   }
-  const s = result.summary;
   const inconclusive = result.checks.filter((x) => x.status === 'inconclusive');
-  table.push(['total', ...statuses.map((x) => count(result.checks, x))]);
+  table.push(['total', ...row(result.checks)]);
   out.push(table.toString());
 
-  const bad = result.checks.filter((x) => x.status === 'fail' || x.status === 'error');
-  for (const r of bad) out.push('', describeFailure(r, c));
+  // the failures that count first, then the expected ones
+  const bad = result.checks.filter(
+    (x) => (x.status === 'fail' || x.status === 'error') && x.expectedFailure === undefined,
+  );
+  for (const r of [...bad, ...result.checks.filter(isExpectedFailure)])
+    out.push('', describeFailure(r, c));
   for (const id of result.staleExpectedFailures)
     out.push(
       '',
@@ -149,23 +165,26 @@ export function formatSummary(result: RunResult, color = false): string {
         ),
       ),
     );
+  if (v.notChecked !== undefined) out.push('', c.yellow(`not checked: ${v.notChecked}`));
   out.push(
     '',
-    `${result.checks.length} checks, ${s.pass} passed, ${s.fail} failed, ${inconclusive.length > 0 ? `${inconclusive.length} inconclusive, ` : ''}${s.error} errors, ${s.skip} skipped` +
-      `${s.expectedFailures ? `, ${s.expectedFailures} expected failures` : ''}; ` +
+    `${n.total} checks, ${n.pass} passed, ${n.fail} failed, ${n.inconclusive > 0 ? `${n.inconclusive} inconclusive, ` : ''}${n.error} errors, ${n.skip} skipped` +
+      `${n.expectedFailures ? `, ${n.expectedFailures} expected failure${n.expectedFailures === 1 ? '' : 's'} (not counted as failures)` : ''}; ` +
       `${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests (${result.requests.cacheHits} cache hits); ` +
       `mode ${result.mode}${result.data === undefined ? '' : `, data ${result.data.mode}`}, seed ${result.seed}, ${result.numRuns} runs per property`,
-    result.ok
-      ? inconclusive.length > 0
-        ? c.yellow(c.bold(`PASS with ${inconclusive.length} inconclusive`))
-        : c.green(c.bold('PASS'))
-      : c.red(c.bold('FAIL')),
+    v.tone === 'fail'
+      ? c.red(c.bold(v.label))
+      : v.tone === 'partial'
+        ? c.yellow(c.bold(v.label))
+        : c.green(c.bold(v.label)),
   );
   return out.join('\n');
 }
 
 function describeFailure(r: CheckResult, c: Colors): string {
-  const head = `${paint(c, r.status, r.status.toUpperCase())} ${c.bold(r.id)}${r.expectedFailure !== undefined ? c.yellow(' (expected failure)') : ''}: ${r.title} [${r.clause}]`;
+  const head = isExpectedFailure(r)
+    ? `${c.yellow(`EXPECTED ${r.status.toUpperCase()}`)} ${c.bold(r.id)}: ${r.title} [${r.clause}] ${c.yellow(`(listed in the expected-failures file${r.expectedFailure ? `: ${r.expectedFailure}` : ''}; not counted)`)}`
+    : `${paint(c, r.status, r.status.toUpperCase())} ${c.bold(r.id)}: ${r.title} [${r.clause}]`;
   const lines = [head];
   if (r.status === 'error') lines.push(`  error: ${r.reason}`);
   else if (r.attempts !== undefined && r.reason !== undefined) lines.push(`  ${r.reason}`);

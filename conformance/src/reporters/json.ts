@@ -31,6 +31,10 @@ export const ResultsJson = z.object({
     error: z.int(),
     /** Checks whose data changed during every run (0.4; absent before). */
     inconclusive: z.int().optional(),
+    /**
+     * Listed checks that failed or errored; from 0.4 not also counted in `fail` or `error`
+     * (the counts add up to the checks).
+     */
     expectedFailures: z.int(),
   }),
   staleExpectedFailures: z.array(z.string()),

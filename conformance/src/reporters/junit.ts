@@ -3,6 +3,7 @@ import { AREAS } from '../checks/define.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { VERSION } from '../version.ts';
 import { failureText } from './text.ts';
+import { countsOf, isExpectedFailure } from './verdict.ts';
 
 /**
  * A JUnit timestamp: ISO 8601 in UTC to the second, without a zone designator (the JUnit XSD's
@@ -12,7 +13,10 @@ export function junitTimestamp(iso: string): string {
   return new Date(iso).toISOString().slice(0, 19);
 }
 
-/** The run's facts every `<testsuite>` carries as `<properties>` (name, value), in this order. */
+/**
+ * The run's facts every `<testsuite>` carries as `<properties>` (name, value), in this order;
+ * `expectedFailures` is the run's count of checks that failed as listed (not in `failures`).
+ */
 export function junitProperties(result: RunResult): [string, string][] {
   return [
     ['seed', String(result.seed)],
@@ -23,6 +27,7 @@ export function junitProperties(result: RunResult): [string, string][] {
     ['tool', 'tagtrack-conformance'],
     ['toolVersion', VERSION],
     ['startedAt', result.startedAt],
+    ['expectedFailures', String(countsOf(result).expectedFailures)],
     ...(result.interrupted === undefined
       ? []
       : ([['interrupted', result.interrupted]] as [string, string][])),
@@ -38,7 +43,9 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
     tests: checks.length,
     failures: checks.filter((c) => isFailure(c, result)).length,
     errors: checks.filter((c) => c.status === 'error' && c.expectedFailure === undefined).length,
-    skipped: checks.filter((c) => c.status === 'skip' || c.status === 'inconclusive').length,
+    skipped: checks.filter(
+      (c) => c.status === 'skip' || c.status === 'inconclusive' || isExpectedFailure(c),
+    ).length,
     time: (ms / 1000).toFixed(3),
   };
 }
@@ -50,7 +57,10 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
  * run's `<properties>` ({@link junitProperties}: seed, base URL, profile, mode, tool version);
  * one `<testcase>` per check: fail → `<failure>`, error → `<error>`, skip → `<skipped>`,
  * inconclusive → `<skipped>` whose message starts `inconclusive:` (never a pass, never a
- * failure: decisions §3 Revision 3); an expected failure is a passing testcase with a `<system-out>` note; a stale expected-failure
+ * failure: decisions §3 Revision 3); an expected failure (listed, failed or errored) is a
+ * `<skipped type="expected-failure">` whose message starts `expected failure` (as pytest
+ * writes an xfail: never a failure, never a plain pass), its failures in `<system-out>`,
+ * and the run's count of them is the property `expectedFailures`; a stale expected-failure
  * entry is a `<failure>`. Values are escaped by xmlbuilder2.
  */
 export function toJUnit(result: RunResult): string {
@@ -91,10 +101,12 @@ function testcase(suite: XMLBuilder, c: CheckResult, area: string, result: RunRe
     time: (c.durationMs / 1000).toFixed(3),
   });
   const text = c.failures.map((f) => failureText(f)).join('\n\n');
-  if (c.expectedFailure !== undefined && (c.status === 'fail' || c.status === 'error')) {
-    tc.ele('system-out').txt(
-      `expected failure${c.expectedFailure ? `: ${c.expectedFailure}` : ''}\n${text}`,
-    );
+  if (isExpectedFailure(c)) {
+    tc.ele('skipped', {
+      type: 'expected-failure',
+      message: `expected failure${c.expectedFailure ? `: ${c.expectedFailure}` : ''} (${c.failures[0]?.message ?? c.reason ?? c.status})`,
+    });
+    tc.ele('system-out').txt(text === '' ? (c.reason ?? '') : text);
   } else if (result.staleExpectedFailures.includes(c.id)) {
     tc.ele('failure', {
       message: 'listed in the expected-failures file but passed: remove the entry',
