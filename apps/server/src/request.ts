@@ -58,7 +58,7 @@ const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  * The parameters of a raw query string per decisions §4 Revision 3 (core's
  * {@link parseQueryString}: `application/x-www-form-urlencoded`), with the query-syntax
  * faults applied: `empty-piece-400`, `bare-name-ignored`, `empty-name-ignored`,
- * `names-case-insensitive`, `values-not-decoded`, `malformed-escape-as-absent`,
+ * `names-case-insensitive`, `names-not-decoded`, `values-not-decoded`, `malformed-escape-as-absent`,
  * `non-utf8-bytes-dropped`, `undecodable-ignored-param-400` (which throws a
  * `QueryParamError`).
  */
@@ -90,6 +90,15 @@ function requestEntries(endpoint: Endpoint, rawQuery: string, faults: FaultSet):
           return [typeof decoded === 'string' ? decoded : name, eq < 0 ? '' : piece.slice(eq + 1)];
         })
     : parseQueryString(raw);
+  if (faults.has('names-not-decoded')) {
+    // bug: names are compared as sent, so `%72tn=json` is an unknown parameter
+    const raws = raw.split('&').filter((piece) => piece !== '');
+    entries = entries.map((entry, i): QueryEntry => {
+      const piece = raws[i] ?? '';
+      const eq = piece.indexOf('=');
+      return [eq < 0 ? piece : piece.slice(0, eq), ...(entry.slice(1) as [string])];
+    });
+  }
   if (faults.has('undecodable-ignored-param-400')) {
     // bug: the whole query is decoded strictly before any parameter is looked at
     const bad = entries.find((entry) => entry[2] !== undefined);

@@ -437,6 +437,10 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams', 'RTN=json']],
     faulty: ([o]) => expect(o!.status).toBe(200),
   },
+  'names-not-decoded': {
+    requests: [['/teams', '%72tn=json']],
+    faulty: ([o]) => expect(o!.status).toBe(400),
+  },
   'values-not-decoded': {
     requests: [['/teams', 'rtn=%6Ason']],
     faulty: ([o]) => expect(o!.status).toBe(400),

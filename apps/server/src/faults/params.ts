@@ -188,6 +188,13 @@ export const PARAMS_FAULTS = [
     detectedBy: ['INPUT-QUERY-VALUES-DECODED'],
   },
   {
+    name: 'names-not-decoded',
+    area: 'params',
+    description:
+      'names are compared as sent, without percent-decoding: %72tn=json is an unknown parameter (docs/spec.md §6: names are decoded like values)',
+    detectedBy: ['INPUT-QUERY-NAMES-DECODED'],
+  },
+  {
     name: 'malformed-escape-as-absent',
     area: 'params',
     description:

@@ -247,6 +247,33 @@ export const checks: readonly Check[] = [
     },
   }),
   defineCheck({
+    id: 'INPUT-QUERY-NAMES-DECODED',
+    title:
+      'names are percent-decoded like values: every parameter with its name written as %XX escapes (%72%74%6E=json) answers like the plain name, on every endpoint',
+    clause: 'decisions §4 Revision 3 (application/x-www-form-urlencoded: names and values decoded)',
+    endpoints: ALL_ENDPOINTS,
+    async run(ctx) {
+      const samples = await sampleCalls(ctx);
+      if (samples.length === 0) return ctx.skip('no endpoint could be sampled');
+      await ctx.each(
+        targets(samples, checked),
+        ({ s, param }) => {
+          const rest = without(s, param);
+          const value = valueFor(s, param);
+          const escaped = escapeAll(param, param.length % 2 === 1);
+          return ensureSameAsPairs(
+            ctx,
+            s,
+            [...rest, [param, value]],
+            rawWith(rest, `${escaped}=${encodeURIComponent(value)}`),
+            `with the name ${escaped}=, i.e. ${param}=`,
+          );
+        },
+        { concurrency: LOOP_BATCH },
+      );
+    },
+  }),
+  defineCheck({
     id: 'INPUT-QUERY-UNDECODABLE',
     title:
       'a value with a malformed escape (%zz, a lone %) or with bytes that are not UTF-8 (%FF) answers 400 naming the parameter, for every parameter of every endpoint; total and next stay ignored',
