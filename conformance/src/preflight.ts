@@ -276,7 +276,7 @@ export async function observeOptions(
 }
 
 /** The first page (cursor 0) of a list, as far as the preflight reads it. */
-interface FirstPage {
+export interface FirstPage {
   /** Records on the page. */
   readonly n: number;
   /** `paging.cursors.total`. */
@@ -295,7 +295,7 @@ interface FirstPage {
  * the list goes on (null or `cursor=total` on the last page). Else undefined: a page that
  * contradicts itself is a defect for the checks, never evidence of an option.
  */
-function firstPage(ex: Exchange): FirstPage | undefined {
+export function firstPage(ex: Exchange): FirstPage | undefined {
   // an empty list in no-content: 204 with an empty body (its X-Total-Count, when sent, 0)
   const totalHeader = ex.responseHeaders['x-total-count'];
   if (ex.status === 204)
@@ -320,7 +320,7 @@ function firstPage(ex: Exchange): FirstPage | undefined {
  * The page sizes a consistent first page allows: exactly `n` when the list goes on, at least
  * `n` when it fits on the page; null when the list is empty (no bound).
  */
-function pageSizeBound(page: FirstPage): { lo: number; hi: number } | null {
+export function pageSizeBound(page: FirstPage): { lo: number; hi: number } | null {
   if (page.n === 0) return null;
   return page.n < page.total
     ? { lo: page.n, hi: page.n }
@@ -328,7 +328,7 @@ function pageSizeBound(page: FirstPage): { lo: number; hi: number } | null {
 }
 
 /** What one list shows of its paging end: the value both signs agree on, or the signs seen. */
-interface EndSeen {
+export interface EndSeen {
   /** Both signs agree on this value; undefined when they do not (or one is missing). */
   readonly value: PagingEnd | undefined;
   /** The values the signs point at (0 to 2). */
@@ -346,7 +346,7 @@ interface EndSeen {
  * same in `empty-page` and under a fault that renders no-content's 204 as 200); undefined when
  * a request got no usable answer.
  */
-async function pagingEndOf(
+export async function pagingEndOf(
   path: string,
   first: FirstPage,
   send: (spec: Omit<RequestSpec, 'credential'>) => Promise<Exchange | undefined>,
