@@ -6,6 +6,7 @@ import type { Check } from './checks/define.ts';
 import { ALL_CHECKS } from './checks/index.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
+import { addInitCommand } from './commands/init.ts';
 import { credentialOptions } from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
@@ -298,6 +299,7 @@ export function buildProgram(done: (code: number) => void): Command {
       done(await runCommand(booleansFromEnv(opts, cmd)));
     });
   addFixtureCommand(program, done);
+  addInitCommand(program, done);
   program
     .command('requirements')
     .description('list every requirement id with its area, clause and endpoints')
