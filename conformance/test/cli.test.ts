@@ -174,6 +174,8 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       'oracle,agg,auth,err',
       '--report-dir',
       join(dir, 'reports'),
+      '--report-md',
+      join(dir, 'pr', 'comment.md'),
     ]);
     expect(out.stderr).not.toMatch(/Error/);
     expect(out.code).toBe(0);
@@ -183,7 +185,11 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       'junit.xml',
       'report.html',
       'results.json',
+      'summary.md',
     ]);
+    const md = await readFile(join(dir, 'pr', 'comment.md'), 'utf8');
+    expect(md).toBe(await readFile(join(dir, 'reports', 'summary.md'), 'utf8'));
+    expect(md.split('\n')[0]).toBe('## tagtrack conformance: PASS');
   });
 
   test('exit 1 when a check fails; options come from TAGTRACK_* variables, the command line wins', async () => {
@@ -192,9 +198,15 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       TAGTRACK_AUTH_ID: team1Admin.authId,
       TAGTRACK_ACCESS_KEY: team1Admin.accessKey,
       TAGTRACK_ONLY: 'AUTH',
+      TAGTRACK_REPORT_MD: join(dir, 'bad-date.md'),
     });
     expect(out.code).toBe(1);
     expect(out.stdout).toContain('FAIL INPUT-400-BAD-DATE');
+    // the Markdown summary (TAGTRACK_REPORT_MD) names the failure, never the given access key
+    const md = await readFile(join(dir, 'bad-date.md'), 'utf8');
+    expect(md).toMatch(/^## tagtrack conformance: FAIL\n/);
+    expect(md).toContain('**`INPUT-400-BAD-DATE`**');
+    expect(md).not.toContain(team1Admin.accessKey);
     expect(out.stdout).not.toContain('AUTH-401');
     expect(out.stdout).toMatch(/reproduce: tagtrack-conformance request GET '\/[^']*' --base-url /);
     expect(out.stdout).not.toContain(team1Admin.accessKey);

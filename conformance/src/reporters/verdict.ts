@@ -44,7 +44,7 @@ function groupText(key: SkipGroupKey, checks: readonly CheckResult[]): string {
     case 'credentials':
       return `${n} ${one ? 'needs' : 'need'} more credentials`;
     case 'opt-in':
-      return `${n} ${one ? 'is' : 'are'} opt-in, not asked for`;
+      return `${n} opt-in (not asked for)`;
     case 'profile':
       return `${n} ${one ? 'does' : 'do'} not apply to the profile`;
     default: {
@@ -119,7 +119,8 @@ export function countsOf(result: RunResult): Counts {
  *   `PASS with 1 inconclusive (fixture, 1 expected failure, 6 skipped)`;
  * - `notChecked`: what the run did not check, one sentence, e.g. `blind mode: 16 checks
  *   skipped — 6 need fixture mode, 5 need more credentials, …; 2 inconclusive (…)`;
- *   undefined when every check ran and was judged.
+ *   undefined when every check ran and was judged (an expected failure was judged: the label
+ *   and the counts name it).
  */
 export interface Verdict {
   readonly ok: boolean;
@@ -143,10 +144,6 @@ export function verdictOf(result: RunResult): Verdict {
     );
   if (counts.inconclusive > 0)
     parts.push(`${counts.inconclusive} inconclusive (the data changed during each of their runs)`);
-  if (counts.expectedFailures > 0)
-    parts.push(
-      `${plural(counts.expectedFailures, 'expected failure')} (listed in the expected-failures file; not counted)`,
-    );
   const notChecked = parts.length === 0 ? undefined : parts.join('; ');
   if (!result.ok) return { ok: false, tone: 'fail', label: 'FAIL', notChecked, counts };
   const caveats = [
