@@ -52,7 +52,7 @@ async function serve(handler: (request: Request) => Promise<Response> | Response
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     const response = await handler(
-      new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers }),
+      new Request(`http://${req.headers.host}${req.url}`, { method: req.method ?? 'GET', headers }),
     );
     const out: Record<string, string> = {};
     response.headers.forEach((v, k) => {

@@ -73,7 +73,6 @@ export {
 export { isSnapshotFile, loadSnapshotFile, writeSnapshotFile } from './columnar/snapshot-file.ts';
 export { Contact, ContactStats } from './contact.ts';
 export { SOUNDNESS_EDGE_CASES, withEveryEdgeCase } from './dataset/edge-cases.ts';
-export { REVISION_3_CASES, withRevision3Cases } from './dataset/revision3-cases.ts';
 export {
   CANONICAL_SCALE,
   CANONICAL_SEED,
@@ -97,6 +96,7 @@ export {
   PROXY_LOCATION,
 } from './dataset/locations.ts';
 export { Prng } from './dataset/prng.ts';
+export { REVISION_3_CASES, withRevision3Cases } from './dataset/revision3-cases.ts';
 export {
   expectedEvents,
   type GenerateOptions,
@@ -152,8 +152,8 @@ export {
 } from './dataset/tables.ts';
 export {
   buildPath,
-  canonicalPath,
   type Catalogue,
+  canonicalPath,
   ENDPOINT_IDS,
   ENDPOINT_LIST,
   ENDPOINTS,
@@ -214,6 +214,7 @@ export {
   toTable,
   unescapeTextCell,
 } from './formats.ts';
+export { parseJsonExact, stringifyJson } from './json.ts';
 export {
   aggregatedIsMergeOfDays,
   CONTACT_LAWS,
@@ -269,7 +270,6 @@ export {
 } from './laws.ts';
 export { AccountType, Group, TeamMember } from './member.ts';
 export { type OpenApiOptions, openApiDocument } from './openapi.ts';
-export { parseJsonExact, stringifyJson } from './json.ts';
 export {
   type Cursor,
   type CursorOf,
