@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { Check } from './checks/define.ts';
@@ -7,10 +7,19 @@ import { ALL_CHECKS } from './checks/index.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
-import { credentialOptions } from './commands/options.ts';
+import {
+  credentialOptions,
+  extraHeadersOf,
+  headerOption,
+  INSECURE_WARNING,
+  rerunOf,
+  tlsOptions,
+  waitForOption,
+} from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { ChecksError, loadChecks } from './custom-checks.ts';
+import { selectEndpoints } from './endpoint-filter.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from './expected-failures.ts';
 import { ConnectionError } from './http.ts';
 import { loadProfile, ProfileError } from './profile.ts';
@@ -22,7 +31,9 @@ import {
   writeHar,
   writeReports,
 } from './reporters/index.ts';
+import { absolutePath, rerunNote, shellQuote } from './rerun.ts';
 import { ConfigError, DEFAULT_NUM_RUNS, type RunResult, runConformance } from './runner.ts';
+import { TlsConfigError, tlsFetch, waitForAnswer } from './transport.ts';
 import { VERSION } from './version.ts';
 import { DATA_MODES, type DataMode, DEFAULT_ATTEMPTS } from './watermark.ts';
 
@@ -40,6 +51,8 @@ export { VERSION };
 export const BOOLEAN_ENV = {
   bail: 'TAGTRACK_BAIL',
   probeMethods: 'TAGTRACK_PROBE_METHODS',
+  insecure: 'TAGTRACK_INSECURE',
+  quiet: 'TAGTRACK_QUIET',
 } as const;
 
 const TRUE_WORDS = ['true', '1', 'yes'];
@@ -294,9 +307,36 @@ export function buildProgram(done: (code: number) => void): Command {
         'TAGTRACK_PROBE_METHODS',
       ),
     )
+    .addOption(
+      new Option(
+        '--endpoint <pattern>',
+        'only checks of these catalogue endpoints: ids (teams.tags, glob teams.*) or paths (/teams/tags); comma-separated, repeatable',
+      )
+        .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+        .env('TAGTRACK_ENDPOINT'),
+    )
+    .addOption(
+      new Option(
+        '--max-failures <n>',
+        'stop after this many failed checks (--bail is 1); the rest are reported as not run',
+      )
+        .argParser(positiveInt('max-failures'))
+        .env('TAGTRACK_MAX_FAILURES'),
+    )
+    .addOption(headerOption())
+    .addOption(tlsOptions()[0]!)
+    .addOption(tlsOptions()[1]!)
+    .addOption(waitForOption())
+    .addOption(
+      new Option(
+        '-q, --quiet',
+        'print only the verdict line (stdout) and errors (stderr): no progress, no summary',
+      ).env('TAGTRACK_QUIET'),
+    )
+    .addOption(new Option('--no-color', 'no colours (as NO_COLOR=1 does)'))
     .addHelpText('after', HELP_AFTER)
     .action(async (opts: Record<string, unknown>, cmd: Command) => {
-      done(await runCommand(booleansFromEnv(opts, cmd)));
+      done(await runCommand(booleansFromEnv(opts, cmd), cmd));
     });
   addFixtureCommand(program, done);
   addInitCommand(program, done);
@@ -364,7 +404,7 @@ function booleansFromEnv(
   return out;
 }
 
-async function runCommand(opts: Record<string, unknown> | string): Promise<number> {
+async function runCommand(opts: Record<string, unknown> | string, cmd: Command): Promise<number> {
   if (typeof opts === 'string') return usage(opts);
   const baseUrl = opts.baseUrl as string | undefined;
   if (baseUrl === undefined) return usage('missing --base-url (or TAGTRACK_BASE_URL)');
@@ -374,7 +414,31 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
     return usage(`--base-url ${JSON.stringify(baseUrl)} is not a URL`);
   }
   const mode = opts.mode as 'blind' | 'fixture';
+  if (opts.color === false) process.env.NO_COLOR = '1';
+  const quiet = opts.quiet === true;
+  const extra = extraHeadersOf(opts, cmd);
+  if (typeof extra === 'string') return usage(extra);
+  const endpoints =
+    opts.endpoint === undefined ? undefined : selectEndpoints(opts.endpoint as string[]);
+  if (typeof endpoints === 'string') return usage(endpoints);
+  const insecure = opts.insecure === true;
+  const tls = { caFile: opts.caFile as string | undefined, insecure };
+  if (insecure) process.stderr.write(INSECURE_WARNING);
+  const rerun = rerunOf(opts, cmd, extra, insecure);
   try {
+    if (opts.waitFor !== undefined) {
+      const problem = await waitForAnswer({
+        url: baseUrl,
+        waitMs: (opts.waitFor as number) * 1000,
+        timeoutMs: opts.timeout as number,
+        fetch: await tlsFetch(tls),
+        headers: extra.headers,
+      });
+      if (problem !== undefined)
+        return usage(
+          `${baseUrl} did not answer within ${opts.waitFor as number} s (--wait-for): ${problem}`,
+        );
+    }
     const profileFile =
       (opts.profile as string | undefined) ??
       (mode === 'fixture' ? CANONICAL_PROFILE_FILE : undefined);
@@ -413,14 +477,35 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       data: opts.data as DataMode | undefined,
       attempts: opts.attempts as number | undefined,
       signal: stopped.signal,
-      onEvent: progressReporter(stderr),
+      endpoints: endpoints === undefined ? undefined : [...endpoints],
+      maxFailures: opts.maxFailures as number | undefined,
+      headers: extra.headers,
+      tls,
+      rerun,
+      ...(quiet ? {} : { onEvent: progressReporter(stderr) }),
     }).finally(stopped.dispose);
-    for (const w of result.warnings ?? []) stderr.write(`tagtrack-conformance: warning: ${w}\n`);
-    process.stdout.write(`${formatSummary(result, useColor(process.stdout))}\n`);
-    await writeRunReports(result, opts);
+    const summary = formatSummary(result, useColor(process.stdout));
+    if (!quiet)
+      for (const w of result.warnings ?? []) stderr.write(`tagtrack-conformance: warning: ${w}\n`);
+    // --quiet: the verdict only (the summary's last line)
+    process.stdout.write(`${quiet ? summary.slice(summary.lastIndexOf('\n') + 1) : summary}\n`);
+    await writeRunReports(result, { ...opts, quiet });
+    if (!quiet && !result.ok) {
+      if (
+        opts.reportDir !== undefined &&
+        result.checks.some(
+          (c) => (c.status === 'fail' || c.status === 'error') && c.expectedFailure === undefined,
+        )
+      )
+        process.stdout.write(
+          `rerun every failed check: tagtrack-conformance replay ${shellQuote(absolutePath(join(opts.reportDir as string, 'results.json')))}\n`,
+        );
+      const note = rerunNote(rerun);
+      if (note !== undefined) stderr.write(`tagtrack-conformance: note: ${note}\n`);
+    }
     if (opts.har !== undefined) {
       await writeHar(result, opts.har as string);
-      process.stdout.write(`har: ${opts.har as string}\n`);
+      if (!quiet) process.stdout.write(`har: ${opts.har as string}\n`);
     }
     if (result.interrupted !== undefined) {
       stderr.write(
@@ -440,7 +525,8 @@ async function runCommand(opts: Record<string, unknown> | string): Promise<numbe
       e instanceof ConfigError ||
       e instanceof ProfileError ||
       e instanceof ExpectedFailuresError ||
-      e instanceof ChecksError
+      e instanceof ChecksError ||
+      e instanceof TlsConfigError
     ) {
       return usage(e.message);
     }
@@ -463,7 +549,8 @@ async function writeRunReports(result: RunResult, opts: Record<string, unknown>)
     await writeFile(file, toMarkdown(result, markdown));
     paths.push(file);
   }
-  if (paths.length > 0) process.stdout.write(`reports: ${paths.join(', ')}\n`);
+  if (paths.length > 0 && opts.quiet !== true)
+    process.stdout.write(`reports: ${paths.join(', ')}\n`);
 }
 
 function usage(message: string): number {

@@ -6,7 +6,9 @@ import {
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from './profile.ts';
+import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
 import type { RunResult } from './runner.ts';
+import type { TlsConnect } from './transport.ts';
 
 /** A credential the suite signs requests with (decisions §1). */
 export interface Credential {
@@ -119,6 +121,16 @@ export interface HttpClientOptions {
   readonly maxBodyBytes?: number | undefined;
   /** The run's credentials: their access keys and signed headers never appear in an artifact. */
   readonly credentials?: readonly Credential[] | undefined;
+  /**
+   * Extra headers sent with every request (`-H`, e.g. a gateway's key), by lower-case name;
+   * a request's own `headers` win over them. Their values are secrets: an exchange shows
+   * `<redacted>`, and the redactor replaces them in any text. Never `authorization`.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Where the run took its credentials, headers and TLS settings: what {@link HttpClient.reproduce} names. */
+  readonly rerun?: Rerun | undefined;
+  /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
+  readonly tlsConnect?: TlsConnect | undefined;
 }
 
 /** Default response-body cap of the suite: 32 MiB. */
@@ -171,6 +183,14 @@ export class HttpClient {
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
   private cache = new Map<string, Promise<Exchange>>();
   private readonly fetchFn: FetchLike;
+  /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
+  get extraHeaders(): Readonly<Record<string, string>> {
+    return this.options.headers ?? {};
+  }
+  /** The TLS options of the transport, for a probe over a socket of its own; undefined: Node's defaults. */
+  get tlsConnect(): TlsConnect | undefined {
+    return this.options.tlsConnect;
+  }
   /** Whether requests go through a fetch given in the options (e.g. an in-memory server). */
   readonly ownFetch: boolean;
   private readonly pacer: Pacer;
@@ -185,6 +205,8 @@ export class HttpClient {
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.redactor = new SecretRedactor(options.credentials ?? []);
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      this.redactor.addSecret(value, `<header ${name}>`);
     const stop = options.signal;
     stop?.addEventListener(
       'abort',
@@ -240,6 +262,8 @@ export class HttpClient {
     );
     const headers: Record<string, string> = {};
     if (authorization !== undefined) headers.authorization = authorization;
+    const extra = this.options.headers ?? {};
+    for (const [k, v] of Object.entries(extra)) headers[k] = v;
     for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
     // what the exchange shows: the label of a signing credential, or the probe's header with
     // its secrets replaced (a header given in `spec.headers` replaces the signed one)
@@ -249,6 +273,8 @@ export class HttpClient {
       Object.keys(spec.headers).some((k) => k.toLowerCase() === 'authorization');
     if (sent !== undefined) this.redactor.addHeader(sent, probe ? undefined : credential?.label);
     const shown = { ...headers };
+    // an extra header's value is a secret (a gateway key): never in an exchange
+    for (const k of Object.keys(extra)) if (shown[k] === extra[k]) shown[k] = '<redacted>';
     if (sent !== undefined)
       shown.authorization =
         !probe && credential !== null
@@ -312,18 +338,21 @@ export class HttpClient {
   }
 
   /**
-   * A command line reproducing `exchange` without a secret: `tagtrack-conformance request`
-   * signs with the credential named by its label, read from the profile or the environment
-   * (see commands/request.ts). A probe's own Authorization header is named in a comment with
-   * its secrets replaced.
+   * A command line reproducing `exchange` without a secret, runnable as printed in the shell
+   * the run started in: `tagtrack-conformance request` signs with the credential named by its
+   * label, read from where the run read it (`rerun`: the profile file, or the variables of
+   * the environment; see rerun.ts and commands/request.ts), and sends the run's extra
+   * headers (read from `TAGTRACK_HEADERS`) and TLS settings. A probe's own Authorization
+   * header is named in a comment with its secrets replaced.
    */
   reproduce(exchange: Exchange): string {
     const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
-    parts.push('--base-url', shellQuote(this.baseUrl));
+    parts.push('--base-url', shellQuote(this.baseUrl), ...rerunWords(this.options.rerun));
     if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
     else parts.push('--no-credential');
+    const extra = this.options.headers ?? {};
     for (const [k, v] of Object.entries(exchange.requestHeaders)) {
-      if (k === 'authorization') continue;
+      if (k === 'authorization' || (k in extra && v === '<redacted>')) continue;
       parts.push('--header', shellQuote(`${k}: ${v}`));
     }
     const probe =
@@ -460,18 +489,20 @@ function isConnectionReset(e: unknown): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
 }
 
+/** Error codes of a certificate Node's TLS did not accept (OpenSSL's verify errors, Node's own). */
+const TLS_CODE =
+  /CERT|SELF_SIGNED|UNABLE_TO_(GET_ISSUER|VERIFY)|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH/;
+
 function describeFetchError(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   if (e.name === 'TimeoutError') return 'request timed out';
   const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code !== undefined && TLS_CODE.test(cause.code))
+    return `TLS: the server's certificate is not trusted: ${cause.code}${cause.message ? ` (${cause.message})` : ''}; --ca-file FILE trusts the CA that signed it, --insecure skips verification`;
   if (cause?.code !== undefined)
     return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
   if (cause?.message !== undefined) return `${e.message} (${cause.message})`;
   return e.message;
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -497,6 +528,14 @@ export class SecretRedactor {
 
   constructor(credentials: readonly Credential[] = []) {
     for (const c of credentials) this.addCredential(c);
+  }
+
+  /**
+   * Learns a secret that is no credential (an extra header's value): replaced by `shown` in
+   * any text, as an access key is (a value under 8 characters only where it is sent).
+   */
+  addSecret(value: string, shown: string): void {
+    if (value.length >= 8) this.exact.set(value, shown);
   }
 
   /** Learns a credential: its access key and the base64 prefix of its headers. */

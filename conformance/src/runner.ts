@@ -36,6 +36,8 @@ import type { ExpectedFailure } from './expected-failures.ts';
 import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './http.ts';
 import { preflight } from './preflight.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
+import type { Rerun } from './rerun.ts';
+import { type TlsOptions, tlsConnectOptions, tlsFetch } from './transport.ts';
 import type { DataMode } from './watermark.ts';
 
 /**
@@ -135,6 +137,22 @@ export interface RunOptions {
   readonly data?: DataMode | undefined;
   /** Runs of a failing check made again at most when its data moved (default 3). */
   readonly attempts?: number | undefined;
+  /**
+   * Only checks whose `endpoints` include one of these catalogue endpoints (`--endpoint`,
+   * see endpoint-filter.ts); a check of no endpoint (a probe outside the catalogue) is left out.
+   */
+  readonly endpoints?: readonly EndpointId[] | undefined;
+  /** Stop after this many failed (or errored) required checks; the rest are reported as not run. */
+  readonly maxFailures?: number | undefined;
+  /**
+   * Extra headers sent with every request, by name (`-H`, e.g. a gateway's key): values are
+   * secrets, never in a report. `Authorization` is refused ({@link ConfigError}): the suite signs.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** TLS settings over sockets (`--ca-file`, `--insecure`; see transport.ts). Ignored with `fetch`. */
+  readonly tls?: TlsOptions | undefined;
+  /** Where the run took its credentials, headers and TLS settings, as printed commands name it (rerun.ts). */
+  readonly rerun?: Rerun | undefined;
 }
 
 /** Default fast-check runs per property check. */
@@ -220,6 +238,8 @@ export interface RunResult {
   readonly warnings?: readonly string[] | undefined;
   /** How the run watched for data changing under it (set by every run; see attempt.ts). */
   readonly data?: DataReport | undefined;
+  /** Where the run took its credentials, headers and TLS settings (no secret; see rerun.ts). */
+  readonly rerun?: Rerun | undefined;
   readonly exchanges: readonly Exchange[];
 }
 
@@ -413,11 +433,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const { primary, all } = credentialsOf(options, profile);
   const catalogue = options.checks === undefined ? ALL_CHECKS : validateChecks(options.checks);
+  const byEndpoint = options.endpoints;
   const selected = selectChecks(catalogue, options.only, options.exclude).filter(
-    (c) => options.ids === undefined || options.ids.includes(c.id),
+    (c) =>
+      (options.ids === undefined || options.ids.includes(c.id)) &&
+      (byEndpoint === undefined || c.endpoints.some((e) => byEndpoint.includes(e))),
   );
   if (selected.length === 0)
-    throw new ConfigError(`no check with the id ${options.ids?.join(', ')} is selected`);
+    throw new ConfigError(
+      options.ids === undefined
+        ? `no selected check covers the endpoints ${byEndpoint?.join(', ')} (--endpoint)`
+        : `no check with the id ${options.ids.join(', ')} is selected`,
+    );
+  if (Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization'))
+    throw new ConfigError(
+      'an extra header cannot be Authorization: the suite signs every request itself (decisions §1); give the credential with --auth-id/--access-key or --profile',
+    );
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
   const knownIds = new Set(catalogue.map((c) => c.id));
   const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));
@@ -428,6 +459,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     ['max-requests', options.maxRequests],
     ['max-duration', options.maxDurationMs],
     ['max-response-time', options.maxResponseTimeMs],
+    ['max-failures', options.maxFailures],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);
@@ -444,17 +476,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       rateLimited: rate !== undefined,
       inMemory: options.fetch !== undefined,
     });
+  const tlsConnect = options.fetch === undefined ? await tlsConnectOptions(options.tls) : undefined;
+  const transport = options.fetch ?? (await tlsFetch(options.tls));
   const guard = new RunGuard(options);
   const http = new HttpClient({
     baseUrl: options.baseUrl,
     auth: profile.auth,
-    fetch: guard.fetch(options.fetch),
+    fetch: guard.fetch(transport),
     signal: guard.signal,
     ownFetch: options.fetch !== undefined,
     timeoutMs: options.timeoutMs ?? 10_000,
     ratePerSecond: rate,
     maxBodyBytes: options.maxBodyBytes,
     credentials: all,
+    headers: lowerCaseNames(options.headers),
+    rerun: options.rerun,
+    tlsConnect,
   });
 
   const oracle =
@@ -542,6 +579,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const done = new Map<string, { result: CheckResult; exchanges: readonly { id: number }[] }>();
   const running = new Set<Promise<void>>();
   let bailed = false;
+  let failedChecks = 0;
+  const maxFailures = options.maxFailures ?? (options.bail ? 1 : undefined);
   const halted = () =>
     misconfigured !== undefined || bailed || guard.interrupted !== undefined || guard.budgetSpent;
   const launch = (check: Check): Promise<void> => {
@@ -558,7 +597,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         const result = resultOf(check, outcome, expected.get(check.id));
         done.set(check.id, { result, exchanges: exchanges.map(({ id }) => ({ id })) });
         onEvent({ type: 'check', result });
-        if (options.bail && isBad(result)) bailed = true;
+        if (isBad(result) && maxFailures !== undefined && ++failedChecks >= maxFailures)
+          bailed = true;
       })
       .finally(() => running.delete(p));
     running.add(p);
@@ -600,7 +640,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
                   `not run: request budget spent (--max-requests ${options.maxRequests})`,
                   seed,
                 )
-              : skipped('not run: an earlier check failed and --bail is set', seed);
+              : skipped(
+                  options.maxFailures === undefined
+                    ? 'not run: an earlier check failed and --bail is set'
+                    : `not run: ${options.maxFailures} check${options.maxFailures === 1 ? '' : 's'} failed (--max-failures ${options.maxFailures})`,
+                  seed,
+                );
     const result = resultOf(check, outcome, expected.get(check.id));
     done.set(check.id, { result, exchanges: [] });
     onEvent({ type: 'check', result });
@@ -665,6 +710,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     ...(notRun === undefined ? {} : { configError: notRun.message }),
     ...(warnings.length === 0 ? {} : { warnings }),
     data: watch.report(),
+    ...(options.rerun === undefined ? {} : { rerun: options.rerun }),
     exchanges,
   };
   onEvent({ type: 'end', result });
@@ -673,6 +719,14 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     throw notRun;
   }
   return result;
+}
+
+/** `headers` with lower-case names (what a Fetch Request sends); undefined when there are none. */
+function lowerCaseNames(
+  headers: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  if (headers === undefined || Object.keys(headers).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 /** How long running checks get to end once the run is stopped, in ms. */

@@ -154,7 +154,18 @@ class NoSocket extends Error {
  * cannot be reached (an in-memory base URL has none). Not paced and not recorded: the caller
  * sends a handful at most.
  */
-function statusOverSocket(url: string, name: string, value: string, timeoutMs = 10_000) {
+function statusOverSocket(
+  url: string,
+  name: string,
+  value: string,
+  socket: {
+    readonly headers: Readonly<Record<string, string>>;
+    readonly tls?:
+      | { readonly ca?: readonly string[]; readonly rejectUnauthorized: boolean }
+      | undefined;
+  },
+  timeoutMs = 10_000,
+) {
   return new Promise<number>((resolve, reject) => {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
@@ -162,7 +173,18 @@ function statusOverSocket(url: string, name: string, value: string, timeoutMs = 
     const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(
       u,
-      { method: 'GET', headers: { [name]: value }, timeout: timeoutMs },
+      {
+        method: 'GET',
+        // the run's extra headers (`-H`, a gateway's key) too, and its TLS settings
+        headers: { ...socket.headers, [name]: value },
+        timeout: timeoutMs,
+        ...(u.protocol === 'https:' && socket.tls !== undefined
+          ? {
+              rejectUnauthorized: socket.tls.rejectUnauthorized,
+              ...(socket.tls.ca === undefined ? {} : { ca: [...socket.tls.ca] }),
+            }
+          : {}),
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -548,6 +570,7 @@ export const checks: readonly Check[] = [
           `${ctx.http.baseUrl}${plain.target}`,
           name,
           ctx.http.authorization(ctx.primary, qs),
+          { headers: ctx.http.extraHeaders, tls: ctx.http.tlsConnect },
         );
         return { plain, status };
       };

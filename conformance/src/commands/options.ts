@@ -1,4 +1,5 @@
-import { InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { absolutePath, type Rerun } from '../rerun.ts';
 
 /** A commander parser of a positive integer option; the error names the option. */
 export function positiveInt(name: string) {
@@ -70,3 +71,126 @@ export function boundsOf(opts: Record<string, unknown>) {
     maxBodyBytes: opts.maxBodyBytes as number | undefined,
   };
 }
+
+/**
+ * `-H, --header 'Name: value'` (repeatable; `TAGTRACK_HEADERS`, one header a line): extra
+ * request headers, e.g. a gateway's key. One value may hold several lines.
+ */
+export function headerOption(): Option {
+  return new Option(
+    '-H, --header <header>',
+    "extra request header 'Name: value' on every request, e.g. a gateway's key (repeatable; the variable takes one a line; values are secrets: never in a report; not Authorization)",
+  )
+    .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v])
+    .env('TAGTRACK_HEADERS');
+}
+
+/** RFC 9110 token: what a header name may hold. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * The extra headers of `-H` and `TAGTRACK_HEADERS` (both: the variable's first, a `-H` of
+ * the same name wins), by lower-case name, and where they came from (`argv` when any came
+ * from the command line). A one-line usage message for a malformed header or for
+ * `Authorization`, which the suite signs itself (decisions §1).
+ */
+export function extraHeadersOf(
+  opts: Record<string, unknown>,
+  cmd: Command,
+): { headers: Record<string, string>; from?: 'env' | 'argv' } | string {
+  const given = (opts.header as string[] | undefined) ?? [];
+  const source = cmd.getOptionValueSource('header');
+  const fromEnv = process.env.TAGTRACK_HEADERS;
+  const values =
+    source === 'cli' && fromEnv !== undefined && fromEnv.trim() !== ''
+      ? [fromEnv, ...given]
+      : given;
+  const headers: Record<string, string> = {};
+  for (const line of values.flatMap((v) => v.split(/\r?\n/)).filter((l) => l.trim() !== '')) {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    if (!TOKEN.test(name))
+      return `-H ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line.replace(/:.*/, ': …'))} is not 'Name: value'`;
+    if (name.toLowerCase() === 'authorization')
+      return '-H cannot set Authorization: the suite signs every request itself (decisions §1); give the credential with --auth-id/--access-key or --profile';
+    headers[name.toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  if (Object.keys(headers).length === 0) return { headers };
+  return { headers, from: source === 'env' ? 'env' : 'argv' };
+}
+
+/** `--ca-file` and `--insecure` (`TAGTRACK_CA_FILE`, `TAGTRACK_INSECURE`): TLS of the requests. */
+export function tlsOptions(): Option[] {
+  return [
+    new Option(
+      '--ca-file <file>',
+      "PEM file of CA certificates to trust besides Node's built-in ones (a private CA)",
+    ).env('TAGTRACK_CA_FILE'),
+    new Option(
+      '--insecure',
+      "do not verify the server's TLS certificate (prints a warning; for a test service only)",
+    ).env('TAGTRACK_INSECURE'),
+  ];
+}
+
+/** `--wait-for <sec>` (`TAGTRACK_WAIT_FOR`): wait for the base URL to answer before starting. */
+export function waitForOption(): Option {
+  return new Option(
+    '--wait-for <sec>',
+    'wait up to this many seconds for the base URL to answer (connection errors and 502/503/504 retried with backoff) before the preflight',
+  )
+    .argParser(seconds('wait-for'))
+    .env('TAGTRACK_WAIT_FOR');
+}
+
+/**
+ * Commander sets a boolean option to true whenever its variable is set, whatever the value;
+ * `TAGTRACK_INSECURE` (and the like) is re-read strictly: true/false, 1/0, yes/no in any case.
+ * Returns the value, or the usage message of a bad value.
+ */
+export function strictBoolean(
+  opts: Record<string, unknown>,
+  cmd: Command,
+  key: string,
+  variable: string,
+): boolean | string {
+  if (cmd.getOptionValueSource(key) !== 'env') return opts[key] === true;
+  const v = (process.env[variable] ?? '').trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  return `${variable}=${JSON.stringify(process.env[variable] ?? '')} is not a boolean: use true/false, 1/0 or yes/no`;
+}
+
+/**
+ * Where a command's credentials, extra headers and TLS settings came from, for the commands
+ * it prints (see rerun.ts): the `--profile` file (absolute), the sources of `--auth-id` and
+ * `--access-key`, the extra headers' names and source, `--ca-file` (absolute), `--insecure`.
+ */
+export function rerunOf(
+  opts: Record<string, unknown>,
+  cmd: Command,
+  headers: { headers: Record<string, string>; from?: 'env' | 'argv' },
+  insecure: boolean,
+): Rerun {
+  const authId = opts.authId as string | undefined;
+  const from = (key: string): 'env' | 'argv' =>
+    cmd.getOptionValueSource(key) === 'env' ? 'env' : 'argv';
+  return {
+    ...(opts.profile === undefined ? {} : { profile: absolutePath(opts.profile as string) }),
+    ...(authId === undefined
+      ? {}
+      : {
+          authId: from('authId') === 'env' ? { from: 'env' } : { from: 'argv', value: authId },
+        }),
+    ...(opts.accessKey === undefined ? {} : { accessKey: from('accessKey') }),
+    ...(headers.from === undefined
+      ? {}
+      : { headers: { from: headers.from, names: Object.keys(headers.headers) } }),
+    ...(opts.caFile === undefined ? {} : { caFile: absolutePath(opts.caFile as string) }),
+    ...(insecure ? { insecure: true } : {}),
+  };
+}
+
+/** The warning `--insecure` prints (stderr), once per command. */
+export const INSECURE_WARNING =
+  "tagtrack-conformance: warning: --insecure: the server's TLS certificate is not verified; anyone between you and it can read and change the requests (and the credentials' signatures)\n";
