@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bodyView, pathInMessage, prettyJson } from '../src/reporters/body.ts';
+import { bodyView, pathInMessage, prettyJson, WINDOW_CONTEXT } from '../src/reporters/body.ts';
 import { formatSummary } from '../src/reporters/console.ts';
 import {
   countsOf,
@@ -246,7 +246,10 @@ describe('bodies next to a failure', () => {
       );
       expect(view.json).toBe(true);
       expect(view.lines[view.mark!]!.trim()).toBe('"memberID": "m057",');
-      expect([view.from, view.to]).toEqual([view.mark! - 6, view.mark! + 7]);
+      expect([view.from, view.to]).toEqual([
+        view.mark! - WINDOW_CONTEXT,
+        view.mark! + WINDOW_CONTEXT + 1,
+      ]);
       expect(view.lines.length).toBeGreaterThan(view.to);
     }
     expect(pathInMessage('record [0].stats.uniqueOpens: expected 3, got 6')).toBe(

@@ -5,10 +5,10 @@
  */
 
 /** Lines shown before and after the line a failure names. */
-export const WINDOW_CONTEXT = 6;
+export const WINDOW_CONTEXT = 5;
 
 /** Lines shown when the failure names no line of the body. */
-export const WINDOW_HEAD = 14;
+export const WINDOW_HEAD = 10;
 
 /** A body laid out in lines, with the window to show first. */
 export interface BodyView {

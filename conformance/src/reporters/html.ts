@@ -68,11 +68,6 @@ function cut(body: string, limit: number): string {
 /** Characters of one line shown in a body's window; the whole line is in the collapsed body. */
 export const WINDOW_LINE_CHARS = 300;
 
-const headerLines = (h: Readonly<Record<string, string>>) =>
-  Object.entries(redactHeaders(h))
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\n');
-
 /**
  * A response body next to the failure it shows: pretty-printed when JSON, a window of lines
  * around the field the message names (that line marked), the lines above and below counted,
@@ -104,16 +99,37 @@ function bodyHtml(body: string, message: string): string {
 }
 
 /**
- * An exchange next to a failure: request line and status, the body's window ({@link bodyHtml}),
- * headers (redacted) collapsed. Opened for the first failure of a check, closed for the others.
+ * Header lines (`name: value`, redacted), escaped, a line whose header name the message names
+ * marked (case-insensitive).
  */
-function exchangeInline(x: Exchange, message: string, open: boolean): string {
+function headersHtml(first: string, h: Readonly<Record<string, string>>, message: string): string {
+  const said = message.toLowerCase();
+  const lines = Object.entries(redactHeaders(h)).map(([k, v]) => {
+    const text = e(`${k}: ${v}`);
+    return said.includes(k.toLowerCase()) ? `<mark>${text}</mark>` : text;
+  });
+  return `<pre class="body">${e(first)}\n${lines.join('\n')}</pre>`;
+}
+
+/**
+ * An exchange next to a failure: request line and status, then what the failure is about
+ * first: for a `header` failure the headers (the one it names marked) and the body
+ * collapsed, otherwise the body's window ({@link bodyHtml}) and the headers (redacted)
+ * collapsed. Opened for the first failure of a check, closed for the others.
+ */
+function exchangeInline(x: Exchange, f: Failure, open: boolean): string {
+  const headers =
+    headersHtml(`${x.method} ${x.url}`, x.requestHeaders, f.message) +
+    headersHtml(`HTTP ${x.status}`, x.responseHeaders, f.message);
+  const body = bodyHtml(x.body, f.message);
+  const inner =
+    f.kind === 'header'
+      ? `${headers}<details class="whole"><summary>body</summary>${body}</details>`
+      : `${body}<details class="headers"><summary>headers</summary>${headers}</details>`;
   return (
     `<details${open ? ' open' : ''} class="exchange"><summary><code>exchange #${x.id}: ${e(x.method)} ${e(x.target)} → ${x.status}` +
     `${x.credential === null ? '' : ` (as ${e(x.credential)})`}, ${Math.round(x.durationMs)} ms</code></summary>` +
-    `${bodyHtml(x.body, message)}` +
-    `<details class="headers"><summary>headers</summary><pre>${e(`${x.method} ${x.url}\n${headerLines(x.requestHeaders)}`)}</pre>` +
-    `<pre>${e(`HTTP ${x.status}\n${headerLines(x.responseHeaders)}`)}</pre></details></details>`
+    `${inner}</details>`
   );
 }
 
@@ -138,7 +154,7 @@ function findingHtml(
     exchange = `<p class="meta">exchange #${x.id}, shown above</p>`;
   else if (x !== undefined) {
     shown.add(x.id);
-    exchange = exchangeInline(x, f.message, open);
+    exchange = exchangeInline(x, f, open);
   }
   return (
     `<div class="finding"><p class="message"><span class="kind">${e(kind)}</span>${e(message)}</p>` +
