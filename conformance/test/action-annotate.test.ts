@@ -84,15 +84,33 @@ describe('GitHub Action annotations (scripts/action/annotate.mjs)', { timeout: 1
     );
   });
 
-  test('the script reads results.json, prints the annotations and appends the job summary', async () => {
+  test("the script reads results.json, prints the annotations and appends the suite's summary.md to the job summary", async () => {
     const reports = join(dir, 'failed');
     await writeReports(failed, reports);
-    const summaryFile = join(dir, 'summary.md');
+    const summaryFile = join(dir, 'step-summary.md');
     await writeFile(summaryFile, '');
     const out = await annotate(join(reports, 'results.json'), { GITHUB_STEP_SUMMARY: summaryFile });
     expect(out.code).toBe(0);
     const results = toResultsJson(failed);
     expect(out.stdout).toBe(`${annotations(results).join('\n')}\n`);
+    const summary = await readFile(summaryFile, 'utf8');
+    expect(summary).toBe(await readFile(join(reports, 'summary.md'), 'utf8'));
+    expect(summary).toMatch(/^## tagtrack conformance: FAIL\n/);
+    for (const c of results.checks.filter((c) => c.status === 'fail')) {
+      expect(summary).toContain(`- **\`${c.id}\`** `);
+    }
+    expect(out.stdout + summary).not.toContain(team1Admin.accessKey);
+  });
+
+  test('without summary.md beside results.json (an older suite) the job summary is the table of this script', async () => {
+    const reports = join(dir, 'older');
+    await writeReports(failed, reports);
+    await rm(join(reports, 'summary.md'));
+    const summaryFile = join(dir, 'older-step-summary.md');
+    await writeFile(summaryFile, '');
+    const out = await annotate(join(reports, 'results.json'), { GITHUB_STEP_SUMMARY: summaryFile });
+    expect(out.code).toBe(0);
+    const results = toResultsJson(failed);
     const summary = await readFile(summaryFile, 'utf8');
     expect(summary).toBe(stepSummary(results));
     expect(summary).toContain('## tagtrack-conformance: FAILED');

@@ -4,8 +4,10 @@
  * results.json of a run and prints one `::error` workflow command per failing or erroring
  * check (its requirement id, clause, first failure and how to reproduce it) and per stale
  * expected-failure entry, a `::warning` when the run was interrupted, and a `::notice` with
- * the totals. With `GITHUB_STEP_SUMMARY` set, it appends a Markdown summary (totals and a
- * table of the failing checks) to that file.
+ * the totals. With `GITHUB_STEP_SUMMARY` set, it appends the run's Markdown summary to that
+ * file: the suite's `summary.md` beside results.json (verdict, what was not checked, counts,
+ * failures by requirement with their reproduce commands, skips by reason; capped at 60,000
+ * characters), or, when the suite wrote none (a release before it did), {@link stepSummary}.
  *
  * Usage: `node annotate.mjs RESULTS_JSON`. Exit 0 when the annotations were written (whatever
  * the run's verdict: the action fails on the suite's own exit code), 2 when the file is
@@ -15,6 +17,7 @@
  * does anything printed here.
  */
 import { appendFile, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** At most this many `::error` lines (GitHub shows 10 per step; the summary lists all). */
@@ -171,7 +174,10 @@ async function main(argv) {
   }
   process.stdout.write(`${annotations(results).join('\n')}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    await appendFile(process.env.GITHUB_STEP_SUMMARY, stepSummary(results));
+    // the suite's own Markdown summary (summary.md beside results.json, from 0.4 on), else
+    // this script's table (a suite of an older release)
+    const own = await readFile(join(dirname(file), 'summary.md'), 'utf8').catch(() => undefined);
+    await appendFile(process.env.GITHUB_STEP_SUMMARY, own ?? stepSummary(results));
   }
   return 0;
 }
