@@ -1,7 +1,7 @@
 /**
  * `pnpm demo`: starts the reference server in-process on the canonical dataset (a real
  * socket on 127.0.0.1), runs the suite in fixture mode, prints the summary, writes
- * results.json, junit.xml, report.html and exchanges.har (HAR 1.2) to `reports/`, and exits
+ * results.json, junit.xml, report.html, summary.md and exchanges.har (HAR 1.2) to `reports/`, and exits
  * 0 when everything passed.
  * A repository script, not part of the published package (it needs the private reference
  * server, a devDependency).
