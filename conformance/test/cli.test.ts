@@ -473,7 +473,12 @@ describe('stopping a run: SIGINT', () => {
       );
       expect(stderr).toContain('tagtrack-conformance: interrupted (SIGINT)');
       expect(stdout).toMatch(/reports: /);
-      expect((await readdir(reports)).sort()).toEqual(['junit.xml', 'report.html', 'results.json']);
+      expect((await readdir(reports)).sort()).toEqual([
+        'junit.xml',
+        'report.html',
+        'results.json',
+        'summary.md',
+      ]);
       const raw = JSON.parse(await readFile(join(reports, 'results.json'), 'utf8'));
       const results = ResultsJson.parse(raw);
       expect(raw.interrupted).toBe('SIGINT');

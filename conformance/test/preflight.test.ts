@@ -98,8 +98,15 @@ async function expectConfigError(
   expect(lines, stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^tagtrack-conformance: /);
   expect(lines[0]).toMatch(cause);
-  expect(stdout.trim()).toMatch(/^reports: \S+results\.json, \S+junit\.xml, \S+report\.html$/);
-  expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'report.html', 'results.json']);
+  expect(stdout.trim()).toMatch(
+    /^reports: \S+results\.json, \S+junit\.xml, \S+report\.html, \S+summary\.md$/,
+  );
+  expect((await readdir(dir)).sort()).toEqual([
+    'junit.xml',
+    'report.html',
+    'results.json',
+    'summary.md',
+  ]);
   const results = ResultsJson.parse(JSON.parse(await readFile(join(dir, 'results.json'), 'utf8')));
   expect(results.ok).toBe(false);
   expect(results.configError).toBe(lines[0]!.slice('tagtrack-conformance: '.length));
