@@ -4,7 +4,7 @@
 // it runs src/main.ts through tsx with the `@tagtrack/source` condition instead, so a stale
 // dist/ is never run there.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/main.js', import.meta.url);
@@ -20,8 +20,15 @@ function tsxLoader() {
   }
 }
 
-const tsx = tsxLoader();
-if (tsx !== undefined) {
+// `--version` (or `-V`) alone prints the package's version without loading the CLI or tsx:
+// the same line the CLI prints, in the time node takes to start
+const args = process.argv.slice(2);
+const versionOnly = args.length === 1 && (args[0] === '--version' || args[0] === '-V');
+const tsx = versionOnly ? undefined : tsxLoader();
+if (versionOnly) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`${version}\n`);
+} else if (tsx !== undefined) {
   const child = spawn(
     process.execPath,
     ['--conditions=@tagtrack/source', '--import', tsx, source, ...process.argv.slice(2)],

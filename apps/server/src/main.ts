@@ -41,6 +41,10 @@ interface CliOptions {
   live?: number;
   liveSeed?: number;
   writeSnapshot?: string;
+  /** `--log` / `--verbose`: one pino JSON line per request on stdout (off by default). */
+  log: boolean;
+  verbose: boolean;
+  /** Accepted for older scripts: request logs are off unless `--log`; it wins over `--log`. */
   quiet: boolean;
   listFaults: boolean;
   listVariants: boolean;
@@ -216,7 +220,9 @@ function program(io: CliIo): Command {
         'with --live: seed of the appended records (default 1; same seed and clock, same records)',
       ).argParser(integer(0, 2 ** 31 - 1)),
     )
-    .option('--quiet', 'no request logs', false)
+    .option('--log', 'log one JSON line per request on stdout (pino); off by default', false)
+    .option('--verbose', 'the same as --log', false)
+    .option('--quiet', 'no request logs (the default; wins over --log)', false)
     .option('--list-faults', 'list the injectable faults and exit', false)
     .option('--list-variants', 'list the variants and exit', false)
     .showHelpAfterError('(run tagtrack-server --help for usage)')
@@ -360,7 +366,7 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
       rateLimit: opts.rateLimit,
       faults: opts.fault,
       variants: opts.variant,
-      logger: !opts.quiet,
+      logger: (opts.log || opts.verbose) && !opts.quiet,
     });
     if (opts.writeSnapshot !== undefined && loaded.columnar !== undefined) {
       snapshotLine = await writeSnapshot(opts.writeSnapshot, loaded.columnar);

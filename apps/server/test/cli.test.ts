@@ -337,8 +337,8 @@ describe('tagtrack-server CLI', { timeout: 120_000 }, () => {
     expect(r.stderr).toMatch(/is not JSON/);
   });
 
-  test('the bin starts on port 0, prints the URL and the demo credentials, answers, logs the request id, stops on SIGTERM', async () => {
-    const { child, url, out } = await spawnBin(['--port', '0']);
+  test('the bin starts on port 0, prints the URL and the demo credentials, answers, logs the request id with --log, stops on SIGTERM', async () => {
+    const { child, url, out } = await spawnBin(['--port', '0', '--log']);
     try {
       const cred = CANONICAL_CREDENTIALS[0]!;
       const res = await fetch(`${url}/teams`, {
@@ -372,6 +372,30 @@ describe('tagtrack-server CLI', { timeout: 120_000 }, () => {
       const done = exited(child);
       child.kill('SIGTERM');
       expect(await done).toBe(0);
+    }
+  });
+
+  test('without --log (or with --verbose --quiet) the bin writes no request log line', async () => {
+    for (const args of [[], ['--verbose', '--quiet']]) {
+      const { child, url, out } = await spawnBin(['--port', '0', ...args]);
+      const done = exited(child);
+      try {
+        const cred = CANONICAL_CREDENTIALS[0]!;
+        const res = await fetch(`${url}/teams`, {
+          headers: {
+            Authorization: authorizationHeader(cred.authId, cred.accessKey, ''),
+            'X-Request-Id': 'cli-test-quiet',
+          },
+        });
+        expect(res.status).toBe(200);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      // every line written before the exit is in `out()`
+      expect(await done).toBe(0);
+      expect(out()).not.toContain('cli-test-quiet');
+      expect(out()).not.toContain('"reqId"');
+      expect(out()).toMatch(/^tagtrack-server listening on /);
     }
   });
 
