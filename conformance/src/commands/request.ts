@@ -1,7 +1,21 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { canonicalProfile } from '../fixtures.ts';
-import { ConnectionError, type Credential, DEFAULT_MAX_BODY_BYTES, HttpClient } from '../http.ts';
+import {
+  ConnectionError,
+  type Credential,
+  DEFAULT_MAX_BODY_BYTES,
+  type FetchLike,
+  HttpClient,
+} from '../http.ts';
 import { loadProfile, type Profile, ProfileError, parseProfile } from '../profile.ts';
+import { TlsConfigError, tlsFetch } from '../transport.ts';
+import {
+  extraHeadersOf,
+  headerOption,
+  INSECURE_WARNING,
+  strictBoolean,
+  tlsOptions,
+} from './options.ts';
 
 /**
  * `tagtrack-conformance request METHOD TARGET`: sends one request as the suite sends it
@@ -24,7 +38,9 @@ interface RequestOptions {
   readonly profile?: string;
   readonly authId?: string;
   readonly accessKey?: string;
-  readonly header: readonly string[];
+  readonly header?: readonly string[];
+  readonly caFile?: string;
+  readonly insecure?: boolean;
   readonly timeout: number;
   readonly maxBodyBytes: number;
 }
@@ -70,11 +86,9 @@ export function addRequestCommand(program: Command, done: (code: number) => void
     )
     .addOption(new Option('--auth-id <id>', 'authentication id').env('TAGTRACK_AUTH_ID'))
     .addOption(new Option('--access-key <key>', 'access key').env('TAGTRACK_ACCESS_KEY'))
-    .addOption(
-      new Option('--header <header>', "an extra header 'name: value' (repeatable)")
-        .argParser((v: string, prev: string[]) => [...prev, v])
-        .default([]),
-    )
+    .addOption(headerOption())
+    .addOption(tlsOptions()[0]!)
+    .addOption(tlsOptions()[1]!)
     .addOption(
       new Option('--timeout <ms>', 'timeout in milliseconds')
         .argParser(positive('timeout'))
@@ -87,8 +101,8 @@ export function addRequestCommand(program: Command, done: (code: number) => void
         .default(DEFAULT_MAX_BODY_BYTES)
         .env('TAGTRACK_MAX_BODY_BYTES'),
     )
-    .action(async (method: string, target: string, opts: RequestOptions) => {
-      done(await requestCommand(method as (typeof METHODS)[number], target, opts));
+    .action(async (method: string, target: string, opts: RequestOptions, cmd: Command) => {
+      done(await requestCommand(method as (typeof METHODS)[number], target, opts, cmd));
     });
 }
 
@@ -96,6 +110,7 @@ async function requestCommand(
   method: (typeof METHODS)[number],
   target: string,
   opts: RequestOptions,
+  cmd: Command,
 ): Promise<number> {
   const fail = (message: string) => {
     process.stderr.write(`tagtrack-conformance request: ${message}\n`);
@@ -115,19 +130,32 @@ async function requestCommand(
   }
   const credential = pickCredential(opts, profile);
   if (typeof credential === 'string') return fail(credential);
-  const headers: Record<string, string> = {};
-  for (const h of opts.header) {
-    const colon = h.indexOf(':');
-    if (colon <= 0) return fail(`--header ${JSON.stringify(h)} is not 'name: value'`);
-    headers[h.slice(0, colon).trim().toLowerCase()] = h.slice(colon + 1).trim();
-  }
+  const extra = extraHeadersOf(opts as unknown as Record<string, unknown>, cmd);
+  if (typeof extra === 'string') return fail(extra);
+  const insecure = strictBoolean(
+    opts as unknown as Record<string, unknown>,
+    cmd,
+    'insecure',
+    'TAGTRACK_INSECURE',
+  );
+  if (typeof insecure === 'string') return fail(insecure);
+  if (insecure) process.stderr.write(INSECURE_WARNING);
   const question = target.indexOf('?');
+  let transport: FetchLike | undefined;
+  try {
+    transport = await tlsFetch({ caFile: opts.caFile, insecure });
+  } catch (e) {
+    if (e instanceof TlsConfigError) return fail(e.message);
+    throw e;
+  }
   const http = new HttpClient({
     baseUrl: opts.baseUrl,
     auth: profile.auth,
     timeoutMs: opts.timeout,
     maxBodyBytes: opts.maxBodyBytes,
     credentials: profile.credentials,
+    fetch: transport,
+    ownFetch: false,
   });
   try {
     const ex = await http.request({
@@ -135,7 +163,7 @@ async function requestCommand(
       path: question < 0 ? target : target.slice(0, question),
       ...(question < 0 ? {} : { rawQuery: target.slice(question + 1) }),
       credential,
-      headers,
+      headers: extra.headers,
       cache: false,
     });
     const lines = [`HTTP ${ex.status}`];

@@ -3,6 +3,7 @@ import { escapeAttribute, escapeText } from 'entities';
 import { AREA_TITLES, AREAS, type Area } from '../checks/define.ts';
 import type { Failure } from '../checks/failure.ts';
 import type { Exchange } from '../http.ts';
+import { runAgainCommand } from '../rerun.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { VERSION } from '../version.ts';
 import { bodyView } from './body.ts';
@@ -165,16 +166,13 @@ function findingHtml(
 /** Failures of a check shown in full; the others are collapsed below them. */
 export const SHOWN_FINDINGS = 3;
 
-/** The command line that runs one check again with the run's seed (same requests, same verdict). */
+/**
+ * The command line that runs one check again with the run's seed (same requests, same
+ * verdict), runnable as printed where the run started: credentials, extra headers and TLS
+ * settings read from where the run read them (rerun.ts `runAgainCommand`; no secret).
+ */
 export function rerunCommand(result: RunResult, id: string): string {
-  return [
-    'tagtrack-conformance run',
-    `--base-url ${result.baseUrl}`,
-    `--mode ${result.mode}`,
-    `--seed ${result.seed}`,
-    `--num-runs ${result.numRuns}`,
-    `--only ${id}`,
-  ].join(' ');
+  return runAgainCommand(result, id);
 }
 
 /** The findings of a check: the first {@link SHOWN_FINDINGS} in full, the rest collapsed. */

@@ -63,6 +63,26 @@ export const ResultsJson = z.object({
   configError: z.string().optional(),
   /** What the preflight saw differ from the profile without proving it wrong. */
   warnings: z.array(z.string()).optional(),
+  /**
+   * Where the run took its credentials, extra headers and TLS settings, as the commands it
+   * prints name it (no secret: a file path, `env` or `argv`, an auth id given on the command
+   * line, header names; see rerun.ts). `replay` reads it (0.5; absent before).
+   */
+  rerun: z
+    .object({
+      profile: z.string().optional(),
+      authId: z
+        .union([
+          z.object({ from: z.literal('env') }),
+          z.object({ from: z.literal('argv'), value: z.string() }),
+        ])
+        .optional(),
+      accessKey: z.enum(['env', 'argv']).optional(),
+      headers: z.object({ from: z.enum(['env', 'argv']), names: z.array(z.string()) }).optional(),
+      caFile: z.string().optional(),
+      insecure: z.boolean().optional(),
+    })
+    .optional(),
   checks: z.array(
     z.object({
       id: z.string().regex(/^[A-Z0-9]+(-[A-Z0-9]+)+$/),
