@@ -52,7 +52,7 @@ const RATE_LIMIT = { limit: 30, windowMs: 1000 } as const;
  * over, so what they answer depends on the requests alone, never on how the runs are spread
  * over wall-clock time (see {@link exhaustRateLimit}).
  */
-function serverFor(fault: FaultName) {
+export function serverFor(fault: FaultName) {
   const now = Date.now();
   return {
     faults: [fault],
@@ -82,7 +82,7 @@ const REVISION_3_DATA_FAULTS: ReadonlySet<FaultName> = new Set<FaultName>([
  * the faulted server with one of the unfaulted server, not a 429 with a 200 that the other
  * runs' traffic on the shared faulted server happened to cause.
  */
-async function exhaustRateLimit(server: TagtrackServer, limit: number): Promise<number[]> {
+export async function exhaustRateLimit(server: TagtrackServer, limit: number): Promise<number[]> {
   const send = async (c: (typeof CANONICAL_CREDENTIALS)[number]) => {
     const signed = signRequest(
       { baseUrl: MEMORY_BASE_URL, path: '/teams' },

@@ -1,0 +1,322 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
+import { type RunResult, runConformance } from '../src/runner.ts';
+import { declaredFor, exhaustRateLimit, NUM_RUNS, serverFor } from './fault-matrix.ts';
+import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+
+/**
+ * The suite blind against the live reference server (apps/server/src/live.ts: tags, opens and
+ * clicks appended at `rate` records per second, decisions §3 Revision 3), as used by
+ * `pnpm live-sweep` (scripts/live-sweep.ts) and its budgeted sample in live-server.test.ts:
+ * whole runs per rate, seed and caller ({@link liveRun}), and the faults of the fault matrix
+ * on live data against the same fault on still data ({@link liveFaultRun}).
+ */
+
+/** The rates of the sweep, in records (tags, opens, clicks) per second. */
+export const LIVE_RATES = [0.05, 1, 10, 50] as const;
+
+/** The live seeds of the sweep (`--live-seed`; the suite's seed is the same number). */
+export const LIVE_SEEDS = [1, 2, 3] as const;
+
+/** Who runs the suite: one admin credential, or the canonical profile (all 12 credentials). */
+export type LiveCaller = 'team1-admin' | 'canonical';
+
+/** One whole blind run against live data, as the sweep's table shows it. */
+export interface LiveRunRow {
+  readonly rate: number;
+  readonly seed: number;
+  readonly caller: LiveCaller;
+  readonly transport: 'memory' | 'socket';
+  /**
+   * Records appended during the run: exact in memory (`server.live.current.appended`); over
+   * a socket `rate` × the seconds from the server's start to the run's end, rounded down (the
+   * records due by then, decisions of live.ts).
+   */
+  readonly appended: number;
+  readonly checks: number;
+  readonly passed: number;
+  readonly failed: number;
+  readonly inconclusive: number;
+  readonly errors: number;
+  /** Checks that ran again because their data moved, and the runs made again. */
+  readonly rerunChecks: number;
+  readonly reruns: number;
+  /** Requests sent, and how many of them read a watermark. */
+  readonly requests: number;
+  readonly watermarkRequests: number;
+  /** Wall-clock seconds of the run (the server's start excluded). */
+  readonly seconds: number;
+  /** `status ID: reason` of each failed, errored or inconclusive check. */
+  readonly problems: readonly string[];
+}
+
+/** The blind options of a caller: one admin's credential, or the canonical profile's 12. */
+function callerOptions(caller: LiveCaller) {
+  return caller === 'team1-admin'
+    ? { authId: team1Admin.authId, accessKey: team1Admin.accessKey }
+    : { profile: profileFor() };
+}
+
+/** The row of a finished run. */
+function rowOf(
+  result: RunResult,
+  common: Pick<LiveRunRow, 'rate' | 'seed' | 'caller' | 'transport' | 'appended'>,
+): LiveRunRow {
+  const d = result.data;
+  return {
+    ...common,
+    checks: result.checks.length,
+    passed: result.summary.pass,
+    failed: result.summary.fail,
+    inconclusive: result.summary.inconclusive ?? 0,
+    errors: result.summary.error,
+    rerunChecks: d?.rerunChecks ?? 0,
+    reruns: d?.reruns ?? 0,
+    requests: result.requests.sent,
+    watermarkRequests: d?.watermarkRequests ?? 0,
+    seconds: result.durationMs / 1000,
+    problems: result.checks
+      .filter((c) => c.status === 'fail' || c.status === 'inconclusive' || c.status === 'error')
+      .map((c) => `${c.status} ${c.id}: ${c.reason ?? c.failures[0]?.message ?? ''}`),
+  };
+}
+
+/**
+ * Runs the suite blind as `caller` against `createServer({ live: { rate, seed } })` in memory,
+ * appending what is due before each answer (an in-memory run never yields to the server's
+ * timer), suite seed `seed`, `numRuns` fast-check runs per property. Closes the server.
+ */
+export async function liveRun(options: {
+  readonly rate: number;
+  readonly seed: number;
+  readonly caller: LiveCaller;
+  readonly numRuns: number;
+}): Promise<LiveRunRow> {
+  const { rate, seed, caller, numRuns } = options;
+  const server = createServer({ publicUrl: MEMORY_BASE_URL, live: { rate, seed } });
+  try {
+    const result = await runConformance({
+      baseUrl: MEMORY_BASE_URL,
+      fetch: (r) => {
+        server.live!.tick();
+        return server.fetch(r);
+      },
+      mode: 'blind',
+      seed,
+      numRuns,
+      ...callerOptions(caller),
+    });
+    return rowOf(result, {
+      rate,
+      seed,
+      caller,
+      transport: 'memory',
+      appended: server.live!.current.appended,
+    });
+  } finally {
+    await server.close();
+  }
+}
+
+/** The launcher of the reference server's CLI (apps/server/bin). */
+const SERVER_BIN = fileURLToPath(
+  new URL('../../apps/server/bin/tagtrack-server.js', import.meta.url),
+);
+
+/**
+ * Starts `tagtrack-server --live RATE --live-seed SEED --port 0 --host 127.0.0.1` in a child
+ * process and resolves its URL (from the `tagtrack-server listening on URL` line it prints)
+ * and the child. Rejects with the child's output when it exits first or prints no URL
+ * within 60 s.
+ */
+export function startLiveServerProcess(
+  rate: number,
+  seed: number,
+): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [
+      SERVER_BIN,
+      '--live',
+      String(rate),
+      '--live-seed',
+      String(seed),
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`tagtrack-server printed no URL within 60 s: ${output}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /tagtrack-server listening on (\S+)/.exec(output);
+      if (m !== null) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ url: m[1]!, child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tagtrack-server exited (${code}) before listening: ${output}`));
+    });
+  });
+}
+
+/** Kills a child process (SIGTERM) and resolves once it exited. */
+export function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * {@link liveRun} against the real server over HTTP: `tagtrack-server --live RATE --live-seed
+ * SEED` in a child process (its own timer appends, every 200 ms), killed at the end.
+ */
+export async function liveSocketRun(options: {
+  readonly rate: number;
+  readonly seed: number;
+  readonly caller: LiveCaller;
+  readonly numRuns: number;
+}): Promise<LiveRunRow> {
+  const { rate, seed, caller, numRuns } = options;
+  const started = Date.now();
+  const { url, child } = await startLiveServerProcess(rate, seed);
+  try {
+    const result = await runConformance({
+      baseUrl: url,
+      mode: 'blind',
+      seed,
+      numRuns,
+      ...callerOptions(caller),
+    });
+    return rowOf(result, {
+      rate,
+      seed,
+      caller,
+      transport: 'socket',
+      appended: Math.floor(((Date.now() - started) / 1000) * rate),
+    });
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+/** The faults blind mode with one admin credential is declared to catch (the fault matrix's). */
+export function blindFaults(): FaultInfo[] {
+  return FAULTS.filter((f) => Array.isArray(declaredFor(f, 'blind')));
+}
+
+/** One fault run blind as team1-admin, narrowed to the fault's declared blind ids. */
+export interface LiveFaultRow {
+  readonly fault: FaultName;
+  /** Records per second, or `undefined` for still data. */
+  readonly rate: number | undefined;
+  readonly seed: number;
+  readonly declared: readonly string[];
+  /** Whether one of the declared ids failed. */
+  readonly caught: boolean;
+  /** Ids of the checks that failed, errored and came out inconclusive. */
+  readonly failed: readonly string[];
+  readonly errors: readonly string[];
+  readonly inconclusive: readonly string[];
+  readonly rerunChecks: number;
+  readonly requests: number;
+  readonly watermarkRequests: number;
+  readonly appended: number;
+  readonly seconds: number;
+  /** `status ID: reason` of each failed, errored or inconclusive check. */
+  readonly problems: readonly string[];
+}
+
+/**
+ * Runs blind mode as team1-admin (the fault matrix's blind run: its server options from
+ * `serverFor`, the canonical profile's options without credentials, `only` the fault's
+ * declared blind ids, `NUM_RUNS` per property) against the reference server with `fault`
+ * injected, over live data at `rate` records per second (live seed 1), or over still data
+ * when `rate` is undefined. A rate-limited server has every canonical credential's window
+ * spent first, as in the matrix. Throws a `RangeError` for a fault blind mode is not declared
+ * to catch.
+ */
+export async function liveFaultRun(options: {
+  readonly fault: FaultName;
+  readonly rate: number | undefined;
+  readonly seed: number;
+  readonly numRuns?: number | undefined;
+}): Promise<LiveFaultRow> {
+  const { fault, rate, seed } = options;
+  const info = FAULTS.find((f) => f.name === fault);
+  const declared = info === undefined ? undefined : declaredFor(info, 'blind');
+  if (declared === undefined || !Array.isArray(declared)) {
+    throw new RangeError(`fault ${fault} is not one blind mode is declared to catch`);
+  }
+  const serverOptions = serverFor(fault);
+  const server = createServer({
+    publicUrl: MEMORY_BASE_URL,
+    ...serverOptions,
+    ...(rate === undefined ? {} : { live: { rate, seed: 1 } }),
+  });
+  try {
+    const { rateLimit } = serverOptions;
+    if (rateLimit !== undefined) await exhaustRateLimit(server, rateLimit.limit);
+    const baseUrl = serverOptions.publicUrl ?? MEMORY_BASE_URL;
+    const result = await runConformance({
+      baseUrl,
+      fetch: behindProxy((r) => {
+        server.live?.tick();
+        return server.fetch(r);
+      }, baseUrl),
+      mode: 'blind',
+      seed,
+      numRuns: options.numRuns ?? NUM_RUNS,
+      only: declared.join(','),
+      profile: { ...profileFor(serverOptions), credentials: [] },
+      authId: team1Admin.authId,
+      accessKey: team1Admin.accessKey,
+    });
+    const ids = (status: string) =>
+      result.checks.filter((c) => c.status === status).map((c) => c.id);
+    const failed = ids('fail');
+    const row = rowOf(result, {
+      rate: rate ?? 0,
+      seed,
+      caller: 'team1-admin',
+      transport: 'memory',
+      appended: server.live?.current.appended ?? 0,
+    });
+    return {
+      fault,
+      rate,
+      seed,
+      declared,
+      caught: failed.some((id) => declared.includes(id)),
+      failed,
+      errors: ids('error'),
+      inconclusive: ids('inconclusive'),
+      rerunChecks: row.rerunChecks,
+      requests: row.requests,
+      watermarkRequests: row.watermarkRequests,
+      appended: row.appended,
+      seconds: row.seconds,
+      problems: row.problems,
+    };
+  } finally {
+    await server.close();
+  }
+}
