@@ -1,4 +1,4 @@
-import type { Discovery, RunServices } from './checks/context.ts';
+import { type Discovery, type RunServices, readOnStillData } from './checks/context.ts';
 import type { SuiteCredential } from './checks/define.ts';
 import type { CheckStatus } from './runner.ts';
 import { ConfigError } from './runner.ts';
@@ -41,7 +41,14 @@ export interface Attempted {
     readonly requests: number;
     readonly durationMs: number;
     readonly attempts?: number | undefined;
+    /** Its failures: one read on still data ({@link readOnStillData}) lets the failure stand. */
+    readonly failures?: readonly object[] | undefined;
   };
+}
+
+/** Whether a failing outcome rests on reads made on still data (`CheckContext.onStillData`). */
+function failedOnStillData(r: Attempted): boolean {
+  return r.outcome.status === 'fail' && (r.outcome.failures ?? []).some(readOnStillData);
 }
 
 /** Options of {@link DataWatch.start}. */
@@ -121,6 +128,8 @@ export class DataWatch {
     probe.mark = marks;
     // responses read before W_start (the preflight's) are not served in its epoch
     probe.advance(marks);
+    // a comparison that rests on its own few reads confirms a failure on still data itself
+    options.services.still = { read: () => probe.read(), attempts };
     return probe;
   }
 
@@ -156,6 +165,8 @@ export class DataWatch {
   ): Promise<R> {
     const mark = this.mark;
     if (mark === undefined || first.outcome.status !== 'fail') return first;
+    // a failure whose reads were made again between two equal watermarks stands as it is
+    if (failedOnStillData(first)) return first;
     let w0 = await this.read();
     const sinceEpoch = watermarkMove(mark, w0);
     // still since the epoch began, and every response the check read was read in it
@@ -184,7 +195,7 @@ export class DataWatch {
       if (status !== 'fail') return this.with(last, { requests, durationMs, attempts: runs });
       const w1 = await this.read();
       const during = watermarkMove(w0, w1);
-      if (during === undefined)
+      if (during === undefined || failedOnStillData(last))
         return this.with(last, {
           requests,
           durationMs,

@@ -11,6 +11,7 @@ import {
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http.ts';
 import type { Profile } from '../profile.ts';
+import { type Watermarks, watermarkMove } from '../watermark.ts';
 import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
 import {
   type CheckScope,
@@ -78,6 +79,11 @@ export interface RunServices {
   readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
   readonly walkCache: Map<string, Promise<Walk>>;
   /**
+   * Set by the run's data watch when it watches watermarks (attempt.ts, decisions §3 Revision
+   * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.
+   */
+  still?: StillWatch | undefined;
+  /**
    * Replay (`tagtrack-conformance replay`): the fast-check seed and shrink path of a property
    * of a check, by `CHECK-ID#n` (n: the check's n-th `ctx.property` call, from 0). That
    * property runs only the recorded counterexample.
@@ -86,6 +92,28 @@ export interface RunServices {
     string,
     { readonly seed: number; readonly path?: string | undefined }
   >;
+}
+
+/** How {@link CheckContext.onStillData} reads the watermarks of the run (attempt.ts). */
+export interface StillWatch {
+  /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
+  read(): Promise<Watermarks>;
+  /** Tries at most (the run's `--attempts`). */
+  readonly attempts: number;
+}
+
+/** Details of the Violations {@link CheckContext.onStillData} read on still data. */
+const STILL_DETAILS = new WeakSet<object>();
+/** Failures recorded from those Violations (see {@link readOnStillData}). */
+const STILL_FAILURES = new WeakSet<object>();
+
+/**
+ * Whether `failure` (of a check's outcome) rests on reads made between two equal watermark
+ * reads ({@link CheckContext.onStillData}): a failure that stands on moving data without the
+ * check running again (decisions §3 Revision 3).
+ */
+export function readOnStillData(failure: object): boolean {
+  return STILL_FAILURES.has(failure);
 }
 
 /** Items a {@link CheckContext.each} loop runs at once by default: one after the other. */
@@ -395,9 +423,12 @@ export class CheckContext {
       return;
     }
     this.count++;
-    const same = this.recorded.find((f) => f.key === failure.key);
-    if (same === undefined) this.recorded.push({ ...failure });
-    else same.repeats = (same.repeats ?? 0) + 1;
+    let same = this.recorded.find((f) => f.key === failure.key);
+    if (same === undefined) {
+      same = { ...failure };
+      this.recorded.push(same);
+    } else same.repeats = (same.repeats ?? 0) + 1;
+    if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
   }
 
   /** Marks the check skipped (does not return). */
@@ -504,6 +535,44 @@ export class CheckContext {
   }
 
   /**
+   * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
+   * formats, say), not on what the check read before (decisions §3 Revision 3: a verdict of
+   * non-conformance rests on responses read while the caller's data did not change). Runs
+   * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
+   * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again,
+   * uncached) between two watermark reads, up to the run's attempts: a pass there is the
+   * pass (the first answers were read across a change); a Violation read between equal
+   * watermarks is thrown marked as read on still data, so the check's failure stands without
+   * the whole check running again (attempt.ts); when the data moved on every try, the last
+   * Violation is thrown as it is (the check runs again, or ends inconclusive). On still data
+   * a failing comparison costs its reads once more and two watermark reads per try; a passing
+   * one costs nothing. Other exceptions propagate.
+   */
+  async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await fn(false);
+    } catch (e) {
+      const still = this.services.still;
+      if (!(e instanceof Violation) || still === undefined) throw e;
+      let last: Violation = e;
+      for (let i = 0; i < still.attempts; i++) {
+        const w0 = await still.read();
+        try {
+          return await fn(true);
+        } catch (again) {
+          if (!(again instanceof Violation)) throw again;
+          last = again;
+        }
+        if (watermarkMove(w0, await still.read()) === undefined) {
+          STILL_DETAILS.add(last.details);
+          throw last;
+        }
+      }
+      throw last;
+    }
+  }
+
+  /**
    * Runs `fn` once: resolves its value, or records the {@link Violation} it throws as a
    * failure and resolves `undefined`. Any other exception propagates.
    */
@@ -549,7 +618,7 @@ export class CheckContext {
     const err = details.errorInstance;
     if (!(err instanceof Violation)) throw err;
     const failure = this.failureOf(err.message, err.details);
-    this.record({
+    const counterexample: Failure = {
       ...failure,
       // never folded into a loop's failure of the same message: the counterexample reproduces it
       key: `${failure.key} (property)`,
@@ -561,14 +630,16 @@ export class CheckContext {
         this.services.http.redactor.replace(v),
       ),
       numShrinks: details.numShrinks,
-    });
+    };
+    if (STILL_FAILURES.has(failure)) STILL_FAILURES.add(counterexample);
+    this.record(counterexample);
   }
 
   /** Builds a failure record from a message and details (exchange → reproduce line, key by default). */
   failureOf(message: string, details: ViolationDetails): Failure {
     const ex = details.exchange;
     const kind: FailureKind = details.kind;
-    return {
+    const failure: Failure = {
       kind,
       key: details.key ?? `${kind}: ${message}`,
       message,
@@ -578,6 +649,8 @@ export class CheckContext {
       request: ex === undefined ? undefined : `${ex.method} ${ex.target}`,
       reproduce: ex === undefined ? undefined : this.services.http.reproduce(ex),
     };
+    if (STILL_DETAILS.has(details)) STILL_FAILURES.add(failure);
+    return failure;
   }
 }
 

@@ -78,13 +78,17 @@ async function ensureIgnored(
 ): Promise<void> {
   const base: Pair[] = [...(sample.call.query ?? [])];
   if (cursor !== undefined) base.push(['cursor', cursor]);
-  const plain = await ctx.call(sample.endpoint, withQuery(sample, base));
   const i = Math.min(at, base.length);
   const query = [...base.slice(0, i), ...extra, ...base.slice(i)];
-  const ex = await ctx.call(sample.endpoint, withQuery(sample, query));
-  ensureSameAnswer(sample.endpoint, plain, ex, `with ${showPairs(extra)}`, {
-    urls: 'same-query',
-    kept: extra,
+  // the verdict rests on these two reads: on moving data a difference is read again (still)
+  await ctx.onStillData(async (fresh) => {
+    const cache = fresh ? { cache: false } : {};
+    const plain = await ctx.call(sample.endpoint, { ...withQuery(sample, base), ...cache });
+    const ex = await ctx.call(sample.endpoint, { ...withQuery(sample, query), ...cache });
+    ensureSameAnswer(sample.endpoint, plain, ex, `with ${showPairs(extra)}`, {
+      urls: 'same-query',
+      kept: extra,
+    });
   });
 }
 
@@ -119,29 +123,34 @@ export const checks: readonly Check[] = [
         singles(samples).flatMap((s) =>
           ['0', '7', '00012', HUGE_CURSOR].map((cursor) => ({ s, cursor })),
         ),
-        async ({ s, cursor }) => {
-          const plain = await ctx.call(s.endpoint, s.call);
-          const ex = await ctx.call(
-            s.endpoint,
-            withQuery(s, setParam(s.call.query ?? [], 'cursor', cursor)),
-          );
-          ensureSameAnswer(s.endpoint, plain, ex, `with the valid cursor=${cursor}`, {
-            urls: 'ignore',
-          });
-        },
+        ({ s, cursor }) =>
+          ctx.onStillData(async (fresh) => {
+            const cache = fresh ? { cache: false } : {};
+            const plain = await ctx.call(s.endpoint, { ...s.call, ...cache });
+            const ex = await ctx.call(s.endpoint, {
+              ...withQuery(s, setParam(s.call.query ?? [], 'cursor', cursor)),
+              ...cache,
+            });
+            ensureSameAnswer(s.endpoint, plain, ex, `with the valid cursor=${cursor}`, {
+              urls: 'ignore',
+            });
+          }),
         { concurrency: LOOP_BATCH },
       );
       await ctx.each(
         lists(samples),
         async (s) => {
-          // leading zeros: cursor=000 is cursor 0
-          const plain = await ctx.call(s.endpoint, s.call);
-          const zeros = await ctx.call(
-            s.endpoint,
-            withQuery(s, setParam(s.call.query ?? [], 'cursor', '000')),
-          );
-          ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
-            urls: 'ignore',
+          // leading zeros: cursor=000 is cursor 0 (read again on still data when they differ)
+          await ctx.onStillData(async (fresh) => {
+            const cache = fresh ? { cache: false } : {};
+            const plain = await ctx.call(s.endpoint, { ...s.call, ...cache });
+            const zeros = await ctx.call(s.endpoint, {
+              ...withQuery(s, setParam(s.call.query ?? [], 'cursor', '000')),
+              ...cache,
+            });
+            ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
+              urls: 'ignore',
+            });
           });
           // 40 digits: valid, past the end of the list
           const huge = await ctx.call(

@@ -129,19 +129,31 @@ export const checks: readonly Check[] = [
       await ctx.each(d.groups, async (g) => {
         const target = resolveGroupSegment(visible, g.groupName)!;
         const what = `group name ${JSON.stringify(g.groupName)} instead of the id ${target.groupID} it resolves to`;
-        const byId = await ctx.call('teams.group', { pathParams: { group: target.groupID } });
-        const byName = await ctx.call('teams.group', { pathParams: { group: g.groupName } });
-        const statsById = await ctx.call('stats.group', {
-          pathParams: { group: target.groupID },
-          query: aggregated,
+        // the verdict rests on these reads: on moving data a difference is read again (still)
+        await ctx.onStillData(async (fresh) => {
+          const cache = fresh ? { cache: false } : {};
+          const byId = await ctx.call('teams.group', {
+            pathParams: { group: target.groupID },
+            ...cache,
+          });
+          const byName = await ctx.call('teams.group', {
+            pathParams: { group: g.groupName },
+            ...cache,
+          });
+          const statsById = await ctx.call('stats.group', {
+            pathParams: { group: target.groupID },
+            query: aggregated,
+            ...cache,
+          });
+          const statsByName = await ctx.call('stats.group', {
+            pathParams: { group: g.groupName },
+            query: aggregated,
+            ...cache,
+          });
+          if (hidden && answersNoMember(byName) && answersNoMember(statsByName)) return;
+          ensureSameAnswer('teams.group', byId, byName, what, { urls: 'ignore' });
+          ensureSameAnswer('stats.group', statsById, statsByName, what, { urls: 'ignore' });
         });
-        const statsByName = await ctx.call('stats.group', {
-          pathParams: { group: g.groupName },
-          query: aggregated,
-        });
-        if (hidden && answersNoMember(byName) && answersNoMember(statsByName)) return;
-        ensureSameAnswer('teams.group', byId, byName, what, { urls: 'ignore' });
-        ensureSameAnswer('stats.group', statsById, statsByName, what, { urls: 'ignore' });
       });
       const misses = groupNearMisses(d.groups, taken);
       await ctx.each(
@@ -169,11 +181,19 @@ export const checks: readonly Check[] = [
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
-      const compare = async (s: Sample, path: string) => {
-        const plain = await ctx.call(s.endpoint, s.call);
-        const ex = await ctx.raw({ path, query: s.call.query ?? [], credential: ctx.primary });
-        ensureSameAnswer(s.endpoint, plain, ex, `the path percent-encoded`, { urls: 'ignore' });
-      };
+      // each verdict rests on its two reads: on moving data a difference is read again (still)
+      const compare = (s: Sample, path: string) =>
+        ctx.onStillData(async (fresh) => {
+          const cache = fresh ? { cache: false } : {};
+          const plain = await ctx.call(s.endpoint, { ...s.call, ...cache });
+          const ex = await ctx.raw({
+            path,
+            query: s.call.query ?? [],
+            credential: ctx.primary,
+            ...cache,
+          });
+          ensureSameAnswer(s.endpoint, plain, ex, `the path percent-encoded`, { urls: 'ignore' });
+        });
       const first = (i: number) => i === 0;
       // /%74eams, /co%6etacts, /%73tats…: the first character of the path; and for each
       // endpoint with an id, the first character of the id (hex in either case)

@@ -136,9 +136,22 @@ function generatedCall(
 /**
  * Fetches `call` as rtn=json, text and html (those the profile supports) and throws a
  * Violation unless the tables carry the json records (timestamps as instants, columns by
- * name, extra columns ignored, event ties free). Resolves whether a table was compared.
+ * name, extra columns ignored, event ties free). Resolves whether a table was compared. The
+ * verdict rests on these reads alone: on data that moves, a mismatch is read again on still
+ * data (`ctx.onStillData`, decisions §3 Revision 3) before it stands.
  */
-async function formatsAgree(
+function formatsAgree(
+  ctx: CheckContext,
+  endpoint: EndpointId,
+  call: EndpointCall,
+): Promise<boolean> {
+  return ctx.onStillData((fresh) =>
+    formatsAgreeNow(ctx, endpoint, fresh ? { ...call, cache: false } : call),
+  );
+}
+
+/** {@link formatsAgree} on the answers read now (`call.cache: false`: none from the cache). */
+async function formatsAgreeNow(
   ctx: CheckContext,
   endpoint: EndpointId,
   call: EndpointCall,
@@ -177,6 +190,39 @@ async function formatsAgree(
     );
   }
   return compared;
+}
+
+/**
+ * Sends `call` with boolean parameter `name` in each canonical form and in each other
+ * accepted spelling (and absent, the default false) and throws a Violation unless each
+ * spelling answers like its canonical form (REL-BOOLEAN-SPELLINGS).
+ */
+async function spellingsAgree(
+  ctx: CheckContext,
+  endpoint: EndpointId,
+  call: EndpointCall,
+  name: ParamName,
+): Promise<void> {
+  const send = (value?: string) =>
+    ctx.call(endpoint, {
+      ...call,
+      query: [...(call.query ?? []), ...(value === undefined ? [] : [[name, value] as const])],
+    });
+  for (const [canonical, spellings] of SPELLINGS) {
+    const plain = await send(canonical);
+    for (const spelling of spellings)
+      ensureSameAnswer(
+        endpoint,
+        plain,
+        await send(spelling),
+        `${name}=${spelling}, the same as ${name}=${canonical}`,
+        { urls: 'ignore' },
+      );
+    if (canonical === 'false')
+      ensureSameAnswer(endpoint, plain, await send(), `${name} absent, its default ${name}=false`, {
+        urls: 'ignore',
+      });
+  }
 }
 
 /** The visible member with the most tags (the richest subject for member endpoints), if any. */
@@ -307,7 +353,7 @@ export const checks: readonly Check[] = [
     ],
     async run(ctx) {
       const busiest = await busiestMemberID(ctx);
-      const cases: { endpoint: EndpointId; call: EndpointCall; name: string }[] = [];
+      const cases: { endpoint: EndpointId; call: EndpointCall; name: ParamName }[] = [];
       for (const { endpoint, call } of await sampleCalls(ctx)) {
         const e = endpointById(endpoint);
         const c: EndpointCall =
@@ -317,35 +363,12 @@ export const checks: readonly Check[] = [
         for (const name of e.query.filter(isBooleanParam)) cases.push({ endpoint, call: c, name });
       }
       if (cases.length === 0) ctx.skip('no endpoint with a boolean parameter could be sampled');
-      await ctx.each(cases, async ({ endpoint, call, name }) => {
-        const send = (value?: string) =>
-          ctx.call(endpoint, {
-            ...call,
-            query: [
-              ...(call.query ?? []),
-              ...(value === undefined ? [] : [[name, value] as const]),
-            ],
-          });
-        for (const [canonical, spellings] of SPELLINGS) {
-          const plain = await send(canonical);
-          for (const spelling of spellings)
-            ensureSameAnswer(
-              endpoint,
-              plain,
-              await send(spelling),
-              `${name}=${spelling}, the same as ${name}=${canonical}`,
-              { urls: 'ignore' },
-            );
-          if (canonical === 'false')
-            ensureSameAnswer(
-              endpoint,
-              plain,
-              await send(),
-              `${name} absent, its default ${name}=false`,
-              { urls: 'ignore' },
-            );
-        }
-      });
+      // each case's verdict rests on its own reads: on moving data a difference is read again
+      await ctx.each(cases, ({ endpoint, call, name }) =>
+        ctx.onStillData((fresh) =>
+          spellingsAgree(ctx, endpoint, fresh ? { ...call, cache: false } : call, name),
+        ),
+      );
     },
   }),
   defineCheck({
