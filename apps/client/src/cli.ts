@@ -167,7 +167,19 @@ class Printer {
     readonly out: CliStream,
     /** JSON: print an array (list) or the one object (single). */
     readonly asArray: boolean,
+    /** CSV and table: columns left out (`date` of aggregated stats, which no record has). */
+    readonly omit: readonly string[] = [],
   ) {}
+
+  /** The records as a table (core's `toTable`) without the {@link omit} columns. */
+  #table(records: readonly unknown[]): { columns: string[]; rows: string[][] } {
+    const t = toTable(this.endpoint, records);
+    const keep = t.columns.map((c) => !this.omit.includes(c));
+    return {
+      columns: t.columns.filter((_, i) => keep[i]),
+      rows: t.rows.map((r) => r.filter((_, i) => keep[i])),
+    };
+  }
 
   page(records: readonly unknown[]): void {
     switch (this.format) {
@@ -186,7 +198,7 @@ class Printer {
         for (const r of records) writeLine(this.out, JSON.stringify(r));
         break;
       case 'csv': {
-        const table = toTable(this.endpoint, records);
+        const table = this.#table(records);
         this.out.write(
           stringify(table.rows, {
             header: this.#count === 0,
@@ -206,7 +218,7 @@ class Printer {
     if (this.format === 'json' && this.asArray) {
       this.out.write(this.#count === 0 ? '[]\n' : '\n]\n');
     } else if (this.format === 'table') {
-      const t = toTable(this.endpoint, this.#collected);
+      const t = this.#table(this.#collected);
       const table = new Table({ head: t.columns, style: { head: [], border: [] } });
       table.push(...t.rows);
       writeLine(this.out, table.toString());
@@ -237,7 +249,9 @@ async function runEndpoint(
     printer.end();
     return;
   }
-  const printer = new Printer(endpoint, g.output, io.stdout, true);
+  // aggregated stats carry no date (decisions §3 Revision 2): no empty date column
+  const omit = call.query?.aggregateData === true ? ['date'] : [];
+  const printer = new Printer(endpoint, g.output, io.stdout, true, omit);
   if (!g.all) {
     const page = (await client.request(endpoint.id, call)) as ListPage<unknown>;
     printer.page(page.data);

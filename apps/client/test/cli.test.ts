@@ -124,13 +124,29 @@ describe('tagtrack CLI output formats', () => {
     expect(lines[1]).toBe(firstRow.join(','));
   });
 
+  test('csv of aggregated stats has no date column; per-day stats keep it', async () => {
+    const columns = tableColumns(endpointById('stats.team'));
+    expect(columns).toContain('date');
+    const agg = await cli(['stats', 'team', '--aggregate', '-o', 'csv']);
+    expect(agg.code).toBe(0);
+    const [head, row, ...rest] = agg.stdout.trimEnd().split('\n');
+    expect(head).toBe(columns.filter((c) => c !== 'date').join(','));
+    expect(row!.split(',')).toHaveLength(columns.length - 1);
+    expect(rest).toEqual([]);
+    const daily = await cli(['stats', 'team', '-o', 'csv']);
+    expect(daily.code).toBe(0);
+    expect(daily.stdout.split('\n')[0]).toBe(columns.join(','));
+  });
+
   test('table: a bordered table with the flattened stats columns', async () => {
     const run = await cli(['stats', 'team', '--aggregate', '-o', 'table']);
     expect(run.code).toBe(0);
     const [agg] = index.stats(caller, { subject: { kind: 'team' }, aggregateData: true })!;
     expect(run.stdout).toMatch(/┌.*┐/);
     for (const column of tableColumns(endpointById('stats.team')))
-      expect(run.stdout).toContain(column);
+      if (column !== 'date') expect(run.stdout).toContain(column);
+    // aggregated stats carry no date: no date column
+    expect(run.stdout.split('\n')[1]).not.toMatch(/\bdate\b/);
     expect(run.stdout).toContain(String(agg!.totalOpens));
     expect(run.stdout).toContain(agg!.dateLastSent!);
   });
