@@ -63,7 +63,11 @@ export type Profile = z.infer<typeof Profile>;
 /** The profile as written in a file (defaults not yet applied). */
 export type ProfileInput = z.input<typeof Profile>;
 
-/** A profile file or value failed validation; `message` names the fields (zod's prettified error). */
+/**
+ * A profile file or value failed validation; `message` is one line naming each offending
+ * field by its path (`credentials[0].accessKey: …`), an unknown key with the known key it is
+ * closest to (`unknown key "pagesize" (did you mean "pageSize"?)`).
+ */
 export class ProfileError extends Error {
   override readonly name = 'ProfileError';
   readonly code = 'invalid_profile' as const;
@@ -79,9 +83,79 @@ export class ProfileError extends Error {
 export function parseProfile(value: unknown, source = 'profile'): Profile {
   const parsed = Profile.safeParse(value);
   if (!parsed.success) {
-    throw new ProfileError(source, `invalid ${source}:\n${z.prettifyError(parsed.error)}`);
+    throw new ProfileError(
+      source,
+      `invalid ${source}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
+    );
   }
   return parsed.data;
+}
+
+/** A path as `credentials[0].accessKey` (the profile root: empty). */
+function pathText(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}
+
+/** The keys the object at `path` of a profile may have: the profile's, a credential's or the rate limit's. */
+function knownKeys(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return Object.keys(Profile.shape);
+  if (path[0] === 'credentials' && path.length === 2) return Object.keys(ProfileCredential.shape);
+  if (path[0] === 'rateLimit' && path.length === 1) return Object.keys(ProfileRateLimit.shape);
+  return [];
+}
+
+/** One zod issue in words, prefixed by its path; an unknown key with its did-you-mean. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const at = pathText(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeys(issue.path);
+    return issue.keys
+      .map((key) => {
+        const near = closest(key, known);
+        return `${at === '' ? '' : `${at}: `}unknown key ${JSON.stringify(key)}${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`;
+      })
+      .join('; ');
+  }
+  return `${at === '' ? 'profile' : at}: ${issue.message.replace(/\s*\n\s*/g, ' ')}`;
+}
+
+/**
+ * The known word closest to `word`: the same word in another letter case, else the one at the
+ * smallest edit distance when that is at most a third of the word's length (at least 1);
+ * undefined when none is that close.
+ */
+export function closest(word: string, known: readonly string[]): string | undefined {
+  const lower = word.toLowerCase();
+  const sameCase = known.find((k) => k.toLowerCase() === lower);
+  if (sameCase !== undefined) return sameCase;
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(word.length / 3)) + 1;
+  for (const k of known) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions of UTF-16 code units). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Reads and validates a JSON profile file. Throws {@link ProfileError} (unreadable, not JSON, invalid). */
