@@ -4,7 +4,20 @@ import { ConnectionError } from '../http.ts';
 import { loadProfile, ProfileError } from '../profile.ts';
 import { writeReports } from '../reporters/index.ts';
 import { ConfigError, DEFAULT_NUM_RUNS } from '../runner.ts';
-import { boundOptions, boundsOf, credentialOptions, positiveInt } from './options.ts';
+import { TlsConfigError, tlsFetch, waitForAnswer } from '../transport.ts';
+import {
+  boundOptions,
+  boundsOf,
+  credentialOptions,
+  extraHeadersOf,
+  headerOption,
+  INSECURE_WARNING,
+  positiveInt,
+  rerunOf,
+  strictBoolean,
+  tlsOptions,
+  waitForOption,
+} from './options.ts';
 
 const HELP_AFTER = `
 Sends every request of a blind conformance run against --base-url (A) to --against (B) as
@@ -98,17 +111,43 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
     )
     .addHelpText('after', HELP_AFTER);
   for (const option of boundOptions()) command.addOption(option);
-  command.action(async (opts: Record<string, unknown>) => {
-    done(await diffCommand(opts));
+  command.addOption(headerOption());
+  for (const option of tlsOptions()) command.addOption(option);
+  command.addOption(waitForOption());
+  command.action(async (opts: Record<string, unknown>, cmd: Command) => {
+    done(await diffCommand(opts, cmd));
   });
 }
 
-async function diffCommand(opts: Record<string, unknown>): Promise<number> {
+async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise<number> {
   const fail = (message: string) => {
     process.stderr.write(`tagtrack-conformance: ${message}\n`);
     return 2;
   };
+  const extra = extraHeadersOf(opts, cmd);
+  if (typeof extra === 'string') return fail(extra);
+  const insecure = strictBoolean(opts, cmd, 'insecure', 'TAGTRACK_INSECURE');
+  if (typeof insecure === 'string') return fail(insecure);
+  if (insecure) process.stderr.write(INSECURE_WARNING);
+  const tls = { caFile: opts.caFile as string | undefined, insecure };
   try {
+    if (opts.waitFor !== undefined) {
+      // both sides must be up
+      const transport = await tlsFetch(tls);
+      for (const url of [opts.baseUrl as string, opts.against as string]) {
+        const problem = await waitForAnswer({
+          url,
+          waitMs: (opts.waitFor as number) * 1000,
+          timeoutMs: opts.timeout as number,
+          fetch: transport,
+          headers: extra.headers,
+        });
+        if (problem !== undefined)
+          return fail(
+            `${url} did not answer within ${opts.waitFor as number} s (--wait-for): ${problem}`,
+          );
+      }
+    }
     const profile =
       opts.profile === undefined ? undefined : await loadProfile(opts.profile as string);
     const result = await runDiff({
@@ -123,6 +162,9 @@ async function diffCommand(opts: Record<string, unknown>): Promise<number> {
       exclude: opts.exclude as string | undefined,
       ...boundsOf(opts),
       compareMessages: opts.compareMessages === true,
+      headers: extra.headers,
+      tls,
+      rerun: rerunOf(opts, cmd, extra, insecure),
     });
     const lines = [
       `diff ${result.baseUrl} (A) against ${result.against} (B), seed ${result.seed}: ${result.compared} requests compared, ${result.differing} answer(s) differ`,
@@ -140,7 +182,12 @@ async function diffCommand(opts: Record<string, unknown>): Promise<number> {
     }
     return result.ok ? 0 : 1;
   } catch (e) {
-    if (e instanceof ConnectionError || e instanceof ConfigError || e instanceof ProfileError)
+    if (
+      e instanceof ConnectionError ||
+      e instanceof ConfigError ||
+      e instanceof ProfileError ||
+      e instanceof TlsConfigError
+    )
       return fail(e.message);
     throw e;
   }

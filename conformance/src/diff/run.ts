@@ -14,8 +14,10 @@ import {
 import type { Failure } from '../checks/failure.ts';
 import type { FetchLike } from '../http.ts';
 import { type Profile, parseProfile } from '../profile.ts';
+import { type Rerun, rerunWords, shellQuote } from '../rerun.ts';
 import type { CheckResult, RunOptions, RunResult } from '../runner.ts';
 import { runConformance } from '../runner.ts';
+import { tlsFetch } from '../transport.ts';
 import { type CompareOptions, type Difference, differences } from './compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
 
@@ -51,6 +53,10 @@ interface Pair {
   readonly key: string;
   readonly method: string;
   readonly target: string;
+  /** The path and query sent to B (contact ids translated). */
+  readonly targetB: string;
+  /** Headers sent besides Authorization and the run's extra headers, as `name: value`. */
+  readonly headers: readonly string[];
   readonly credential: string | undefined;
   readonly endpoint: EndpointId | undefined;
   readonly found: readonly Difference[];
@@ -100,6 +106,36 @@ function credentialOf(authorization: string | null, profile: Profile, extra: Dif
   const c = profile.credentials.find((x) => x.authId === authId);
   if (c !== undefined) return c.label;
   return authId === extra.authId ? 'given' : 'another Authorization';
+}
+
+/**
+ * The command lines that send a compared request to A and then to B (`;`-joined, runnable
+ * as printed where the diff started: credentials, extra headers and TLS settings read from
+ * where the diff read them, see rerun.ts; no secret). A request that carried an
+ * Authorization of no known credential (a probe's) is sent without one, and says so.
+ */
+function reproduceOnBoth(
+  pair: Pair,
+  baseA: string,
+  baseB: string,
+  rerun: Rerun | undefined,
+): string {
+  const label = pair.credential;
+  const known = label !== undefined && !label.includes(' ');
+  const line = (base: string, target: string) =>
+    [
+      'tagtrack-conformance request',
+      pair.method,
+      shellQuote(target),
+      '--base-url',
+      shellQuote(base),
+      ...rerunWords(rerun),
+      ...(known ? ['--credential', shellQuote(label)] : ['--no-credential']),
+      ...pair.headers.flatMap((h) => ['--header', shellQuote(h)]),
+    ].join(' ');
+  const comment =
+    label !== undefined && !known ? `  # the request carried ${label} (a probe's own)` : '';
+  return `${line(baseA, pair.target)}; ${line(baseB, pair.targetB)}${comment}`;
 }
 
 /**
@@ -158,8 +194,11 @@ async function contactIds(
  */
 export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const profile = parseProfile(options.profile ?? {});
-  const fetchA: FetchLike = options.fetch ?? ((r) => fetch(r));
-  const fetchB: FetchLike = options.fetchAgainst ?? ((r) => fetch(r));
+  const tls = await tlsFetch(options.tls);
+  const fetchA: FetchLike = options.fetch ?? tls ?? ((r) => fetch(r));
+  const fetchB: FetchLike = options.fetchAgainst ?? tls ?? ((r) => fetch(r));
+  // the run's extra headers (`-H`): their values are secrets, never part of a key or a line
+  const extraNames = new Set(Object.keys(options.headers ?? {}).map((k) => k.toLowerCase()));
   const baseA = options.baseUrl.replace(/\/+$/, '');
   const baseB = options.against.replace(/\/+$/, '');
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -196,7 +235,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const compareOptions: CompareOptions = { compareMessages: options.compareMessages ?? false };
   const pairs = new Map<string, Pair>();
   const mirror: FetchLike = async (request) => {
-    const requestB = new Request(urlOnB(request.url), {
+    const urlB = urlOnB(request.url);
+    const requestB = new Request(urlB, {
       method: request.method,
       headers: request.headers,
       redirect: 'manual',
@@ -213,8 +253,11 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       : new URL(request.url).pathname;
     const credential = credentialOf(request.headers.get('authorization'), profile, options);
     const otherHeaders: string[] = [];
+    const shownHeaders: string[] = [];
     request.headers.forEach((v, k) => {
-      if (k !== 'authorization') otherHeaders.push(`${k}=${v}`);
+      if (k === 'authorization' || extraNames.has(k)) return;
+      otherHeaders.push(`${k}=${v}`);
+      shownHeaders.push(`${k}: ${v}`);
     });
     // the key names the credential and a digest of the header, never the signed value
     const authorization = request.headers.get('authorization');
@@ -240,6 +283,8 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
         key,
         method: request.method,
         target,
+        targetB: urlB.slice(baseB.length),
+        headers: shownHeaders,
         credential,
         endpoint: matchEndpoint(target.split('?')[0]!)?.endpoint.id,
         found,
@@ -286,9 +331,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     if (found.length === 0) continue;
     differing++;
     const who = pair.credential === undefined ? 'without Authorization' : `as ${pair.credential}`;
-    const reproduce = `tagtrack-conformance request ${pair.method} '${pair.target}'${
-      pair.credential === undefined ? '' : ` --credential ${pair.credential}`
-    } --base-url <A or B>`;
+    const reproduce = reproduceOnBoth(pair, baseA, baseB, options.rerun);
     group.failures.push({
       kind: found[0]!.kind,
       key: pair.key,
@@ -296,7 +339,7 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
       request: `${pair.method} ${pair.target}`,
       expected: pair.a,
       actual: pair.b,
-      curl: reproduce,
+      reproduce,
     });
   }
   const checks: CheckResult[] = [...groups].map(([id, g]) => ({
