@@ -11,7 +11,9 @@ import {
   countsOf,
   failedChecks,
   MARKDOWN_MAX_CHARS,
+  mdCode,
   ResultsJson,
+  rerunCommand,
   skipGroupOf,
   toHtml,
   toJUnit,
@@ -337,7 +339,7 @@ describe('the Markdown summary', () => {
       const entry = md.slice(at, next < 0 ? undefined : next);
       expect(entry).toContain(`[${c.failures[0]!.kind}] `);
       expect(entry).toContain(`reproduce: \`${c.failures[0]!.reproduce}\``);
-      expect(entry).toContain(`--only ${c.id}\``);
+      expect(entry).toContain(`run it again: ${mdCode(rerunCommand(result, c.id))}`);
     }
     expect(md).not.toContain(team1Admin.accessKey);
     const dir = await mkdtemp(join(tmpdir(), 'tagtrack-md-'));

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { escapeText } from 'entities';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { create } from 'xmlbuilder2';
@@ -9,6 +10,7 @@ import * as z from 'zod';
 import { formatSummary } from '../src/reporters/console.ts';
 import {
   ResultsJson,
+  rerunCommand,
   toHar,
   toHtml,
   toJUnit,
@@ -203,7 +205,10 @@ describe('reporters', () => {
     for (const c of failing) {
       expect(section).toContain(`id="${c.id}"`);
       expect(section).toContain(`check seed ${c.seed}`);
-      expect(section).toContain(`--seed ${result.seed} --num-runs 20 --only ${c.id}`);
+      expect(section).toContain(escapeText(rerunCommand(result, c.id)));
+      expect(rerunCommand(result, c.id)).toMatch(
+        new RegExp(`--seed ${result.seed} --num-runs 20 --only '?${c.id}'?`),
+      );
     }
     expect(section).toMatch(/reproduce: tagtrack-conformance request GET/);
     expect(section).toMatch(/fast-check: seed -?\d+/);
