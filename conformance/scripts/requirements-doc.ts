@@ -13,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ENDPOINT_IDS, type EndpointId, LAWS, type Law } from '@tagtrack/core';
 import { ALL_CHECKS, AREA_TITLES, AREAS, type Area, type Check } from '../src/index.ts';
+import { specClause } from '../src/spec-clause.ts';
 
 /** Where the page is committed. */
 export const REQUIREMENTS_DOC = fileURLToPath(
@@ -92,7 +93,10 @@ function title(r: Requirement): string {
 }
 
 function clause(r: Requirement): string {
-  const clauses = [r.law?.clause, r.check?.clause].filter((c): c is string => c !== undefined);
+  // as docs/spec.md numbers its sections (the reader has no decisions document)
+  const clauses = [r.law?.clause, r.check?.clause]
+    .filter((c): c is string => c !== undefined)
+    .map(specClause);
   // one clause when one says all the other does
   const kept = clauses.filter(
     (c, i) => !clauses.some((d, j) => j !== i && d.includes(c) && (d !== c || j < i)),
@@ -119,8 +123,8 @@ export function requirementsDoc(): string {
     `${checks} checks of the conformance suite (\`ALL_CHECKS\`, conformance/src/checks/), ${both} of`,
     "them both: a check that checks a law carries the law's id. An id's prefix is its area,",
     "and a check's file is named by it (conformance/src/checks/README.md). Clauses cite",
-    'docs/spec.md as its section "How code and reports cite this document" says; `decisions §9`',
-    'is spec §10. `tagtrack-conformance requirements` prints the checks as lines or JSON.',
+    'the sections of docs/spec.md (`spec §10` is its section 10, "Aggregation laws"), as the',
+    'reports and `tagtrack-conformance requirements` (lines or JSON) do.',
     '',
     '| area | what it holds | requirements | laws | checks |',
     '| --- | --- | --: | --: | --: |',

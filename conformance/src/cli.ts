@@ -33,6 +33,7 @@ import {
 } from './reporters/index.ts';
 import { absolutePath, rerunNote, shellQuote } from './rerun.ts';
 import { ConfigError, DEFAULT_NUM_RUNS, type RunResult, runConformance } from './runner.ts';
+import { specClause } from './spec-clause.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from './transport.ts';
 import { VERSION } from './version.ts';
 import { DATA_MODES, type DataMode, DEFAULT_ATTEMPTS } from './watermark.ts';
@@ -370,7 +371,7 @@ async function requirementsCommand(json: boolean, checksFile?: string): Promise<
     id: c.id,
     area: c.area,
     required: c.required ?? true,
-    clause: c.clause,
+    clause: specClause(c.clause),
     endpoints: [...c.endpoints],
     title: c.title,
   }));

@@ -37,6 +37,7 @@ import { ConnectionError, type Exchange, type FetchLike, HttpClient } from './ht
 import { preflight } from './preflight.ts';
 import { type Profile, type ProfileInput, parseProfile } from './profile.ts';
 import type { Rerun } from './rerun.ts';
+import { specClause } from './spec-clause.ts';
 import { type TlsOptions, tlsConnectOptions, tlsFetch } from './transport.ts';
 import type { DataMode } from './watermark.ts';
 
@@ -892,7 +893,8 @@ function resultOf(
     id: check.id,
     area: check.area,
     title: check.title,
-    clause: check.clause,
+    // as docs/spec.md numbers it: users have no decisions document
+    clause: specClause(check.clause),
     endpoints: check.endpoints,
     required: check.required ?? true,
     status: outcome.status,
