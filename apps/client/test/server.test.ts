@@ -53,6 +53,12 @@ function middleWindow(): { start: string; end: string } {
   };
 }
 
+/** Whether the caller's member has a group. */
+function hasGroup(caller: Caller): boolean {
+  const team = canonicalDataset.teams.find((t) => t.teamID === caller.teamID)!;
+  return team.members.find((m) => m.memberID === caller.memberID)?.groupID !== undefined;
+}
+
 /** Path parameters a caller can see, taken from core's answers for that caller. */
 function pathParamsFor(e: Endpoint, caller: Caller): Partial<Record<PathParamName, string>> {
   const team = canonicalDataset.teams.find((t) => t.teamID === caller.teamID)!;
@@ -132,6 +138,9 @@ describe('every SDK method against the reference server (canonical dataset, page
             expect(await collect(method.all!(...args, query)), label).toEqual(answer.records);
           } else if (answer.kind === 'single') {
             expect((await method(...args, query)).data, label).toEqual(answer.record);
+          } else if (e.pathParams.includes('group') && !hasGroup(caller)) {
+            // a manager or user without a group sees no group (decisions §2): the API's 404
+            await expect(method(...args, query), label).rejects.toMatchObject({ statusCode: 404 });
           } else {
             throw new Error(`${label}: core answers not_found for a visible id`);
           }
