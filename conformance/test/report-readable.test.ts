@@ -318,6 +318,16 @@ describe('the Markdown summary', () => {
     expect(md).not.toContain('s3cr3t-given');
     expect(md).not.toContain('hunter2');
     expect(md).toContain('`http://api.example.test/v1`');
+    // an access key given on the command line: the commands read it from the environment
+    const given = toMarkdown(
+      { ...run, rerun: { accessKey: 'argv' } },
+      { secrets: ['s3cr3t-given'] },
+    );
+    expect(given).toContain(
+      'Before running these commands: the printed commands read TAGTRACK\\_ACCESS\\_KEY',
+    );
+    expect(given).toContain('--access-key "${TAGTRACK_ACCESS_KEY:?'); // in a code span: as written
+    expect(given).not.toContain('s3cr3t-given');
     const html = toHtml(run);
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');

@@ -1,3 +1,4 @@
+import { rerunNote } from '../rerun.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { VERSION } from '../version.ts';
 import { rerunCommand } from './html.ts';
@@ -176,6 +177,9 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
     for (const s of secrets) out = out.replaceAll(s, '<redacted>');
     return out;
   };
+  const note = rerunNote(result.rerun);
+  if (note !== undefined && failing.length > 0)
+    sections[0]!.title += `\n\nBefore running these commands: ${mdText(note)}.\n`;
   const footer = '\nFull report: `report.html`; structured: `results.json`; CI: `junit.xml`.\n';
   let out = redact(head.join('\n'));
   const total = sections.reduce((k, s) => k + s.entries.length, 0);
