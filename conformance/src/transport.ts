@@ -114,22 +114,23 @@ export async function waitForAnswer(options: {
   let last = 'no answer';
   for (;;) {
     if (options.signal?.aborted) return `${last} (stopped)`;
+    // a try never runs past the deadline; one the deadline cut short tells less than the last
+    const budget = Math.max(1, Math.ceil(Math.min(options.timeoutMs, deadline - performance.now())));
     try {
       const response = await send(
         new Request(options.url, {
           method: 'GET',
           headers: options.headers ?? {},
           redirect: 'manual',
-          signal: AbortSignal.timeout(
-            Math.max(1, Math.min(options.timeoutMs, deadline - performance.now())),
-          ),
+          signal: AbortSignal.timeout(budget),
         }),
       );
       await response.body?.cancel().catch(() => {});
       if (!NOT_YET.has(response.status)) return undefined;
       last = `answered ${response.status}`;
     } catch (e) {
-      last = describeError(e);
+      const cut = (e as Error)?.name === 'TimeoutError' && budget < options.timeoutMs;
+      if (!cut || last === 'no answer') last = describeError(e);
     }
     const left = deadline - performance.now();
     if (left <= 0) return last;
