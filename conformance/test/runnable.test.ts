@@ -309,3 +309,47 @@ describe('rerunWords', () => {
     expect(rerunWords(undefined)).toEqual([]);
   });
 });
+
+describe('diff: a difference’s reproduce line', () => {
+  test('sends the request to A and then to B, as printed, with the diff’s credentials', async () => {
+    const reference = createServer();
+    const referenceUrl = await reference.listen(0, '127.0.0.1');
+    const cwd = join(dir, 'diff');
+    await mkdir(cwd);
+    try {
+      const out = await runCli([
+        'diff',
+        '--base-url',
+        referenceUrl,
+        '--against',
+        baseUrl,
+        '--profile',
+        profileFile,
+        '--only',
+        'INPUT-400-BAD-DATE',
+        '--num-runs',
+        '1',
+        '--report-dir',
+        join(cwd, 'reports'),
+      ]);
+      expect(out.code, out.stderr).toBe(1);
+      const results = ResultsJson.parse(
+        JSON.parse(await readFile(join(cwd, 'reports', 'results.json'), 'utf8')),
+      );
+      const line = results.checks
+        .flatMap((c) => c.failures)
+        .map((f) => f.reproduce)
+        .find((r) => r?.includes('start=') && r.includes("--credential '"))!;
+      expect(line).toContain(`--base-url '${referenceUrl}'`);
+      expect(line).toContain(`; tagtrack-conformance request GET`);
+      expect(line).toContain(`--profile '${profileFile}'`);
+      const both = await sh(line, {}, cwd);
+      expect(both.stderr).toBe('');
+      expect(both.code).toBe(0);
+      // A (the reference) refuses the date, B (bad-date-200) accepts it
+      expect([...both.stdout.matchAll(/^HTTP (\d+)$/gm)].map((m) => m[1])).toEqual(['400', '200']);
+    } finally {
+      await reference.close();
+    }
+  });
+});
