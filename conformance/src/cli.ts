@@ -115,9 +115,23 @@ options the profile does not support are reported as skip.
 Expected failures (JSON): ["REQ-ID", {"id": "REQ-ID", "reason": "…"}]. Listed failures do not
 fail the run; a listed check that passes does (remove the entry).
 
-Boolean variables (TAGTRACK_BAIL, TAGTRACK_PROBE_METHODS) take true/false, 1/0 or yes/no in
-any case; any other value is a usage error. --only and --exclude take comma-separated ids or
-areas (substring, or glob with * and ?); a pattern that matches no check is a usage error.
+Boolean variables (TAGTRACK_BAIL, TAGTRACK_PROBE_METHODS, TAGTRACK_INSECURE, TAGTRACK_QUIET)
+take true/false, 1/0 or yes/no in any case; any other value is a usage error. --only and
+--exclude take comma-separated ids or areas (substring, or glob with * and ?); a pattern that
+matches no check is a usage error. --endpoint takes endpoint ids (teams.tags, glob opens.*)
+or paths (/teams/tags); one naming no endpoint is a usage error listing them. There is no
+method filter: the suite sends GET and HEAD only.
+
+Extra headers (-H 'Name: value', repeatable; TAGTRACK_HEADERS one a line) go with every
+request, e.g. a gateway's key; their values are secrets, shown nowhere. -H cannot set
+Authorization (exit 2): the suite signs. --ca-file trusts a private CA, --insecure skips TLS
+verification (with a warning). --wait-for SEC retries connection errors and 502/503/504 with
+backoff until the base URL answers, else exits 2.
+
+Every command the run prints (reproduce lines, "run it again", the replay line) runs as
+printed in this shell: it reads the credentials where the run read them (--profile FILE by
+its absolute path, or "$TAGTRACK_AUTH_ID"/"$TAGTRACK_ACCESS_KEY"; a key given on the command
+line is read from TAGTRACK_ACCESS_KEY, which you then export), never a secret on the line.
 
 The run is read-only (GET and HEAD) unless --probe-methods (or TAGTRACK_PROBE_METHODS=true).
 

@@ -183,7 +183,7 @@ async function runnableEverywhere(
 
   // report.html's "run it again" of a failed check: the check fails again
   const failed = results.checks.find((c) => c.status === 'fail')!;
-  const again = runAgainCommand(results, failed.id);
+  const again = runAgainCommand(results as Parameters<typeof runAgainCommand>[0], failed.id);
   expect(decodeHTML(outputs[4]!)).toContain(again);
   const rerun = await sh(again, shellEnv, cwd);
   expect(rerun.code, rerun.stderr).toBe(1);
