@@ -148,6 +148,13 @@ export interface EachOptions<T> {
    * the verdict and the request log are those of the sequential loop.
    */
   readonly concurrency?: number;
+  /**
+   * Each item's verdict rests only on the reads the item makes (a status, a body, two forms
+   * of one call), never on what the check read before the loop: a failing item is then read
+   * again on still data when the data moves ({@link CheckContext.onStillData}, decisions §3
+   * Revision 3), instead of the whole check running again.
+   */
+  readonly readsOwn?: boolean;
 }
 
 /**
@@ -161,6 +168,8 @@ export class CheckContext {
   private count = 0;
   private properties = 0;
   private readonly problems: string[] = [];
+  /** Tries of {@link onStillData} under way: calls and raw requests bypass the cache meanwhile. */
+  private fresh = 0;
 
   /**
    * `id` is the check's requirement id (its seed derives from it). `scope` counts its
@@ -259,7 +268,11 @@ export class CheckContext {
         ...(call.rawQuery === undefined ? {} : { rawQuery: call.rawQuery }),
         credential: call.credential === undefined ? this.primary : call.credential,
         ...(call.headers === undefined ? {} : { headers: call.headers }),
-        ...(call.cache === undefined ? {} : { cache: call.cache }),
+        ...(this.fresh > 0
+          ? { cache: false }
+          : call.cache === undefined
+            ? {}
+            : { cache: call.cache }),
       }),
     );
   }
@@ -267,7 +280,9 @@ export class CheckContext {
   /** Sends a raw request (any path). */
   raw(spec: Parameters<HttpClient['request']>[0]): Promise<Exchange> {
     this.requests++;
-    return this.logged(this.services.http.request(spec));
+    return this.logged(
+      this.services.http.request(this.fresh > 0 ? { ...spec, cache: false } : spec),
+    );
   }
 
   /** A 200 JSON response of `endpoint` parsed with core's envelope schema (see `readEnvelope`). */
@@ -319,7 +334,9 @@ export class CheckContext {
     const scope = this.active;
     const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
     scope.log.push(entry);
-    const hit = this.services.walkCache.get(key);
+    // a try of onStillData walks again, without the cache, and leaves the cache as it was
+    const fresh = this.fresh > 0;
+    const hit = fresh ? undefined : this.services.walkCache.get(key);
     if (hit !== undefined) {
       // a walk another check made still counts as requests this check relied on
       return hit.then(
@@ -345,8 +362,10 @@ export class CheckContext {
       }),
     );
     WALKED.set(p, pages);
-    this.services.walkCache.set(key, p);
-    p.catch(() => this.services.walkCache.delete(key));
+    if (!fresh) {
+      this.services.walkCache.set(key, p);
+      p.catch(() => this.services.walkCache.delete(key));
+    }
     return p.then(
       (w) => {
         entry.exchanges = w.pages;
@@ -460,6 +479,10 @@ export class CheckContext {
     options: EachOptions<T> = {},
   ): Promise<number> {
     const list = options.list ?? MAX_LISTED;
+    if (options.readsOwn) {
+      const own = fn;
+      fn = (item) => this.onStillData(async () => own(item));
+    }
     let failed = 0;
     let n = 0;
     const onViolation = (item: T, e: Violation) => {
@@ -539,8 +562,9 @@ export class CheckContext {
    * formats, say), not on what the check read before (decisions §3 Revision 3: a verdict of
    * non-conformance rests on responses read while the caller's data did not change). Runs
    * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
-   * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again,
-   * uncached) between two watermark reads, up to the run's attempts: a pass there is the
+   * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again:
+   * meanwhile the context's calls and walks bypass the caches) between two watermark reads,
+   * up to the run's attempts: a pass there is the
    * pass (the first answers were read across a change); a Violation read between equal
    * watermarks is thrown marked as read on still data, so the check's failure stands without
    * the whole check running again (attempt.ts); when the data moved on every try, the last
@@ -557,11 +581,14 @@ export class CheckContext {
       let last: Violation = e;
       for (let i = 0; i < still.attempts; i++) {
         const w0 = await still.read();
+        this.fresh++;
         try {
           return await fn(true);
         } catch (again) {
           if (!(again instanceof Violation)) throw again;
           last = again;
+        } finally {
+          this.fresh--;
         }
         if (watermarkMove(w0, await still.read()) === undefined) {
           STILL_DETAILS.add(last.details);
@@ -591,14 +618,20 @@ export class CheckContext {
    * given `examples`, tried first: edge cases that must always be checked). A
    * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
    * seed and path are recorded with the failing exchange (under a key of its own, so it is
-   * never counted on another failure). Other exceptions propagate (error).
+   * never counted on another failure). Other exceptions propagate (error). With
+   * `options.readsOwn`, each run's verdict rests only on the reads it makes (see
+   * {@link EachOptions.readsOwn}): a failing run is read again on still data when the data moves.
    */
   async property<T>(
     arb: fc.Arbitrary<T>,
     predicate: (value: T) => Promise<void>,
-    options: { numRuns?: number; examples?: readonly T[] } = {},
+    options: { numRuns?: number; examples?: readonly T[]; readsOwn?: boolean } = {},
   ): Promise<void> {
     const index = this.properties++;
+    if (options.readsOwn) {
+      const own = predicate;
+      predicate = (value) => this.onStillData(() => own(value));
+    }
     const replay = this.services.replay?.get(`${this.id}#${index}`);
     const details = await fc.check(
       fc.asyncProperty(arb, async (value) => {

@@ -57,13 +57,17 @@ async function forEachSample(
   judge: (endpoint: EndpointId, ex: Exchange, call: EndpointCall) => Promise<void> | void,
 ): Promise<void> {
   let judged = 0;
-  await ctx.each(await sampleCalls(ctx), async ({ endpoint, call }) => {
-    const query = [...(call.query ?? []), ...(rtn === undefined ? [] : [['rtn', rtn] as const])];
-    const ex = await ctx.call(endpoint, { ...call, query });
-    if (ex.status === 204 && endpointById(endpoint).response === 'list') return;
-    judged++;
-    await judge(endpoint, ex, call);
-  });
+  await ctx.each(
+    await sampleCalls(ctx),
+    async ({ endpoint, call }) => {
+      const query = [...(call.query ?? []), ...(rtn === undefined ? [] : [['rtn', rtn] as const])];
+      const ex = await ctx.call(endpoint, { ...call, query });
+      if (ex.status === 204 && endpointById(endpoint).response === 'list') return;
+      judged++;
+      await judge(endpoint, ex, call);
+    },
+    { readsOwn: true },
+  );
   if (judged === 0) ctx.skip('no sampled endpoint answered with a body');
 }
 

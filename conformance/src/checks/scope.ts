@@ -430,22 +430,26 @@ export const checks: readonly Check[] = [
             what: `stats of group ${g.groupID}`,
           })),
         ];
-      await ctx.each(stats, async ({ endpoint, call, what }) => {
-        const whole = await aggregatedStats(ctx, endpoint, call);
-        const parts: StatsSummary[] = [];
-        for (const type of TYPES)
-          parts.push(
-            (await aggregatedStats(ctx, endpoint, { ...call, query: [['type', type]] })).record,
-          );
-        const merged = mergeAllStats(parts);
-        // one way: fields only the implementation sends are free (decisions §8 Revision 2)
-        const diff = firstDifference(merged, whole.record);
-        if (diff !== undefined)
-          throw new Violation(
-            `${describe(whole.exchange)}: ${what} ${showStats(whole.record)} are not the merge of the stats with type=${TYPES.join(', type=')} ${showStats(merged)} (${diff})`,
-            { kind: 'counter', exchange: whole.exchange },
-          );
-      });
+      await ctx.each(
+        stats,
+        async ({ endpoint, call, what }) => {
+          const whole = await aggregatedStats(ctx, endpoint, call);
+          const parts: StatsSummary[] = [];
+          for (const type of TYPES)
+            parts.push(
+              (await aggregatedStats(ctx, endpoint, { ...call, query: [['type', type]] })).record,
+            );
+          const merged = mergeAllStats(parts);
+          // one way: fields only the implementation sends are free (decisions §8 Revision 2)
+          const diff = firstDifference(merged, whole.record);
+          if (diff !== undefined)
+            throw new Violation(
+              `${describe(whole.exchange)}: ${what} ${showStats(whole.record)} are not the merge of the stats with type=${TYPES.join(', type=')} ${showStats(merged)} (${diff})`,
+              { kind: 'counter', exchange: whole.exchange },
+            );
+        },
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({

@@ -116,7 +116,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400, ['cursor']);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       // single-object endpoints: a valid cursor changes nothing
       await ctx.each(
@@ -135,7 +135,7 @@ export const checks: readonly Check[] = [
               urls: 'ignore',
             });
           }),
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       await ctx.each(
         lists(samples),
@@ -159,7 +159,7 @@ export const checks: readonly Check[] = [
           );
           ensurePastEnd(ctx, s.endpoint, huge, 'a cursor of 40 digits, past the end');
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -174,7 +174,7 @@ export const checks: readonly Check[] = [
       await ctx.each(
         samples.flatMap((s) => FIXED_IGNORED.map((extra) => ({ s, extra }))),
         ({ s, extra }) => ensureIgnored(ctx, s, extra, Number.POSITIVE_INFINITY, undefined),
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       await ctx.property(
         fc.record({
@@ -187,6 +187,7 @@ export const checks: readonly Check[] = [
           cursor: fc.constantFrom(undefined, '1', String(ctx.profile.pageSize)),
         }),
         ({ s, extra, at, cursor }) => ensureIgnored(ctx, s, extra, at, cursor),
+        { readsOwn: true },
       );
     },
   }),

@@ -170,6 +170,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 404);
         },
+        { readsOwn: true },
       );
     },
   }),
@@ -269,7 +270,7 @@ export const checks: readonly Check[] = [
         [...fixed, ...derived],
         async ({ path, query }) =>
           expectError(await ctx.raw({ path, query, credential: ctx.primary }), 404),
-        { note: ({ how }) => ` (${how})` },
+        { readsOwn: true, note: ({ how }) => ` (${how})` },
       );
     },
   }),

@@ -123,7 +123,7 @@ export const checks: readonly Check[] = [
         }),
         ({ s, pairs, raw }) =>
           ensureSameAsPairs(ctx, s, pairs, raw, `query ${JSON.stringify(raw)}, with empty pieces`),
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -148,7 +148,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400, [param]);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       await ctx.each(
         samples.flatMap((s) => ['total', 'next'].map((name) => ({ s, name }))),
@@ -162,7 +162,7 @@ export const checks: readonly Check[] = [
             `with the bare name ${name}, which is ignored`,
           );
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -186,7 +186,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -218,7 +218,7 @@ export const checks: readonly Check[] = [
           const required = endpointById(s.endpoint).requiredQuery.includes(param);
           expectError(ex, 400, required ? [variant, param] : [variant]);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -246,7 +246,7 @@ export const checks: readonly Check[] = [
             `with ${param}=${escaped}, i.e. ${param}=${value}`,
           );
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -273,7 +273,7 @@ export const checks: readonly Check[] = [
             `with the name ${escaped}=, i.e. ${param}=`,
           );
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),
@@ -307,7 +307,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400, [param]);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       await ctx.each(
         samples.flatMap((s) => UNDECODABLE_IGNORED.map(([name, raw]) => ({ s, name, raw }))),
@@ -321,7 +321,7 @@ export const checks: readonly Check[] = [
             `with ${name}=${raw}, which is ignored whatever it holds`,
           );
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),

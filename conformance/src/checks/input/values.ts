@@ -157,7 +157,7 @@ export const checks: readonly Check[] = [
           ].map((value) => ({ t, value })),
         ),
         async ({ t, value }) => expectError(await send(t, value), 400, [t.param]),
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       // the first and last days of the range are real days: never a 400
       await ctx.each(
@@ -172,12 +172,12 @@ export const checks: readonly Check[] = [
               { kind: 'status', exchange: ex },
             );
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
       await ctx.property(
         fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_DATES)),
         async ([t, value]) => expectError(await send(t, value), 400, [t.param]),
-        { numRuns: Math.max(ctx.numRuns, BAD_DATES.length) },
+        { readsOwn: true, numRuns: Math.max(ctx.numRuns, BAD_DATES.length) },
       );
     },
   }),
@@ -203,15 +203,20 @@ export const checks: readonly Check[] = [
         ),
         async ({ s, start, end }) =>
           expectError(await ctx.call(s.endpoint, window(s, start, end)), 400, ['start', 'end']),
+        { readsOwn: true },
       );
-      await ctx.each(samples, async (s) => {
-        const ex = await ctx.call(s.endpoint, window(s, '2024-03-01', '2024-03-01'));
-        if (ex.status !== 200 && ex.status !== 204)
-          throw new Violation(
-            `${describe(ex)} answered ${ex.status} for start equal to end; expected 200 or 204 (the window of that one day)`,
-            { kind: 'status', exchange: ex },
-          );
-      });
+      await ctx.each(
+        samples,
+        async (s) => {
+          const ex = await ctx.call(s.endpoint, window(s, '2024-03-01', '2024-03-01'));
+          if (ex.status !== 200 && ex.status !== 204)
+            throw new Violation(
+              `${describe(ex)} answered ${ex.status} for start equal to end; expected 200 or 204 (the window of that one day)`,
+              { kind: 'status', exchange: ex },
+            );
+        },
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({
@@ -235,11 +240,12 @@ export const checks: readonly Check[] = [
       await ctx.each(
         targets.map((t, i) => ({ t, value: BAD_BOOLEANS[i % BAD_BOOLEANS.length]! })),
         ({ t, value }) => send(t, value),
-        { note: ({ value }) => ` (value ${JSON.stringify(value)})` },
+        { readsOwn: true, note: ({ value }) => ` (value ${JSON.stringify(value)})` },
       );
       await ctx.property(
         fc.tuple(fc.constantFrom(...targets), fc.constantFrom(...BAD_BOOLEANS)),
         ([t, value]) => send(t, value),
+        { readsOwn: true },
       );
     },
   }),
@@ -288,7 +294,7 @@ export const checks: readonly Check[] = [
             400,
             [param],
           ),
-        { note: ({ param, value }) => ` (${param}=${JSON.stringify(value)})` },
+        { readsOwn: true, note: ({ param, value }) => ` (${param}=${JSON.stringify(value)})` },
       );
       await ctx.property(
         fc
@@ -300,6 +306,7 @@ export const checks: readonly Check[] = [
             400,
             [param],
           ),
+        { readsOwn: true },
       );
     },
   }),
@@ -314,18 +321,22 @@ export const checks: readonly Check[] = [
       const cases = samples.flatMap((s) =>
         checkedParams(endpointById(s.endpoint)).map((param) => ({ s, param })),
       );
-      await ctx.each(cases, async ({ s, param }) => {
-        const ex = await ctx.call(
-          s.endpoint,
-          withQuery(s, setParam(s.call.query ?? [], param, '')),
-        );
-        if (ex.status !== 400)
-          throw new Violation(
-            `${describe(ex)} answered ${ex.status} for the empty ${param}=; expected 400 naming '${param}' (an empty value is a bad value, not an absent one)`,
-            { kind: 'status', exchange: ex },
+      await ctx.each(
+        cases,
+        async ({ s, param }) => {
+          const ex = await ctx.call(
+            s.endpoint,
+            withQuery(s, setParam(s.call.query ?? [], param, '')),
           );
-        expectError(ex, 400, [param]);
-      });
+          if (ex.status !== 400)
+            throw new Violation(
+              `${describe(ex)} answered ${ex.status} for the empty ${param}=; expected 400 naming '${param}' (an empty value is a bad value, not an absent one)`,
+              { kind: 'status', exchange: ex },
+            );
+          expectError(ex, 400, [param]);
+        },
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({
@@ -377,11 +388,13 @@ export const checks: readonly Check[] = [
         return PARAM_NAMES.filter((p) => !own.has(p)).map((param) => ({ s, param }));
       });
       await ctx.each(foreign, ({ s, param }) => send(s, param, VALID_VALUE[param]), {
+        readsOwn: true,
         concurrency: LOOP_BATCH,
       });
       await ctx.property(
         fc.tuple(fc.constantFrom(...samples), fc.constantFrom(...typos)),
         async ([s, typo]) => send(s, typo, 'true'),
+        { readsOwn: true },
       );
     },
   }),
@@ -415,7 +428,7 @@ export const checks: readonly Check[] = [
             );
           expectError(ex, 400, [param]);
         },
-        { concurrency: LOOP_BATCH },
+        { readsOwn: true, concurrency: LOOP_BATCH },
       );
     },
   }),

@@ -364,7 +364,7 @@ export const checks: readonly Check[] = [
             );
           }
         },
-        { concurrency: LOOP_BATCH },
+        { concurrency: LOOP_BATCH, readsOwn: true },
       );
     },
   }),
