@@ -170,7 +170,11 @@ async function runnableEverywhere(
   const results = ResultsJson.parse(JSON.parse(outputs[2]!));
   const recorded = results.checks.flatMap((c) => c.failures.flatMap((f) => f.reproduce ?? []));
   for (const line of lines) expect(recorded).toContain(line);
-  for (const line of lines.slice(0, 3)) expect(decodeHTML(outputs[3]!)).toContain(line);
+  // junit.xml and report.html (escaped for XML/HTML)
+  for (const line of lines.slice(0, 3)) {
+    expect(decodeHTML(outputs[3]!)).toContain(line);
+    expect(decodeHTML(outputs[4]!)).toContain(line);
+  }
 
   for (const line of lines.slice(0, 3)) {
     const status = await recordedStatus(har, line);
