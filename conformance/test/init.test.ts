@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
@@ -147,6 +147,64 @@ describe('init credentials', () => {
     );
     expect(await initCredentials({ credential: ['nocolon'] }, {})).toMatch(/is not LABEL:AUTHID/);
     expect(await initCredentials({ credential: [] }, {})).toMatch(/^no credential/);
+    // the pair of TAGTRACK_AUTH_ID/TAGTRACK_ACCESS_KEY is added as `given` unless already listed
+    const listed = await initCredentials(
+      {
+        credential: [`team1-admin:${team1Admin.authId}`],
+        authId: team1Admin.authId,
+        accessKey: team1Admin.accessKey,
+      },
+      { TAGTRACK_ACCESS_KEY_TEAM1_ADMIN: team1Admin.accessKey },
+    );
+    expect(listed).toHaveLength(1);
+    expect(await initCredentials({ credential: [], authId: 'A', accessKey: 'K' }, {})).toEqual([
+      { label: 'given', authId: 'A', accessKey: 'K' },
+    ]);
+  });
+});
+
+describe('init --credentials-file', () => {
+  test('reads a list or a profile; no key reaches the output; a bad entry is named', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tagtrack-init-file-'));
+    const server = createServer();
+    try {
+      const baseUrl = await server.listen(0, '127.0.0.1');
+      const list = join(dir, 'credentials.json');
+      await writeFile(list, JSON.stringify(given()));
+      expect(await initCredentials({ credential: [], credentialsFile: list })).toEqual(given());
+      const asProfile = join(dir, 'profile-in.json');
+      await writeFile(
+        asProfile,
+        JSON.stringify({ pageSize: 7, credentials: given(['team2-user']) }),
+      );
+      expect(await initCredentials({ credential: [], credentialsFile: asProfile })).toEqual(
+        given(['team2-user']),
+      );
+      const bad = join(dir, 'bad.json');
+      await writeFile(bad, JSON.stringify([{ label: 'x', authId: 'y' }]));
+      expect(await initCredentials({ credential: [], credentialsFile: bad })).toMatch(
+        /entry 0 needs non-empty label, authId and accessKey/,
+      );
+      const out = join(dir, 'profile.json');
+      const r = await runCli([
+        'init',
+        '--base-url',
+        baseUrl,
+        '--credentials-file',
+        list,
+        '--out',
+        out,
+      ]);
+      expect(r.code).toBe(0);
+      for (const c of CANONICAL_CREDENTIALS) {
+        expect(r.stdout).not.toContain(c.accessKey);
+        expect(r.stderr).not.toContain(c.accessKey);
+      }
+      expect((await loadProfile(out)).credentials).toHaveLength(12);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

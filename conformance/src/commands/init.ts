@@ -599,7 +599,9 @@ export async function initCredentials(
   if (opts.authId !== undefined || opts.accessKey !== undefined) {
     if (!opts.authId || !opts.accessKey)
       return 'give both --auth-id and --access-key (or TAGTRACK_AUTH_ID and TAGTRACK_ACCESS_KEY)';
-    out.push({ label: 'given', authId: opts.authId, accessKey: opts.accessKey });
+    // the environment's pair is often one of the listed credentials: listed once
+    if (!out.some((c) => c.authId === opts.authId))
+      out.push({ label: 'given', authId: opts.authId, accessKey: opts.accessKey });
   }
   if (out.length === 0)
     return 'no credential: give --credentials-file FILE, --credential LABEL:AUTHID (key in TAGTRACK_ACCESS_KEY_<LABEL>), or TAGTRACK_AUTH_ID and TAGTRACK_ACCESS_KEY';
