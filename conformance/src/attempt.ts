@@ -129,13 +129,32 @@ export class DataWatch {
     // responses read before W_start (the preflight's) are not served in its epoch
     probe.advance(marks);
     // a comparison that rests on its own few reads confirms a failure on still data itself
-    options.services.still = { read: () => probe.read(), attempts };
+    options.services.still = {
+      read: () => probe.read(),
+      stillSince: (epoch) => probe.stillSince(epoch),
+      attempts,
+    };
     return probe;
   }
 
   /** The epoch of the shared caches now: a check records it when it starts. */
   get epoch(): number {
     return this.options.services.http.epoch;
+  }
+
+  /**
+   * Whether the data has not moved since epoch `epoch` began (the watermarks read now, once,
+   * equal those of the epoch now, and it is still `epoch`): then every answer read since is on
+   * still data. A move seen starts a new epoch (the shared caches are dropped).
+   */
+  private async stillSince(epoch: number): Promise<boolean> {
+    if (this.mark === undefined) return false;
+    const now = await this.read();
+    if (watermarkMove(this.mark, now) !== undefined) {
+      this.advance(now);
+      return false;
+    }
+    return epoch === this.epoch;
   }
 
   /** How the run watched its data, for the result. */

@@ -98,6 +98,11 @@ export interface RunServices {
 export interface StillWatch {
   /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
   read(): Promise<Watermarks>;
+  /**
+   * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began:
+   * one watermark read; a move seen starts a new epoch.
+   */
+  stillSince(epoch: number): Promise<boolean>;
   /** Tries at most (the run's `--attempts`). */
   readonly attempts: number;
 }
@@ -567,17 +572,25 @@ export class CheckContext {
    * up to the run's attempts: a pass there is the
    * pass (the first answers were read across a change); a Violation read between equal
    * watermarks is thrown marked as read on still data, so the check's failure stands without
-   * the whole check running again (attempt.ts); when the data moved on every try, the last
+   * the whole check running again (attempt.ts); so is the first Violation when one watermark
+   * read shows that nothing moved since the epoch its reads were made in began; when the data moved on every try, the last
    * Violation is thrown as it is (the check runs again, or ends inconclusive). On still data
-   * a failing comparison costs its reads once more and two watermark reads per try; a passing
-   * one costs nothing. Other exceptions propagate.
+   * a failing comparison costs one watermark read (per watched credential); a passing one
+   * costs nothing; on moving data a failing one costs its reads again and two watermark reads
+   * per try. Other exceptions propagate.
    */
   async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
+    const epoch = this.services.http.epoch;
     try {
       return await fn(false);
     } catch (e) {
       const still = this.services.still;
       if (!(e instanceof Violation) || still === undefined) throw e;
+      // nothing moved since its reads' epoch began: the failure rests on still data already
+      if (await still.stillSince(epoch)) {
+        STILL_DETAILS.add(e.details);
+        throw e;
+      }
       let last: Violation = e;
       for (let i = 0; i < still.attempts; i++) {
         const w0 = await still.read();
