@@ -535,8 +535,9 @@ interface InitOptions {
   readonly baseUrl?: string;
   readonly authId?: string;
   readonly accessKey?: string;
-  readonly credential: readonly string[];
-  readonly credentialsFile?: string;
+  /** `--credential LABEL:AUTHID`, as given (absent: none). */
+  readonly credential?: readonly string[] | undefined;
+  readonly credentialsFile?: string | undefined;
   readonly auth: Profile['auth'];
   readonly out: string;
   readonly force?: boolean;
@@ -585,7 +586,7 @@ export async function initCredentials(
       out.push({ label: c.label, authId: c.authId, accessKey: c.accessKey });
     }
   }
-  for (const spec of opts.credential) {
+  for (const spec of opts.credential ?? []) {
     const colon = spec.indexOf(':');
     if (colon <= 0 || colon === spec.length - 1)
       return `--credential ${JSON.stringify(spec)} is not LABEL:AUTHID`;
@@ -643,9 +644,7 @@ export function addInitCommand(program: Command, done: (code: number) => void): 
       new Option(
         '--credential <label:authId>',
         'a credential; its key in TAGTRACK_ACCESS_KEY_<LABEL> (repeatable)',
-      )
-        .argParser((v: string, prev: string[]) => [...prev, v])
-        .default([]),
+      ).argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]),
     )
     .addOption(
       new Option(
