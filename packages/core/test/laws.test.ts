@@ -331,7 +331,7 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
 };
 
 describe('LAWS (docs/spec.md §5, §10)', () => {
-  it('ids are unique, in the suite’s style, and every law is in exactly one group', () => {
+  it('ids are unique, in the suite’s style, and every law is in exactly one group (the merge properties in none)', () => {
     const ids = LAWS.map((l) => l.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^(AGG|REL|PAGE)(-[A-Z0-9]+)+$/);
@@ -342,7 +342,6 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
       DAILY_SERIES_LAWS,
       STATS_LAWS,
       STATS_MERGE_LAWS,
-      MERGE_LAWS,
       CONTACT_LAWS,
       TAG_LIST_LAWS,
       MEMBER_LIST_LAWS,
@@ -364,11 +363,32 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
     expect(titled('team stats are the merge of member stats')).toEqual(['REL-TEAM-MERGE-MEMBERS']);
   });
 
-  it('every law has an example below', () => {
-    expect(Object.keys(EXAMPLES).sort()).toEqual(LAWS.map((l) => l.id).sort());
+  it('the merge properties are of core’s merge, not of any response: outside LAWS, no endpoint', () => {
+    for (const law of MERGE_LAWS) {
+      expect(lawById(law.id), law.id).toBeUndefined();
+      expect(law.endpoints, law.id).toEqual([]);
+    }
   });
 
-  for (const law of LAWS) {
+  it('endpoints are data of each law: laws of the same shape name different endpoints', () => {
+    const endpointsOf = (id: string) => lawById(id)!.endpoints;
+    expect(endpointsOf('REL-RANGE-SPLIT')).toEqual(['stats.team', 'stats.member']);
+    expect(endpointsOf('REL-STATS-TYPES-MERGE')).toEqual([
+      'stats.team',
+      'stats.teamAlias',
+      'stats.group',
+    ]);
+    expect(endpointsOf('REL-GROUP-MERGE-MEMBERS')).toContain('teams.group');
+    expect(endpointsOf('REL-TEAM-MERGE-MEMBERS')).toContain('teams.list');
+  });
+
+  it('every law and merge property has an example below', () => {
+    expect(Object.keys(EXAMPLES).sort()).toEqual(
+      [...LAWS, ...MERGE_LAWS].map((l) => l.id).sort(),
+    );
+  });
+
+  for (const law of [...LAWS, ...MERGE_LAWS] as readonly Law<never>[]) {
     it(`${law.id}: holds on an example and names the violation of another`, () => {
       const example = EXAMPLES[law.id]!;
       const check = law.check as (input: unknown) => string | undefined;

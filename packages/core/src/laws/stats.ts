@@ -1,5 +1,6 @@
 import { dailyStatsOfTags, statsOfTags } from '../aggregate/rules.ts';
 import { parseTimestampMs } from '../aggregate/time.ts';
+import type { EndpointId } from '../endpoints.ts';
 import { emptyStats, mergeAllStats, STATS_COUNTER_FIELDS, type StatsSummary } from '../stats.ts';
 import {
   firstOf,
@@ -71,18 +72,22 @@ export const statsDaysAscending: Law<Pick<StatsAnswers, 'daily'>> = {
   },
 };
 
-function mergeLaw(id: string, title: string, clause: string, parts: string): Law<StatsMerge> {
+/**
+ * A law "`whole` is the merge of `parts`" with its id, wording and the endpoints its records
+ * come from (data: `endpoints`, never derived from the id).
+ */
+function mergeLaw(
+  id: string,
+  title: string,
+  clause: string,
+  endpoints: readonly EndpointId[],
+  parts: string,
+): Law<StatsMerge> {
   return {
     id,
     title,
     clause,
-    endpoints: id.includes('RANGE')
-      ? ['stats.team', 'stats.member']
-      : id.includes('TYPES')
-        ? ['stats.team', 'stats.teamAlias', 'stats.group']
-        : id.includes('GROUP')
-          ? ['stats.group', 'teams.group', 'stats.member']
-          : ['stats.team', 'stats.member', 'teams.list'],
+    endpoints,
     check: ({ subject, whole, parts: records }) => {
       const diff = statsDifference(mergeAllStats(records), whole);
       return diff && `${subject}: ${diff} from the merge of its ${records.length} ${parts}`;
@@ -94,6 +99,7 @@ export const teamStatsAreMergeOfMemberStats = mergeLaw(
   'REL-TEAM-MERGE-MEMBERS',
   'team stats are the merge of member stats: the visible members’ aggregated stats (of one account type with type) merge to the team’s',
   'decisions §9 (team stats = merge of member stats), §4 (type)',
+  ['stats.team', 'stats.member', 'teams.list'],
   'members’ stats',
 );
 
@@ -101,6 +107,7 @@ export const groupStatsAreMergeOfMemberStats = mergeLaw(
   'REL-GROUP-MERGE-MEMBERS',
   'group stats are the merge of the group members’ stats (of one account type with type)',
   'decisions §9 (group stats), §4 (group segment)',
+  ['stats.group', 'teams.group', 'stats.member'],
   'members’ stats',
 );
 
@@ -108,6 +115,7 @@ export const rangeSplitMerges = mergeLaw(
   'REL-RANGE-SPLIT',
   'stats of two adjacent date ranges merge to the stats of the whole range',
   'decisions §9 (splitting a date range)',
+  ['stats.team', 'stats.member'],
   'adjacent ranges’ stats',
 );
 
@@ -115,15 +123,20 @@ export const typedStatsMergeToUntyped = mergeLaw(
   'REL-STATS-TYPES-MERGE',
   'stats of one account type (type=admin, manager, user) merge to the stats without type, per day and aggregated: type keeps the tags sent by members of that type',
   'decisions §9 (merging), §4 Revision 3 (type on the stats endpoints 6, 13, 7)',
+  ['stats.team', 'stats.teamAlias', 'stats.group'],
   'account types’ stats',
 );
 
+/**
+ * A property of the merge operation itself (core's `mergeStats`), not of any response: it is
+ * in `MERGE_LAWS`, not in `LAWS`, and speaks of no endpoint.
+ */
 export const mergeIsCommutativeMonoid: Law<StatsMergeOperation> = {
   id: 'AGG-MERGE-MONOID',
   title:
     'merging stats records is a commutative monoid: counters add, dateLastSent takes the latest, the empty record (zeros, null) is the identity; the merge carries no date',
   clause: 'decisions §9 (merging)',
-  endpoints: STATS_ENDPOINTS,
+  endpoints: [],
   check: ({ merge, records: [a, b, c] }) => {
     const say = (what: string, want: StatsSummary, got: StatsSummary) => {
       const diff = statsDifference(want, got);

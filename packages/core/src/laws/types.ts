@@ -12,13 +12,17 @@ import type { CalendarDate } from '../values.ts';
  * first violation in domain words; it never throws on schema-valid records.
  */
 export interface Law<In> {
-  /** Requirement id; the suite's id where one of its checks checks the same law. */
+  /** Requirement id: the id of the conformance suite's check that applies the law. */
   readonly id: string;
   /** The law in one sentence. */
   readonly title: string;
   /** Where the specification states it, e.g. `decisions §9 (per tag)`. */
   readonly clause: string;
-  /** The endpoints whose records the law speaks about. */
+  /**
+   * The endpoints whose records the law speaks about, stated with the law (never derived
+   * from its id); the suite's check of the law takes them for its coverage. Empty for a
+   * property of core's own code (`MERGE_LAWS`).
+   */
   readonly endpoints: readonly EndpointId[];
   /** `undefined` when `input` obeys the law, else the violation in domain words. */
   readonly check: (input: In) => string | undefined;
