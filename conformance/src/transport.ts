@@ -115,7 +115,10 @@ export async function waitForAnswer(options: {
   for (;;) {
     if (options.signal?.aborted) return `${last} (stopped)`;
     // a try never runs past the deadline; one the deadline cut short tells less than the last
-    const budget = Math.max(1, Math.ceil(Math.min(options.timeoutMs, deadline - performance.now())));
+    const budget = Math.max(
+      1,
+      Math.ceil(Math.min(options.timeoutMs, deadline - performance.now())),
+    );
     try {
       const response = await send(
         new Request(options.url, {
