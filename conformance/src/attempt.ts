@@ -1,7 +1,7 @@
 import { type Discovery, type RunServices, readOnStillData } from './checks/context.ts';
 import type { SuiteCredential } from './checks/define.ts';
-import type { CheckStatus } from './runner.ts';
-import { ConfigError } from './runner.ts';
+import { ConfigError } from './run-options.ts';
+import { type CheckCause, type CheckStatus, checkVerdict, withNote } from './verdict.ts';
 import {
   type DataMode,
   DEFAULT_ATTEMPTS,
@@ -36,8 +36,8 @@ export interface DataReport {
 /** What running a check gave, as {@link DataWatch.settle} needs it (the runner's outcome). */
 export interface Attempted {
   readonly outcome: {
-    readonly status: CheckStatus;
-    readonly reason?: string | undefined;
+    /** Why it ended as it did (verdict.ts): a failing cause is what {@link DataWatch.settle} looks at. */
+    readonly cause: CheckCause;
     readonly requests: number;
     readonly durationMs: number;
     readonly attempts?: number | undefined;
@@ -46,9 +46,14 @@ export interface Attempted {
   };
 }
 
+/** The status an outcome's cause gives (verdict.ts; the expected-failures file aside). */
+function statusOf(r: Attempted): CheckStatus {
+  return checkVerdict(r.outcome.cause, { expected: false }).status;
+}
+
 /** Whether a failing outcome rests on reads made on still data (`CheckContext.onStillData`). */
 function failedOnStillData(r: Attempted): boolean {
-  return r.outcome.status === 'fail' && (r.outcome.failures ?? []).some(readOnStillData);
+  return statusOf(r) === 'fail' && (r.outcome.failures ?? []).some(readOnStillData);
 }
 
 /** Options of {@link DataWatch.start}. */
@@ -183,7 +188,7 @@ export class DataWatch {
     rerun: (services: RunServices) => Promise<R>,
   ): Promise<R> {
     const mark = this.mark;
-    if (mark === undefined || first.outcome.status !== 'fail') return first;
+    if (mark === undefined || statusOf(first) !== 'fail') return first;
     // a failure whose reads were made again between two equal watermarks stands as it is
     if (failedOnStillData(first)) return first;
     let w0 = await this.read();
@@ -203,13 +208,16 @@ export class DataWatch {
       requests += last.outcome.requests;
       durationMs += last.outcome.durationMs;
       const runs = attempt + 1;
-      const status = last.outcome.status;
+      const status = statusOf(last);
       if (status === 'pass')
         return this.with(last, {
           requests,
           durationMs,
           attempts: runs,
-          reason: `passed on run ${runs}: the data changed during the run before (${moved})`,
+          cause: withNote(
+            last.outcome.cause,
+            `passed on run ${runs}: the data changed during the run before (${moved})`,
+          ),
         });
       if (status !== 'fail') return this.with(last, { requests, durationMs, attempts: runs });
       const w1 = await this.read();
@@ -219,7 +227,10 @@ export class DataWatch {
           requests,
           durationMs,
           attempts: runs,
-          reason: `failed again on run ${runs}, read while the data was still (it had changed during the run before: ${moved})`,
+          cause: withNote(
+            last.outcome.cause,
+            `failed again on run ${runs}, read while the data was still (it had changed during the run before: ${moved})`,
+          ),
         });
       if (this.mark !== undefined && watermarkMove(this.mark, w1) !== undefined) this.advance(w1);
       moved = during;
@@ -228,11 +239,13 @@ export class DataWatch {
     if (this.options.stopped()) return last;
     const n = this.attempts;
     return this.with(last, {
-      status: 'inconclusive',
+      cause: {
+        kind: 'data-moved',
+        reason: `the data changed during each of ${n} attempt${n === 1 ? '' : 's'} (${moved})`,
+      },
       requests,
       durationMs,
       attempts: n + 1,
-      reason: `the data changed during each of ${n} attempt${n === 1 ? '' : 's'} (${moved})`,
     });
   }
 

@@ -87,11 +87,13 @@ export class ConnectionError extends Error {
    * result, every check an error naming the cause, so that callers can still write reports.
    */
   result?: RunResult | undefined;
+  /** `options.cause`: what the transport threw (e.g. the run guard's refusal, runner's `RunStopped`). */
   constructor(
     readonly url: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -401,7 +403,9 @@ export class HttpClient {
         // closed as idle just as the request went out is retried once (GET and HEAD only)
         if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
           continue;
-        throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`);
+        throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
+          cause: e,
+        });
       } finally {
         abort.dispose();
       }
