@@ -20,7 +20,8 @@ import { REVISION_3_DATASET } from './revision3-dataset.ts';
 
 /** The checks of the Revision 3 rules of §3 and §8. */
 const REVISION_3_CHECKS = [
-  'PAGE-STABLE-ORDER',
+  'PAGE-ORDER-TAGS',
+  'PAGE-ORDER-EVENTS',
   'PAGE-URLS-KEEP-QUERY',
   'PAGE-HEADERS',
   'PAGE-WALK-NEXT-URL',

@@ -1,5 +1,6 @@
 import {
   type CountedRecord,
+  contactSumsEqualTagSums,
   type DailyCounts,
   dailyAtMostUnique,
   dailySumAtLeastUnique,
@@ -12,7 +13,7 @@ import {
 } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import type { CheckContext } from './context.ts';
-import { type Check, defineCheck, type RequirementId } from './define.ts';
+import { type Check, lawCheck } from './define.ts';
 import { Violation } from './failure.ts';
 import { addDays, dayOf, type TagRecord } from './sample.ts';
 
@@ -39,15 +40,11 @@ async function counterRecords(
 const MAX_LISTED = 5;
 
 /**
- * Core's law `law` (its predicate, in domain words) over every counter record; the check
- * keeps its own id (the law's), title and clause.
+ * The check of core's law `law` (its predicate, in domain words) over every counter record
+ * (`lawCheck`: id, title, clause and endpoints are the law's).
  */
-function lawCheck(id: RequirementId, title: string, law: Law<CountedRecord>): Check {
-  return defineCheck({
-    id,
-    title,
-    clause: 'decisions §9 (invariants)',
-    endpoints: ['teams.tags', 'contacts.list', 'stats.team'],
+function counterLawCheck(law: Law<CountedRecord>): Check {
+  return lawCheck(law, {
     async run(ctx) {
       const records = await counterRecords(ctx);
       if (records.length === 0) ctx.skip('no tag, contact or stats record is visible');
@@ -108,27 +105,10 @@ async function dailies(ctx: CheckContext, tagID: string, days: readonly string[]
 
 /** Laws on live responses (decisions §9): counters that cannot contradict each other. */
 export const checks: readonly Check[] = [
-  lawCheck(
-    'AGG-UNIQUE-LE-TOTAL',
-    'unique opens/clicks never exceed total opens/clicks',
-    uniqueAtMostTotal,
-  ),
-  lawCheck(
-    'AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO',
-    'unique opens/clicks are 0 exactly when total opens/clicks are 0',
-    uniqueZeroIffTotalZero,
-  ),
-  lawCheck(
-    'AGG-DEVICE-LE-TOTAL',
-    'desktop + mobile opens/clicks never exceed the totals',
-    deviceAtMostTotal,
-  ),
-  defineCheck({
-    id: 'AGG-UNIQUE-LE-RECIPIENTS',
-    title:
-      'unique opens/clicks of a tag never exceed its number of recipients; a contact’s never exceed its totalSent',
-    clause: 'decisions §9 (invariants)',
-    endpoints: ['teams.tags', 'contacts.list'],
+  counterLawCheck(uniqueAtMostTotal),
+  counterLawCheck(uniqueZeroIffTotalZero),
+  counterLawCheck(deviceAtMostTotal),
+  lawCheck(uniqueAtMostRecipients, {
     async run(ctx) {
       const tags = await ctx.walk('teams.tags');
       const contacts = await ctx.walk('contacts.list');
@@ -147,11 +127,8 @@ export const checks: readonly Check[] = [
       await ctx.each(cases, (judge) => judge(), { list: MAX_LISTED });
     },
   }),
-  defineCheck({
-    id: 'AGG-DAILY-LE-UNIQUE',
-    title: 'daily opens/clicks of a tag never exceed its uniqueOpens/uniqueClicks',
-    clause: 'decisions §9 (daily counts)',
-    endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
+  lawCheck(dailyAtMostUnique, {
+    reads: ['opens.tag', 'clicks.tag'],
     async run(ctx) {
       let compared = 0;
       for (const t of await dailySubjects(ctx)) {
@@ -168,12 +145,7 @@ export const checks: readonly Check[] = [
       if (compared === 0) ctx.skip('the busiest visible tags have no open or click event');
     },
   }),
-  defineCheck({
-    id: 'AGG-DAILY-SUM-GE-UNIQUE',
-    title:
-      'the daily opens/clicks of a tag summed over its event days are at least its unique counts',
-    clause: 'decisions §9 (daily counts)',
-    endpoints: ['tags.daily', 'teams.tags', 'opens.tag', 'clicks.tag'],
+  lawCheck(dailySumAtLeastUnique, {
     async run(ctx) {
       for (const t of await dailySubjects(ctx)) {
         let last: Exchange | undefined;
@@ -190,11 +162,7 @@ export const checks: readonly Check[] = [
       }
     },
   }),
-  defineCheck({
-    id: 'AGG-DAILY-ZERO-BEFORE-SEND',
-    title: 'daily counts are 0 on the days before the tag was sent',
-    clause: 'decisions §9 (daily counts)',
-    endpoints: ['tags.daily', 'teams.tags'],
+  lawCheck(dailyZeroBeforeSend, {
     async run(ctx) {
       for (const t of await dailySubjects(ctx)) {
         for (const back of [1, 30]) {
@@ -204,6 +172,21 @@ export const checks: readonly Check[] = [
           if (problem !== undefined) ctx.fail(problem, { kind: 'counter', exchange: d.exchange });
         }
       }
+    },
+  }),
+  lawCheck(contactSumsEqualTagSums, {
+    async run(ctx) {
+      const tags = await ctx.walk('teams.tags');
+      const contacts = await ctx.walk('contacts.list');
+      if (tags.records.length + contacts.records.length === 0)
+        ctx.skip('no tag or contact is visible to the credential');
+      const problem = contactSumsEqualTagSums.check({
+        contacts: contacts.records,
+        tags: tags.records,
+      });
+      ctx.compared(1);
+      if (problem !== undefined)
+        ctx.fail(problem, { kind: 'counter', exchange: contacts.pages[0] });
     },
   }),
 ];

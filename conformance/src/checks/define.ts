@@ -1,4 +1,4 @@
-import type { Answer, Caller, Dataset, EndpointId, EndpointRequest } from '@tagtrack/core';
+import type { Answer, Caller, Dataset, EndpointId, EndpointRequest, Law } from '@tagtrack/core';
 import type { Credential } from '../http.ts';
 import type { Profile } from '../profile.ts';
 import type { CheckContext } from './context.ts';
@@ -6,7 +6,7 @@ import type { CheckContext } from './context.ts';
 /**
  * Requirement areas, in report order. An area is its requirement ids' prefix in lower case,
  * and its checks live in `checks/<area>.ts` (or `checks/<area>/` when they outgrow one file):
- * `AGG-UNIQUE-LE-TOTAL` is area `agg`, file `checks/agg.ts`.
+ * `AUTH-401-MISSING` is area `auth`, file `checks/auth.ts`.
  */
 export const AREAS = [
   'schema',
@@ -77,17 +77,17 @@ export function areaOf(id: string): Area | undefined {
  * A check: plain data plus an async `run(ctx)`.
  *
  * ```ts
- * export const prefix = 'AGG';
+ * export const prefix = 'REL';
  * export const checks = [
  *   defineCheck({
- *     id: 'AGG-UNIQUE-LE-TOTAL',            // requirement id: the file's prefix, then words
- *     title: 'uniqueOpens <= totalOpens on every tag',
+ *     id: 'REL-TAG-SUBJECT-KEPT',           // requirement id: the file's prefix, then words
+ *     title: 'a tag keeps its subject in every list',
  *     clause: 'decisions §9',               // where the requirement comes from
  *     endpoints: ['teams.tags'],            // for the coverage matrix
  *     async run(ctx) {
  *       const tags = await ctx.records('teams.tags');
  *       await ctx.each(tags, (t) => {       // a Violation per bad tag, capped
- *         if (bad(t)) throw new Violation(`… in domain words …`, { kind: 'counter' });
+ *         if (bad(t)) throw new Violation(`… in domain words …`, { kind: 'value' });
  *       });
  *       // or ctx.fail(message, { kind, exchange }) to record and go on
  *       // or: await ctx.property(arb, async (value) => { … throw new Violation(…) … })
@@ -95,6 +95,8 @@ export function areaOf(id: string): Area | undefined {
  *   }),
  * ];
  * ```
+ * A check of a law of core (`LAWS`) is built with {@link lawCheck} instead: the law gives its
+ * id, title, clause and endpoints, and `run` applies `law.check`.
  * Outcome: `pass` when run resolves with no failure recorded; `fail` when a failure was
  * recorded or a {@link Violation} escaped; `error` for any other exception (a suite or
  * connection problem); `skip` when `skipIf` returns a reason or `ctx.skip(reason)` is called.
@@ -147,6 +149,44 @@ export function defineCheck(spec: CheckSpec): Check {
       `requirement id ${JSON.stringify(spec.id)} must be upper-case words joined by "-", its prefix first (e.g. ACME-VERSION-HEADER)`,
     );
   return { ...spec, area: areaOf(spec.id) ?? spec.id.slice(0, spec.id.indexOf('-')).toLowerCase() };
+}
+
+/**
+ * How a check applies a law: everything of a {@link Check} but what the law states (`id`,
+ * `title`, `clause`, `endpoints`). `reads` names further endpoints the check reads to gather
+ * the law's input (added to the law's endpoints for the coverage matrix); `also` words what
+ * else the check judges beside the law (appended to the law's title).
+ */
+export type LawCheckSpec = Omit<CheckSpec, 'id' | 'title' | 'clause' | 'endpoints'> & {
+  readonly reads?: readonly EndpointId[];
+  readonly also?: string;
+};
+
+/** The law each check built by {@link lawCheck} applies. */
+const LAW_OF = new WeakMap<Check, Law<never>>();
+
+/**
+ * The check that applies core's law `law` (`LAWS` of @tagtrack/core, docs/spec.md §5, §10):
+ * its id, title, clause and endpoints are the law's, so a law is written once and the suite
+ * names no law id of its own. `run` applies `law.check` to live records. Throws like
+ * {@link defineCheck} for an id that is no requirement id.
+ */
+export function lawCheck<In>(law: Law<In>, spec: LawCheckSpec): Check {
+  const { reads = [], also, ...rest } = spec;
+  const check = defineCheck({
+    ...rest,
+    id: law.id,
+    title: also === undefined ? law.title : `${law.title}; also: ${also}`,
+    clause: law.clause,
+    endpoints: [...new Set([...law.endpoints, ...reads])],
+  });
+  LAW_OF.set(check, law);
+  return check;
+}
+
+/** The law a check applies when {@link lawCheck} built it, else `undefined`. */
+export function lawOf(check: Check): Law<never> | undefined {
+  return LAW_OF.get(check);
 }
 
 /**

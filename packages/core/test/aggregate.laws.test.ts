@@ -27,6 +27,7 @@ import {
   TAG_LIST_LAWS,
   type TagOnDay,
   teamStatsAreMergeOfMemberStats,
+  typedStatsMergeToUntyped,
 } from '../src/laws.ts';
 import type { AccountType } from '../src/member.ts';
 import { mergeStats, type StatsSummary } from '../src/stats.ts';
@@ -227,6 +228,45 @@ describe('stats (decisions §3, §9)', () => {
       ),
     );
   });
+  lawProperty(typedStatsMergeToUntyped, arbCase, ({ dataset, caller, window }) => {
+    const idx = indexOf(dataset);
+    const subjects = [
+      { kind: 'team' as const },
+      ...dataset.teams.flatMap((t) =>
+        t.groups.map((g) => ({ kind: 'group' as const, group: g.groupID })),
+      ),
+    ];
+    // per day and aggregated; a subject the caller cannot see (undefined) has no law to obey
+    const answer = (
+      subject: (typeof subjects)[number],
+      aggregateData: boolean,
+      type?: AccountType,
+    ) => idx.stats(caller, { subject, ...window, aggregateData, type });
+    return subjects.flatMap((subject) =>
+      [false, true].flatMap((aggregateData) => {
+        const whole = answer(subject, aggregateData);
+        const parts = (['admin', 'manager', 'user'] as const).map((t) =>
+          answer(subject, aggregateData, t),
+        );
+        if (whole === undefined || parts.some((p) => p === undefined)) return [];
+        const name = subject.kind === 'team' ? 'the team' : `group ${subject.group}`;
+        if (aggregateData)
+          return [
+            {
+              subject: `aggregated stats of ${name}`,
+              whole: whole[0]!,
+              parts: parts.map((p) => p![0]!),
+            },
+          ];
+        // per day: the whole's record of a day against the typed records of that day
+        return whole.map((w) => ({
+          subject: `stats of ${name} on ${w.date}`,
+          whole: w,
+          parts: parts.flatMap((p) => p!.filter((r) => r.date === w.date)),
+        }));
+      }),
+    );
+  });
   lawProperty(
     rangeSplitMerges,
     arbDatasetWithCaller.chain(({ dataset, caller }) =>
@@ -323,6 +363,6 @@ describe('order of lists (decisions §3)', () => {
   }
 });
 
-it('every law of LAWS is stated by a property above', () => {
-  expect([...stated].sort()).toEqual(LAWS.map((l) => l.id).sort());
+it('every law of LAWS and every merge property (MERGE_LAWS) is stated by a property above', () => {
+  expect([...stated].sort()).toEqual([...LAWS, ...MERGE_LAWS].map((l) => l.id).sort());
 });

@@ -383,9 +383,7 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
   });
 
   it('every law and merge property has an example below', () => {
-    expect(Object.keys(EXAMPLES).sort()).toEqual(
-      [...LAWS, ...MERGE_LAWS].map((l) => l.id).sort(),
-    );
+    expect(Object.keys(EXAMPLES).sort()).toEqual([...LAWS, ...MERGE_LAWS].map((l) => l.id).sort());
   });
 
   for (const law of [...LAWS, ...MERGE_LAWS] as readonly Law<never>[]) {

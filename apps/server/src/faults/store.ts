@@ -151,14 +151,14 @@ export const STORE_FAULTS = [
     area: 'store',
     description:
       'tag lists (2, 4) with a filter or a window come oldest dateSent first; only the default list is newest first (decisions §3)',
-    detectedBy: ['PAGE-STABLE-ORDER', 'REL-FILTER-CONJUNCTION'],
+    detectedBy: ['PAGE-ORDER-TAGS', 'REL-FILTER-CONJUNCTION'],
   },
   {
     name: 'windowed-events-newest-first',
     area: 'store',
     description:
       'with start or end, the events inside each group of /opens and /clicks come newest first (decisions §3)',
-    detectedBy: ['PAGE-STABLE-ORDER'],
+    detectedBy: ['PAGE-ORDER-EVENTS'],
   },
   {
     name: 'daily-no-events-404',
@@ -210,6 +210,6 @@ export const STORE_FAULTS = [
     area: 'store',
     description:
       'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (decisions §3 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
-    detectedBy: ['PAGE-STABLE-ORDER'],
+    detectedBy: ['PAGE-ORDER-TAGS'],
   },
 ] as const satisfies readonly FaultInfo[];

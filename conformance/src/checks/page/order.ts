@@ -1,15 +1,18 @@
 import {
-  compareMembers,
-  compareStrings,
-  compareTags,
+  contactsByEmail,
   type EndpointId,
   endpointById,
-  normaliseEmail,
-  parseTimestampMs,
+  eventGroupsInTagOrder,
+  eventsOldestFirst,
+  type Law,
+  membersByName,
+  type RecordOf,
+  statsDaysAscending,
   TAG_FILTER_PARAMS,
+  tagsNewestFirst,
 } from '@tagtrack/core';
 import type { CheckContext } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, lawCheck } from '../define.ts';
 import { describe, ensure } from '../failure.ts';
 import {
   dayOf,
@@ -20,68 +23,136 @@ import {
   sendDays,
   windowQuery,
 } from '../sample.ts';
-import { PAGED } from './shared.ts';
+import type { Walk } from '../walk.ts';
 
-/** The stable order of every list (decisions §3 and its Revision 2). */
+/**
+ * The stable order of every list (decisions §3 and its Revision 2: strings by UTF-16 code
+ * units, ties among events free), one check per law of core (`lawCheck`: id, title, clause
+ * and endpoints are the law's). Each judges the lists as sampled and narrowed (filtered,
+ * windowed, typed: {@link narrowedCalls}); the walks are shared through the run cache.
+ */
 export const checks: readonly Check[] = [
-  defineCheck({
-    id: 'PAGE-STABLE-ORDER',
-    title:
-      'lists come in the stable order, filtered, windowed and typed ones too: tags newest dateSent first then tagID; members by lastname, firstname, memberID; contacts by email; events and days oldest first (strings by UTF-16 code units)',
-    clause:
-      'decisions §3 (order) and its Revision 2 (ordinal string order, ties among events free)',
-    endpoints: [...PAGED, 'stats.team', 'opens.list', 'clicks.list'],
+  listOrderCheck(tagsNewestFirst, 'tags', ['teams.tags', 'teams.memberTags'], (tags) => tags),
+  listOrderCheck(membersByName, 'members', ['teams.list', 'teams.group'], (members) => members),
+  listOrderCheck(contactsByEmail, 'contacts', ['contacts.list', 'contacts.tag'], (contacts) => ({
+    contacts,
+  })),
+  lawCheck(eventsOldestFirst, {
     async run(ctx) {
-      // every list as sampled, then filtered, windowed and typed lists (picked from the data)
-      const lists = [...(await sampleCalls(ctx)), ...(await narrowedCalls(ctx))].filter(
-        ({ endpoint }) =>
-          orderOf(endpoint) !== undefined && endpointById(endpoint).response === 'list',
+      // the event lists of a tag (10, 12), then the events inside each group of /opens and
+      // /clicks, with and without a window
+      const lists = await walksOf(ctx, ['opens.tag', 'clicks.tag']);
+      const groups = await eventGroupWalks(ctx);
+      const inGroups = groups.flatMap((w) =>
+        w.records.map((g) => ({
+          list: 'opens' in g ? g.opens.map((e) => e.details) : g.clicks.map((e) => e.details),
+          where: `${describe(w.pages[0]!)}, the events of tag ${g.tagID}`,
+          exchange: w.pages[0],
+        })),
       );
-      const walks = [];
-      for (const { endpoint, call } of lists)
-        walks.push({ endpoint, w: await ctx.walk(endpoint, call) });
-      // event groups follow the tag order, and their events are oldest first, with and
-      // without a window
-      const tagOrder = new Map((await ctx.walk('teams.tags')).records.map((t, i) => [t.tagID, i]));
-      const window = await eventWindow(ctx);
-      const groups = [];
-      for (const endpoint of ['opens.list', 'clicks.list'] as const)
-        for (const query of [[], ...(window === undefined ? [] : [window])])
-          groups.push(await ctx.walk(endpoint, { query }));
-      if ([...walks.map((l) => l.w), ...groups].every((w) => w.records.length === 0))
-        ctx.skip('every sampled list is empty: no order to check');
-      await ctx.each(walks, ({ endpoint, w }) => {
-        const order = orderOf(endpoint)!;
-        const recs: readonly Rec[] = w.records;
-        const bad = recs.findIndex((r, i) => i > 0 && order(recs[i - 1]!, r) > 0);
-        ensure(
-          bad < 0,
-          () =>
-            `${describe(w.pages[0]!)}: record ${bad} comes after record ${bad - 1} out of order (${JSON.stringify(recs[bad - 1]).slice(0, 100)} then ${JSON.stringify(recs[bad]).slice(0, 100)})`,
-          { kind: 'order', exchange: w.pages[0] },
-        );
-      });
-      await ctx.each(groups, (w) => {
-        const idx = w.records.map((g) => tagOrder.get(g.tagID) ?? -1);
-        const bad = idx.findIndex((v, i) => i > 0 && v < idx[i - 1]!);
-        ensure(
-          bad < 0,
-          () => `${describe(w.pages[0]!)}: event groups are not in the tag order at group ${bad}`,
-          { kind: 'order', exchange: w.pages[0] },
-        );
-        const late = w.records.find((g) => {
-          const ms = flattenEvents([g]).map((e) => parseTimestampMs(e.date));
-          return ms.some((m, i) => i > 0 && m < ms[i - 1]!);
-        });
-        ensure(
-          late === undefined,
-          () => `${describe(w.pages[0]!)}: the events of tag ${late?.tagID} are not oldest first`,
-          { kind: 'order', exchange: w.pages[0] },
-        );
+      const all = [
+        ...lists.map(({ w }) => ({
+          list: w.records,
+          where: describe(w.pages[0]!),
+          exchange: w.pages[0],
+        })),
+        ...inGroups,
+      ];
+      if (all.every((l) => l.list.length === 0)) ctx.skip('every sampled event list is empty');
+      await ctx.each(all, ({ list, where, exchange }) => {
+        const problem = eventsOldestFirst.check(list);
+        ensure(problem === undefined, () => `${where}: ${problem}`, { kind: 'order', exchange });
       });
     },
   }),
+  lawCheck(eventGroupsInTagOrder, {
+    async run(ctx) {
+      const tags = (await ctx.walk('teams.tags')).records;
+      const groups = await eventGroupWalks(ctx);
+      if (groups.every((w) => w.records.length === 0))
+        ctx.skip('no event group is visible: no order to check');
+      await ctx.each(groups, (w) => {
+        const problem = eventGroupsInTagOrder.check({ tags, groups: w.records });
+        ensure(problem === undefined, () => `${describe(w.pages[0]!)}: ${problem}`, {
+          kind: 'order',
+          exchange: w.pages[0],
+        });
+      });
+    },
+  }),
+  listOrderCheck(
+    statsDaysAscending,
+    'per-day stats records',
+    ['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member'],
+    (daily) => ({ daily }),
+  ),
 ];
+
+/** The endpoints {@link listOrderCheck} judges, with their records. */
+type OrderedList =
+  | 'teams.tags'
+  | 'teams.memberTags'
+  | 'teams.list'
+  | 'teams.group'
+  | 'contacts.list'
+  | 'contacts.tag'
+  | 'stats.team'
+  | 'stats.teamAlias'
+  | 'stats.group'
+  | 'stats.member'
+  | 'opens.tag'
+  | 'clicks.tag';
+
+/**
+ * The check of an order law over the sampled and narrowed lists of `endpoints`: `input`
+ * makes the law's input of one list's records. Skips when every such list is empty.
+ */
+function listOrderCheck<E extends OrderedList, In>(
+  law: Law<In>,
+  what: string,
+  endpoints: readonly E[],
+  input: (records: readonly RecordOf<E>[]) => In,
+): Check {
+  return lawCheck(law, {
+    async run(ctx) {
+      const walks = await walksOf(ctx, endpoints);
+      if (walks.every(({ w }) => w.records.length === 0))
+        ctx.skip(`every sampled list of ${what} is empty: no order to check`);
+      await ctx.each(walks, ({ w }) => {
+        const problem = law.check(input(w.records));
+        ensure(problem === undefined, () => `${describe(w.pages[0]!)}: ${problem}`, {
+          kind: problem?.includes('no date') ? 'missing' : 'order',
+          exchange: w.pages[0],
+        });
+      });
+    },
+  });
+}
+
+/** The sampled and narrowed lists of `endpoints`, each walked (cached per run). */
+async function walksOf<E extends OrderedList>(ctx: CheckContext, endpoints: readonly E[]) {
+  const calls = [...(await sampleCalls(ctx)), ...(await narrowedCalls(ctx))].filter(
+    (s): s is Sample & { endpoint: E } =>
+      (endpoints as readonly EndpointId[]).includes(s.endpoint) &&
+      endpointById(s.endpoint).response === 'list',
+  );
+  const walks: { endpoint: E; w: Walk<RecordOf<E>> }[] = [];
+  for (const { endpoint, call } of calls) {
+    const w = await ctx.walk<EndpointId>(endpoint, call);
+    walks.push({ endpoint, w: w as Walk<RecordOf<E>> });
+  }
+  return walks;
+}
+
+/** /opens and /clicks (9, 11) walked with and without a window in the middle of the event days. */
+async function eventGroupWalks(ctx: CheckContext) {
+  const window = await eventWindow(ctx);
+  const groups = [];
+  for (const endpoint of ['opens.list', 'clicks.list'] as const)
+    for (const query of [[], ...(window === undefined ? [] : [window])])
+      groups.push(await ctx.walk(endpoint, { query }));
+  return groups;
+}
 
 /**
  * Narrowed lists whose order is checked too (decisions §3: the order holds for every query):
@@ -128,45 +199,4 @@ async function eventWindow(ctx: CheckContext): Promise<[string, string][] | unde
   ];
   const window = middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort());
   return window === undefined ? undefined : windowQuery(window.start, window.end);
-}
-
-type Rec = Record<string, unknown>;
-
-/** A field of a record as a string ('' when absent; the envelope schemas checked the types). */
-const str = (r: Rec, f: string) => String(r[f] ?? '');
-/** Core's order of instants: epoch milliseconds of any RFC 3339 form. */
-const byInstant = (f: string) => (a: Rec, b: Rec) =>
-  parseTimestampMs(str(a, f)) - parseTimestampMs(str(b, f));
-const member = (r: Rec) => ({
-  lastname: str(r, 'lastname'),
-  firstname: str(r, 'firstname'),
-  memberID: str(r, 'memberID'),
-});
-const tag = (r: Rec) => ({ dateSent: str(r, 'dateSent'), tagID: str(r, 'tagID') });
-
-/** The stable order of decisions §3 per endpoint, core's comparators (undefined: nothing to check). */
-function orderOf(endpoint: EndpointId): ((a: Rec, b: Rec) => number) | undefined {
-  switch (endpoint) {
-    case 'teams.list':
-    case 'teams.group':
-      return (a, b) => compareMembers(member(a), member(b));
-    case 'teams.tags':
-    case 'teams.memberTags':
-      return (a, b) => compareTags(tag(a), tag(b));
-    case 'contacts.list':
-    case 'contacts.tag':
-      return (a, b) =>
-        compareStrings(normaliseEmail(str(a, 'email')), normaliseEmail(str(b, 'email')));
-    case 'opens.tag':
-      return byInstant('openDate');
-    case 'clicks.tag':
-      return byInstant('clickDate');
-    case 'stats.team':
-    case 'stats.teamAlias':
-    case 'stats.group':
-    case 'stats.member':
-      return (a, b) => compareStrings(str(a, 'date'), str(b, 'date'));
-    default:
-      return undefined;
-  }
 }

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { Exchange } from '../../http.ts';
 import { comparable } from '../compare.ts';
 import type { CheckContext } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck, lawCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
 import { type ContactRecord, firstDifference, flattenEvents, type TagRecord } from '../sample.ts';
 
@@ -52,13 +52,8 @@ async function listedIds(
  * every endpoint; §2: contacts and counters over the caller's visible tags).
  */
 export const checks: readonly Check[] = [
-  defineCheck({
-    id: 'REL-CONTACTS-TAGS',
-    title:
-      'contacts are exactly the visible tags’ recipients, with counters over the visible tags only (for every credential)',
-    clause:
-      'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
-    endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
+  lawCheck(contactCountersOverTheirTags, {
+    also: 'for every credential',
     async run(ctx) {
       await ctx.each(ctx.credentials, async (credential) => {
         const tags = (await ctx.walk('teams.tags', { credential })).records;

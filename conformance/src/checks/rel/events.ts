@@ -7,7 +7,7 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable, instantOf } from '../compare.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck, lawCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
 import {
   addDays,
@@ -55,12 +55,7 @@ function eventKey(e: GroupedEvent) {
 
 /** Counters against the events they count, and event windows (decisions §4, §8, §9). */
 export const checks: readonly Check[] = [
-  defineCheck({
-    id: 'REL-TAG-COUNTERS-EVENTS',
-    title:
-      'per-tag counters agree with /opens/tag, /clicks/tag (totals, desktop, mobile incl. tablet) and /opens, /clicks (distinct recipients)',
-    clause: 'decisions §9 (per tag), §8 (device classes)',
-    endpoints: ['teams.tags', 'opens.tag', 'clicks.tag', 'opens.list', 'clicks.list'],
+  lawCheck(uniqueOpensAreDistinctRecipients, {
     async run(ctx) {
       const tags = await allTags(ctx);
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
@@ -105,12 +100,7 @@ export const checks: readonly Check[] = [
       });
     },
   }),
-  defineCheck({
-    id: 'REL-DAILY-DISTINCT-RECIPIENTS',
-    title:
-      'daily counts of a tag on a day are the distinct recipients with an open (click) that UTC day',
-    clause: 'decisions §9 (daily counts)',
-    endpoints: ['tags.daily', 'opens.list', 'clicks.list'],
+  lawCheck(dailyAreDistinctRecipients, {
     async run(ctx) {
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;

@@ -13,7 +13,7 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { LOOP_BATCH } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck, lawCheck } from '../define.ts';
 import { describe, ensure, listDifferenceKind } from '../failure.ts';
 import { knownVisibleGroups, mayHideEmptyGroups, resolveGroupSegment } from '../groups.ts';
 import { addDays, boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
@@ -32,11 +32,7 @@ import {
 
 /** Stats merge and split like the summaries they are (decisions §3, §4, §9). */
 export const checks: readonly Check[] = [
-  defineCheck({
-    id: 'REL-RANGE-SPLIT',
-    title: 'stats of two adjacent date ranges merge to the stats of the whole range',
-    clause: 'decisions §9 (splitting a date range)',
-    endpoints: ['stats.team', 'stats.member'],
+  lawCheck(rangeSplitMerges, {
     async run(ctx) {
       const days = await windowDays(ctx);
       const ids = (await members(ctx)).map((m) => m.memberID);
@@ -73,12 +69,8 @@ export const checks: readonly Check[] = [
       });
     },
   }),
-  defineCheck({
-    id: 'REL-AGGREGATE-MERGE',
-    title:
-      'aggregateData=true gives one record equal to the merge of the aggregateData=false records (one per UTC day, oldest first)',
-    clause: 'decisions §3 (stats endpoints), §9 (merging)',
-    endpoints: ['stats.team', 'stats.group', 'stats.member'],
+  lawCheck(aggregatedIsMergeOfDays, {
+    also: 'the aggregateData=false records of each window come one per UTC day, oldest first (PAGE-ORDER-STATS-DAYS)',
     async run(ctx) {
       const days = await windowDays(ctx);
       const d = await ctx.discover();
@@ -118,12 +110,7 @@ export const checks: readonly Check[] = [
       });
     },
   }),
-  defineCheck({
-    id: 'REL-STATS-SUM-TAGS',
-    title:
-      'stats are the summary of the selected tags: count, summed counters, latest dateSent, one record per send day',
-    clause: 'decisions §9 (stats summary of a set of tags), §3 (one record per UTC day)',
-    endpoints: ['stats.team', 'stats.member', 'teams.tags', 'teams.memberTags'],
+  lawCheck(statsSummariseTags, {
     async run(ctx) {
       const days = await windowDays(ctx);
       const ids = (await members(ctx)).map((m) => m.memberID);
@@ -173,12 +160,7 @@ export const checks: readonly Check[] = [
       );
     },
   }),
-  defineCheck({
-    id: 'REL-TEAM-MERGE-MEMBERS',
-    title:
-      'team stats (optionally of one account type) are the merge of the visible members’ stats',
-    clause: 'decisions §9 (team stats = merge of member stats), §4 (type)',
-    endpoints: ['stats.team', 'stats.member', 'teams.list'],
+  lawCheck(teamStatsAreMergeOfMemberStats, {
     async run(ctx) {
       const days = await windowDays(ctx);
       const arb = fc.record({
@@ -208,12 +190,8 @@ export const checks: readonly Check[] = [
       });
     },
   }),
-  defineCheck({
-    id: 'REL-GROUP-MERGE-MEMBERS',
-    title:
-      'group stats are the merge of the group members’ stats; a group answers the same by id and by name',
-    clause: 'decisions §9 (group stats), §4 (group segment)',
-    endpoints: ['stats.group', 'teams.group', 'stats.member'],
+  lawCheck(groupStatsAreMergeOfMemberStats, {
+    also: 'a group answers the same by id and by name',
     async run(ctx) {
       const d = await ctx.discover();
       if (d.groups.length === 0) ctx.skip('no group is visible to the credential');
@@ -308,11 +286,7 @@ export const checks: readonly Check[] = [
       });
     },
   }),
-  defineCheck({
-    id: typedStatsMergeToUntyped.id,
-    title: typedStatsMergeToUntyped.title,
-    clause: typedStatsMergeToUntyped.clause,
-    endpoints: typedStatsMergeToUntyped.endpoints,
+  lawCheck(typedStatsMergeToUntyped, {
     async run(ctx) {
       const d = await ctx.discover();
       const days = await windowDays(ctx);
