@@ -1,5 +1,6 @@
 import { type Discovery, type RunServices, readOnStillData } from './checks/context.ts';
 import type { SuiteCredential } from './checks/define.ts';
+import type { HttpClient } from './http.ts';
 import { ConfigError } from './run-options.ts';
 import { type CheckCause, type CheckStatus, checkVerdict, withNote } from './verdict.ts';
 import {
@@ -136,7 +137,7 @@ export class DataWatch {
     // a comparison that rests on its own few reads confirms a failure on still data itself
     options.services.still = {
       read: () => probe.read(),
-      stillSince: (epoch) => probe.stillSince(epoch),
+      stillSince: (epoch, http) => probe.stillSince(epoch, http),
       attempts,
     };
     return probe;
@@ -150,10 +151,12 @@ export class DataWatch {
   /**
    * Whether the data has not moved since epoch `epoch` began (the watermarks read now, once,
    * equal those of the epoch now, and it is still `epoch`): then every answer read since is on
-   * still data. A move seen starts a new epoch (the shared caches are dropped).
+   * still data. A move seen starts a new epoch (the shared caches are dropped). Only for reads
+   * through the run's shared client `http`, whose cache holds answers of its epoch alone; a
+   * fork's private cache (a check's attempt) outlives epochs: false.
    */
-  private async stillSince(epoch: number): Promise<boolean> {
-    if (this.mark === undefined) return false;
+  private async stillSince(epoch: number, http: HttpClient): Promise<boolean> {
+    if (this.mark === undefined || http !== this.options.services.http) return false;
     const now = await this.read();
     if (watermarkMove(this.mark, now) !== undefined) {
       this.advance(now);

@@ -99,10 +99,11 @@ export interface StillWatch {
   /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
   read(): Promise<Watermarks>;
   /**
-   * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began:
-   * one watermark read; a move seen starts a new epoch.
+   * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began,
+   * for answers read through `http` (false for a fork: its cache outlives epochs): one
+   * watermark read; a move seen starts a new epoch.
    */
-  stillSince(epoch: number): Promise<boolean>;
+  stillSince(epoch: number, http: HttpClient): Promise<boolean>;
   /** Tries at most (the run's `--attempts`). */
   readonly attempts: number;
 }
@@ -587,7 +588,7 @@ export class CheckContext {
       const still = this.services.still;
       if (!(e instanceof Violation) || still === undefined) throw e;
       // nothing moved since its reads' epoch began: the failure rests on still data already
-      if (await still.stillSince(epoch)) {
+      if (await still.stillSince(epoch, this.services.http)) {
         STILL_DETAILS.add(e.details);
         throw e;
       }
