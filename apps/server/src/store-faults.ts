@@ -39,6 +39,10 @@ export const WINDOW_FAULTS = [
   'windowed-events-newest-first',
   'daily-no-events-404',
   'order-hidden-subsecond',
+  'members-by-firstname',
+  'contacts-by-name',
+  'event-groups-by-tag-id',
+  'stats-days-newest-first',
 ] as const satisfies readonly FaultName[];
 
 /** The offset of the time zone fault `days-cut-utc-plus-2`: UTC+2. */
@@ -46,6 +50,7 @@ const LOCAL_OFFSET_MS = 2 * 60 * 60 * 1000;
 
 const TAG_LISTS = new Set(['teams.tags', 'teams.memberTags']);
 const EVENT_LISTS = new Set(['opens.list', 'clicks.list']);
+const STATS_LISTS = new Set(['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member']);
 const TAG_FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 
 /** The store faults of this module over one index (see {@link WINDOW_FAULTS}). */
@@ -164,6 +169,7 @@ export class WindowFaults {
         }),
       };
     }
+    if (out.kind === 'list') out = this.#listOrder(request, out.records);
     if (
       f.has('daily-no-events-404') &&
       out.kind === 'single' &&
@@ -180,6 +186,43 @@ export class WindowFaults {
         };
     }
     return out;
+  }
+
+  /**
+   * The order faults of lists other than tags (decisions §3): members by firstname first
+   * (`members-by-firstname`), contacts by name (`contacts-by-name`), event groups by tagID
+   * (`event-groups-by-tag-id`), per-day stats newest day first (`stats-days-newest-first`).
+   */
+  #listOrder(request: EndpointRequest, records: readonly unknown[]): Answer {
+    const f = this.faults;
+    const e = request.endpoint;
+    type Rec = Record<string, string>;
+    const sorted = (by: (a: Rec, b: Rec) => number): Answer => ({
+      kind: 'list',
+      records: [...(records as Rec[])].sort(by),
+    });
+    if (f.has('members-by-firstname') && (e === 'teams.list' || e === 'teams.group'))
+      // bug: the comparator's keys are in the wrong order
+      return sorted(
+        (a, b) =>
+          compareStrings(a.firstname!, b.firstname!) ||
+          compareStrings(a.lastname!, b.lastname!) ||
+          compareStrings(a.memberID!, b.memberID!),
+      );
+    if (f.has('contacts-by-name') && (e === 'contacts.list' || e === 'contacts.tag'))
+      // bug: contacts sorted by their display name, not their normalised email
+      return sorted(
+        (a, b) =>
+          compareStrings(a.name!, b.name!) ||
+          compareStrings(normaliseEmail(a.email!), normaliseEmail(b.email!)),
+      );
+    if (f.has('event-groups-by-tag-id') && EVENT_LISTS.has(e))
+      // bug: the groups come from a map keyed by tagID, iterated in key order
+      return sorted((a, b) => compareStrings(a.tagID!, b.tagID!));
+    if (f.has('stats-days-newest-first') && STATS_LISTS.has(e))
+      // bug: the per-day records are read from a day index scanned backwards
+      return { kind: 'list', records: [...records].reverse() };
+    return { kind: 'list', records };
   }
 
   /** Fault `days-cut-utc-plus-2`: windows (2, 4, 9, 11) and daily counts (14) on UTC+2 days. */

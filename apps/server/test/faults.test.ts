@@ -1,6 +1,5 @@
 import {
   BAD_CREDENTIALS_MESSAGE,
-  buildIndex,
   type Caller,
   DAY_MS,
   ENDPOINT_LIST,
@@ -10,9 +9,10 @@ import {
   parseTimestampMs,
   signQuery,
   utcDay,
-  withRevision3Cases,
 } from '@tagtrack/core';
-import { canonicalDataset as ds } from '@tagtrack/core/canonical';
+import { withRevision3Cases } from '@tagtrack/dataset';
+import { canonicalDataset as ds } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { describe, expect, test } from 'vitest';
 import {
   createServer,
@@ -605,6 +605,35 @@ const PROBES: Record<FaultName, Probe> = {
     requests: [['/teams/group/Key%20Accounts', '']],
     faulty: ([o]) =>
       expect(json(o!).paging.nextURL).toBe(`${PUBLIC}/teams/group/key%20accounts?cursor=1`),
+  },
+  'members-by-firstname': {
+    requests: [['/teams', '']],
+    faulty: ([o]) => {
+      const names = json(o!).data.map((m) => m.firstname as string);
+      expect(names).toEqual([...names].sort());
+    },
+  },
+  'contacts-by-name': {
+    requests: [['/contacts', '']],
+    faulty: ([o]) => {
+      const names = json(o!).data.map((c) => c.name as string);
+      expect(names).toEqual([...names].sort());
+    },
+  },
+  'event-groups-by-tag-id': {
+    requests: [['/opens', '']],
+    faulty: ([o]) => {
+      const ids = json(o!).data.map((g) => g.tagID as string);
+      expect(ids).toEqual([...ids].sort());
+    },
+  },
+  'stats-days-newest-first': {
+    requests: [['/stats', '']],
+    faulty: ([o]) => {
+      const days = json(o!).data.map((r) => r.date as string);
+      expect(days.length).toBeGreaterThan(1);
+      expect(days).toEqual([...days].sort().reverse());
+    },
   },
   'order-hidden-subsecond': {
     options: { dataset: REVISION_3_DATASET },

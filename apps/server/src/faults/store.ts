@@ -212,4 +212,31 @@ export const STORE_FAULTS = [
       'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (decisions §3 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
     detectedBy: ['PAGE-ORDER-TAGS'],
   },
+  {
+    name: 'members-by-firstname',
+    area: 'store',
+    description:
+      'member lists (1, 3) come by firstname, then lastname, then memberID, instead of lastname first (decisions §3)',
+    detectedBy: ['PAGE-ORDER-MEMBERS'],
+  },
+  {
+    name: 'contacts-by-name',
+    area: 'store',
+    description: 'contact lists (15, 17) come by name instead of normalised email (decisions §3)',
+    detectedBy: ['PAGE-ORDER-CONTACTS'],
+  },
+  {
+    name: 'event-groups-by-tag-id',
+    area: 'store',
+    description:
+      'the event groups of /opens and /clicks (9, 11) come by tagID instead of in the tag order, newest dateSent first (decisions §3)',
+    detectedBy: ['PAGE-ORDER-EVENT-GROUPS'],
+  },
+  {
+    name: 'stats-days-newest-first',
+    area: 'store',
+    description:
+      'per-day stats records (6, 7, 8, 13 with aggregateData=false) come newest day first (decisions §3)',
+    detectedBy: ['PAGE-ORDER-STATS-DAYS', 'REL-AGGREGATE-MERGE'],
+  },
 ] as const satisfies readonly FaultInfo[];
