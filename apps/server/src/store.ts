@@ -228,6 +228,17 @@ export class Store {
         stats: { ...t.stats, uniqueOpens: t.stats.totalOpens },
       }));
     }
+    if (
+      f.has('contact-unique-opens-as-total') &&
+      answer.kind === 'list' &&
+      request.endpoint.startsWith('contacts.')
+    ) {
+      // bug: a contact's uniqueOpens counts its opens, not the tags it opened
+      answer = mapList(answer, (c: Contact) => ({
+        ...c,
+        stats: { ...c.stats, uniqueOpens: c.stats.totalOpens },
+      }));
+    }
     if (facts && f.has('tablet-not-mobile') && answer.kind === 'list' && isTagEndpoint(request)) {
       answer = mapList(answer, (t: Tag) => {
         const tablets = facts.tabletsByTag.get(t.tagID);

@@ -606,6 +606,14 @@ const PROBES: Record<FaultName, Probe> = {
     faulty: ([o]) =>
       expect(json(o!).paging.nextURL).toBe(`${PUBLIC}/teams/group/key%20accounts?cursor=1`),
   },
+  'contact-unique-opens-as-total': {
+    requests: [['/contacts', '']],
+    faulty: ([o]) => {
+      const stats = json(o!).data.map((c) => c.stats as unknown as Record<string, number>);
+      expect(stats.every((x) => x.uniqueOpens === x.totalOpens)).toBe(true);
+      expect(stats.some((x) => x.totalOpens! > 1)).toBe(true);
+    },
+  },
   'members-by-firstname': {
     requests: [['/teams', '']],
     faulty: ([o]) => {

@@ -213,6 +213,13 @@ export const STORE_FAULTS = [
     detectedBy: ['PAGE-ORDER-TAGS'],
   },
   {
+    name: 'contact-unique-opens-as-total',
+    area: 'store',
+    description:
+      "a contact's uniqueOpens (15, 16, 17) counts its opens instead of the tags it opened (decisions §9 contact counters)",
+    detectedBy: ['AGG-CONTACTS-SUM-TAGS'],
+  },
+  {
     name: 'members-by-firstname',
     area: 'store',
     description:
