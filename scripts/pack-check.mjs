@@ -9,8 +9,8 @@
  *   against a second server started with a `--fault` (the check detecting it and the
  *   shipped vendor example must fail, exit 1);
  * - `tagtrack` (the client) with one request (`teams list`), answered with JSON records;
- * - a strict TypeScript check (`module: nodenext`) of a file importing core's, client's,
- *   conformance's and server's types and core's `./openapi.json` export;
+ * - a strict TypeScript check (`module: nodenext`) of a file importing core's, dataset's,
+ *   engine's, client's, conformance's and server's types and core's `./openapi.json` export;
  * - the installed @tagtrack/conformance neither depends on nor imports @tagtrack/server.
  * Prints the tarball sizes, the installed size and the time taken. Exit 0 when all passed,
  * 1 otherwise. Credentials are passed through the environment and never printed.
@@ -158,7 +158,9 @@ async function statusIn(file, id) {
 
 const CHECK_TS = `// Strict nodenext import of the published types (written by scripts/pack-check.mjs).
 import { type Tag, type StatsSummary, authorizationHeader, openApiDocument } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { generateDataset } from '@tagtrack/dataset';
+import { buildIndex } from '@tagtrack/engine';
 import type { TagtrackClient } from '@tagtrack/client';
 import { runConformance } from '@tagtrack/conformance';
 import { createServer } from '@tagtrack/server';
@@ -174,7 +176,8 @@ const header: string = authorizationHeader('id', 'key', '');
 const version: string = openapi.openapi + corePackage.version;
 const title: unknown = openApiDocument().info;
 const first = CANONICAL_CREDENTIALS[0];
-export const used = [stats, header, version, title, first, runConformance, createServer];
+const index = buildIndex(generateDataset({ seed: 1, scale: 'tiny' }));
+export const used = [stats, header, version, title, first, index, runConformance, createServer];
 export type Client = TagtrackClient;
 `;
 
@@ -235,7 +238,10 @@ async function main() {
       ],
       { cwd: project },
     );
-    if (!expect(install.code === 0, 'npm install of the four tarballs', install.stderr)) return;
+    if (
+      !expect(install.code === 0, `npm install of the ${packages.length} tarballs`, install.stderr)
+    )
+      return;
     const installed = await treeSize(join(project, 'node_modules'));
     const bin = (name) => join(project, 'node_modules/.bin', name);
 
@@ -393,7 +399,7 @@ async function main() {
     await writeFile(join(project, 'check.ts'), CHECK_TS);
     await writeFile(join(project, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
     // The monorepo's own TypeScript and @types/node: the temporary project installs only the
-    // four tarballs (and their dependencies).
+    // tarballs (and their dependencies).
     const require = createRequire(join(ROOT, 'package.json'));
     const tsc = require.resolve('typescript/bin/tsc');
     const typeRoots = [join(ROOT, 'node_modules/@types')];
@@ -415,7 +421,7 @@ async function main() {
     const total = packages.reduce((s, p) => s + p.size, 0);
     process.stdout.write(`  tarballs together ${formatSize(total)}\n`);
     process.stdout.write(
-      `  installed node_modules (four packages and dependencies) ${formatSize(installed)}\n`,
+      `  installed node_modules (${packages.length} packages and dependencies) ${formatSize(installed)}\n`,
     );
   } finally {
     await Promise.all(builtHere.map((dist) => rm(dist, { recursive: true, force: true })));

@@ -12,7 +12,14 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Workspace directories that may hold a publishable package (pnpm-workspace.yaml). */
-const WORKSPACE_DIRS = ['packages/core', 'apps/server', 'apps/client', 'conformance'];
+const WORKSPACE_DIRS = [
+  'packages/core',
+  'packages/dataset',
+  'packages/engine',
+  'apps/server',
+  'apps/client',
+  'conformance',
+];
 
 /**
  * The public packages: `{ dir, name, version, bin }` for every workspace package without

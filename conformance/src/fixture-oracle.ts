@@ -1,5 +1,5 @@
 import { type Answer, type Caller, type Dataset, plainAnswer } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import type { Oracle } from './checks/define.ts';
 import type { Profile } from './profile.ts';
 

@@ -1,4 +1,4 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import type { ProfileInput } from './profile.ts';
 
 /**

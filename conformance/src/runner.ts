@@ -1,4 +1,4 @@
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { DataWatch } from './attempt.ts';
 import type { Discovery, RunServices } from './checks/context.ts';
 import type { CheckEnv } from './checks/define.ts';

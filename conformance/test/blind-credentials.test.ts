@@ -1,4 +1,4 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import type { ProfileInput } from '../src/profile.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Dataset } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';

@@ -1,5 +1,6 @@
 import { fc } from '@fast-check/vitest';
-import { type Dataset, generateDataset } from '@tagtrack/core';
+import type { Dataset } from '@tagtrack/core';
+import { generateDataset } from '@tagtrack/dataset';
 import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { runDiff } from '../src/diff/run.ts';

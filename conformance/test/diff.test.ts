@@ -10,8 +10,8 @@ import {
   stringifyJson,
   toTable,
 } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
 import { arbDatasetWithCaller, arbEndpointRequestFor } from '@tagtrack/core/testing';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { differences } from '../src/diff/compare.ts';

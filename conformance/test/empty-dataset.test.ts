@@ -1,4 +1,4 @@
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
 import { runInMemory } from './helpers.ts';
 

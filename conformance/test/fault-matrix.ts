@@ -1,5 +1,5 @@
 import { hmacAuthorizer, signRequest } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import {
   createServer,
   FAULTS,

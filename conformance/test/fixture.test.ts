@@ -2,8 +2,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { Dataset } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
 import {
-  Dataset,
   DatasetTables,
   datasetJsonSchema,
   datasetToTables,
@@ -13,9 +14,8 @@ import {
   tablesDdl,
   tablesJsonSchema,
   tablesToDataset,
-} from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
-import { arbDataset } from '@tagtrack/core/testing';
+} from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { main } from '../src/cli.ts';

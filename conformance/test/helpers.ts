@@ -1,4 +1,4 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
 import { vi } from 'vitest';
 import { main } from '../src/cli.ts';

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type ServerOptions } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { accessKeyVariable, inferProfile, initCredentials } from '../src/commands/init.ts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dataset } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type TagtrackServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
 import { canonicalProfile } from '../src/fixtures.ts';
 import { closest, ProfileError, parseProfile } from '../src/profile.ts';

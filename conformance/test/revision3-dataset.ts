@@ -1,5 +1,6 @@
-import { type Dataset, withRevision3Cases } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import type { Dataset } from '@tagtrack/core';
+import { withRevision3Cases } from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 
 /**
  * The canonical dataset with core's Revision 3 cases (`withRevision3Cases`: two tags sent at

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SecretRedactor } from '../src/http.ts';

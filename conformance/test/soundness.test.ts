@@ -1,4 +1,4 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';

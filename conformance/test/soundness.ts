@@ -1,11 +1,6 @@
-import {
-  type Dataset,
-  generateDataset,
-  type Rtn,
-  validateDataset,
-  withEveryEdgeCase,
-} from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { type Dataset, type Rtn, validateDataset } from '@tagtrack/core';
+import { generateDataset, withEveryEdgeCase } from '@tagtrack/dataset';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@tagtrack/server';
 import fc from 'fast-check';
 import type { ProfileCredential, ProfileInput } from '../src/profile.ts';

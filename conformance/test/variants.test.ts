@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Dataset } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { VARIANTS } from '@tagtrack/server';
 import { expect, test } from 'vitest';
 import { runInMemory } from './helpers.ts';

@@ -2,7 +2,6 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
-  buildIndex,
   type Caller,
   ENDPOINT_LIST,
   endpointById,
@@ -11,7 +10,8 @@ import {
   toTable,
   utcDay,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type CliIo, QUERY_FLAGS, runCli } from '../src/cli.ts';

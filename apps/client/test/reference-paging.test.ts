@@ -5,7 +5,7 @@ import {
   type PathParamName,
   parseQuery,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { createClient, queryPairs, type TagtrackClient } from '../src/index.ts';

@@ -2,7 +2,6 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type Answer,
-  buildIndex,
   type Caller,
   ENDPOINT_LIST,
   type Endpoint,
@@ -13,7 +12,8 @@ import {
   toTable,
   utcDay,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ApiError, ResponseValidationError, TimeoutError } from '../src/errors.ts';

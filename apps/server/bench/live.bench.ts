@@ -8,8 +8,9 @@
  * (default scales: canonical and medium; seed 1). The clock is controlled: each tick adds
  * 250 ms, i.e. 12 or 13 records at 50 records/s.
  */
-import { authorizationHeader, type Dataset, generateDataset } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { authorizationHeader, type Dataset } from '@tagtrack/core';
+import { generateDataset } from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type ServerOptions } from '../src/index.ts';
 
 const RATE = 50;

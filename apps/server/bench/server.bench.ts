@@ -14,7 +14,8 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { authorizationHeader, type Caller, generateDataset } from '@tagtrack/core';
+import { authorizationHeader, type Caller } from '@tagtrack/core';
+import { generateDataset } from '@tagtrack/dataset';
 import autocannon from 'autocannon';
 import { createServer } from '../src/index.ts';
 

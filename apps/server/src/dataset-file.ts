@@ -1,21 +1,20 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Dataset } from '@tagtrack/core';
+import { TABLES, type TableName } from '@tagtrack/dataset';
 import {
   type ColumnarSource,
   columnsOf,
   csvCell,
-  Dataset,
   isSnapshotFile,
   JsonStreamError,
   loadDatasetJsonFile,
   loadSnapshotFile,
   SnapshotError,
-  TABLES,
   TableFormatError,
-  type TableName,
   TablesLoader,
-} from '@tagtrack/core';
+} from '@tagtrack/engine';
 import { SingleBar } from 'cli-progress';
 import { CsvError, parse } from 'csv-parse';
 import * as z from 'zod';

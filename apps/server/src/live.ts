@@ -3,17 +3,19 @@ import {
   type DatasetEvent,
   type DatasetTag,
   formatTimestamp,
+  normaliseEmail,
+  type Recipient,
+  type ReportingIndex,
+} from '@tagtrack/core';
+import {
   type GeneratedContact,
   generatedContact,
   generatedDevice,
   generatedEvent,
   generatedSubject,
   LOCATIONS,
-  normaliseEmail,
   Prng,
-  type Recipient,
-  type ReportingIndex,
-} from '@tagtrack/core';
+} from '@tagtrack/dataset';
 
 /**
  * Live data (decisions §3 Revision 3: data may change while a client reads it): the server

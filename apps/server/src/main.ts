@@ -1,15 +1,10 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  type ColumnarSource,
-  type Dataset,
-  DatasetError,
-  generateDataset,
-  type PagingEnd,
-  writeSnapshotFile,
-} from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, DEMO_CREDENTIALS } from '@tagtrack/core/canonical';
+import { type Dataset, DatasetError, type PagingEnd } from '@tagtrack/core';
+import { generateDataset } from '@tagtrack/dataset';
+import { CANONICAL_CREDENTIALS, DEMO_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { type ColumnarSource, writeSnapshotFile } from '@tagtrack/engine';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DatasetFileError, loadDatasetSource } from './dataset-file.ts';
 import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults/index.ts';
@@ -245,7 +240,7 @@ async function datasetOf(
       origin: `generated (seed ${seed}, scale ${scale})`,
     };
   }
-  return { origin: 'canonical dataset (@tagtrack/core/canonical)' };
+  return { origin: 'canonical dataset (@tagtrack/dataset/canonical)' };
 }
 
 /**

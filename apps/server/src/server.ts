@@ -1,8 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import {
-  buildIndex,
-  type ColumnarSource,
   type Dataset,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
@@ -10,7 +8,8 @@ import {
   type PagingEnd,
   type ReportingIndex,
 } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { buildIndex, type ColumnarSource } from '@tagtrack/engine';
 import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { type FaultName, FaultSet } from './faults/index.ts';
@@ -40,7 +39,7 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1';
 
 /** Options of {@link createServer} (contracts.md). */
 export interface ServerOptions {
-  /** The event log to serve; default the canonical dataset of `@tagtrack/core/canonical`. */
+  /** The event log to serve; default the canonical dataset of `@tagtrack/dataset/canonical`. */
   dataset?: Dataset;
   /**
    * A dataset loaded into core's columnar store (`loadDatasetSource`, a file or per-table

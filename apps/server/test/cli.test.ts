@@ -9,7 +9,7 @@ import {
   CANONICAL_CREDENTIALS,
   canonicalDataset,
   DEMO_CREDENTIALS,
-} from '@tagtrack/core/canonical';
+} from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { FAULTS } from '../src/index.ts';
 import { type CliIo, type CliOutcome, main } from '../src/main.ts';
@@ -419,7 +419,7 @@ describe('tagtrack-server CLI', { timeout: 120_000 }, () => {
       expect(out()).toContain('generated (seed 7, scale tiny)');
       expect(out()).toContain('FAULTS INJECTED: page-overlap, json-content-type-text');
       expect(out()).not.toContain('demo credentials');
-      const { generateDataset } = await import('@tagtrack/core');
+      const { generateDataset } = await import('@tagtrack/dataset');
       const generated = generateDataset({ seed: 7, scale: 'tiny' });
       const cred = generated.credentials[0]!;
       // the banner names one credential per team and account type of the generated dataset

@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatasetError, datasetToTables, TABLES } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { DatasetError } from '@tagtrack/core';
+import { datasetToTables, TABLES } from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetFileError, loadDatasetSource } from '../src/dataset-file.ts';
 import { createServer } from '../src/server.ts';

@@ -1,5 +1,4 @@
 import {
-  buildIndex,
   type Caller,
   ENDPOINT_LIST,
   type Endpoint,
@@ -12,7 +11,8 @@ import {
   SingleEnvelope,
   toTable,
 } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { credential, get, getJson } from './helpers.ts';

@@ -94,7 +94,7 @@ describe('accepted and ignored (decisions §3, §4 Revision 2)', () => {
   });
 
   test('the group segment: exact id or exact name; another case or a prefix is 404', async () => {
-    const { canonicalDataset } = await import('@tagtrack/core/canonical');
+    const { canonicalDataset } = await import('@tagtrack/dataset/canonical');
     const group = canonicalDataset.teams[0]!.groups[0]!;
     const byName = await get(server, `/teams/group/${encodeURIComponent(group.groupName)}`);
     expect(byName.status).toBe(200);
@@ -109,7 +109,7 @@ describe('accepted and ignored (decisions §3, §4 Revision 2)', () => {
   });
 
   test('out-of-scope and unknown ids answer the same 404 message but for the echoed id', async () => {
-    const { canonicalDataset } = await import('@tagtrack/core/canonical');
+    const { canonicalDataset } = await import('@tagtrack/dataset/canonical');
     const other = canonicalDataset.teams[1]!.members[0]!.memberID;
     const unknown = '0'.repeat(24);
     const a = await expectError(await get(server, `/teams/member/${other}`), 404);

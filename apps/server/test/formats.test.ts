@@ -1,5 +1,5 @@
 import { type Dataset, parseHtml, parseText } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { get } from './helpers.ts';

@@ -8,7 +8,7 @@ import {
   PARAM_NAMES,
   SingleEnvelope,
 } from '@tagtrack/core';
-import { canonicalDataset as ds } from '@tagtrack/core/canonical';
+import { canonicalDataset as ds } from '@tagtrack/dataset/canonical';
 import { expect } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { BASE, credential } from './helpers.ts';

@@ -1,5 +1,5 @@
 import { type AccountType, authorizationHeader, ErrorBody } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, type CanonicalCredential } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS, type CanonicalCredential } from '@tagtrack/dataset/canonical';
 import { expect } from 'vitest';
 import type { TagtrackServer } from '../src/index.ts';
 

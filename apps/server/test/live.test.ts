@@ -19,7 +19,7 @@ import {
   type QueryParams,
   validateDataset,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import {
   createServer,

@@ -6,7 +6,7 @@ import {
   type PathParamName,
   parseQuery,
 } from '@tagtrack/core';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/core/canonical';
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, type TagtrackServer } from '../src/index.ts';
 

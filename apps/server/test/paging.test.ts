@@ -1,5 +1,6 @@
-import { authorizationHeader, buildIndex, type Caller, ENDPOINT_LIST } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { authorizationHeader, type Caller, ENDPOINT_LIST } from '@tagtrack/core';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, ServerOptionsError } from '../src/index.ts';
 import { BASE, credential, get, getJson, rawRequest } from './helpers.ts';

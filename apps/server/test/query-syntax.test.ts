@@ -1,5 +1,5 @@
 import { authorizationHeader, mergeAllStats, type StatsSummary } from '@tagtrack/core';
-import { canonicalDataset as ds } from '@tagtrack/core/canonical';
+import { canonicalDataset as ds } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { BASE, credential, expectError, get } from './helpers.ts';

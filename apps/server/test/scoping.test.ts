@@ -1,5 +1,5 @@
 import { contactIdOf, type DatasetMember, normaliseEmail } from '@tagtrack/core';
-import { canonicalDataset as ds } from '@tagtrack/core/canonical';
+import { canonicalDataset as ds } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { credential, get, getJson, LIST_OK } from './helpers.ts';

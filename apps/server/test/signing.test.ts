@@ -5,7 +5,7 @@ import {
   SIGNING_VECTORS,
   signQuery,
 } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer } from '../src/index.ts';
 import { BASE, credential, get, getJson } from './helpers.ts';

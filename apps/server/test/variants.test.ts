@@ -1,5 +1,4 @@
 import {
-  buildIndex,
   type Caller,
   compareTables,
   contactIdOf,
@@ -15,7 +14,8 @@ import {
   type Rtn,
   type Table,
 } from '@tagtrack/core';
-import { canonicalDataset as ds } from '@tagtrack/core/canonical';
+import { canonicalDataset as ds } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { describe, expect, test } from 'vitest';
 import {
   alternativeContactId,

@@ -3,8 +3,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { Dataset, validateDataset } from '@tagtrack/core';
 import {
-  Dataset,
   datasetJsonSchema,
   datasetToTables,
   generateDataset,
@@ -16,9 +16,8 @@ import {
   TABLES,
   tablesDdl,
   tablesJsonSchema,
-  validateDataset,
-} from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/core/canonical';
+} from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'csv-stringify';
 import * as z from 'zod';

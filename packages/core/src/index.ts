@@ -1,6 +1,6 @@
-export { type BuildIndexOptions, buildIndex } from './aggregate/build.ts';
 export { contactIdOf } from './aggregate/contact-id.ts';
-export { type PlainAnswerOptions, plainAnswer } from './aggregate/oracle.ts';
+export { answerRequest } from './aggregate/dispatch.ts';
+export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/oracle.ts';
 export {
   type CountedEvent,
   canonicalTimestamp,
@@ -49,67 +49,7 @@ export type {
   TagQuery,
 } from './aggregate/types.ts';
 export { DatasetError, validateDataset } from './aggregate/validate.ts';
-export { ColumnarBuilder, type ColumnarDataset, DATASET_KEYS } from './columnar/builder.ts';
-export { JsonObjectStream, JsonStreamError } from './columnar/json-stream.ts';
-export {
-  type ColumnarLoadOptions,
-  type ColumnarSource,
-  columnarIndexOf,
-  columnsOf,
-  csvCell,
-  loadDatasetJson,
-  loadDatasetJsonSync,
-  TableFormatError,
-  TablesLoader,
-} from './columnar/load.ts';
-export { type LoadDatasetJsonFileOptions, loadDatasetJsonFile } from './columnar/parallel.ts';
-export {
-  isSnapshot,
-  parseSnapshot,
-  SNAPSHOT_VERSION,
-  SnapshotError,
-  type SnapshotParts,
-} from './columnar/snapshot.ts';
-export { isSnapshotFile, loadSnapshotFile, writeSnapshotFile } from './columnar/snapshot-file.ts';
 export { Contact, ContactStats } from './contact.ts';
-export { SOUNDNESS_EDGE_CASES, withEveryEdgeCase } from './dataset/edge-cases.ts';
-export {
-  CANONICAL_SCALE,
-  CANONICAL_SEED,
-  type GeneratedContact,
-  generateDataset,
-  generatedContact,
-  generatedDevice,
-  generatedEvent,
-  generatedSubject,
-} from './dataset/generate.ts';
-export {
-  datasetJsonSchema,
-  type JsonSchemaDocument,
-  tablesJsonSchema,
-} from './dataset/json-schema.ts';
-export {
-  AGENTS,
-  type Agent,
-  type GeoLocation,
-  LOCATIONS,
-  PROXY_LOCATION,
-} from './dataset/locations.ts';
-export { Prng } from './dataset/prng.ts';
-export { REVISION_3_CASES, withRevision3Cases } from './dataset/revision3-cases.ts';
-export {
-  expectedEvents,
-  type GenerateOptions,
-  MAX_CLICKS_PER_RECIPIENT,
-  MAX_EVENT_DELAY_DAYS,
-  MAX_OPENS_PER_RECIPIENT,
-  resolveScale,
-  SCALE_NAMES,
-  SCALES,
-  Scale,
-  type ScaleName,
-  scaleForEvents,
-} from './dataset/scales.ts';
 export {
   Dataset,
   DatasetCredential,
@@ -119,37 +59,6 @@ export {
   DatasetTeam,
   normaliseEmail,
 } from './dataset/schema.ts';
-export {
-  SQL_DIALECTS,
-  type SqlDialect,
-  type SqlInsertOptions,
-  SqlLiteralError,
-  sqlIdentifier,
-  sqlInserts,
-  sqlLiteral,
-  TRIM_CHARACTERS,
-  tablesDdl,
-} from './dataset/sql.ts';
-export {
-  type ColumnKind,
-  type ColumnSpec,
-  CredentialRow,
-  DatasetTables,
-  datasetToTables,
-  EventRow,
-  type ForeignKey,
-  GroupRow,
-  MemberRow,
-  RecipientRow,
-  TABLE_NAMES,
-  TABLES,
-  type TableName,
-  type TableSpec,
-  TablesError,
-  TagRow,
-  TeamRow,
-  tablesToDataset,
-} from './dataset/tables.ts';
 export {
   buildPath,
   type Catalogue,

@@ -1,28 +1,25 @@
 /**
- * Regenerates the committed artefacts of @tagtrack/core:
- * - `src/dataset/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` with its edge
+ * Regenerates the committed artefacts of @tagtrack/dataset:
+ * - `src/canonical.json` from `CANONICAL_SEED` at `CANONICAL_SCALE` with its edge
  *   cases (`generateCanonicalDataset`; deterministic:
  *   two runs write byte-identical files);
- * - `openapi.json` from `openApiDocument()` (src/openapi.ts);
  * - `dataset.schema.json` and `tables.schema.json`, the JSON Schemas of a dataset document and
- *   of its tables, from the zod schemas (src/dataset/json-schema.ts).
+ *   of its tables, from the zod schemas (src/json-schema.ts).
  *
- * Usage: `pnpm generate` writes both; `pnpm generate --check` writes nothing and exits 1 when
+ * Usage: `pnpm generate` (at the root: this and core's openapi.json) writes them; `pnpm generate --check` writes nothing and exits 1 when
  * a committed file differs from what would be generated (for CI).
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateCanonicalDataset } from '../src/dataset/generate.ts';
-import { datasetJsonSchema, tablesJsonSchema } from '../src/dataset/json-schema.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
+import type { Dataset } from '@tagtrack/core';
+import { generateCanonicalDataset } from '../src/generate.ts';
+import { datasetJsonSchema, tablesJsonSchema } from '../src/json-schema.ts';
 
-const CANONICAL_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
-const OPENAPI_PATH = fileURLToPath(new URL('../openapi.json', import.meta.url));
+const CANONICAL_PATH = fileURLToPath(new URL('../src/canonical.json', import.meta.url));
 const DATASET_SCHEMA_PATH = fileURLToPath(new URL('../dataset.schema.json', import.meta.url));
 const TABLES_SCHEMA_PATH = fileURLToPath(new URL('../tables.schema.json', import.meta.url));
-const OPENAPI_MODULE = new URL('../src/openapi.ts', import.meta.url);
 
 /**
  * Serialises a dataset diff-friendly: teams indented by one space, and every tag, event and
@@ -41,21 +38,6 @@ function datasetJson(dataset: Dataset): string {
   return `{\n${fields.join(',\n')}\n}\n`;
 }
 
-/** The openapi.json text, or `undefined` (with a warning) while src/openapi.ts does not exist. */
-async function openApiJson(): Promise<string | undefined> {
-  if (!existsSync(fileURLToPath(OPENAPI_MODULE))) {
-    console.warn(
-      'warning: src/openapi.ts does not exist yet, so openapi.json was neither generated nor checked',
-    );
-    return undefined;
-  }
-  const module = (await import(OPENAPI_MODULE.href)) as { openApiDocument?: () => object };
-  if (typeof module.openApiDocument !== 'function') {
-    throw new Error('src/openapi.ts does not export a function openApiDocument()');
-  }
-  return `${JSON.stringify(module.openApiDocument(), null, 2)}\n`;
-}
-
 async function currentText(path: string): Promise<string | undefined> {
   return existsSync(path) ? readFile(path, 'utf8') : undefined;
 }
@@ -66,7 +48,6 @@ async function main(): Promise<number> {
   const { values } = parseArgs({ args, options: { check: { type: 'boolean', default: false } } });
   const outputs: [path: string, text: string | undefined][] = [
     [CANONICAL_PATH, datasetJson(generateCanonicalDataset())],
-    [OPENAPI_PATH, await openApiJson()],
     [DATASET_SCHEMA_PATH, `${JSON.stringify(datasetJsonSchema(), null, 2)}\n`],
     [TABLES_SCHEMA_PATH, `${JSON.stringify(tablesJsonSchema(), null, 2)}\n`],
   ];

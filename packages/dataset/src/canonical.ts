@@ -1,7 +1,7 @@
+import type { AccountType } from '@tagtrack/core';
+import { Dataset, type DatasetMember } from '@tagtrack/core';
 import * as z from 'zod';
-import type { AccountType } from '../member.ts';
 import data from './canonical.json' with { type: 'json' };
-import { Dataset, type DatasetMember } from './schema.ts';
 
 /**
  * The canonical dataset: 2 teams of 6 members (admin, manager with a group, manager without

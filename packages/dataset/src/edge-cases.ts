@@ -1,6 +1,6 @@
+import type { Dataset, DatasetEvent, DatasetTag, DatasetTeam } from '@tagtrack/core';
+import { normaliseEmail } from '@tagtrack/core';
 import { Prng } from './prng.ts';
-import type { Dataset, DatasetEvent, DatasetTag, DatasetTeam } from './schema.ts';
-import { normaliseEmail } from './schema.ts';
 
 /**
  * Rules of decisions Revision 2 that a generated dataset does not exercise by chance, added to

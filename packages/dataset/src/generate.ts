@@ -1,6 +1,14 @@
-import type { Device } from '../events.ts';
-import type { AccountType } from '../member.ts';
-import { DAY_MS, dayStartMs } from '../values.ts';
+import type {
+  AccountType,
+  Dataset,
+  DatasetCredential,
+  DatasetEvent,
+  DatasetMember,
+  DatasetTag,
+  DatasetTeam,
+  Device,
+} from '@tagtrack/core';
+import { DAY_MS, dayStartMs } from '@tagtrack/core';
 import { withEdgeCases } from './edge-cases.ts';
 import { AGENTS, type GeoLocation, LOCATIONS, PROXY_LOCATION } from './locations.ts';
 import { Prng } from './prng.ts';
@@ -15,14 +23,6 @@ import {
   resolveScale,
   type ScaleName,
 } from './scales.ts';
-import type {
-  Dataset,
-  DatasetCredential,
-  DatasetEvent,
-  DatasetMember,
-  DatasetTag,
-  DatasetTeam,
-} from './schema.ts';
 import {
   CONTACT_DOMAINS,
   FIRST_NAMES,

@@ -1,5 +1,5 @@
+import { Dataset } from '@tagtrack/core';
 import * as z from 'zod';
-import { Dataset } from './schema.ts';
 import { DatasetTables } from './tables.ts';
 
 /** A JSON Schema document (draft 2020-12) as `z.toJSONSchema` returns it. */
@@ -19,7 +19,7 @@ function withTitle(schema: z.ZodType, title: string, description: string): JsonS
  * {@link Dataset} schema (never written by hand): what `--dataset FILE`, `canonical.json` and
  * the fixture's JSON form hold. Referential rules (unique ids, events of recipients, ...) are
  * not expressible in it; `validateDataset` checks them. Committed as
- * `packages/core/dataset.schema.json` by `pnpm generate`.
+ * `packages/dataset/dataset.schema.json` by `pnpm generate`.
  */
 export function datasetJsonSchema(): JsonSchemaDocument {
   return withTitle(
@@ -33,7 +33,7 @@ export function datasetJsonSchema(): JsonSchemaDocument {
  * The JSON Schema (draft 2020-12) of the dataset as tables (one array of rows per table, keys
  * in column order; tables.ts), generated from the zod {@link DatasetTables} schema. Each
  * NDJSON line of the fixture's `<table>.ndjson` is one item of the table's array. Committed as
- * `packages/core/tables.schema.json` by `pnpm generate`.
+ * `packages/dataset/tables.schema.json` by `pnpm generate`.
  */
 export function tablesJsonSchema(): JsonSchemaDocument {
   return withTitle(

@@ -1,4 +1,4 @@
-import type { Device } from '../events.ts';
+import type { Device } from '@tagtrack/core';
 
 /**
  * Where an event came from, as the event detail fields carry it (source: "Click detail fields

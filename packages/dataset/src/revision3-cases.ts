@@ -1,5 +1,4 @@
-import { compareStrings } from '../aggregate/rules.ts';
-import { type Dataset, normaliseEmail } from './schema.ts';
+import { compareStrings, type Dataset, normaliseEmail } from '@tagtrack/core';
 
 /** The cases {@link withRevision3Cases} adds, one line each. */
 export const REVISION_3_CASES = [

@@ -1,5 +1,5 @@
+import { CalendarDate, DAY_MS, formatTimestamp } from '@tagtrack/core';
 import * as z from 'zod';
-import { CalendarDate, DAY_MS, formatTimestamp } from '../values.ts';
 
 /**
  * The sizes of generated datasets (scales) and the expected number of events of a scale:

@@ -1,7 +1,3 @@
-import * as z from 'zod';
-import { Device } from '../events.ts';
-import { AccountType } from '../member.ts';
-import { Id, Latitude, Longitude, Timestamp } from '../values.ts';
 import type {
   Dataset,
   DatasetCredential,
@@ -9,7 +5,9 @@ import type {
   DatasetMember,
   DatasetTag,
   DatasetTeam,
-} from './schema.ts';
+} from '@tagtrack/core';
+import { AccountType, Device, Id, Latitude, Longitude, Timestamp } from '@tagtrack/core';
+import * as z from 'zod';
 
 /*
  * The dataset as flat tables, one per entity, for vendors who load the fixture into their own

@@ -1,17 +1,12 @@
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Dataset, normaliseEmail, validateDataset } from '@tagtrack/core';
 import { describe, expect, it } from 'vitest';
-import { validateDataset } from '../src/aggregate/validate.ts';
-import {
-  CANONICAL_CREDENTIALS,
-  canonicalDataset,
-  DEMO_CREDENTIALS,
-} from '../src/dataset/canonical.ts';
-import { generateCanonicalDataset } from '../src/dataset/generate.ts';
-import { Dataset, normaliseEmail } from '../src/dataset/schema.ts';
+import { CANONICAL_CREDENTIALS, canonicalDataset, DEMO_CREDENTIALS } from '../src/canonical.ts';
+import { generateCanonicalDataset } from '../src/generate.ts';
 import { generatorProblems } from './dataset-checks.ts';
 
-const JSON_PATH = fileURLToPath(new URL('../src/dataset/canonical.json', import.meta.url));
+const JSON_PATH = fileURLToPath(new URL('../src/canonical.json', import.meta.url));
 
 describe('canonical dataset', () => {
   it('equals what the generator makes from CANONICAL_SEED, with its edge cases (run `pnpm generate` after changing it)', () => {

@@ -1,6 +1,5 @@
-import { MAX_EVENT_DELAY_DAYS } from '../src/dataset/scales.ts';
-import { type Dataset, normaliseEmail } from '../src/dataset/schema.ts';
-import { DAY_MS } from '../src/values.ts';
+import { DAY_MS, type Dataset, normaliseEmail } from '@tagtrack/core';
+import { MAX_EVENT_DELAY_DAYS } from '../src/scales.ts';
 
 /** The reference profile's id shape (decisions §8). */
 export const REFERENCE_ID = /^[0-9a-f]{24}$/;

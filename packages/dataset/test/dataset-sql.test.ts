@@ -1,12 +1,12 @@
 import { PGlite } from '@electric-sql/pglite';
 import { fc, test } from '@fast-check/vitest';
+import type { Caller, StatsSummary, Tag } from '@tagtrack/core';
+import { type Dataset, defaultQueryParams, normaliseEmail, plainAnswer } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
 import initSqlJs, { type Database } from 'sql.js';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { plainAnswer } from '../src/aggregate/oracle.ts';
-import type { Caller } from '../src/aggregate/types.ts';
-import { canonicalDataset } from '../src/dataset/canonical.ts';
-import { generateDataset } from '../src/dataset/generate.ts';
-import { type Dataset, normaliseEmail } from '../src/dataset/schema.ts';
+import { canonicalDataset } from '../src/canonical.ts';
+import { generateDataset } from '../src/generate.ts';
 import {
   type SqlDialect,
   SqlLiteralError,
@@ -15,18 +15,14 @@ import {
   sqlLiteral,
   TRIM_CHARACTERS,
   tablesDdl,
-} from '../src/dataset/sql.ts';
+} from '../src/sql.ts';
 import {
   type DatasetTables,
   datasetToTables,
   TABLE_NAMES,
   TABLES,
   tablesToDataset,
-} from '../src/dataset/tables.ts';
-import { defaultQueryParams } from '../src/params.ts';
-import type { StatsSummary } from '../src/stats.ts';
-import type { Tag } from '../src/tag.ts';
-import { arbDataset } from '../src/testing.ts';
+} from '../src/tables.ts';
 
 /*
  * The SQL form of the fixture loaded into real engines: PostgreSQL (PGlite, PostgreSQL 18

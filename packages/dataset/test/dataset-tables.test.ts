@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { fc, test } from '@fast-check/vitest';
+import { Dataset } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect } from 'vitest';
-import { canonicalDataset } from '../src/dataset/canonical.ts';
-import { generateDataset } from '../src/dataset/generate.ts';
-import { datasetJsonSchema, tablesJsonSchema } from '../src/dataset/json-schema.ts';
-import { Dataset } from '../src/dataset/schema.ts';
+import { canonicalDataset } from '../src/canonical.ts';
+import { generateDataset } from '../src/generate.ts';
+import { datasetJsonSchema, tablesJsonSchema } from '../src/json-schema.ts';
 import {
   DatasetTables,
   datasetToTables,
@@ -13,8 +14,7 @@ import {
   TABLES,
   TablesError,
   tablesToDataset,
-} from '../src/dataset/tables.ts';
-import { arbDataset } from '../src/testing.ts';
+} from '../src/tables.ts';
 
 /** The tables with the rows of every table permuted by sorting on `keys` (a SQL table has no order). */
 function permuted(tables: DatasetTables, keys: readonly number[]): DatasetTables {

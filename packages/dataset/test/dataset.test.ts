@@ -1,9 +1,16 @@
 import { fc, test } from '@fast-check/vitest';
+import {
+  Dataset,
+  type DatasetEvent,
+  formatTimestamp,
+  normaliseEmail,
+  utcDay,
+  validateDataset,
+} from '@tagtrack/core';
 import { describe, expect, it } from 'vitest';
-import { validateDataset } from '../src/aggregate/validate.ts';
-import { CANONICAL_SEED, generateDataset } from '../src/dataset/generate.ts';
-import { LOCATIONS } from '../src/dataset/locations.ts';
-import { Prng } from '../src/dataset/prng.ts';
+import { CANONICAL_SEED, generateDataset } from '../src/generate.ts';
+import { LOCATIONS } from '../src/locations.ts';
+import { Prng } from '../src/prng.ts';
 import {
   expectedEvents,
   formatEpochSeconds,
@@ -12,9 +19,7 @@ import {
   SCALES,
   type Scale,
   scaleForEvents,
-} from '../src/dataset/scales.ts';
-import { Dataset, type DatasetEvent, normaliseEmail } from '../src/dataset/schema.ts';
-import { formatTimestamp, utcDay } from '../src/values.ts';
+} from '../src/scales.ts';
 import { generatorProblems } from './dataset-checks.ts';
 
 const arbDay = fc

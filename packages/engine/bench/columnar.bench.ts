@@ -27,7 +27,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ColumnarSource } from '../src/columnar/load.ts';
+import type { ColumnarSource } from '../src/memory/columnar/load.ts';
 import { benchFiles } from './files.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 200_000);
@@ -65,9 +65,9 @@ const ENGINE_NAMES: Record<Form, string> = {
 
 /** The snapshot of the bench dataset beside its files (written once, by this format version). */
 async function snapshotOf(files: Awaited<ReturnType<typeof benchFiles>>): Promise<string> {
-  const { SNAPSHOT_VERSION } = await import('../src/columnar/snapshot.ts');
-  const { writeSnapshotFile } = await import('../src/columnar/snapshot-file.ts');
-  const { loadDatasetJsonFile } = await import('../src/columnar/parallel.ts');
+  const { SNAPSHOT_VERSION } = await import('../src/memory/columnar/snapshot.ts');
+  const { writeSnapshotFile } = await import('../src/memory/columnar/snapshot-file.ts');
+  const { loadDatasetJsonFile } = await import('../src/memory/columnar/parallel.ts');
   const path = join(files.dir, `dataset-v${SNAPSHOT_VERSION}.ttsnap`);
   if (!existsSync(path)) {
     const source = await loadDatasetJsonFile(files.json);
@@ -78,10 +78,10 @@ async function snapshotOf(files: Awaited<ReturnType<typeof benchFiles>>): Promis
 }
 
 async function runColumnar(form: Form): Promise<RunResult> {
-  const { TablesLoader } = await import('../src/columnar/load.ts');
-  const { loadDatasetJsonFile } = await import('../src/columnar/parallel.ts');
-  const { loadSnapshotFile } = await import('../src/columnar/snapshot-file.ts');
-  const { TABLES } = await import('../src/dataset/tables.ts');
+  const { TablesLoader } = await import('../src/memory/columnar/load.ts');
+  const { loadDatasetJsonFile } = await import('../src/memory/columnar/parallel.ts');
+  const { loadSnapshotFile } = await import('../src/memory/columnar/snapshot-file.ts');
+  const { TABLES } = await import('@tagtrack/dataset');
   const files = await benchFiles(EVENTS, process.env.BENCH_DIR);
   const snapshot = form === 'snapshot' ? await snapshotOf(files) : '';
   const t0 = now();

@@ -15,14 +15,10 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { buildIndex } from '../src/aggregate/build.ts';
-import { contactIdOf } from '../src/aggregate/contact-id.ts';
-import type { EndpointRequest, ReportingIndex } from '../src/aggregate/types.ts';
-import { generateDataset } from '../src/dataset/generate.ts';
-import { scaleForEvents } from '../src/dataset/scales.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { ENDPOINT_LIST, type PathParamName } from '../src/endpoints.ts';
-import { defaultQueryParams } from '../src/params.ts';
+import type { Dataset, EndpointRequest, ReportingIndex } from '@tagtrack/core';
+import { contactIdOf, defaultQueryParams, ENDPOINT_LIST, type PathParamName } from '@tagtrack/core';
+import { generateDataset, scaleForEvents } from '@tagtrack/dataset';
+import { buildIndex } from '../src/memory/build.ts';
 
 const sizes = (process.env.BENCH_SIZES ?? '10000,100000,1000000')
   .split(',')

@@ -9,10 +9,14 @@ import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateDataset } from '../src/dataset/generate.ts';
-import { scaleForEvents } from '../src/dataset/scales.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { datasetToTables, eventRow, TABLES } from '../src/dataset/tables.ts';
+import type { Dataset } from '@tagtrack/core';
+import {
+  datasetToTables,
+  eventRow,
+  generateDataset,
+  scaleForEvents,
+  TABLES,
+} from '@tagtrack/dataset';
 
 /** Where the files of one size are, and what they hold. */
 export interface BenchFiles {

@@ -1,13 +1,21 @@
+import type {
+  Caller,
+  Dataset,
+  DatasetEvent,
+  Device,
+  EndpointId,
+  EndpointRequest,
+} from '@tagtrack/core';
+import {
+  contactIdOf,
+  DatasetError,
+  defaultQueryParams,
+  QueryParamError,
+  type QueryParams,
+  validateDataset,
+} from '@tagtrack/core';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
-import { contactIdOf } from '../src/aggregate/contact-id.ts';
-import type { Caller, EndpointRequest } from '../src/aggregate/types.ts';
-import { DatasetError, validateDataset } from '../src/aggregate/validate.ts';
-import type { Dataset, DatasetEvent } from '../src/dataset/schema.ts';
-import type { EndpointId } from '../src/endpoints.ts';
-import { QueryParamError } from '../src/errors.ts';
-import type { Device } from '../src/events.ts';
-import { defaultQueryParams, type QueryParams } from '../src/params.ts';
+import { buildIndex } from '../src/memory/build.ts';
 
 /*
  * A tiny dataset whose every expected number below was computed by hand from the rules of

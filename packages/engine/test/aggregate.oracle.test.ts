@@ -1,16 +1,19 @@
 import { fc, test } from '@fast-check/vitest';
+import type { Answer, Caller, Dataset, EndpointRequest, ReportingIndex } from '@tagtrack/core';
+import {
+  contactIdOf,
+  defaultQueryParams,
+  ENDPOINT_IDS,
+  endpointById,
+  type PathParamName,
+  plainAnswer,
+  visibleGroups,
+} from '@tagtrack/core';
+import { arbCaller, arbDataset, arbEndpointRequestFor } from '@tagtrack/core/testing';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
-import { contactIdOf } from '../src/aggregate/contact-id.ts';
-import { plainAnswer } from '../src/aggregate/oracle.ts';
-import { visibleGroups } from '../src/aggregate/rules.ts';
-import type { Answer, Caller, EndpointRequest, ReportingIndex } from '../src/aggregate/types.ts';
-import { loadDatasetJsonSync } from '../src/columnar/load.ts';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { ENDPOINT_IDS, endpointById, type PathParamName } from '../src/endpoints.ts';
-import { defaultQueryParams } from '../src/params.ts';
-import { arbCaller, arbDataset, arbEndpointRequestFor } from '../src/testing.ts';
+import { buildIndex } from '../src/memory/build.ts';
+import { loadDatasetJsonSync } from '../src/memory/columnar/load.ts';
 
 /*
  * Two implementations, one differential test (CONVENTIONS.md): `plainAnswer` computes every

@@ -1,9 +1,8 @@
+import type { Dataset } from '@tagtrack/core';
+import { compareStrings, defaultQueryParams, visibleTags } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
-import { compareStrings, visibleTags } from '../src/aggregate/rules.ts';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { defaultQueryParams } from '../src/params.ts';
+import { buildIndex } from '../src/memory/build.ts';
 
 /*
  * decisions §3 Revision 3: order is defined on the values as the response shows them. The

@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { sortByKey, sortIndicesByKey, sortRangeByKey } from '../src/aggregate/sort.ts';
+import { sortByKey, sortIndicesByKey, sortRangeByKey } from '../src/memory/sort.ts';
 
 const arbKeys = fc.oneof(
   fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 200 }),

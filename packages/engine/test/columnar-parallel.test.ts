@@ -2,13 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
+import type { Dataset } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
+import { generateDataset, scaleForEvents } from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDatasetJsonFile } from '../src/columnar/parallel.ts';
-import { canonicalDataset } from '../src/dataset/canonical.ts';
-import { generateDataset } from '../src/dataset/generate.ts';
-import { scaleForEvents } from '../src/dataset/scales.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { arbDataset } from '../src/testing.ts';
+import { loadDatasetJsonFile } from '../src/memory/columnar/parallel.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tagtrack-parallel-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

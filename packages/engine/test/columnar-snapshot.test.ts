@@ -1,8 +1,12 @@
 import { fc, test } from '@fast-check/vitest';
+import type { Dataset } from '@tagtrack/core';
+import { DatasetError } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
+import { datasetToTables, TABLES, type TableName } from '@tagtrack/dataset';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
-import { DatasetError } from '../src/aggregate/validate.ts';
-import { ColumnarBuilder } from '../src/columnar/builder.ts';
-import { loadDatasetJson, TablesLoader } from '../src/columnar/load.ts';
+import { ColumnarBuilder } from '../src/memory/columnar/builder.ts';
+import { loadDatasetJson, TablesLoader } from '../src/memory/columnar/load.ts';
 import {
   encodeSnapshot,
   isSnapshot,
@@ -10,11 +14,7 @@ import {
   SNAPSHOT_VERSION,
   SnapshotError,
   type SnapshotParts,
-} from '../src/columnar/snapshot.ts';
-import { canonicalDataset } from '../src/dataset/canonical.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { datasetToTables, TABLES, type TableName } from '../src/dataset/tables.ts';
-import { arbDataset } from '../src/testing.ts';
+} from '../src/memory/columnar/snapshot.ts';
 import { expectCanonicalAnswers } from './indexes.ts';
 
 const TIMEOUT = { timeout: 120_000 };

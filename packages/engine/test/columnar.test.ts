@@ -1,8 +1,12 @@
 import { fc, test } from '@fast-check/vitest';
+import type { Dataset } from '@tagtrack/core';
+import { DatasetError } from '@tagtrack/core';
+import { arbDataset } from '@tagtrack/core/testing';
+import { datasetToTables, TABLES } from '@tagtrack/dataset';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
-import { DatasetError } from '../src/aggregate/validate.ts';
-import { JsonObjectStream, JsonStreamError } from '../src/columnar/json-stream.ts';
+import { buildIndex } from '../src/memory/build.ts';
+import { JsonObjectStream, JsonStreamError } from '../src/memory/columnar/json-stream.ts';
 import {
   columnarIndexOf,
   columnsOf,
@@ -10,11 +14,7 @@ import {
   loadDatasetJsonSync,
   TableFormatError,
   TablesLoader,
-} from '../src/columnar/load.ts';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { datasetToTables, TABLES } from '../src/dataset/tables.ts';
-import { arbDataset } from '../src/testing.ts';
+} from '../src/memory/columnar/load.ts';
 import { expectCanonicalAnswers } from './indexes.ts';
 
 const encoder = new TextEncoder();

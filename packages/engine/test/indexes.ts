@@ -1,10 +1,8 @@
+import type { Dataset, ReportingIndex } from '@tagtrack/core';
+import { defaultQueryParams, ENDPOINT_IDS } from '@tagtrack/core';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { expect } from 'vitest';
-import { buildIndex } from '../src/aggregate/build.ts';
-import type { ReportingIndex } from '../src/aggregate/types.ts';
-import { CANONICAL_CREDENTIALS, canonicalDataset } from '../src/dataset/canonical.ts';
-import type { Dataset } from '../src/dataset/schema.ts';
-import { ENDPOINT_IDS } from '../src/endpoints.ts';
-import { defaultQueryParams } from '../src/params.ts';
+import { buildIndex } from '../src/memory/build.ts';
 
 /** Indexes are memoised per generated dataset object, so one dataset is indexed once. */
 const indexes = new WeakMap<Dataset, ReportingIndex>();

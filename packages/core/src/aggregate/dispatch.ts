@@ -1,5 +1,5 @@
-import type { EndpointId, PathParamName } from '../../endpoints.ts';
-import { missingParameter, type QueryParams } from '../../params.ts';
+import type { EndpointId, PathParamName } from '../endpoints.ts';
+import { missingParameter, type QueryParams } from '../params.ts';
 import type {
   Answer,
   Caller,
@@ -7,7 +7,7 @@ import type {
   ReportingIndex,
   StatsQuery,
   StatsSubject,
-} from '../types.ts';
+} from './types.ts';
 
 /** Answers one endpoint's request with the methods of a {@link ReportingIndex}. */
 type Handler = (index: ReportingIndex, caller: Caller, request: EndpointRequest) => Answer;

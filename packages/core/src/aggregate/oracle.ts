@@ -1,6 +1,11 @@
+import type { Contact } from '../contact.ts';
 import type { Dataset, DatasetTag } from '../dataset/schema.ts';
-import type { AccountType } from '../member.ts';
-import { missingParameter } from '../params.ts';
+import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
+import type { AccountType, TeamMember } from '../member.ts';
+import { defaultQueryParams, missingParameter, type QueryParams } from '../params.ts';
+import type { StatsSummary } from '../stats.ts';
+import type { Tag } from '../tag.ts';
+import type { CalendarDate } from '../values.ts';
 import { contactIdOf } from './contact-id.ts';
 import {
   contactOf,
@@ -22,7 +27,17 @@ import {
   visibleMembers,
   visibleTags,
 } from './rules.ts';
-import type { Answer, Caller, DayWindow, EndpointRequest, TagFilters } from './types.ts';
+import type {
+  Answer,
+  Caller,
+  DayWindow,
+  EndpointRequest,
+  ReportingIndex,
+  StatsQuery,
+  TagFilters,
+  TagQuery,
+} from './types.ts';
+import { DatasetError, validateDataset } from './validate.ts';
 
 /** Options of {@link plainAnswer}, as those of `buildIndex`. */
 export interface PlainAnswerOptions {
@@ -175,4 +190,104 @@ export function plainAnswer(
       return t ? list(contacts(recipientEmails([t]))) : missing('tag', p.tagID);
     }
   }
+}
+
+/** Query parameters to set on the defaults; an `undefined` value keeps the default. */
+type QueryOverrides = { readonly [K in keyof QueryParams]?: QueryParams[K] | undefined };
+
+/**
+ * The plain rules behind the {@link ReportingIndex} interface: every method asks
+ * {@link plainAnswer} the endpoint it stands for (no index; each call walks the dataset, so
+ * for small datasets: tests, fixtures, the canonical dataset). It is the oracle engines are
+ * compared with (`@tagtrack/engine`'s in-memory index; a SQL engine later) and lets the laws
+ * and rules be tested without an engine. A method returns `undefined` where the endpoint
+ * answers not found. Throws {@link DatasetError} listing the problems when `validateDataset`
+ * finds any (as `buildIndex` does).
+ */
+export function plainIndex(dataset: Dataset, options: PlainAnswerOptions = {}): ReportingIndex {
+  const problems = validateDataset(dataset);
+  if (problems.length > 0) throw new DatasetError(problems);
+  const ask = (
+    caller: Caller,
+    endpoint: EndpointRequest['endpoint'],
+    pathParams: EndpointRequest['pathParams'],
+    query: QueryOverrides = {},
+  ): unknown => {
+    const a = plainAnswer(
+      dataset,
+      caller,
+      {
+        endpoint,
+        pathParams,
+        query: defaultQueryParams(
+          Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)),
+        ),
+      },
+      options,
+    );
+    return a.kind === 'list' ? a.records : a.kind === 'single' ? a.record : undefined;
+  };
+  const tagFilters = (q: TagFilters & DayWindow): QueryOverrides => ({
+    start: q.start,
+    end: q.end,
+    isOpened: q.isOpened ?? false,
+    isUnopened: q.isUnopened ?? false,
+    isClicked: q.isClicked ?? false,
+    isUnclicked: q.isUnclicked ?? false,
+  });
+  const index: ReportingIndex = {
+    dataset,
+    credential(authId) {
+      for (const cred of dataset.credentials) {
+        if (cred.authId !== authId) continue;
+        const caller = index.callerOf(cred.memberID);
+        if (caller) return { accessKey: cred.accessKey, caller };
+      }
+      return undefined;
+    },
+    callerOf(memberID) {
+      for (const team of dataset.teams) {
+        const m = team.members.find((x) => x.memberID === memberID);
+        if (m) return { memberID, teamID: team.teamID, accountType: m.accountType };
+      }
+      return undefined;
+    },
+    members: (caller, query = {}) =>
+      ask(caller, 'teams.list', {}, { type: query.type }) as TeamMember[],
+    member: (caller, memberID) =>
+      ask(caller, 'teams.member', { memberID }) as TeamMember | undefined,
+    groupMembers: (caller, group, query = {}) =>
+      ask(caller, 'teams.group', { group }, { type: query.type }) as TeamMember[] | undefined,
+    tags: (caller, query: TagQuery) =>
+      (query.memberID === undefined
+        ? ask(caller, 'teams.tags', {}, tagFilters(query))
+        : ask(caller, 'teams.memberTags', { memberID: query.memberID }, tagFilters(query))) as
+        | Tag[]
+        | undefined,
+    stats(caller, query: StatsQuery) {
+      const q = { start: query.start, end: query.end, aggregateData: query.aggregateData ?? false };
+      const s = query.subject;
+      const stats =
+        s.kind === 'team'
+          ? ask(caller, 'stats.team', {}, { ...q, type: query.type })
+          : s.kind === 'group'
+            ? ask(caller, 'stats.group', { group: s.group }, { ...q, type: query.type })
+            : ask(caller, 'stats.member', { memberID: s.memberID }, q);
+      return stats as StatsSummary[] | undefined;
+    },
+    clickGroups: (caller, window) =>
+      ask(caller, 'clicks.list', {}, { start: window.start, end: window.end }) as ClickGroup[],
+    openGroups: (caller, window) =>
+      ask(caller, 'opens.list', {}, { start: window.start, end: window.end }) as OpenGroup[],
+    tagClicks: (caller, tagID) => ask(caller, 'clicks.tag', { tagID }) as Click[] | undefined,
+    tagOpens: (caller, tagID) => ask(caller, 'opens.tag', { tagID }) as Open[] | undefined,
+    daily: (caller, tagID, date: CalendarDate) =>
+      ask(caller, 'tags.daily', { tagID }, { date }) as DailyCounts | undefined,
+    contacts: (caller) => ask(caller, 'contacts.list', {}) as Contact[],
+    contact: (caller, contactID) =>
+      ask(caller, 'contacts.get', { contactID }) as Contact | undefined,
+    tagContacts: (caller, tagID) => ask(caller, 'contacts.tag', { tagID }) as Contact[] | undefined,
+    answer: (caller, request) => plainAnswer(dataset, caller, request, options),
+  };
+  return index;
 }

@@ -1,12 +1,28 @@
-import type { Contact } from '../contact.ts';
-import type { Dataset } from '../dataset/schema.ts';
-import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
-import type { AccountType, TeamMember } from '../member.ts';
-import type { StatsSummary } from '../stats.ts';
-import type { Tag } from '../tag.ts';
+import type {
+  AccountType,
+  Answer,
+  Caller,
+  Click,
+  ClickGroup,
+  Contact,
+  DailyCounts,
+  Dataset,
+  DayWindow,
+  EndpointRequest,
+  MemberWithoutGroup,
+  Open,
+  OpenGroup,
+  ReportingIndex,
+  StatsQuery,
+  StatsSummary,
+  Tag,
+  TagQuery,
+  TeamMember,
+} from '@tagtrack/core';
+import { answerRequest, DatasetError } from '@tagtrack/core';
+import { type ResolvedDataset, resolveDataset } from '@tagtrack/core/internal';
 import { Callers, type Credential } from './index/callers.ts';
 import { Contacts } from './index/contacts.ts';
-import { answerRequest } from './index/dispatch.ts';
 import { Events } from './index/events.ts';
 import { Members } from './index/members.ts';
 import { Records } from './index/records.ts';
@@ -14,20 +30,8 @@ import { Scopes } from './index/scope.ts';
 import { Stats } from './index/series.ts';
 import { buildTables } from './index/tables.ts';
 import { Tags } from './index/tags.ts';
-import { type ResolvedDataset, resolveDataset } from './resolve.ts';
-import type { MemberWithoutGroup } from './rules.ts';
-import type {
-  Answer,
-  Caller,
-  DayWindow,
-  EndpointRequest,
-  ReportingIndex,
-  StatsQuery,
-  TagQuery,
-} from './types.ts';
-import { DatasetError } from './validate.ts';
 
-export type { ReportingIndex } from './types.ts';
+export type { ReportingIndex } from '@tagtrack/core';
 
 /** Options of {@link buildIndex}. */
 export interface BuildIndexOptions {

@@ -1,6 +1,24 @@
-import type * as z from 'zod';
-import { type BuildIndexOptions, indexOfResolved } from '../aggregate/build.ts';
+import type { ReportingIndex } from '@tagtrack/core';
 import {
+  type Dataset,
+  type DatasetCredential,
+  DatasetCredential as DatasetCredentialSchema,
+  DatasetError,
+  type DatasetEvent,
+  DatasetEvent as DatasetEventSchema,
+  type DatasetTag,
+  DatasetTag as DatasetTagSchema,
+  type DatasetTeam,
+  DatasetTeam as DatasetTeamSchema,
+  Device,
+  Id,
+  Latitude,
+  Longitude,
+  parseTimestampMs,
+  Timestamp,
+} from '@tagtrack/core';
+import {
+  canonicalTimestampMsOfBytes,
   DEVICE_DESKTOP,
   DEVICE_MOBILE,
   DEVICE_NONE,
@@ -8,21 +26,7 @@ import {
   MAX_PROBLEMS,
   type ResolvedDataset,
   resolveDataset,
-} from '../aggregate/resolve.ts';
-import { canonicalTimestampMsOfBytes, parseTimestampMs } from '../aggregate/time.ts';
-import type { ReportingIndex } from '../aggregate/types.ts';
-import { DatasetError } from '../aggregate/validate.ts';
-import {
-  type Dataset,
-  type DatasetCredential,
-  DatasetCredential as DatasetCredentialSchema,
-  type DatasetEvent,
-  DatasetEvent as DatasetEventSchema,
-  type DatasetTag,
-  DatasetTag as DatasetTagSchema,
-  type DatasetTeam,
-  DatasetTeam as DatasetTeamSchema,
-} from '../dataset/schema.ts';
+} from '@tagtrack/core/internal';
 import {
   CredentialRow,
   EventRow,
@@ -34,9 +38,9 @@ import {
   TagRow,
   TeamRow,
   tablesToDataset,
-} from '../dataset/tables.ts';
-import { Device } from '../events.ts';
-import { Id, Latitude, Longitude, Timestamp } from '../values.ts';
+} from '@tagtrack/dataset';
+import type * as z from 'zod';
+import { type BuildIndexOptions, indexOfResolved } from '../build.ts';
 import { type Dict, Dicts, EVENT_CODE_FIELDS, EventStore, RecipientStore } from './events.ts';
 import { RunMemo, runToBrace } from './memo.ts';
 import type { Segment, WorkerEvents } from './parallel.ts';

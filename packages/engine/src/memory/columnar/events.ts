@@ -1,7 +1,5 @@
-import type { DatasetEvent, DatasetTag } from '../dataset/schema.ts';
-import { normaliseEmail } from '../dataset/schema.ts';
-import type { Device } from '../events.ts';
-import { formatTimestamp } from '../values.ts';
+import type { DatasetEvent, DatasetTag, Device } from '@tagtrack/core';
+import { formatTimestamp, normaliseEmail } from '@tagtrack/core';
 import { hashBytes } from './raw.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

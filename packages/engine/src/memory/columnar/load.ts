@@ -1,6 +1,6 @@
-import type { BuildIndexOptions } from '../aggregate/build.ts';
-import type { Dataset } from '../dataset/schema.ts';
-import { type ColumnSpec, TABLES, type TableName } from '../dataset/tables.ts';
+import type { Dataset } from '@tagtrack/core';
+import { type ColumnSpec, TABLES, type TableName } from '@tagtrack/dataset';
+import type { BuildIndexOptions } from '../build.ts';
 import { ColumnarBuilder, type ColumnarDataset } from './builder.ts';
 import { JsonObjectStream } from './json-stream.ts';
 import type { SnapshotParts } from './snapshot.ts';

@@ -14,7 +14,7 @@
  * its values with the dataset schemas and resolves its references as for any dataset.
  */
 
-import type { DatasetCredential, DatasetTeam } from '../dataset/schema.ts';
+import type { DatasetCredential, DatasetTeam } from '@tagtrack/core';
 import { DETAIL_FIELDS, decodeUtf8, EVENT_CODE_FIELDS } from './events.ts';
 
 /** The first bytes of a snapshot file (32 bytes, padded with newlines). */

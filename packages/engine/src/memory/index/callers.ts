@@ -1,4 +1,4 @@
-import type { Caller } from '../types.ts';
+import type { Caller } from '@tagtrack/core';
 import type { Tables } from './tables.ts';
 
 /** A credential's access key and the caller it authenticates (decisions §1). */

@@ -1,7 +1,5 @@
-import type { Contact } from '../../contact.ts';
-import { contactIdOfNormalised } from '../contact-id.ts';
-import { DEVICE_DESKTOP, DEVICE_MOBILE } from '../resolve.ts';
-import type { Caller } from '../types.ts';
+import type { Caller, Contact } from '@tagtrack/core';
+import { contactIdOfNormalised, DEVICE_DESKTOP, DEVICE_MOBILE } from '@tagtrack/core/internal';
 import type { EventIndex } from './event-index.ts';
 import type { Records } from './records.ts';
 import type { Scope, Scopes } from './scope.ts';

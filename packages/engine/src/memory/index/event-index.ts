@@ -1,4 +1,4 @@
-import type { EventColumns } from '../resolve.ts';
+import type { EventColumns } from '@tagtrack/core/internal';
 import { sortRangeByKey } from '../sort.ts';
 
 /** Kind of events: opens or clicks. */

@@ -1,9 +1,14 @@
-import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../../events.ts';
-import { DAY_MS } from '../../values.ts';
-import { windowBounds } from '../rules.ts';
+import type {
+  Caller,
+  Click,
+  ClickGroup,
+  DailyCounts,
+  DayWindow,
+  Open,
+  OpenGroup,
+} from '@tagtrack/core';
+import { DAY_MS, dayNumber, windowBounds } from '@tagtrack/core';
 import { partitionPoint } from '../sort.ts';
-import { dayNumber } from '../time.ts';
-import type { Caller, DayWindow } from '../types.ts';
 import type { EventIndex, EventKind } from './event-index.ts';
 import type { Records } from './records.ts';
 import type { Scopes } from './scope.ts';

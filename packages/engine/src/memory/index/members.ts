@@ -1,5 +1,4 @@
-import type { AccountType, TeamMember } from '../../member.ts';
-import type { Caller } from '../types.ts';
+import type { AccountType, Caller, TeamMember } from '@tagtrack/core';
 import type { Records } from './records.ts';
 import type { Scopes } from './scope.ts';
 import { ACCOUNT_CODES, type Tables } from './tables.ts';

@@ -1,9 +1,11 @@
-import type { EventRecipient } from '../../events.ts';
-import type { TeamMember } from '../../member.ts';
-import type { Tag } from '../../tag.ts';
-import { formatTimestamp, type Timestamp } from '../../values.ts';
-import { contactIdOfNormalised } from '../contact-id.ts';
-import { type MemberWithoutGroup, renderMember } from '../rules.ts';
+import type { EventRecipient, Tag, TeamMember } from '@tagtrack/core';
+import {
+  formatTimestamp,
+  type MemberWithoutGroup,
+  renderMember,
+  type Timestamp,
+} from '@tagtrack/core';
+import { contactIdOfNormalised } from '@tagtrack/core/internal';
 import type { EventIndex } from './event-index.ts';
 import type { Tables } from './tables.ts';
 

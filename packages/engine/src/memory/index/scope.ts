@@ -1,6 +1,6 @@
-import { resolveGroup } from '../rules.ts';
+import type { Caller } from '@tagtrack/core';
+import { resolveGroup } from '@tagtrack/core';
 import { sortByKey } from '../sort.ts';
-import type { Caller } from '../types.ts';
 import type { ScopeContacts } from './contacts.ts';
 import type { EventKind } from './event-index.ts';
 import type { StatsSeries } from './series.ts';

@@ -1,7 +1,7 @@
-import { emptyStats, type StatsSummary } from '../../stats.ts';
+import type { Caller, StatsQuery } from '@tagtrack/core';
+import { dayNumber, dayString, emptyStats, type StatsSummary } from '@tagtrack/core';
+import { dayOf } from '@tagtrack/core/internal';
 import { partitionPoint } from '../sort.ts';
-import { dayNumber, dayOf, dayString } from '../time.ts';
-import type { Caller, StatsQuery } from '../types.ts';
 import type { Records } from './records.ts';
 import type { Scope, Scopes } from './scope.ts';
 import { ACCOUNT_CODES, type Tables } from './tables.ts';

@@ -1,7 +1,6 @@
-import type { Dataset } from '../../dataset/schema.ts';
-import type { AccountType } from '../../member.ts';
-import type { ResolvedDataset } from '../resolve.ts';
-import { compareMembers, compareStrings } from '../rules.ts';
+import type { AccountType, Dataset } from '@tagtrack/core';
+import { compareMembers, compareStrings } from '@tagtrack/core';
+import type { ResolvedDataset } from '@tagtrack/core/internal';
 import { sortByKey } from '../sort.ts';
 import { type EventIndex, indexEvents } from './event-index.ts';
 

@@ -1,7 +1,6 @@
-import type { Tag } from '../../tag.ts';
-import { windowBounds } from '../rules.ts';
+import type { Caller, Tag, TagQuery } from '@tagtrack/core';
+import { windowBounds } from '@tagtrack/core';
 import { partitionPoint } from '../sort.ts';
-import type { Caller, TagQuery } from '../types.ts';
 import type { Records } from './records.ts';
 import type { Scopes } from './scope.ts';
 import type { Tables } from './tables.ts';

@@ -1,0 +1,17 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@tagtrack/source'] },
+  ssr: { resolve: { conditions: ['@tagtrack/source'] } },
+  test: {
+    name: 'dataset',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // one module graph per worker, not per file: the test files import the same modules and
+    // keep no state between files
+    isolate: false,
+    // Busy machines (CI, a laptop compiling beside the tests) run a test many times slower than
+    // an idle one: no test may fail for wall time, so the defaults are generous everywhere.
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  },
+});

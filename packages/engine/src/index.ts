@@ -1,0 +1,38 @@
+/**
+ * `@tagtrack/engine`: Node engines answering the endpoints of the Tag Tracking Reporting API
+ * behind core's `ReportingIndex` interface (`@tagtrack/core`, aggregate/types.ts), one folder
+ * per engine: `memory/` is the in-memory index (`buildIndex`) with its columnar dataset
+ * loaders (JSON in one or two threads, tables, binary snapshot files). Imported by the
+ * reference server and by tools that load large datasets; the plain rules of core
+ * (`plainAnswer`, `plainIndex`) are the oracle every engine is tested against.
+ */
+export { type BuildIndexOptions, buildIndex } from './memory/build.ts';
+export { ColumnarBuilder, type ColumnarDataset, DATASET_KEYS } from './memory/columnar/builder.ts';
+export { JsonObjectStream, JsonStreamError } from './memory/columnar/json-stream.ts';
+export {
+  type ColumnarLoadOptions,
+  type ColumnarSource,
+  columnarIndexOf,
+  columnsOf,
+  csvCell,
+  loadDatasetJson,
+  loadDatasetJsonSync,
+  TableFormatError,
+  TablesLoader,
+} from './memory/columnar/load.ts';
+export {
+  type LoadDatasetJsonFileOptions,
+  loadDatasetJsonFile,
+} from './memory/columnar/parallel.ts';
+export {
+  isSnapshot,
+  parseSnapshot,
+  SNAPSHOT_VERSION,
+  SnapshotError,
+  type SnapshotParts,
+} from './memory/columnar/snapshot.ts';
+export {
+  isSnapshotFile,
+  loadSnapshotFile,
+  writeSnapshotFile,
+} from './memory/columnar/snapshot-file.ts';
