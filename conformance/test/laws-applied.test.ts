@@ -26,7 +26,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The contents of the string literals ('…', "…", `…` without `${`) of a source text. */
-export function stringLiterals(text: string): string[] {
+function stringLiterals(text: string): string[] {
   return [...text.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`([^`$]*)`/g)].map(
     (m) => m[1] ?? m[2] ?? m[3] ?? '',
   );
