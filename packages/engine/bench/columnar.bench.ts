@@ -209,11 +209,15 @@ function median(xs: number[]): number {
 
 /** Runs one engine in a fresh process (its RSS and start-up are its own). */
 function spawnRun(engine: string): RunResult {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, BENCH_CHILD: engine },
-    encoding: 'utf8',
-    maxBuffer: 1 << 24,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['--conditions=@tagtrack/source', '--import', 'tsx', fileURLToPath(import.meta.url)],
+    {
+      env: { ...process.env, BENCH_CHILD: engine },
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    },
+  );
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   if (r.status !== 0 || !line.startsWith('{')) {
     throw new Error(`bench run ${engine} failed (exit ${r.status}): ${r.stderr}`);
