@@ -31,8 +31,11 @@ import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch, team1Admin } from
  * closed by the server's idle timeout).
  */
 
-/** fast-check runs per property check: the matrix is about forms, not about many inputs. */
-const NUM_RUNS = 2;
+/**
+ * fast-check runs per property check: the matrix is about forms, not about many inputs (the
+ * soundness sweep, `pnpm soundness`, runs the variants with more inputs on drawn datasets).
+ */
+const NUM_RUNS = 1;
 
 /** Base URL of the reference server without the variant (in memory). */
 const PLAIN_BASE_URL = 'http://plain.memory';
