@@ -1,8 +1,11 @@
 import {
   authorizationHeader,
+  BodyTooLargeError,
   type Clock,
+  Deadline,
   monotonicClock,
   Pacer,
+  readCappedBody,
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from './profile.ts';
@@ -150,7 +153,8 @@ const CACHE_MAX_BODY_CHARS = 1024 * 1024;
 /**
  * The suite's only way to talk to an implementation: signs requests (decisions §1) and paces
  * them to a rate with core's transport steps (`signRequest`, `Pacer`, shared with the client),
- * applies a timeout (headers and body) and a streamed body cap, never follows a redirect,
+ * applies a timeout (headers and body) and a streamed body cap (core's `Deadline` and
+ * `readCappedBody`), never follows a redirect,
  * caches identical GET/HEAD requests within a run (the relation checks reuse responses), and
  * records every exchange for the report: without secrets (Authorization values named by the
  * credential's label) and with truncated bodies, so memory stays flat.
@@ -197,8 +201,8 @@ export class HttpClient {
   readonly ownFetch: boolean;
   private readonly pacer: Pacer;
   private readonly maxBodyBytes: number;
-  /** The abort controllers of the requests in flight (see {@link abortable}). */
-  private readonly inFlight = new Set<AbortController>();
+  /** The deadlines of the requests in flight (see {@link abortable}). */
+  private readonly inFlight = new Set<Deadline>();
 
   constructor(private readonly options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -220,26 +224,21 @@ export class HttpClient {
   }
 
   /**
-   * The signal of one request: aborts after the timeout (a `TimeoutError`, as
-   * `AbortSignal.timeout` does) or when the client's `signal` aborts (with its reason: one
-   * listener for every request in flight, none added per request). `dispose` clears the timer
-   * once the request is answered and its body read: no timer of a finished request stays
-   * pending, holding the request, for the rest of the timeout.
+   * The deadline of one request (core's `Deadline`): aborts after the timeout (a
+   * `TimeoutError`, as `AbortSignal.timeout` does) or when the client's `signal` aborts (with
+   * its reason: one listener for every request in flight, none added per request). `dispose`
+   * clears the timer once the request is answered and its body read.
    */
   private abortable(): { signal: AbortSignal; dispose: () => void } {
-    const controller = new AbortController();
+    const deadline = new Deadline(this.options.timeoutMs);
     const stop = this.options.signal;
-    if (stop?.aborted) controller.abort(stop.reason);
-    const timer = setTimeout(
-      () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
-      this.options.timeoutMs,
-    );
-    this.inFlight.add(controller);
+    if (stop?.aborted) deadline.abort(stop.reason);
+    this.inFlight.add(deadline);
     return {
-      signal: controller.signal,
+      signal: deadline.signal,
       dispose: () => {
-        clearTimeout(timer);
-        this.inFlight.delete(controller);
+        deadline.dispose();
+        this.inFlight.delete(deadline);
       },
     };
   }
@@ -390,11 +389,15 @@ export class HttpClient {
         response = await this.fetchFn(
           new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
         );
-        ({ text: body, bytes: bodyBytes } = await readCapped(response, this.maxBodyBytes));
+        ({ text: body, bytes: bodyBytes } = await readCappedBody(
+          response,
+          this.maxBodyBytes,
+          abort.signal,
+        ));
       } catch (e) {
         response = undefined;
         if (e instanceof ConnectionError) throw e;
-        if (e instanceof BodyCapExceeded)
+        if (e instanceof BodyTooLargeError)
           throw new ConnectionError(
             url,
             `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
@@ -446,41 +449,6 @@ export class HttpClient {
     this.options.onExchange?.(kept);
     return exchange;
   }
-}
-
-/** Thrown inside {@link readCapped} when a body goes past the cap. */
-class BodyCapExceeded extends Error {}
-
-/**
- * Reads a response body as UTF-8 text, streaming, and stops past `maxBytes` (throws
- * {@link BodyCapExceeded} after cancelling the stream; a `Content-Length` over the cap is
- * refused before reading). Resolves the text and the number of bytes read.
- */
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-): Promise<{ text: string; bytes: number }> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => {});
-    throw new BodyCapExceeded();
-  }
-  if (response.body === null) return { text: '', bytes: 0 };
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new BodyCapExceeded();
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return { text: text + decoder.decode(), bytes };
 }
 
 function formatBytes(n: number): string {

@@ -1,4 +1,10 @@
-import { hmacAuthorizer, signRequest } from '@tagtrack/core';
+import {
+  BodyTooLargeError,
+  Deadline,
+  hmacAuthorizer,
+  readCappedBody,
+  signRequest,
+} from '@tagtrack/core';
 import {
   AbortError,
   InvalidArgumentError,
@@ -12,7 +18,8 @@ import type { BaseCallOptions, ClientOptions, Clock, RawResponse } from './types
 
 /**
  * The transport: one signed, paced, retried HTTP request (decisions §1 signing, §6 pacing and
- * 429), composed of core's transport steps (`signRequest`, `Pacer`, shared with the suite)
+ * 429), composed of core's transport steps (`signRequest`, `Pacer`, `Deadline`, `readCappedBody`,
+ * shared with the suite)
  * plus the client's retries. Knows nothing of endpoints; the runtime (`call.ts`) builds on it.
  */
 
@@ -80,35 +87,34 @@ export function createTransport(options: ClientOptions): Transport {
     opts: SendOptions,
   ): Promise<RawResponse> {
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onUserAbort = () => controller.abort(opts.signal?.reason);
+    const deadline = new Deadline(timeoutMs);
+    const onUserAbort = () => deadline.abort(opts.signal?.reason);
     opts.signal?.addEventListener('abort', onUserAbort, { once: true });
     try {
       const res = await fetchImpl(url, {
         method: opts.method,
         headers,
-        signal: controller.signal,
+        signal: deadline.signal,
         redirect: 'manual',
       });
       if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
         await res.body?.cancel().catch(() => {});
         throw new RedirectError(res.status, res.headers.get('location') ?? '', url, opts.method);
       }
-      const body = opts.method === 'HEAD' ? '' : await readCapped(res, maxBodyBytes);
-      if (body === undefined) throw new ResponseTooLargeError(maxBodyBytes, url, opts.method);
+      const body =
+        opts.method === 'HEAD'
+          ? ''
+          : (await readCappedBody(res, maxBodyBytes, deadline.signal)).text;
       return { status: res.status, headers: res.headers, body, url, method: opts.method };
     } catch (e) {
-      if (e instanceof RedirectError || e instanceof ResponseTooLargeError) throw e;
+      if (e instanceof RedirectError) throw e;
+      if (e instanceof BodyTooLargeError)
+        throw new ResponseTooLargeError(maxBodyBytes, url, opts.method);
       if (opts.signal?.aborted) throw new AbortError(url, opts.method, opts.signal.reason);
-      if (timedOut) throw new TimeoutError(timeoutMs, url, opts.method);
+      if (deadline.timedOut) throw new TimeoutError(timeoutMs, url, opts.method);
       throw new NetworkError(url, opts.method, 1, { cause: e });
     } finally {
-      clearTimeout(timer);
+      deadline.dispose();
       opts.signal?.removeEventListener('abort', onUserAbort);
     }
   }
@@ -158,29 +164,3 @@ export function createTransport(options: ClientOptions): Transport {
 
 /** Default of `ClientOptions.maxBodyBytes`: 32 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-
-/**
- * The body of `res` as UTF-8 text, streamed; `undefined` (the stream cancelled) once it goes
- * past `maxBytes`, or at once when its `Content-Length` says it will.
- */
-async function readCapped(res: Response, maxBytes: number): Promise<string | undefined> {
-  if (Number(res.headers.get('content-length') ?? Number.NaN) > maxBytes) {
-    await res.body?.cancel().catch(() => {});
-    return undefined;
-  }
-  if (res.body === null) return '';
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-}

@@ -246,6 +246,12 @@ export {
 } from './stats.ts';
 export { Recipient, TAG_COUNTER_FIELDS, Tag, TagCounters } from './tag.ts';
 export {
+  BodyTooLargeError,
+  type CappedBody,
+  Deadline,
+  readCappedBody,
+} from './transport/body.ts';
+export {
   type Clock,
   monotonicClock,
   Pacer,
