@@ -1,19 +1,21 @@
-import type { PagingEnd } from '@tagtrack/core';
+import type { Endpoint, PagingEnd } from '@tagtrack/core';
 import { Hono } from 'hono';
 import { requestId } from 'hono/request-id';
 import type { Logger } from 'pino';
+import { AUTH_LAYER } from './auth.ts';
 import type { FaultSet } from './faults/index.ts';
 import { answer } from './middleware/answer.ts';
 import { auth } from './middleware/auth.ts';
-import { responseCache } from './middleware/cache.ts';
+import { responseCache, responseCacheKey } from './middleware/cache.ts';
 import { type Env, respond } from './middleware/context.ts';
 import { requestLog } from './middleware/log.ts';
 import { method } from './middleware/method.ts';
 import { openApiDocument } from './middleware/openapi.ts';
-import { rateLimit } from './middleware/rate-limit.ts';
-import { route } from './middleware/route.ts';
+import { rateLimit, rateLimitRefusal } from './middleware/rate-limit.ts';
+import { matchRequestPath, route } from './middleware/route.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Renderer } from './render.ts';
+import { parseRequestQuery } from './request.ts';
 import type { Store } from './store.ts';
 import { extraHeaders } from './transport.ts';
 import type { VariantSet } from './variants.ts';
@@ -53,7 +55,8 @@ export interface AppDeps {
  * credentials learns nothing about the API beyond its paths (not which parameters an
  * endpoint takes, nor whether a value is valid), and the rate limit counts every
  * authenticated request, valid or not. Each fault lives in the layer where the real bug would
- * (see `faults.ts`); around the pipeline: request ids, the request log, the `extra-headers`
+ * (see `faults/index.ts`): the router, auth steps, 429 headers and cache key given to the
+ * middleware are the clean ones wrapped by the injected faults (`faults.wrap`); around the pipeline: request ids, the request log, the `extra-headers`
  * variant, and a 500 for anything thrown.
  */
 export function createApp(deps: AppDeps): Hono<Env> {
@@ -69,11 +72,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return respond(c, renderer.error(500, 'internal error'));
   });
 
-  app.use(route(faults, renderer, openApiDocument(deps.openApiJson, renderer)));
+  const matchPath = faults.wrap('route', matchRequestPath);
+  app.use(route(matchPath, renderer, openApiDocument(deps.openApiJson, renderer)));
   app.use(method(renderer));
-  app.use(auth(store, faults, renderer));
-  if (rateLimiter) app.use(rateLimit(rateLimiter, faults, renderer));
-  app.use(responseCache(deps.publicUrl, faults));
+  const parseQuery = (endpoint: Endpoint, rawQuery: string) =>
+    parseRequestQuery(endpoint, rawQuery, faults);
+  app.use(auth(store, faults.wrap('auth', AUTH_LAYER), parseQuery, renderer));
+  if (rateLimiter) {
+    app.use(rateLimit(rateLimiter, faults.wrap('rateLimitRefusal', rateLimitRefusal), renderer));
+  }
+  app.use(responseCache(deps.publicUrl, faults.wrap('cacheKey', responseCacheKey)));
   app.all('*', answer(deps));
   return app;
 }

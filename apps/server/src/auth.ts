@@ -2,13 +2,10 @@ import {
   AuthError,
   BAD_CREDENTIALS_MESSAGE,
   type Caller,
-  constantTimeEqual,
+  type ParsedAuthorization,
   parseAuthorization,
-  signableForms,
-  signQuery,
   verifySignature,
 } from '@tagtrack/core';
-import type { FaultSet } from './faults/index.ts';
 import type { Store } from './store.ts';
 
 /** A request that passed authentication: who is calling, and with which credential. */
@@ -24,103 +21,55 @@ export interface Authenticated {
 const DUMMY_ACCESS_KEY = 'tagtrack-dummy-access-key-for-unknown-auth-ids';
 
 /**
+ * The steps of authentication a fault wraps (`faults/auth.ts`), each clean unless a fault
+ * replaced it (decisions §1 and its Revision 2).
+ */
+export interface AuthLayer {
+  /**
+   * Runs on every request before the credentials are read; `parseQuery` validates the query
+   * string (throwing core's `QueryParamError`). Clean: nothing (parameters come after auth).
+   */
+  beforeCredentials(parseQuery: () => unknown): void;
+  /** The `Authorization` header decoded (core's {@link parseAuthorization}); throws {@link AuthError}. */
+  parse(authorization: string | undefined): ParsedAuthorization;
+  /** The 401 message for an authId no credential has: {@link BAD_CREDENTIALS_MESSAGE}. */
+  unknownAuthIdMessage(authId: string): string;
+  /** Whether `signature` (hex) signs `rawQuery` as received or percent-decoded with `accessKey`. */
+  signatureMatches(rawQuery: string, accessKey: string, signature: string): boolean;
+}
+
+/** The clean {@link AuthLayer}. */
+export const AUTH_LAYER: AuthLayer = {
+  beforeCredentials: () => {},
+  parse: (authorization) => parseAuthorization(authorization),
+  unknownAuthIdMessage: () => BAD_CREDENTIALS_MESSAGE,
+  signatureMatches: (rawQuery, accessKey, signature) =>
+    verifySignature(rawQuery, accessKey, signature),
+};
+
+/**
  * Step 3 of the order of checks (decisions §1 and its Revision 2): decodes the
  * `Authorization` header (core's {@link parseAuthorization}: strict base64 of
  * `authId:hexSignature`, split at the first `:`, hex in any case) and verifies the signature
  * over the raw query string as received or its percent-decoded form (`+` read as a space).
  * An unknown authId and a wrong signature throw the same {@link AuthError} message,
  * {@link BAD_CREDENTIALS_MESSAGE}; a missing or malformed header throws core's own message.
- *
- * Auth-layer faults: `signature-not-checked`, `unknown-auth-id-message`, `plus-not-space`,
- * `hex-case-sensitive`, `next-not-signed`, `cursor-not-signed`, `auth-unpadded-accepted`.
+ * `layer` is {@link AUTH_LAYER} or the steps as the auth faults break them.
  */
 export function authenticate(
   store: Store,
-  faults: FaultSet,
+  layer: AuthLayer,
   authorization: string | undefined,
   rawQuery: string,
 ): Authenticated {
-  const auth = parseAuthorization(
-    faults.has('auth-unpadded-accepted') ? padBase64(authorization) : authorization,
-  );
-  if (faults.has('hex-case-sensitive') && /[A-F]/.test(signatureAsSent(authorization))) {
-    // bug: the signature is compared as a string, and the server's hex is lowercase
-    throw new AuthError('bad_signature', BAD_CREDENTIALS_MESSAGE);
-  }
+  const auth = layer.parse(authorization);
   const credential = store.credential(auth.authId);
   if (!credential) {
     verifySignature(rawQuery, DUMMY_ACCESS_KEY, auth.signature);
-    throw new AuthError(
-      'unknown_credential',
-      faults.has('unknown-auth-id-message')
-        ? `unknown authId ${JSON.stringify(auth.authId)}`
-        : BAD_CREDENTIALS_MESSAGE,
-    );
+    throw new AuthError('unknown_credential', layer.unknownAuthIdMessage(auth.authId));
   }
-  if (
-    !faults.has('signature-not-checked') &&
-    !signatureMatches(faults, rawQuery, credential.accessKey, auth.signature)
-  ) {
+  if (!layer.signatureMatches(rawQuery, credential.accessKey, auth.signature)) {
     throw new AuthError('bad_signature', BAD_CREDENTIALS_MESSAGE);
   }
   return { caller: credential.caller, authId: auth.authId };
-}
-
-function signatureMatches(
-  faults: FaultSet,
-  rawQuery: string,
-  accessKey: string,
-  signature: string,
-): boolean {
-  if (!faults.hasAny(['plus-not-space', 'next-not-signed', 'cursor-not-signed'])) {
-    return verifySignature(rawQuery, accessKey, signature);
-  }
-  const forms = faults.has('plus-not-space')
-    ? // bug: decodeURIComponent alone, so a PHP client's `+` (a space) stays a `+`
-      [rawQuery, ...decodedWithoutPlus(rawQuery)]
-    : signableForms(rawQuery);
-  // bug (`next-not-signed`): the ignored `next` parameters are stripped before verifying;
-  // bug (`cursor-not-signed`): the paging layer's `cursor` is stripped, as a client library
-  // that appends it after signing would need; either way a signature leaving them out passes
-  for (const [fault, name] of [
-    ['next-not-signed', 'next'],
-    ['cursor-not-signed', 'cursor'],
-  ] as const) {
-    if (!faults.has(fault)) continue;
-    const stripped = rawQuery
-      .split('&')
-      .filter((part) => part.split('=')[0] !== name)
-      .join('&');
-    if (stripped !== rawQuery) forms.push(...signableForms(stripped));
-  }
-  let ok = false;
-  for (const form of forms) {
-    if (constantTimeEqual(signQuery(form, accessKey), signature)) ok = true;
-  }
-  return ok;
-}
-
-function decodedWithoutPlus(rawQuery: string): string[] {
-  try {
-    const decoded = decodeURIComponent(rawQuery);
-    return decoded === rawQuery ? [] : [decoded];
-  } catch {
-    return [];
-  }
-}
-
-/** The hex signature of a well-formed `Authorization` header, in the case it was sent. */
-function signatureAsSent(authorization: string | undefined): string {
-  const decoded = atob((authorization ?? '').trim());
-  return decoded.slice(decoded.indexOf(':') + 1);
-}
-
-/** Fault `auth-unpadded-accepted`: base64 without its `=` padding is padded before decoding. */
-function padBase64(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const value = authorization.trim();
-  // bug: a lenient decoder, as atob is, accepts the missing padding
-  return /^[A-Za-z0-9+/]+$/.test(value)
-    ? value.padEnd(Math.ceil(value.length / 4) * 4, '=')
-    : value;
 }

@@ -12,8 +12,7 @@ import {
   toTable,
 } from '@tagtrack/core';
 import * as z from 'zod';
-import type { FaultSet } from './faults/index.ts';
-import { type HtmlOptions, renderHtmlDocument, renderHtmlUnescaped } from './render-html.ts';
+import { type HtmlOptions, renderHtmlDocument } from './render-html.ts';
 import type { VariantSet } from './variants.ts';
 
 /** A response before it becomes a `Response`: status, headers and body text. */
@@ -24,19 +23,36 @@ export interface Rendered {
 }
 
 /**
+ * The stages of the render layer a fault wraps (`faults/render.ts`): each is a small function
+ * the {@link Renderer} calls, clean unless a fault replaced it.
+ */
+export interface RenderLayer {
+  /** An error response (decisions §5): status, headers (`headers` plus Content-Type), body. */
+  error(status: number, message: string, headers: Record<string, string>): Rendered;
+  /** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
+  contentType(rtn: Rtn): string;
+  /** The table of a text or html body: one row per record (per event for 9 and 11). */
+  table(endpoint: Endpoint, records: readonly unknown[], rtn: 'text' | 'html'): Table;
+  /** A text body from its table (decisions §7). */
+  text(table: Table): string;
+  /** An html body from its table (decisions §7). */
+  html(table: Table, endpoint: Endpoint): string;
+}
+
+/**
  * The render layer (decisions §5, §7): error bodies, Content-Type, and the bodies of list and
- * single responses in the three formats, with the render faults (`json-content-type-text`,
- * `html-unescaped`, `error-body-not-json`, `tables-dates-shifted`, `text-last-row-dropped`,
- * `text-raw-cr`, `html-raw-cr`, `text-rows-per-record`) and the render variants (`json-*`,
+ * single responses in the three formats, with the render variants (`json-*`,
  * `content-type-params`, `columns-reordered`, `empty-columns-dropped`, `html-*`, and the
- * extra text/html columns of `extra-fields`).
+ * extra text/html columns of `extra-fields`). `wrap` gets the clean {@link RenderLayer} and
+ * returns the one to use (the render faults wrap it: `FaultSet.wrap('render', …)`).
  */
 export class Renderer {
   readonly #html: HtmlOptions | undefined;
+  readonly #layer: RenderLayer;
 
   constructor(
-    readonly faults: FaultSet,
     readonly variants: VariantSet,
+    wrap: (clean: RenderLayer) => RenderLayer = (clean) => clean,
   ) {
     this.#html = variants.hasAny([
       'html-no-thead',
@@ -54,29 +70,38 @@ export class Renderer {
           alternativeMarkup: variants.has('html-alternative-markup'),
         }
       : undefined;
+    this.#layer = wrap({
+      error: (status, message, headers) => {
+        const body: ErrorBody = errorBody(status, message);
+        return {
+          status,
+          headers: { ...headers, 'Content-Type': this.#withParams(CONTENT_TYPES.json) },
+          body: this.json(body),
+        };
+      },
+      contentType: (rtn) => this.#withParams(CONTENT_TYPES[rtn]),
+      table: (endpoint, records) => this.#tableOf(endpoint, records),
+      text: (table) => renderText(table),
+      html: (table, endpoint) => {
+        const title = `tagtrack: ${endpoint.summary} (GET ${endpoint.path})`;
+        return this.#html === undefined
+          ? renderHtml(table, title)
+          : renderHtmlDocument(table, title, this.#html);
+      },
+    });
   }
 
   /**
    * An error per decisions §5: the JSON {@link ErrorBody} with a JSON Content-Type, whatever
-   * `rtn` asked for. Under the fault `error-body-not-json` the message is sent as
-   * `text/plain` instead.
+   * `rtn` asked for.
    */
   error(status: number, message: string, headers: Record<string, string> = {}): Rendered {
-    if (this.faults.has('error-body-not-json')) {
-      return { status, headers: { ...headers, 'Content-Type': CONTENT_TYPES.text }, body: message };
-    }
-    const body: ErrorBody = errorBody(status, message);
-    return {
-      status,
-      headers: { ...headers, 'Content-Type': this.#withParams(CONTENT_TYPES.json) },
-      body: this.json(body),
-    };
+    return this.#layer.error(status, message, headers);
   }
 
   /** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
   contentType(rtn: Rtn): string {
-    if (rtn === 'json' && this.faults.has('json-content-type-text')) return CONTENT_TYPES.text;
-    return this.#withParams(CONTENT_TYPES[rtn]);
+    return this.#layer.contentType(rtn);
   }
 
   /**
@@ -119,35 +144,8 @@ export class Renderer {
   }
 
   #table(endpoint: Endpoint, records: readonly unknown[], rtn: 'text' | 'html'): string {
-    if (rtn === 'html' && this.faults.has('html-unescaped')) {
-      return renderHtmlUnescaped(toTable(endpoint, records), endpoint.summary);
-    }
-    let table = this.#tableOf(endpoint, records);
-    if (this.faults.has('tables-dates-shifted')) {
-      // bug: the cells are formatted in the server's local time zone, still marked `Z`
-      table = { ...table, rows: table.rows.map((r) => r.map(shiftTimestamp)) };
-    }
-    if (rtn === 'text' && this.faults.has('text-last-row-dropped')) {
-      // bug: the row loop stops one short
-      table = { ...table, rows: table.rows.slice(0, -1) };
-    }
-    if (rtn === 'text' && this.faults.has('text-rows-per-record')) {
-      // bug: the row loop runs over the records, not over the table's rows (one per event
-      // for the event groups of 9 and 11)
-      table = { ...table, rows: table.rows.slice(0, records.length) };
-    }
-    if (rtn === 'text') {
-      const text = renderText(table);
-      // bug: the writer's escape table lacks CR, so a CR inside a value goes out raw
-      return this.faults.has('text-raw-cr') ? rawCarriageReturns(text) : text;
-    }
-    const title = `tagtrack: ${endpoint.summary} (GET ${endpoint.path})`;
-    const html =
-      this.#html === undefined
-        ? renderHtml(table, title)
-        : renderHtmlDocument(table, title, this.#html);
-    // bug: the escaper leaves a CR as it is, which an HTML parser reads as a line feed
-    return this.faults.has('html-raw-cr') ? html.replaceAll('&#13;', '\r') : html;
+    const table = this.#layer.table(endpoint, records, rtn);
+    return rtn === 'text' ? this.#layer.text(table) : this.#layer.html(table, endpoint);
   }
 
   /** Core's {@link toTable}, with the table variants applied. */
@@ -229,17 +227,6 @@ function reverseKeys(value: unknown): unknown {
     out[k] = reverseKeys((value as Record<string, unknown>)[k]);
   }
   return out;
-}
-
-/** Fault `text-raw-cr`: every `\\r` escape of a text body written as a raw CR (`\\\\` kept). */
-function rawCarriageReturns(text: string): string {
-  return text.replace(/\\[\\r]/g, (e) => (e === '\\r' ? '\r' : e));
-}
-
-/** Fault `tables-dates-shifted`: an RFC 3339 UTC cell moved two hours later, its `Z` kept. */
-function shiftTimestamp(cell: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(cell)) return cell;
-  return `${new Date(Date.parse(cell) + 2 * 60 * 60 * 1000).toISOString().slice(0, 19)}Z`;
 }
 
 /** Characters written as escapes: all but printable ASCII (and `json-pretty`'s newlines). */

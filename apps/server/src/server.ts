@@ -194,7 +194,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     : buildIndex(dataset, indexOptions);
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
   let openApi: string | undefined;
-  const renderer = new Renderer(faults, variants);
+  const renderer = new Renderer(variants, (clean) => faults.wrap('render', clean));
   const rateLimiter = options.rateLimit
     ? new RateLimiter(options.rateLimit, options.clock)
     : undefined;

@@ -1,12 +1,20 @@
 /**
  * Fault injection: named, deliberate deviations from the `tagtrack/v1` profile that the
- * conformance suite must detect. Each fault is off by default and is implemented in the
- * layer where the real bug would live (the store over the index, the query parser, the
- * router, the paging layer, the renderer, the auth or rate-limit middleware); each layer's
- * faults are declared in its own file here. The conformance suite uses them to prove that
- * its checks can fail; `detectedBy` (and `blind`) name the requirement ids that catch each.
+ * conformance suite must detect. Each fault is off by default and lives in the layer where
+ * the real bug would (the store over the index, the query parser, the router, the paging
+ * layer, the renderer, the auth or rate-limit middleware); each layer's faults are declared
+ * in its own file here. The conformance suite uses them to prove that its checks can fail;
+ * `detectedBy` (and `blind`) name the requirement ids that catch each.
+ *
+ * A fault is a wrapper over the layer it changes, declared and implemented in one entry
+ * (`wrap`, see {@link FaultLayers}); the clean layer has no fault branch and the server
+ * composes the wrappers of the injected faults around it ({@link FaultSet.wrap}).
+ * Migration (issue 21): the routing (with the response cache), rate-limit, auth and render
+ * layers are migrated; the params, paging and store layers still test `FaultSet.has` in
+ * their code (request.ts, paging.ts, middleware/answer.ts, store*.ts), pending.
  */
 import { AUTH_FAULTS } from './auth.ts';
+import type { FaultInfo, FaultLayer, FaultLayers } from './info.ts';
 import { PAGING_FAULTS } from './paging.ts';
 import { PARAMS_FAULTS } from './params.ts';
 import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
@@ -14,7 +22,7 @@ import { RENDER_FAULTS } from './render.ts';
 import { ROUTING_FAULTS } from './routing.ts';
 import { STORE_FAULTS } from './store.ts';
 
-export type { FaultArea, FaultInfo } from './info.ts';
+export type { FaultArea, FaultInfo, FaultLayer, FaultLayers } from './info.ts';
 
 /** Every injectable fault, declared once, grouped by the layer it lives in. */
 export const FAULTS = [
@@ -56,6 +64,18 @@ export class FaultSet {
   /** Whether any of `names` is injected. */
   hasAny(names: readonly FaultName[]): boolean {
     return names.some((n) => this.#active.has(n));
+  }
+  /**
+   * Layer `layer` as the injected faults break it: `clean` passed through the `wrap[layer]`
+   * of each active fault, in {@link FAULTS} order (`clean` itself when none wraps it).
+   */
+  wrap<L extends keyof FaultLayers>(layer: L, clean: FaultLayer<L>): FaultLayer<L> {
+    let out = clean;
+    for (const f of FAULTS as readonly FaultInfo[]) {
+      const wrapper = f.wrap?.[layer] as ((inner: FaultLayer<L>) => FaultLayer<L>) | undefined;
+      if (wrapper !== undefined && this.#active.has(f.name as FaultName)) out = wrapper(out);
+    }
+    return out;
   }
   /** The active faults, in {@link FAULT_NAMES} order. */
   list(): FaultName[] {

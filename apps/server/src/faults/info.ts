@@ -1,3 +1,9 @@
+import type { AuthLayer } from '../auth.ts';
+import type { ResponseCacheKey } from '../middleware/cache.ts';
+import type { RateLimitRefusal } from '../middleware/rate-limit.ts';
+import type { PathMatcher } from '../middleware/route.ts';
+import type { RenderLayer } from '../render.ts';
+
 /** The layer of the server a fault is injected into. */
 export type FaultArea =
   | 'store'
@@ -26,4 +32,31 @@ export interface FaultInfo {
    * admin credential cannot observe the fault (the matrix skips it in that mode only).
    */
   readonly blind?: readonly string[] | { readonly unobservable: string };
+  /**
+   * The fault's implementation: for each layer it breaks, a wrapper that gets that layer as
+   * the server composed it (clean, or already wrapped by an earlier fault) and returns the
+   * broken one. Omitted for the faults of the layers not migrated yet (see `index.ts`).
+   */
+  readonly wrap?: FaultLayers;
 }
+
+/**
+ * The layers a fault can wrap (CONVENTIONS: a fault is a wrapper over the layer it changes),
+ * each a small interface the server composes: `createServer` passes the clean layer through
+ * the wrappers of the injected faults (`FaultSet.wrap`) in `FAULTS` order.
+ */
+export interface FaultLayers {
+  /** The router: a raw request path to the endpoint it names (middleware/route.ts). */
+  readonly route?: (clean: PathMatcher) => PathMatcher;
+  /** The key of the response cache (middleware/cache.ts). */
+  readonly cacheKey?: (clean: ResponseCacheKey) => ResponseCacheKey;
+  /** The headers of a 429 (middleware/rate-limit.ts, decisions §6). */
+  readonly rateLimitRefusal?: (clean: RateLimitRefusal) => RateLimitRefusal;
+  /** Authentication's steps (auth.ts, decisions §1). */
+  readonly auth?: (clean: AuthLayer) => AuthLayer;
+  /** The renderer's stages (render.ts, decisions §5, §7). */
+  readonly render?: (clean: RenderLayer) => RenderLayer;
+}
+
+/** The interface of layer `L` of {@link FaultLayers}. */
+export type FaultLayer<L extends keyof FaultLayers> = Parameters<NonNullable<FaultLayers[L]>>[0];

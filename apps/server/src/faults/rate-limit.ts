@@ -1,11 +1,18 @@
 import type { FaultInfo } from './info.ts';
 
-/** Faults of the rate limiter (decisions §5). */
+/** Faults of the rate limiter (decisions §5); they wrap the 429's headers (middleware/rate-limit.ts). */
 export const RATE_LIMIT_FAULTS = [
   {
     name: 'rate-limit-no-retry-after',
     area: 'rate-limit',
     description: '429 answered without Retry-After; needs a rate limit (decisions §6)',
     detectedBy: ['RATE-429-HEADERS'],
+    wrap: {
+      rateLimitRefusal: (refusal) => (decision) => {
+        // bug: the 429 is sent without the header that says when to come back
+        const { 'Retry-After': _retryAfter, ...headers } = refusal(decision);
+        return headers;
+      },
+    },
   },
 ] as const satisfies readonly FaultInfo[];

@@ -1,42 +1,42 @@
-import { AuthError, QueryParamError } from '@tagtrack/core';
-import { type Authenticated, authenticate } from '../auth.ts';
+import { AuthError, type Endpoint, QueryParamError } from '@tagtrack/core';
+import { type Authenticated, type AuthLayer, authenticate } from '../auth.ts';
 import { LruCache } from '../cache.ts';
-import type { FaultSet } from '../faults/index.ts';
 import type { Renderer } from '../render.ts';
-import { parseRequestQuery } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Middleware, respond } from './context.ts';
 
 /**
  * Step 3 of the order of checks (decisions §1): {@link authenticate} the `Authorization`
  * header against the raw query string; failure answers 401. Sets `caller` and `authId`.
- * The auth faults live in `authenticate`; fault `params-before-auth` validates the query first.
+ * `layer` is the clean `AUTH_LAYER` or the steps as the auth faults break them;
+ * `parseQuery` is the query parser (step 6), which `layer.beforeCredentials` may run.
  *
  * A verified (Authorization, query string) pair stays valid: HMAC is deterministic and
  * credentials never change after start-up. Remembering it (at most 16,384 pairs, 16 MiB of
  * keys) skips the base64 decoding and up to two HMAC-SHA1 computations on repeated requests
  * (the benchmark's hot path). Failures are never remembered.
  */
-export function auth(store: Store, faults: FaultSet, renderer: Renderer): Middleware {
+export function auth(
+  store: Store,
+  layer: AuthLayer,
+  parseQuery: (endpoint: Endpoint, rawQuery: string) => unknown,
+  renderer: Renderer,
+): Middleware {
   const verified = new LruCache<Authenticated>(16_384, 16 * 1024 * 1024);
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     const { rawQuery } = c.get('target');
-    if (faults.has('params-before-auth')) {
-      // bug: the query is validated before the credentials, so a caller without valid
-      // credentials learns which parameters an endpoint takes
-      try {
-        parseRequestQuery(c.get('match').endpoint, rawQuery, faults);
-      } catch (e) {
-        if (e instanceof QueryParamError) return respond(c, renderer.error(400, e.message));
-        throw e;
-      }
+    try {
+      layer.beforeCredentials(() => parseQuery(c.get('match').endpoint, rawQuery));
+    } catch (e) {
+      if (e instanceof QueryParamError) return respond(c, renderer.error(400, e.message));
+      throw e;
     }
     const key = `${authorization}\u0000${rawQuery}`;
     let found = authorization === undefined ? undefined : verified.get(key);
     if (!found) {
       try {
-        found = authenticate(store, faults, authorization, rawQuery);
+        found = authenticate(store, layer, authorization, rawQuery);
       } catch (e) {
         if (e instanceof AuthError) return respond(c, renderer.error(401, e.message));
         throw e;

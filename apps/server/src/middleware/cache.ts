@@ -1,5 +1,4 @@
 import { LruCache } from '../cache.ts';
-import type { FaultSet } from '../faults/index.ts';
 import { type Middleware, send } from './context.ts';
 
 /** A rendered response kept for identical requests (same base URL, caller, method and target). */
@@ -9,6 +8,25 @@ interface CachedResponse {
   readonly body: Uint8Array<ArrayBuffer>;
 }
 
+/** What a cached response is keyed by: the request as the cache sees it. */
+export interface ResponseCacheRequest {
+  /** The public base URL (`nextURL` and `Link` depend on it). */
+  readonly publicUrl: string;
+  /** The caller's memberID. */
+  readonly caller: string;
+  readonly method: string;
+  /** The raw path and query string as received. */
+  readonly path: string;
+  readonly rawQuery: string;
+}
+
+/** The cache key of a request; routing faults wrap it (`faults/routing.ts`). */
+export type ResponseCacheKey = (request: ResponseCacheRequest) => string;
+
+/** The clean {@link ResponseCacheKey}: every part of the request, NUL-separated. */
+export const responseCacheKey: ResponseCacheKey = (r) =>
+  `${r.publicUrl}\u0000${r.caller}\u0000${r.method}\u0000${r.path}\u0000${r.rawQuery}`;
+
 /**
  * Step 5, before the answer: the data of an application never changes (under `--live` each
  * version of the data gets its own application, so its own cache: `live.ts`), so the response
@@ -16,17 +34,20 @@ interface CachedResponse {
  * is always the same (decisions §3 stable order): replay it instead of answering again. The
  * request's Host plays no part (decisions §3 Revision 2). Keeps what the answer step renders
  * (`rendered`: 200, 204, 400, 404), at most 4,096 responses and 64 MiB of bodies.
- * Routing fault `cache-key-url-only`: the key leaves the caller out.
+ * `keyOf` is {@link responseCacheKey} or the key as a routing fault breaks it.
  */
-export function responseCache(publicUrl: () => string, faults: FaultSet): Middleware {
+export function responseCache(publicUrl: () => string, keyOf: ResponseCacheKey): Middleware {
   const responses = new LruCache<CachedResponse>(4096, 64 * 1024 * 1024);
   const encoder = new TextEncoder();
   return async (c, next) => {
     const { path, rawQuery } = c.get('target');
-    // bug (`cache-key-url-only`): the key is the URL alone, so the same URL for another
-    // caller replays the first caller's answer
-    const caller = faults.has('cache-key-url-only') ? '' : c.get('caller').memberID;
-    const key = `${publicUrl()}\u0000${caller}\u0000${c.req.method}\u0000${path}\u0000${rawQuery}`;
+    const key = keyOf({
+      publicUrl: publicUrl(),
+      caller: c.get('caller').memberID,
+      method: c.req.method,
+      path,
+      rawQuery,
+    });
     const cached = responses.get(key);
     if (cached) return send(c, cached.status, cached.headers, cached.body);
     await next();

@@ -1,4 +1,3 @@
-import type { FaultSet } from '../faults/index.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limit.ts';
 import type { Renderer } from '../render.ts';
 import { type Middleware, respond } from './context.ts';
@@ -11,20 +10,31 @@ function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   };
 }
 
+/** The headers of a 429 for `decision` (decisions §6); the rate-limit faults wrap it. */
+export type RateLimitRefusal = (decision: RateLimitDecision) => Record<string, string>;
+
+/** The clean {@link RateLimitRefusal}: the `X-Rate-Limit-*` headers and `Retry-After`. */
+export const rateLimitRefusal: RateLimitRefusal = (d) => ({
+  ...rateLimitHeaders(d),
+  'Retry-After': String(d.retryAfterSeconds),
+});
+
 /**
  * Step 4 of the order of checks (decisions §6, when the profile sets a rate limit): counts
  * every authenticated request against its credential, valid or not; over the limit answers
  * 429 with `Retry-After`. Every later response carries the `X-Rate-Limit-*` headers.
- * Rate-limit fault: `rate-limit-no-retry-after`.
+ * `refusal` is {@link rateLimitRefusal} or the 429's headers as a rate-limit fault breaks them.
  */
-export function rateLimit(limiter: RateLimiter, faults: FaultSet, renderer: Renderer): Middleware {
+export function rateLimit(
+  limiter: RateLimiter,
+  refusal: RateLimitRefusal,
+  renderer: Renderer,
+): Middleware {
   return async (c, next) => {
     const decision = limiter.take(c.get('authId'));
     const limitHeaders = rateLimitHeaders(decision);
     if (!decision.allowed) {
-      const headers = faults.has('rate-limit-no-retry-after')
-        ? limitHeaders
-        : { ...limitHeaders, 'Retry-After': String(decision.retryAfterSeconds) };
+      const headers = refusal(decision);
       return respond(
         c,
         renderer.error(
