@@ -11,7 +11,8 @@
 import { open, stat } from 'node:fs/promises';
 import type { ColumnarDataset } from './builder.ts';
 import { ColumnarBuilder } from './builder.ts';
-import { type DictBytes, EVENT_CODE_FIELDS, type EventColumnsData } from './events.ts';
+import type { DictBytes } from './dict.ts';
+import { EVENT_CODE_FIELDS, type EventColumnsData } from './event-store.ts';
 import { JsonObjectStream } from './json-stream.ts';
 import type { ColumnarLoadOptions, ColumnarSource } from './load.ts';
 import { isSpace } from './raw.ts';

@@ -15,7 +15,8 @@
  */
 
 import type { DatasetCredential, DatasetTeam } from '@tagtrack/core';
-import { DETAIL_FIELDS, decodeUtf8, EVENT_CODE_FIELDS } from './events.ts';
+import { decodeUtf8 } from './dict.ts';
+import { DETAIL_FIELDS, EVENT_CODE_FIELDS } from './event-store.ts';
 
 /** The first bytes of a snapshot file (32 bytes, padded with newlines). */
 export const SNAPSHOT_MAGIC = 'tagtrack columnar snapshot\n\n\n\n\n\n';
