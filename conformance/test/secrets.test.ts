@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import { SecretRedactor } from '../src/http.ts';
 import * as reporters from '../src/reporters/index.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+import { SecretRedactor } from '../src/secrets.ts';
 import { failing, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
