@@ -13,6 +13,7 @@ import { method } from './middleware/method.ts';
 import { openApiDocument } from './middleware/openapi.ts';
 import { rateLimit, rateLimitRefusal } from './middleware/rate-limit.ts';
 import { matchRequestPath, route } from './middleware/route.ts';
+import { PAGING_LAYER } from './paging.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Renderer } from './render.ts';
 import { parseRequestQuery } from './request.ts';
@@ -82,6 +83,6 @@ export function createApp(deps: AppDeps): Hono<Env> {
     app.use(rateLimit(rateLimiter, faults.wrap('rateLimitRefusal', rateLimitRefusal), renderer));
   }
   app.use(responseCache(deps.publicUrl, faults.wrap('cacheKey', responseCacheKey)));
-  app.all('*', answer(deps));
+  app.all('*', answer({ ...deps, paging: faults.wrap('paging', PAGING_LAYER) }));
   return app;
 }

@@ -2,6 +2,7 @@ import type { AuthLayer } from '../auth.ts';
 import type { ResponseCacheKey } from '../middleware/cache.ts';
 import type { RateLimitRefusal } from '../middleware/rate-limit.ts';
 import type { PathMatcher } from '../middleware/route.ts';
+import type { PagingLayer } from '../paging.ts';
 import type { RenderLayer } from '../render.ts';
 
 /** The layer of the server a fault is injected into. */
@@ -54,6 +55,8 @@ export interface FaultLayers {
   readonly rateLimitRefusal?: (clean: RateLimitRefusal) => RateLimitRefusal;
   /** Authentication's steps (auth.ts, decisions §1). */
   readonly auth?: (clean: AuthLayer) => AuthLayer;
+  /** The paging layer's stages (paging.ts, decisions §3). */
+  readonly paging?: (clean: PagingLayer) => PagingLayer;
   /** The renderer's stages (render.ts, decisions §5, §7). */
   readonly render?: (clean: RenderLayer) => RenderLayer;
 }

@@ -1,17 +1,19 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
 import type { FaultSet } from '../faults/index.ts';
-import { listPage, singleHeaders, singleNoContent } from '../paging.ts';
+import { listPage, type PagingLayer } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
 import { parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Env, respond } from './context.ts';
 
-/** What answering needs: the store, the renderer, the faults and the paging options. */
+/** What answering needs: the store, the renderer, the faults, the paging layer and options. */
 export interface AnswerDeps {
   readonly store: Store;
   readonly renderer: Renderer;
   readonly faults: FaultSet;
+  /** The paging layer: the clean `PAGING_LAYER` or as the paging faults break it. */
+  readonly paging: PagingLayer;
   /** Records per page (decisions §3, profile option). */
   readonly pageSize: number;
   /** How a list ends (decisions §3 Revision 2, profile option). */
@@ -25,11 +27,11 @@ export interface AnswerDeps {
  * parameters (decisions §4: 400), unknown or out-of-scope id (decisions §2: 404), then 200,
  * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
- * The parameter faults live in `parseRequestQuery`, the paging faults in `listPage`, the
- * store faults in the store, the render faults in the renderer; `paging-url-from-host` here.
+ * The parameter faults live in `parseRequestQuery`, the store faults in the store; the
+ * paging and render faults wrap `deps.paging` and the renderer.
  */
 export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
-  const { store, renderer, faults, pageSize, pagingEnd } = deps;
+  const { store, renderer, faults, paging: pagingLayer, pageSize, pagingEnd } = deps;
 
   function render(c: Context<Env>, caller: Caller, method: string): Rendered {
     const target = c.get('target');
@@ -53,11 +55,11 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
       case 'forbidden':
         return renderer.error(403, answer.message);
       case 'single':
-        if (singleNoContent(query.cursor, faults))
+        if (pagingLayer.singleNoContent(query.cursor))
           return { status: 204, headers: { ...contentType, 'X-Total-Count': '1' }, body: '' };
         return {
           status: 200,
-          headers: { ...contentType, ...singleHeaders(faults) },
+          headers: { ...contentType, ...pagingLayer.singleHeaders(query.cursor) },
           body: method === 'HEAD' ? '' : renderer.singleBody(endpoint, answer.record, query.rtn),
         };
       case 'list': {
@@ -67,15 +69,14 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
             cursor: query.cursor,
             pageSize,
             pagingEnd,
-            publicUrl: faults.has('paging-url-from-host')
-              ? (hostBase(c) ?? deps.publicUrl())
-              : deps.publicUrl(),
+            publicUrl: deps.publicUrl(),
             target,
             rtn: query.rtn,
             method,
             pathForm: renderer.variants.has('paging-path-canonical') ? 'canonical' : 'as-received',
+            header: (name) => c.req.header(name),
           },
-          faults,
+          pagingLayer,
         );
         // A 204 keeps the Content-Type the body would have had, so HEAD and GET agree and
         // the HTTP layer does not add a default one.
@@ -96,16 +97,4 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
     c.set('rendered', rendered);
     return respond(c, rendered);
   };
-}
-
-/**
- * Fault `paging-url-from-host`: the base URL of the paging URLs read from the request's
- * `X-Forwarded-Host` (and `X-Forwarded-Proto`) or `Host` header, as a server behind a proxy
- * might; `undefined` without either header.
- */
-function hostBase(c: Context<Env>): string | undefined {
-  // bug: the request's headers name the base URL instead of the configured public URL
-  const host = c.req.header('x-forwarded-host') ?? c.req.header('host');
-  if (host === undefined || host === '') return undefined;
-  return `${c.req.header('x-forwarded-proto') ?? 'http'}://${host}`;
 }
