@@ -16,7 +16,7 @@ import { matchRequestPath, route } from './middleware/route.ts';
 import { PAGING_LAYER } from './paging.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import type { Renderer } from './render.ts';
-import { parseRequestQuery } from './request.ts';
+import { PARAMS_LAYER, parseRequestQuery } from './request.ts';
 import type { Store } from './store.ts';
 import { extraHeaders } from './transport.ts';
 import type { VariantSet } from './variants.ts';
@@ -76,13 +76,14 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const matchPath = faults.wrap('route', matchRequestPath);
   app.use(route(matchPath, renderer, openApiDocument(deps.openApiJson, renderer)));
   app.use(method(renderer));
+  const params = faults.wrap('params', PARAMS_LAYER);
   const parseQuery = (endpoint: Endpoint, rawQuery: string) =>
-    parseRequestQuery(endpoint, rawQuery, faults);
+    parseRequestQuery(endpoint, rawQuery, params);
   app.use(auth(store, faults.wrap('auth', AUTH_LAYER), parseQuery, renderer));
   if (rateLimiter) {
     app.use(rateLimit(rateLimiter, faults.wrap('rateLimitRefusal', rateLimitRefusal), renderer));
   }
   app.use(responseCache(deps.publicUrl, faults.wrap('cacheKey', responseCacheKey)));
-  app.all('*', answer({ ...deps, paging: faults.wrap('paging', PAGING_LAYER) }));
+  app.all('*', answer({ ...deps, params, paging: faults.wrap('paging', PAGING_LAYER) }));
   return app;
 }

@@ -9,9 +9,9 @@
  * A fault is a wrapper over the layer it changes, declared and implemented in one entry
  * (`wrap`, see {@link FaultLayers}); the clean layer has no fault branch and the server
  * composes the wrappers of the injected faults around it ({@link FaultSet.wrap}).
- * Migration (issue 21): the routing (with the response cache), rate-limit, auth, paging and
- * render layers are migrated; the params and store layers still test `FaultSet.has` in
- * their code (request.ts, store*.ts), pending.
+ * Migration (issue 21): the routing (with the response cache), rate-limit, auth, params,
+ * paging and render layers are migrated; the store layer still tests `FaultSet.has` in its
+ * code (store.ts, store-faults.ts, store-recipients.ts), pending.
  */
 import { AUTH_FAULTS } from './auth.ts';
 import type { FaultInfo, FaultLayer, FaultLayers } from './info.ts';

@@ -4,6 +4,7 @@ import type { RateLimitRefusal } from '../middleware/rate-limit.ts';
 import type { PathMatcher } from '../middleware/route.ts';
 import type { PagingLayer } from '../paging.ts';
 import type { RenderLayer } from '../render.ts';
+import type { ParamsLayer } from '../request.ts';
 
 /** The layer of the server a fault is injected into. */
 export type FaultArea =
@@ -55,6 +56,8 @@ export interface FaultLayers {
   readonly rateLimitRefusal?: (clean: RateLimitRefusal) => RateLimitRefusal;
   /** Authentication's steps (auth.ts, decisions §1). */
   readonly auth?: (clean: AuthLayer) => AuthLayer;
+  /** The query parser's stages (request.ts, decisions §4). */
+  readonly params?: (clean: ParamsLayer) => ParamsLayer;
   /** The paging layer's stages (paging.ts, decisions §3). */
   readonly paging?: (clean: PagingLayer) => PagingLayer;
   /** The renderer's stages (render.ts, decisions §5, §7). */

@@ -1,18 +1,47 @@
+import {
+  CalendarDate,
+  DAY_MS,
+  dayStartMs,
+  decodeFormComponent,
+  type Endpoint,
+  type EndpointId,
+  IGNORED_PARAMS,
+  PARAM_NAMES,
+  type QueryEntry,
+  QueryParamError,
+  type QueryParams,
+  TAG_FILTER_PARAMS,
+  utcDay,
+} from '@tagtrack/core';
+import type { ParamsLayer } from '../request.ts';
 import type { FaultInfo } from './info.ts';
 
-/** Faults of the query parser: parameter rules of decisions §4. */
+/**
+ * Faults of the query parser: parameter rules of decisions §4. Each wraps the clean
+ * `ParamsLayer` (request.ts) and replaces the stage it breaks.
+ */
 export const PARAMS_FAULTS = [
   {
     name: 'end-day-exclusive',
     area: 'params',
     description: 'the `end` day itself is excluded from the window: off by one (decisions §4)',
     detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-RANGE-SPLIT', 'REL-EVENTS-WINDOW'],
+    wrap: {
+      params: queryOf((_endpoint, query, _sent) => {
+        // bug: `end` used as an exclusive bound, i.e. the window stops at the end day's midnight
+        // (with start = end the window becomes empty: start after end selects no day)
+        return query.end === undefined
+          ? query
+          : { ...query, end: utcDay(dayStartMs(query.end) - DAY_MS) };
+      }),
+    },
   },
   {
     name: 'ignore-is-opened',
     area: 'params',
     description: 'the isOpened filter is ignored (decisions §4)',
     detectedBy: ['REL-FILTER-CONJUNCTION'],
+    wrap: { params: queryOf((_endpoint, query) => ({ ...query, isOpened: false })) },
   },
   {
     name: 'bad-date-200',
@@ -20,18 +49,41 @@ export const PARAMS_FAULTS = [
     description:
       'invalid calendar dates such as 2024-02-30 are accepted and treated as absent (decisions §4)',
     detectedBy: ['INPUT-400-BAD-DATE'],
+    wrap: {
+      params: inputOf((_endpoint, input) => {
+        // bug: a shape check only; a YYYY-MM-DD that is not a calendar day is dropped silently
+        return input.filter(
+          ([name, value]) =>
+            !(
+              DATE_PARAMS.has(name) &&
+              DATE_SHAPE.test(value) &&
+              !CalendarDate.safeParse(value).success
+            ),
+        );
+      }),
+    },
   },
   {
     name: 'unknown-param-ignored',
     area: 'params',
     description: 'unknown query parameters are accepted silently (decisions §4)',
     detectedBy: ['INPUT-400-UNKNOWN-PARAM'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        // bug: the parser only looks at the names it knows instead of rejecting the others
+        const known = new Set<string>(endpoint.query);
+        return input.filter(([name]) => known.has(name));
+      }),
+    },
   },
   {
     name: 'alias-ignores-type',
     area: 'params',
     description: '/teams/stats ignores the `type` parameter (decisions §4)',
     detectedBy: ['REL-STATS-ALIAS'],
+    wrap: {
+      params: typeIgnored((endpoint) => endpoint.id === ('stats.teamAlias' satisfies EndpointId)),
+    },
   },
   {
     name: 'next-param-rejected',
@@ -39,6 +91,13 @@ export const PARAMS_FAULTS = [
     description:
       'the `next` parameter is refused as unknown (400) instead of ignored (decisions §3 Revision 2)',
     detectedBy: ['INPUT-NEXT-TOTAL-IGNORED'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        // bug: `next` is missing from the list of accepted parameters
+        allowed: (endpoint) => p.allowed(endpoint).filter((name) => name !== 'next'),
+      }),
+    },
   },
   {
     name: 'cursor-unchecked-single',
@@ -46,6 +105,12 @@ export const PARAMS_FAULTS = [
     description:
       'cursor is not validated on the single-object endpoints: cursor=abc answers 200 (decisions §3 Revision 2)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        // bug: endpoints that do not page never look at the cursor
+        return endpoint.response === 'single' ? input.filter(([name]) => name !== 'cursor') : input;
+      }),
+    },
   },
   {
     name: 'empty-value-as-absent',
@@ -53,6 +118,12 @@ export const PARAMS_FAULTS = [
     description:
       'an empty value (type=) is read as an absent parameter, not a 400 (decisions §4 Revision 2)',
     detectedBy: ['INPUT-400-EMPTY-VALUE'],
+    wrap: {
+      params: inputOf((_endpoint, input) => {
+        // bug: `type=` is read like a missing parameter
+        return input.filter(([, value]) => value !== '');
+      }),
+    },
   },
   {
     name: 'foreign-param-accepted',
@@ -60,6 +131,13 @@ export const PARAMS_FAULTS = [
     description:
       'a parameter of another endpoint (start on /contacts) is accepted and ignored, not a 400 (decisions §4 Revision 2)',
     detectedBy: ['INPUT-400-UNKNOWN-PARAM'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        // bug: any parameter of the API passes, whichever endpoint it belongs to
+        const own = new Set<string>(endpoint.query);
+        return input.filter(([name]) => own.has(name) || !API_PARAMS.has(name));
+      }),
+    },
   },
   {
     name: 'repeated-param-last-wins',
@@ -67,6 +145,16 @@ export const PARAMS_FAULTS = [
     description:
       'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (decisions §4 Revision 2)',
     detectedBy: ['INPUT-400-REPEATED-PARAM'],
+    wrap: {
+      params: inputOf((_endpoint, input) => {
+        // bug: the query is read into a map, so a repeated parameter's last value wins
+        const last = new Map<string, number>();
+        input.forEach(([name], i) => {
+          last.set(name, i);
+        });
+        return input.filter(([name], i) => IGNORED_PARAMS.has(name) || last.get(name) === i);
+      }),
+    },
   },
   {
     name: 'daily-date-rolls-over',
@@ -74,6 +162,16 @@ export const PARAMS_FAULTS = [
     description:
       '/tags/daily/{tagID} reads `date` with Date.UTC: 2024-02-30 rolls over into 2024-03-01 instead of a 400; the other endpoints refuse it (decisions §4 Revision 2: the same rules on every endpoint)',
     detectedBy: ['INPUT-400-BAD-DATE'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        if (endpoint.id !== ('tags.daily' satisfies EndpointId)) return input;
+        // bug: the day is read with Date.UTC, which rolls 2024-02-30 over into 2024-03-01
+        return input.map(([name, value]): [string, string] => [
+          name,
+          name === 'date' ? rollOver(value) : value,
+        ]);
+      }),
+    },
   },
   {
     name: 'events-start-after-end-empty',
@@ -81,6 +179,32 @@ export const PARAMS_FAULTS = [
     description:
       '/clicks and /opens never compare start and end: start after end answers an empty list instead of a 400 (decisions §4)',
     detectedBy: ['INPUT-400-START-AFTER-END'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        parse: (endpoint, input, allowed) => {
+          if (endpoint.id !== 'clicks.list' && endpoint.id !== 'opens.list') {
+            return p.parse(endpoint, input, allowed);
+          }
+          // bug: the event handlers never compare the bounds; start after end selects nothing
+          const start = input.find(([name]) => name === 'start')?.[1];
+          const end = input.find(([name]) => name === 'end')?.[1];
+          const reversed =
+            start !== undefined &&
+            end !== undefined &&
+            start > end &&
+            CalendarDate.safeParse(start).success &&
+            CalendarDate.safeParse(end).success;
+          if (!reversed) return p.parse(endpoint, input, allowed);
+          const query = p.parse(
+            endpoint,
+            input.filter(([name]) => name !== 'end'),
+            allowed,
+          );
+          return { ...query, end };
+        },
+      }),
+    },
   },
   {
     name: 'member-tags-lenient-boolean',
@@ -88,6 +212,17 @@ export const PARAMS_FAULTS = [
     description:
       '/teams/member/{memberID}/tags reads a tag filter other than true/false/1/0 (isOpened=yes) as false instead of a 400 (decisions §4 Revision 2: the same rules on every endpoint)',
     detectedBy: ['INPUT-400-BAD-BOOLEAN'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        if (endpoint.id !== 'teams.memberTags') return input;
+        // bug: this handler reads its filters as `value === 'true' || value === '1'`
+        const filters = new Set<string>(TAG_FILTER_PARAMS);
+        return input.map(([name, value]): [string, string] => [
+          name,
+          filters.has(name) && !/^(true|false|1|0)$/i.test(value) ? 'false' : value,
+        ]);
+      }),
+    },
   },
   {
     name: 'stats-type-any-case',
@@ -95,6 +230,16 @@ export const PARAMS_FAULTS = [
     description:
       "the stats endpoints lower-case `type` before validating it: type=Admin answers the admins' stats instead of a 400 (decisions §4 Revision 2: type is case-sensitive)",
     detectedBy: ['INPUT-400-BAD-ENUM'],
+    wrap: {
+      params: inputOf((endpoint, input) => {
+        if (!endpoint.id.startsWith('stats.')) return input;
+        // bug: the stats handlers lower-case `type` before validating it
+        return input.map(([name, value]): [string, string] => [
+          name,
+          name === 'type' ? value.toLowerCase() : value,
+        ]);
+      }),
+    },
   },
   {
     name: 'group-type-ignored',
@@ -102,6 +247,7 @@ export const PARAMS_FAULTS = [
     description:
       '/teams/group/{group} ignores `type`: type=manager lists every member of the group (decisions §4)',
     detectedBy: ['SCOPE-TYPE-FILTER'],
+    wrap: { params: typeIgnored((endpoint) => endpoint.id === 'teams.group') },
   },
   {
     name: 'cursor-leading-zeros-rejected',
@@ -109,6 +255,8 @@ export const PARAMS_FAULTS = [
     description:
       'cursor is validated as /^(0|[1-9][0-9]*)$/: cursor=000 answers 400 instead of the first page (decisions §3 Revision 2: [0-9]+, leading zeros allowed)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
+    // bug: the cursor is validated as /^(0|[1-9][0-9]*)$/ instead of [0-9]+
+    wrap: { params: cursorRefused((value) => /^0[0-9]/.test(value)) },
   },
   {
     name: 'huge-cursor-rejected',
@@ -116,6 +264,8 @@ export const PARAMS_FAULTS = [
     description:
       'a cursor beyond 2^53 - 1 answers 400 instead of a page past the end (decisions §3 Revision 2: no size limit)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
+    // bug: the cursor is validated with Number.isSafeInteger instead of [0-9]+ without a size limit
+    wrap: { params: cursorRefused((value) => !Number.isSafeInteger(Number(value))) },
   },
   {
     name: 'false-filter-negates',
@@ -123,6 +273,19 @@ export const PARAMS_FAULTS = [
     description:
       'a tag filter set to false selects its opposite: isOpened=false (any spelling) keeps only the unopened tags, isClicked=false only the unclicked, and back (decisions §4 Revision 3: false means absent)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+    wrap: {
+      params: queryOf((_endpoint, query, sent) => {
+        // bug: a filter sent as false is read as "not opened", "not clicked"
+        const sentNames = new Set(sent.map(([name]) => name));
+        const out = { ...query };
+        for (const name of TAG_FILTER_PARAMS) {
+          if (!sentNames.has(name) || !(name in OPPOSITE_FILTER)) continue;
+          const filter = name as keyof typeof OPPOSITE_FILTER;
+          if (out[filter] === false) out[OPPOSITE_FILTER[filter]] = true;
+        }
+        return out;
+      }),
+    },
   },
   {
     name: 'aggregate-false-aggregates',
@@ -130,6 +293,14 @@ export const PARAMS_FAULTS = [
     description:
       'aggregateData is read by presence: aggregateData=false (or 0, False) answers the aggregated record instead of the per-day records (decisions §4 Revision 3: false means absent)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+    wrap: {
+      params: queryOf((_endpoint, query, sent) => {
+        // bug: `if (params.has('aggregateData'))`
+        return sent.some(([name]) => name === 'aggregateData')
+          ? { ...query, aggregateData: true }
+          : query;
+      }),
+    },
   },
   {
     name: 'stats-type-ignored',
@@ -137,6 +308,7 @@ export const PARAMS_FAULTS = [
     description:
       '/stats ignores `type`: type=user answers the stats of every visible sender (decisions §4 Revision 3: type keeps the tags sent by members of that type)',
     detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER', 'REL-STATS-ALIAS'],
+    wrap: { params: typeIgnored((endpoint) => endpoint.id === 'stats.team') },
   },
   {
     name: 'group-stats-type-ignored',
@@ -144,6 +316,7 @@ export const PARAMS_FAULTS = [
     description:
       '/teams/stats/group/{group} ignores `type`: type=user answers the stats of the whole group (decisions §4 Revision 3)',
     detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER'],
+    wrap: { params: typeIgnored((endpoint) => endpoint.id === 'stats.group') },
   },
   {
     name: 'stats-type-per-day-ignored',
@@ -151,6 +324,11 @@ export const PARAMS_FAULTS = [
     description:
       'the stats endpoints apply `type` only to the aggregated record: with aggregateData=false the per-day records count every sender (decisions §4 Revision 3)',
     detectedBy: ['REL-STATS-TYPES-MERGE'],
+    wrap: {
+      params: typeIgnored(
+        (endpoint, query) => endpoint.id.startsWith('stats.') && !query.aggregateData,
+      ),
+    },
   },
   {
     name: 'empty-piece-400',
@@ -158,6 +336,16 @@ export const PARAMS_FAULTS = [
     description:
       'an empty piece of the query (a=1&&b=2, a trailing &) is read as a parameter with an empty name: 400 unknown parameter instead of ignored (decisions §4 Revision 3)',
     detectedBy: ['INPUT-QUERY-EMPTY-PIECES'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        entries: (endpoint, raw) => {
+          const entries = p.entries(endpoint, raw);
+          // bug: the query is split on `&` and every piece is read, an empty one as an empty name
+          return raw !== '' && raw.split('&').includes('') ? [...entries, ['', '']] : entries;
+        },
+      }),
+    },
   },
   {
     name: 'bare-name-ignored',
@@ -165,6 +353,8 @@ export const PARAMS_FAULTS = [
     description:
       'a piece without = (?type) is skipped as if absent instead of read as type with an empty value, a 400 (decisions §4 Revision 3)',
     detectedBy: ['INPUT-QUERY-BARE-NAME'],
+    // bug: pieces are matched with a `name=value` pattern; one without `=` matches nothing
+    wrap: { params: rawPieces((piece) => piece.includes('=')) },
   },
   {
     name: 'empty-name-ignored',
@@ -172,6 +362,8 @@ export const PARAMS_FAULTS = [
     description:
       'a piece with an empty name (=json) is skipped instead of refused as an unknown parameter (decisions §4 Revision 3)',
     detectedBy: ['INPUT-QUERY-EMPTY-NAME'],
+    // bug: the pattern wants a non-empty name, so `=json` matches nothing
+    wrap: { params: rawPieces((piece) => !piece.startsWith('=')) },
   },
   {
     name: 'names-case-insensitive',
@@ -179,6 +371,20 @@ export const PARAMS_FAULTS = [
     description:
       'parameter names are matched in any case: RTN=json is read as rtn instead of refused as unknown (decisions §4 Revision 3: names are case-sensitive)',
     detectedBy: ['INPUT-QUERY-NAMES-CASE'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        entries: (endpoint, raw) => {
+          // bug: names are looked up lower-cased
+          const byLower = new Map(endpoint.query.map((name) => [name.toLowerCase(), name]));
+          return p
+            .entries(endpoint, raw)
+            .map(
+              ([name, ...rest]): QueryEntry => [byLower.get(name.toLowerCase()) ?? name, ...rest],
+            );
+        },
+      }),
+    },
   },
   {
     name: 'values-not-decoded',
@@ -186,6 +392,25 @@ export const PARAMS_FAULTS = [
     description:
       'values are read without percent-decoding: rtn=%6Ason (json) and start=2024%2D01%2D01 answer 400 (decisions §4 Revision 3: %XX is decoded)',
     detectedBy: ['INPUT-QUERY-VALUES-DECODED'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        // bug: names are decoded, values are taken as sent
+        entries: (_endpoint, raw) =>
+          raw
+            .split('&')
+            .filter((piece) => piece !== '')
+            .map((piece): QueryEntry => {
+              const eq = piece.indexOf('=');
+              const name = eq < 0 ? piece : piece.slice(0, eq);
+              const decoded = decodeFormComponent(name);
+              return [
+                typeof decoded === 'string' ? decoded : name,
+                eq < 0 ? '' : piece.slice(eq + 1),
+              ];
+            }),
+      }),
+    },
   },
   {
     name: 'names-not-decoded',
@@ -193,6 +418,20 @@ export const PARAMS_FAULTS = [
     description:
       'names are compared as sent, without percent-decoding: %72tn=json is an unknown parameter (docs/spec.md §6: names are decoded like values)',
     detectedBy: ['INPUT-QUERY-NAMES-DECODED'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        entries: (endpoint, raw) => {
+          // bug: names are compared as sent, so `%72tn=json` is an unknown parameter
+          const raws = raw.split('&').filter((piece) => piece !== '');
+          return p.entries(endpoint, raw).map((entry, i): QueryEntry => {
+            const piece = raws[i] ?? '';
+            const eq = piece.indexOf('=');
+            return [eq < 0 ? piece : piece.slice(0, eq), ...(entry.slice(1) as [string])];
+          });
+        },
+      }),
+    },
   },
   {
     name: 'malformed-escape-as-absent',
@@ -200,6 +439,14 @@ export const PARAMS_FAULTS = [
     description:
       'a parameter whose value holds a malformed escape (%zz, a lone %) is dropped as if absent instead of a 400 naming it (decisions §4 Revision 3)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        // bug: decodeURIComponent throws, and the catch skips the parameter
+        entries: (endpoint, raw) =>
+          p.entries(endpoint, raw).filter((entry) => entry[2] !== 'malformed-escape'),
+      }),
+    },
   },
   {
     name: 'non-utf8-bytes-dropped',
@@ -207,6 +454,19 @@ export const PARAMS_FAULTS = [
     description:
       'decoded bytes that are not UTF-8 are dropped from the value: rtn=json%FF is read as rtn=json instead of a 400 naming rtn (decisions §4 Revision 3)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        // bug: the bytes are decoded leniently and the replacement characters dropped
+        entries: (endpoint, raw) =>
+          p
+            .entries(endpoint, raw)
+            .map(
+              (entry): QueryEntry =>
+                entry[2] === 'not-utf8' ? [entry[0], dropNonUtf8(entry[1])] : entry,
+            ),
+      }),
+    },
   },
   {
     name: 'undecodable-ignored-param-400',
@@ -214,5 +474,106 @@ export const PARAMS_FAULTS = [
     description:
       'the whole query is decoded strictly before any parameter is looked at: total=%zz or next=%FF answers 400 instead of being ignored (decisions §4 Revision 3: total and next stay ignored)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
+    wrap: {
+      params: (p) => ({
+        ...p,
+        entries: (endpoint, raw) => {
+          const entries = p.entries(endpoint, raw);
+          // bug: the whole query is decoded strictly before any parameter is looked at
+          const bad = entries.find((entry) => entry[2] !== undefined);
+          if (bad !== undefined) {
+            throw new QueryParamError(
+              'invalid_value',
+              bad[0],
+              `query parameter '${bad[0]}' is not valid percent-encoded UTF-8`,
+            );
+          }
+          return entries;
+        },
+      }),
+    },
   },
 ] as const satisfies readonly FaultInfo[];
+
+const DATE_PARAMS = new Set(['start', 'end', 'date']);
+const API_PARAMS: ReadonlySet<string> = new Set(PARAM_NAMES);
+const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The tag filter of the opposite meaning (fault `false-filter-negates`). */
+const OPPOSITE_FILTER = {
+  isOpened: 'isUnopened',
+  isUnopened: 'isOpened',
+  isClicked: 'isUnclicked',
+  isUnclicked: 'isClicked',
+} as const;
+
+/** A wrapper reading only the `&`-separated pieces of the raw query that `keep` keeps. */
+function rawPieces(keep: (piece: string) => boolean): (p: ParamsLayer) => ParamsLayer {
+  return (p) => ({
+    ...p,
+    entries: (endpoint, raw) => p.entries(endpoint, raw.split('&').filter(keep).join('&')),
+  });
+}
+
+/** A wrapper changing the parameters `parse` reads. */
+function inputOf(
+  change: (endpoint: Endpoint, input: readonly QueryEntry[]) => readonly QueryEntry[],
+): (p: ParamsLayer) => ParamsLayer {
+  return (p) => ({ ...p, input: (endpoint, sent) => change(endpoint, p.input(endpoint, sent)) });
+}
+
+/** A wrapper changing the parsed parameters. */
+function queryOf(
+  change: (endpoint: Endpoint, query: QueryParams, sent: readonly QueryEntry[]) => QueryParams,
+): (p: ParamsLayer) => ParamsLayer {
+  return (p) => ({
+    ...p,
+    query: (endpoint, query, sent) => change(endpoint, p.query(endpoint, query, sent), sent),
+  });
+}
+
+/** A wrapper dropping the parsed `type` where `when` holds (the handler never reads it). */
+function typeIgnored(
+  when: (endpoint: Endpoint, query: QueryParams) => boolean,
+): (p: ParamsLayer) => ParamsLayer {
+  return queryOf((endpoint, query) => {
+    if (!when(endpoint, query)) return query;
+    const { type: _type, ...rest } = query;
+    return rest;
+  });
+}
+
+/**
+ * A wrapper refusing a `[0-9]+` cursor that `refused` matches (it is made invalid, so core
+ * answers its 400), as a validator stricter than decisions §3 Revision 2 would.
+ */
+function cursorRefused(refused: (value: string) => boolean): (p: ParamsLayer) => ParamsLayer {
+  return inputOf((_endpoint, input) =>
+    input.map(([name, value]): [string, string] => [
+      name,
+      name === 'cursor' && /^[0-9]+$/.test(value) && refused(value) ? `${value}?` : value,
+    ]),
+  );
+}
+
+/** Fault `non-utf8-bytes-dropped`: a raw value decoded with the bytes that are not UTF-8 left out. */
+function dropNonUtf8(raw: string): string {
+  const encoder = new TextEncoder();
+  const bytes = [...raw.replace(/\+/g, ' ').matchAll(/%([0-9A-Fa-f]{2})|([^%]+)/g)].flatMap(
+    ([, hex, text]) => (hex !== undefined ? [Number.parseInt(hex, 16)] : [...encoder.encode(text)]),
+  );
+  return new TextDecoder().decode(new Uint8Array(bytes)).replace(/\uFFFD/g, '');
+}
+
+/**
+ * Fault `daily-date-rolls-over`: a `YYYY-MM-DD` whose day is past the end of its month (a
+ * real month, day 29 to 31) as `Date.UTC` reads it, rolled into the next month; any other
+ * value unchanged.
+ */
+function rollOver(value: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (m === null || CalendarDate.safeParse(value).success) return value;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1000 || month < 1 || month > 12 || day < 29 || day > 31) return value;
+  return utcDay(Date.UTC(year, month - 1, day));
+}

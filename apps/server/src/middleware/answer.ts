@@ -1,17 +1,17 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
-import type { FaultSet } from '../faults/index.ts';
 import { listPage, type PagingLayer } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
-import { parseRequestQuery, queryEntries } from '../request.ts';
+import { type ParamsLayer, parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Env, respond } from './context.ts';
 
-/** What answering needs: the store, the renderer, the faults, the paging layer and options. */
+/** What answering needs: the store, the renderer, the query parser, the paging layer and options. */
 export interface AnswerDeps {
   readonly store: Store;
   readonly renderer: Renderer;
-  readonly faults: FaultSet;
+  /** The query parser: the clean `PARAMS_LAYER` or as the parameter faults break it. */
+  readonly params: ParamsLayer;
   /** The paging layer: the clean `PAGING_LAYER` or as the paging faults break it. */
   readonly paging: PagingLayer;
   /** Records per page (decisions §3, profile option). */
@@ -27,18 +27,18 @@ export interface AnswerDeps {
  * parameters (decisions §4: 400), unknown or out-of-scope id (decisions §2: 404), then 200,
  * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
- * The parameter faults live in `parseRequestQuery`, the store faults in the store; the
- * paging and render faults wrap `deps.paging` and the renderer.
+ * The store faults live in the store; the parameter, paging and render faults wrap
+ * `deps.params`, `deps.paging` and the renderer.
  */
 export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
-  const { store, renderer, faults, paging: pagingLayer, pageSize, pagingEnd } = deps;
+  const { store, renderer, params, paging: pagingLayer, pageSize, pagingEnd } = deps;
 
   function render(c: Context<Env>, caller: Caller, method: string): Rendered {
     const target = c.get('target');
     const { endpoint, pathParams } = c.get('match');
     let query: QueryParams;
     try {
-      query = parseRequestQuery(endpoint, target.rawQuery, faults);
+      query = parseRequestQuery(endpoint, target.rawQuery, params);
     } catch (e) {
       if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;
