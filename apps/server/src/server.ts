@@ -202,7 +202,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   // (responses, verified signatures), answer from that version only (live.ts).
   const serve = (index: ReportingIndex) => {
     const app = createApp({
-      store: new Store(index, faults, variants),
+      store: new Store(index, (clean) => faults.wrap('store', clean), variants),
       renderer,
       faults,
       variants,

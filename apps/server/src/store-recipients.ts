@@ -6,28 +6,18 @@ import {
   normaliseEmail,
   parseTimestampMs,
 } from '@tagtrack/core';
-import type { FaultName, FaultSet } from './faults/index.ts';
 import type { StoreAnswer } from './store.ts';
 import type { VariantName, VariantSet } from './variants.ts';
 
 /**
  * The `recipient` of the events of endpoints 9 and 11 (decisions §8 Revision 3): what the
- * faults and variants of that rule change, after core's index has answered. Core names an
- * event's recipient by the contact id of its normalised email, the name of the tag's first
- * recipient entry with that normalised email, and the normalised email.
- *
- * Faults (they break the rule): `event-recipient-name-last` (the name of the last such entry),
- * `event-recipient-name-first-entry` (the name of the tag's first recipient entry, whoever
- * the event's recipient is). Variants (the free `email` form): `event-recipient-email-stored`
- * (the tag's stored spelling of that entry), `event-recipient-email-as-sent` (the event's own
- * spelling in the event log).
+ * variants of that rule change, after core's index has answered. Core names an event's
+ * recipient by the contact id of its normalised email, the name of the tag's first recipient
+ * entry with that normalised email, and the normalised email. Variants (the free `email`
+ * form): `event-recipient-email-stored` (the tag's stored spelling of that entry),
+ * `event-recipient-email-as-sent` (the event's own spelling in the event log). The faults
+ * of the `name` live in `faults/store.ts`.
  */
-export const RECIPIENT_FAULTS = [
-  'event-recipient-name-last',
-  'event-recipient-name-first-entry',
-] as const satisfies readonly FaultName[];
-
-/** The variants of this module (see {@link RECIPIENT_FAULTS} for the faults). */
 export const RECIPIENT_VARIANTS = [
   'event-recipient-email-stored',
   'event-recipient-email-as-sent',
@@ -48,7 +38,7 @@ const GROUP_FIELDS = {
   'clicks.list': ['clicks', 'clickDate'],
 } as const;
 
-/** The faults and variants of the event recipient over one dataset (decisions §8 Revision 3). */
+/** The variants of the event recipient over one dataset (decisions §8 Revision 3). */
 export class EventRecipients {
   /** tagID -> its recipient entries in stored order. */
   readonly #entries = new Map<string, readonly Entry[]>();
@@ -58,10 +48,9 @@ export class EventRecipients {
 
   constructor(
     dataset: Dataset,
-    readonly faults: FaultSet,
     readonly variants: VariantSet,
   ) {
-    this.#active = faults.hasAny(RECIPIENT_FAULTS) || variants.hasAny(RECIPIENT_VARIANTS);
+    this.#active = variants.hasAny(RECIPIENT_VARIANTS);
     if (!this.#active) return;
     for (const t of dataset.tags) this.#entries.set(t.tagID, t.recipients);
     if (variants.has('event-recipient-email-as-sent')) {
@@ -73,12 +62,12 @@ export class EventRecipients {
     }
   }
 
-  /** Whether any fault or variant of this module is on (else {@link answerOut} is the identity). */
+  /** Whether any variant of this module is on (else {@link answerOut} is the identity). */
   get active(): boolean {
     return this.#active;
   }
 
-  /** `answer` with the event recipients of 9 and 11 as the active faults and variants write them. */
+  /** `answer` with the event recipients of 9 and 11 as the active variants write them. */
   answerOut(request: EndpointRequest, answer: StoreAnswer): StoreAnswer {
     const fields =
       request.endpoint === 'opens.list' || request.endpoint === 'clicks.list'
@@ -106,14 +95,6 @@ export class EventRecipients {
     const email = normaliseEmail(recipient.email);
     const same = entries.filter((r) => normaliseEmail(r.email) === email);
     let out = recipient;
-    if (this.faults.has('event-recipient-name-last') && same.length > 0) {
-      // bug: the entries are read into a map by email, so the last entry's name wins
-      out = { ...out, name: same.at(-1)!.name };
-    }
-    if (this.faults.has('event-recipient-name-first-entry') && entries.length > 0) {
-      // bug: the name is read from the tag's first recipient entry, not the event's
-      out = { ...out, name: entries[0]!.name };
-    }
     if (this.variants.has('event-recipient-email-stored') && same.length > 0) {
       out = { ...out, email: same[0]!.email };
     }

@@ -9,9 +9,6 @@
  * A fault is a wrapper over the layer it changes, declared and implemented in one entry
  * (`wrap`, see {@link FaultLayers}); the clean layer has no fault branch and the server
  * composes the wrappers of the injected faults around it ({@link FaultSet.wrap}).
- * Migration (issue 21): the routing (with the response cache), rate-limit, auth, params,
- * paging and render layers are migrated; the store layer still tests `FaultSet.has` in its
- * code (store.ts, store-faults.ts, store-recipients.ts), pending.
  */
 import { AUTH_FAULTS } from './auth.ts';
 import type { FaultInfo, FaultLayer, FaultLayers } from './info.ts';
@@ -21,12 +18,14 @@ import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
 import { RENDER_FAULTS } from './render.ts';
 import { ROUTING_FAULTS } from './routing.ts';
 import { STORE_FAULTS } from './store.ts';
+import { STORE_WINDOW_FAULTS } from './store-windows.ts';
 
 export type { FaultArea, FaultInfo, FaultLayer, FaultLayers } from './info.ts';
 
 /** Every injectable fault, declared once, grouped by the layer it lives in. */
 export const FAULTS = [
   ...STORE_FAULTS,
+  ...STORE_WINDOW_FAULTS,
   ...PARAMS_FAULTS,
   ...ROUTING_FAULTS,
   ...PAGING_FAULTS,

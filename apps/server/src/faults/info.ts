@@ -5,6 +5,7 @@ import type { PathMatcher } from '../middleware/route.ts';
 import type { PagingLayer } from '../paging.ts';
 import type { RenderLayer } from '../render.ts';
 import type { ParamsLayer } from '../request.ts';
+import type { StoreLayer } from '../store.ts';
 
 /** The layer of the server a fault is injected into. */
 export type FaultArea =
@@ -48,6 +49,8 @@ export interface FaultInfo {
  * the wrappers of the injected faults (`FaultSet.wrap`) in `FAULTS` order.
  */
 export interface FaultLayers {
+  /** The store's query methods (store.ts, decisions §2, §3, §8, §9). */
+  readonly store?: (clean: StoreLayer) => StoreLayer;
   /** The router: a raw request path to the endpoint it names (middleware/route.ts). */
   readonly route?: (clean: PathMatcher) => PathMatcher;
   /** The key of the response cache (middleware/cache.ts). */

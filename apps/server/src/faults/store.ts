@@ -1,6 +1,33 @@
+import {
+  type Answer,
+  type Caller,
+  type Click,
+  type ClickGroup,
+  type Contact,
+  contactIdOf,
+  type DailyCounts,
+  type Dataset,
+  type EndpointRequest,
+  type EventRecipient,
+  mergeAllStats,
+  normaliseEmail,
+  type Open,
+  type OpenGroup,
+  resolveGroup,
+  type StatsSummary,
+  type Tag,
+  type TeamMember,
+  utcDay,
+  visibleGroups,
+} from '@tagtrack/core';
+import type { StoreAnswer, StoreLayer } from '../store.ts';
 import type { FaultInfo } from './info.ts';
 
-/** Faults of the store over the index: counters, scoping, windows, event records. */
+/**
+ * Faults of the store over the index: counters, scoping, event records (the windows, days and
+ * orders are in `store-windows.ts`). Each wraps the `StoreLayer` (store.ts): it asks the
+ * layer it wraps, then changes the answer as the real bug would.
+ */
 export const STORE_FAULTS = [
   {
     name: 'unique-opens-as-total',
@@ -12,6 +39,16 @@ export const STORE_FAULTS = [
       'REL-STATS-SUM-TAGS',
       'REL-TAG-COUNTERS-EVENTS',
     ],
+    wrap: {
+      store: answerOf((_caller, request, answer) =>
+        answer.kind === 'list' && isTagEndpoint(request)
+          ? mapList(answer, (t: Tag) => ({
+              ...t,
+              stats: { ...t.stats, uniqueOpens: t.stats.totalOpens },
+            }))
+          : answer,
+      ),
+    },
   },
   {
     name: 'aggregate-drops-record',
@@ -24,6 +61,20 @@ export const STORE_FAULTS = [
       'REL-TEAM-MERGE-MEMBERS',
       'REL-GROUP-MERGE-MEMBERS',
     ],
+    wrap: {
+      store: (s) =>
+        answerOf((caller, request, answer) => {
+          const q = request.query;
+          if (!q.aggregateData || !request.endpoint.startsWith('stats.')) return answer;
+          // bug: the merge loop starts at index 1
+          const daily = s.answer(caller, { ...request, query: { ...q, aggregateData: false } });
+          if (daily.kind !== 'list') return answer;
+          return {
+            kind: 'list',
+            records: [mergeAllStats((daily.records as StatsSummary[]).slice(1))],
+          };
+        })(s),
+    },
   },
   {
     name: 'scope-leak-team',
@@ -34,18 +85,82 @@ export const STORE_FAULTS = [
       unobservable:
         "one admin credential sees only its own team's members, so another team's members in its answer look like its own",
     },
+    wrap: {
+      store: (s) => {
+        const teamOfMember = teamsOfMembers(s.index.dataset);
+        return answerOf((caller, request, answer) => {
+          if (request.endpoint !== 'teams.list') return answer;
+          if (caller.accountType !== 'admin' || answer.kind !== 'list') return answer;
+          // bug: the admin's member list is not restricted to the admin's team
+          const others: TeamMember[] = [];
+          for (const team of s.index.dataset.teams) {
+            if (team.teamID === caller.teamID) continue;
+            const someone = team.members[0];
+            if (!someone || teamOfMember.get(someone.memberID) !== team.teamID) continue;
+            const admin: Caller = {
+              memberID: someone.memberID,
+              teamID: team.teamID,
+              accountType: 'admin',
+            };
+            const type = request.query.type;
+            others.push(...s.index.members(admin, type === undefined ? {} : { type }));
+          }
+          return { kind: 'list', records: [...answer.records, ...others] };
+        })(s);
+      },
+    },
   },
   {
     name: 'tablet-not-mobile',
     area: 'store',
     description: 'tablet events are not counted in mobileOpens/mobileClicks (decisions §8)',
     detectedBy: ['REL-TAG-COUNTERS-EVENTS'],
+    wrap: {
+      store: (s) => {
+        const tabletsByTag = countEvents(s.index.dataset, (e) =>
+          e.device === 'tablet' ? e.tagID : undefined,
+        );
+        return answerOf((_caller, request, answer) =>
+          answer.kind === 'list' && isTagEndpoint(request)
+            ? mapList(answer, (t: Tag) => {
+                const tablets = tabletsByTag.get(t.tagID);
+                if (!tablets) return t;
+                return {
+                  ...t,
+                  stats: {
+                    ...t.stats,
+                    mobileOpens: t.stats.mobileOpens - tablets.opens,
+                    mobileClicks: t.stats.mobileClicks - tablets.clicks,
+                  },
+                };
+              })
+            : answer,
+        )(s);
+      },
+    },
   },
   {
     name: 'daily-counts-total',
     area: 'store',
     description: 'daily counts count events, not distinct recipients (decisions §9)',
     detectedBy: ['AGG-DAILY-LE-UNIQUE', 'REL-DAILY-DISTINCT-RECIPIENTS'],
+    wrap: {
+      store: (s) => {
+        const eventsByTagDay = countEvents(
+          s.index.dataset,
+          (e) => `${e.tagID}|${e.date.slice(0, 10)}`,
+        );
+        return answerOf((_caller, request, answer) => {
+          const q = request.query;
+          if (request.endpoint !== 'tags.daily' || answer.kind !== 'single' || q.date === undefined)
+            return answer;
+          // bug: counts events of the day instead of distinct recipients
+          const c = eventsByTagDay.get(`${request.pathParams.tagID}|${q.date}`);
+          const record: DailyCounts = { opens: c?.opens ?? 0, clicks: c?.clicks ?? 0 };
+          return { kind: 'single', record };
+        })(s);
+      },
+    },
   },
   {
     name: 'out-of-scope-403',
@@ -53,6 +168,16 @@ export const STORE_FAULTS = [
     description: "ids outside the caller's scope answer 403 instead of 404 (decisions §2)",
     detectedBy: ['SCOPE-404-OUT-OF-SCOPE'],
     blind: { unobservable: 'one admin credential knows no id outside its scope to ask for' },
+    wrap: {
+      store: (s) => {
+        const exists = existsIn(s.index.dataset);
+        return answerOf((_caller, request, answer) =>
+          answer.kind === 'not_found' && exists(request)
+            ? { kind: 'forbidden', message: 'you are not allowed to see this resource' }
+            : answer,
+        )(s);
+      },
+    },
   },
   {
     name: 'contacts-all-team-tags',
@@ -64,12 +189,44 @@ export const STORE_FAULTS = [
       unobservable:
         "an admin's contact counters are over all team tags anyway; only a manager or user credential sees the difference",
     },
+    wrap: {
+      store: (s) =>
+        answerOf((caller, request, answer) => {
+          if (!request.endpoint.startsWith('contacts.')) return answer;
+          if (caller.accountType === 'admin' || answer.kind === 'not_found') return answer;
+          // bug: the contact's counters are looked up with the team's view, not the caller's
+          const overTeam = s.answer({ ...caller, accountType: 'admin' }, request);
+          if (answer.kind === 'single') return overTeam.kind === 'single' ? overTeam : answer;
+          if (answer.kind !== 'list' || overTeam.kind !== 'list') return answer;
+          const byId = new Map((overTeam.records as Contact[]).map((c) => [c.contactID, c]));
+          return mapList(answer, (c: Contact) => byId.get(c.contactID) ?? c);
+        })(s),
+    },
   },
   {
     name: 'clicks-window-by-send-date',
     area: 'store',
     description: "/clicks filters by the tag's dateSent instead of clickDate (decisions §4)",
     detectedBy: ['REL-EVENTS-WINDOW'],
+    wrap: {
+      store: (s) => {
+        const daySentByTag = new Map(
+          s.index.dataset.tags.map((t) => [t.tagID, utcDay(Date.parse(t.dateSent))]),
+        );
+        return answerOf((caller, request, answer) => {
+          const q = request.query;
+          if (request.endpoint !== 'clicks.list' || (q.start === undefined && q.end === undefined))
+            return answer;
+          // bug: the window is applied to the tag's send day, not to each click's date
+          const all = s.index.clickGroups(caller, {}) as ClickGroup[];
+          const inWindow = (day: string | undefined) =>
+            day !== undefined &&
+            (q.start === undefined || day >= q.start) &&
+            (q.end === undefined || day <= q.end);
+          return { kind: 'list', records: all.filter((g) => inWindow(daySentByTag.get(g.tagID))) };
+        })(s);
+      },
+    },
   },
   {
     name: 'group-name-case-insensitive',
@@ -77,6 +234,9 @@ export const STORE_FAULTS = [
     description:
       'the group segment (5, 7) matches a group name in any case (decisions §2 Revision 2)',
     detectedBy: ['INPUT-404-GROUP-NAME-EXACT'],
+    wrap: {
+      store: looseGroup((name, segment) => name.toLowerCase() === segment.toLowerCase()),
+    },
   },
   {
     name: 'group-name-prefix',
@@ -84,6 +244,9 @@ export const STORE_FAULTS = [
     description:
       'the group segment (5, 7) matches a group whose name starts with it (decisions §2 Revision 2)',
     detectedBy: ['INPUT-404-GROUP-NAME-EXACT'],
+    wrap: {
+      store: looseGroup((name, segment) => segment !== '' && name.startsWith(segment)),
+    },
   },
   {
     name: 'aggregate-record-has-date',
@@ -91,6 +254,21 @@ export const STORE_FAULTS = [
     description:
       'the aggregateData=true record keeps the `date` of the first daily record (decisions §3 Revision 2)',
     detectedBy: ['SCHEMA-STATS-DATE'],
+    wrap: {
+      store: (s) =>
+        answerOf((caller, request, answer) => {
+          const q = request.query;
+          if (!q.aggregateData || !request.endpoint.startsWith('stats.') || answer.kind !== 'list')
+            return answer;
+          // bug: the merge starts from a copy of the first daily record, so its date survives
+          const daily = s.answer(caller, { ...request, query: { ...q, aggregateData: false } });
+          const first =
+            daily.kind === 'list' ? (daily.records[0] as StatsSummary | undefined) : undefined;
+          return first?.date === undefined
+            ? answer
+            : mapList(answer, (r: StatsSummary) => ({ ...r, date: first.date }));
+        })(s),
+    },
   },
   {
     name: 'latitude-out-of-range',
@@ -98,6 +276,29 @@ export const STORE_FAULTS = [
     description:
       'event details carry latitude and longitude swapped, so latitudes like 151.2093 leave [-90, 90] (decisions §8 Revision 2)',
     detectedBy: ['SCHEMA-JSON-ENVELOPE'],
+    wrap: {
+      store: answerOf((_caller, request, answer) => {
+        if (answer.kind !== 'list' || !isEventEndpoint(request)) return answer;
+        // bug: the location columns are read in the wrong order
+        const swap = <T extends { latitude: string; longitude: string }>(d: T): T => ({
+          ...d,
+          latitude: d.longitude,
+          longitude: d.latitude,
+        });
+        const swapEvent = (e: Click | Open) => swap(e);
+        return request.endpoint === 'clicks.list'
+          ? mapList(answer, (g: ClickGroup) => ({
+              ...g,
+              clicks: g.clicks.map((c) => ({ ...c, details: swap(c.details) })),
+            }))
+          : request.endpoint === 'opens.list'
+            ? mapList(answer, (g: OpenGroup) => ({
+                ...g,
+                opens: g.opens.map((o) => ({ ...o, details: swap(o.details) })),
+              }))
+            : mapList(answer, swapEvent);
+      }),
+    },
   },
   {
     name: 'contact-id-inconsistent',
@@ -105,6 +306,26 @@ export const STORE_FAULTS = [
     description:
       "events' recipient.recipientID (9, 11) is an id of the tag's recipient entry, not the contact's id of 15-17 (decisions §8 Revision 2)",
     detectedBy: ['REL-CONTACT-IDS-CONSISTENT'],
+    wrap: {
+      store: answerOf((_caller, request, answer) => {
+        if (answer.kind !== 'list') return answer;
+        if (request.endpoint !== 'clicks.list' && request.endpoint !== 'opens.list') return answer;
+        // bug: the events carry the id of the tag's recipient entry, not the contact's id
+        const entryId = <E extends { recipient: EventRecipient }>(tagID: string, e: E): E => ({
+          ...e,
+          recipient: { ...e.recipient, recipientID: contactIdOf(`${tagID}/${e.recipient.email}`) },
+        });
+        return request.endpoint === 'clicks.list'
+          ? mapList(answer, (g: ClickGroup) => ({
+              ...g,
+              clicks: g.clicks.map((c) => entryId(g.tagID, c)),
+            }))
+          : mapList(answer, (g: OpenGroup) => ({
+              ...g,
+              opens: g.opens.map((o) => entryId(g.tagID, o)),
+            }));
+      }),
+    },
   },
   {
     name: 'out-of-scope-message',
@@ -116,78 +337,17 @@ export const STORE_FAULTS = [
       unobservable:
         'one admin credential knows no id outside its scope to compare with an unknown id',
     },
-  },
-  {
-    name: 'start-day-exclusive',
-    area: 'store',
-    description:
-      'start is an exclusive bound: the day strings are compared with > instead of >=, so the start day is left out (decisions §4)',
-    detectedBy: [
-      'REL-WINDOW-INCLUSIVE',
-      'REL-EVENTS-WINDOW',
-      'ORACLE-TAGS',
-      'ORACLE-STATS',
-      'ORACLE-EVENTS',
-    ],
-    blind: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW'],
-  },
-  {
-    name: 'days-cut-utc-plus-2',
-    area: 'store',
-    description:
-      "windows (2, 4, 9, 11) and daily counts (14) cut days at midnight UTC+2, the server's local time, instead of UTC (decisions §4, §9)",
-    detectedBy: [
-      'REL-WINDOW-INCLUSIVE',
-      'REL-EVENTS-WINDOW',
-      'REL-DAILY-DISTINCT-RECIPIENTS',
-      'ORACLE-TAGS',
-      'ORACLE-EVENTS',
-      'ORACLE-DAILY',
-    ],
-    blind: ['REL-WINDOW-INCLUSIVE', 'REL-EVENTS-WINDOW', 'REL-DAILY-DISTINCT-RECIPIENTS'],
-  },
-  {
-    name: 'tags-filtered-oldest-first',
-    area: 'store',
-    description:
-      'tag lists (2, 4) with a filter or a window come oldest dateSent first; only the default list is newest first (decisions §3)',
-    detectedBy: ['PAGE-ORDER-TAGS', 'REL-FILTER-CONJUNCTION'],
-  },
-  {
-    name: 'windowed-events-newest-first',
-    area: 'store',
-    description:
-      'with start or end, the events inside each group of /opens and /clicks come newest first (decisions §3)',
-    detectedBy: ['PAGE-ORDER-EVENTS'],
-  },
-  {
-    name: 'daily-no-events-404',
-    area: 'store',
-    description:
-      'daily counts of a day without any event of the tag answer 404 instead of zeros (decisions §9)',
-    detectedBy: ['AGG-DAILY-ZERO-BEFORE-SEND', 'REL-DAILY-DISTINCT-RECIPIENTS'],
-  },
-  {
-    name: 'tables-ignore-window',
-    area: 'store',
-    description:
-      'rtn=text and rtn=html answers are computed without start and end, so the tables list records outside the window (decisions §7)',
-    detectedBy: ['REL-FORMATS-AGREE'],
-  },
-  {
-    name: 'aggregate-absent-true',
-    area: 'store',
-    description:
-      'the stats endpoints (6, 7, 8, 13) default aggregateData to true: absent, they answer the aggregated record (decisions §3 Revision 2)',
-    detectedBy: ['REL-BOOLEAN-SPELLINGS', 'ORACLE-STATS'],
-    blind: ['REL-BOOLEAN-SPELLINGS'],
-  },
-  {
-    name: 'member-tags-digit-false',
-    area: 'store',
-    description:
-      '/teams/member/{id}/tags reads a tag filter spelled 1 as false (decisions §4: true, false, 1, 0 in any case)',
-    detectedBy: ['REL-BOOLEAN-SPELLINGS'],
+    wrap: {
+      store: (s) => {
+        const exists = existsIn(s.index.dataset);
+        return answerOf((_caller, request, answer) =>
+          answer.kind === 'not_found' && exists(request)
+            ? // bug: the 404 tells an out-of-scope id from an unknown one (an existence oracle)
+              { ...answer, message: `${answer.message} (it exists but is not visible to you)` }
+            : answer,
+        )(s);
+      },
+    },
   },
   {
     name: 'event-recipient-name-last',
@@ -196,6 +356,12 @@ export const STORE_FAULTS = [
       "an event's recipient.name (9, 11) is the name of the tag's last recipient entry with the event's normalised email, not the first (decisions §8 Revision 3); the fault matrix serves it a dataset where such an entry has events (conformance/test/revision3-dataset.ts)",
     detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
     blind: ['REL-EVENT-RECIPIENT'],
+    // bug: the entries are read into a map by email, so the last entry's name wins
+    wrap: {
+      store: recipientName((entries, email) =>
+        entries.filter((r) => normaliseEmail(r.email) === email).at(-1),
+      ),
+    },
   },
   {
     name: 'event-recipient-name-first-entry',
@@ -204,13 +370,8 @@ export const STORE_FAULTS = [
       "an event's recipient.name (9, 11) is the name of the tag's first recipient entry, whoever the event's recipient is (decisions §8 Revision 3)",
     detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
     blind: ['REL-EVENT-RECIPIENT'],
-  },
-  {
-    name: 'order-hidden-subsecond',
-    area: 'store',
-    description:
-      'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (decisions §3 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
-    detectedBy: ['PAGE-ORDER-TAGS'],
+    // bug: the name is read from the tag's first recipient entry, not the event's
+    wrap: { store: recipientName((entries) => entries[0]) },
   },
   {
     name: 'contact-unique-opens-as-total',
@@ -218,32 +379,164 @@ export const STORE_FAULTS = [
     description:
       "a contact's uniqueOpens (15, 16, 17) counts its opens instead of the tags it opened (decisions §9 contact counters)",
     detectedBy: ['AGG-CONTACTS-SUM-TAGS'],
-  },
-  {
-    name: 'members-by-firstname',
-    area: 'store',
-    description:
-      'member lists (1, 3) come by firstname, then lastname, then memberID, instead of lastname first (decisions §3)',
-    detectedBy: ['PAGE-ORDER-MEMBERS'],
-  },
-  {
-    name: 'contacts-by-name',
-    area: 'store',
-    description: 'contact lists (15, 17) come by name instead of normalised email (decisions §3)',
-    detectedBy: ['PAGE-ORDER-CONTACTS'],
-  },
-  {
-    name: 'event-groups-by-tag-id',
-    area: 'store',
-    description:
-      'the event groups of /opens and /clicks (9, 11) come by tagID instead of in the tag order, newest dateSent first (decisions §3)',
-    detectedBy: ['PAGE-ORDER-EVENT-GROUPS'],
-  },
-  {
-    name: 'stats-days-newest-first',
-    area: 'store',
-    description:
-      'per-day stats records (6, 7, 8, 13 with aggregateData=false) come newest day first (decisions §3)',
-    detectedBy: ['PAGE-ORDER-STATS-DAYS', 'REL-AGGREGATE-MERGE'],
+    wrap: {
+      store: answerOf((_caller, request, answer) =>
+        answer.kind === 'list' && request.endpoint.startsWith('contacts.')
+          ? // bug: a contact's uniqueOpens counts its opens, not the tags it opened
+            mapList(answer, (c: Contact) => ({
+              ...c,
+              stats: { ...c.stats, uniqueOpens: c.stats.totalOpens },
+            }))
+          : answer,
+      ),
+    },
   },
 ] as const satisfies readonly FaultInfo[];
+
+/** A wrapper passing each answer of the layer it wraps through `change`. */
+function answerOf(
+  change: (caller: Caller, request: EndpointRequest, answer: StoreAnswer) => StoreAnswer,
+): (s: StoreLayer) => StoreLayer {
+  return (s) => ({
+    ...s,
+    answer: (caller, request) => change(caller, request, s.answer(caller, request)),
+  });
+}
+
+/**
+ * Faults `group-name-case-insensitive` and `group-name-prefix`: a group segment that core does
+ * not resolve is retried as the first visible group whose name `matches` it loosely.
+ */
+function looseGroup(
+  matches: (groupName: string, segment: string) => boolean,
+): (s: StoreLayer) => StoreLayer {
+  return (s) =>
+    answerOf((caller, request, answer) => {
+      const segment = request.pathParams.group;
+      if (answer.kind !== 'not_found' || segment === undefined) return answer;
+      const groups = visibleGroups(s.index.dataset, caller);
+      const loose = groups.find((g) => matches(g.groupName, segment));
+      if (loose === undefined || resolveGroup(groups, segment) !== undefined) return answer;
+      return s.answer(caller, {
+        ...request,
+        pathParams: { ...request.pathParams, group: loose.groupID },
+      });
+    })(s);
+}
+
+/** One recipient entry of a tag, as stored. */
+interface Entry {
+  readonly name: string;
+  readonly email: string;
+}
+
+/** The events array of an event group of 9 or 11 (decisions §8 Revision 3). */
+const GROUP_EVENTS = { 'opens.list': 'opens', 'clicks.list': 'clicks' } as const;
+
+/**
+ * The faults of the event recipient's `name` on 9 and 11 (decisions §8 Revision 3): the name
+ * of the entry `pick` picks among the tag's recipient entries (`email` normalised), when any.
+ */
+function recipientName(
+  pick: (entries: readonly Entry[], email: string) => Entry | undefined,
+): (s: StoreLayer) => StoreLayer {
+  return (s) => {
+    const entriesByTag = new Map(s.index.dataset.tags.map((t) => [t.tagID, t.recipients]));
+    return answerOf((_caller, request, answer) => {
+      const events =
+        request.endpoint === 'opens.list' || request.endpoint === 'clicks.list'
+          ? GROUP_EVENTS[request.endpoint]
+          : undefined;
+      if (events === undefined || answer.kind !== 'list') return answer;
+      type Group = { tagID: string } & Record<string, unknown>;
+      const records = (answer.records as Group[]).map((g) => {
+        const entries = entriesByTag.get(g.tagID) ?? [];
+        return {
+          ...g,
+          [events]: (g[events] as { recipient: EventRecipient }[]).map((e) => {
+            const entry = pick(entries, normaliseEmail(e.recipient.email));
+            return entry === undefined
+              ? e
+              : { ...e, recipient: { ...e.recipient, name: entry.name } };
+          }),
+        };
+      });
+      return { kind: 'list', records };
+    })(s);
+  };
+}
+
+/** Counts of events per key, split by kind. */
+interface EventCounts {
+  opens: number;
+  clicks: number;
+}
+
+/** The opens and clicks of `dataset` counted per `keyOf` (events without a key are left out). */
+function countEvents(
+  dataset: Dataset,
+  keyOf: (e: Dataset['opens'][number]) => string | undefined,
+): Map<string, EventCounts> {
+  const out = new Map<string, EventCounts>();
+  for (const kind of ['opens', 'clicks'] as const) {
+    for (const e of dataset[kind]) {
+      const key = keyOf(e);
+      if (key === undefined) continue;
+      let c = out.get(key);
+      if (!c) {
+        c = { opens: 0, clicks: 0 };
+        out.set(key, c);
+      }
+      c[kind]++;
+    }
+  }
+  return out;
+}
+
+/** memberID -> teamID over `dataset`. */
+function teamsOfMembers(dataset: Dataset): Map<string, string> {
+  const teamOfMember = new Map<string, string>();
+  for (const team of dataset.teams)
+    for (const m of team.members) teamOfMember.set(m.memberID, team.teamID);
+  return teamOfMember;
+}
+
+/** Whether the id a request names exists in `dataset`, in or out of the caller's scope. */
+function existsIn(dataset: Dataset): (request: EndpointRequest) => boolean {
+  const members = new Set(teamsOfMembers(dataset).keys());
+  const tags = new Set(dataset.tags.map((t) => t.tagID));
+  const groups = new Set<string>();
+  for (const team of dataset.teams) {
+    for (const g of team.groups) {
+      groups.add(g.groupID);
+      groups.add(g.groupName);
+    }
+  }
+  const contacts = new Set<string>();
+  for (const t of dataset.tags) for (const r of t.recipients) contacts.add(contactIdOf(r.email));
+  return (request) => {
+    const p = request.pathParams;
+    if (p.memberID !== undefined) return members.has(p.memberID);
+    if (p.tagID !== undefined) return tags.has(p.tagID);
+    if (p.group !== undefined) return groups.has(p.group);
+    if (p.contactID !== undefined) return contacts.has(p.contactID);
+    return false;
+  };
+}
+
+function isEventEndpoint(request: EndpointRequest): boolean {
+  return (
+    request.endpoint === 'clicks.list' ||
+    request.endpoint === 'opens.list' ||
+    request.endpoint === 'clicks.tag' ||
+    request.endpoint === 'opens.tag'
+  );
+}
+
+function isTagEndpoint(request: EndpointRequest): boolean {
+  return request.endpoint === 'teams.tags' || request.endpoint === 'teams.memberTags';
+}
+
+function mapList<T>(answer: Answer & { kind: 'list' }, fn: (record: T) => T): Answer {
+  return { kind: 'list', records: (answer.records as T[]).map(fn) };
+}
