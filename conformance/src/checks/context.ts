@@ -5,163 +5,55 @@ import {
   endpointById,
   type PathParamName,
   parseQuery,
-  type QueryOf,
   type RecordOf,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http.ts';
 import type { Profile } from '../profile.ts';
-import { type Watermarks, watermarkMove } from '../watermark.ts';
+import { runInBatches } from './context/batches.ts';
+import {
+  DEFAULT_EACH_CONCURRENCY,
+  type EachOptions,
+  type EndpointCall,
+  MAX_LISTED,
+  queryPairs,
+} from './context/calls.ts';
+import {
+  type Discovery,
+  failureOf,
+  hashString,
+  type RunServices,
+  readOnStill,
+  STILL_FAILURES,
+} from './context/services.ts';
+import { walkThroughCache } from './context/walk-cache.ts';
 import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
 import {
   type CheckScope,
   currentScope,
   type Failure,
-  type FailureKind,
-  inScope,
-  type LogEntry,
   SkipCheck,
   StopCheck,
   Violation,
   type ViolationDetails,
 } from './failure.ts';
-import { type ListPage, readEnvelope, readPage, recordsOf, type Walk, walkPages } from './walk.ts';
+import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
 
-/**
- * Path parameters and query of one request to catalogue endpoint `Id`. The query is sent as
- * `params` (the endpoint's parameters by name, typed by the catalogue's `QueryOf<Id>`; values
- * in any form, a string sent as it is) followed by the raw `query` pairs (any name, any value:
- * what the input and probe checks send).
- */
-export interface EndpointCall<Id extends EndpointId = EndpointId> {
-  readonly pathParams?: Partial<Record<PathParamName, string>>;
-  readonly params?: { readonly [K in keyof QueryOf<Id>]?: string | number | boolean | undefined };
-  readonly query?: readonly (readonly [string, string])[];
-  /**
-   * The query string to send verbatim instead of `params` and `query` (no leading `?`; empty
-   * pieces, `+`, malformed escapes kept), signed exactly as sent: for the query-syntax checks
-   * (decisions §4 Revision 3). Not for {@link CheckContext.walk}.
-   */
-  readonly rawQuery?: string;
-  readonly credential?: Credential | null;
-  readonly method?: 'GET' | 'HEAD' | 'POST';
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly cache?: boolean;
-}
-
-/** The query pairs `call` sends: its named `params` (in their order) then its raw `query`. */
-export function queryPairs(call: EndpointCall): readonly (readonly [string, string])[] {
-  const named = Object.entries(call.params ?? {}).flatMap(([name, value]) =>
-    value === undefined ? [] : [[name, String(value)] as const],
-  );
-  return named.length === 0 ? (call.query ?? []) : [...named, ...(call.query ?? [])];
-}
-
-/** Ids discovered from list endpoints for one credential (blind mode needs nothing else). */
-export interface Discovery {
-  readonly members: RecordOf<'teams.list'>[];
-  readonly tags: RecordOf<'teams.tags'>[];
-  readonly contacts: RecordOf<'contacts.list'>[];
-  readonly groups: { groupID: string; groupName: string }[];
-  /** The exchanges the discovery made, in call order (they join the log of each check using it). */
-  readonly exchanges?: readonly Exchange[];
-  /** Why a list could not be walked (its part is then empty), one line each. */
-  readonly problems?: readonly string[];
-}
-
-/** Shared per-run services a {@link CheckContext} is built from. */
-export interface RunServices {
-  readonly http: HttpClient;
-  readonly env: CheckEnv;
-  readonly primary: SuiteCredential;
-  readonly numRuns: number;
-  readonly baseSeed: number;
-  readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
-  readonly walkCache: Map<string, Promise<Walk>>;
-  /**
-   * Set by the run's data watch when it watches watermarks (attempt.ts, decisions §3 Revision
-   * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.
-   */
-  still?: StillWatch | undefined;
-  /**
-   * Replay (`tagtrack-conformance replay`): the fast-check seed and shrink path of a property
-   * of a check, by `CHECK-ID#n` (n: the check's n-th `ctx.property` call, from 0). That
-   * property runs only the recorded counterexample.
-   */
-  readonly replay?: ReadonlyMap<
-    string,
-    { readonly seed: number; readonly path?: string | undefined }
-  >;
-}
-
-/** How {@link CheckContext.onStillData} reads the watermarks of the run (attempt.ts). */
-export interface StillWatch {
-  /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
-  read(): Promise<Watermarks>;
-  /**
-   * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began,
-   * for answers read through `http` (false for a fork: its cache outlives epochs): one
-   * watermark read; a move seen starts a new epoch.
-   */
-  stillSince(epoch: number, http: HttpClient): Promise<boolean>;
-  /** Tries at most (the run's `--attempts`). */
-  readonly attempts: number;
-}
-
-/** Details of the Violations {@link CheckContext.onStillData} read on still data. */
-const STILL_DETAILS = new WeakSet<object>();
-/** Failures recorded from those Violations (see {@link readOnStillData}). */
-const STILL_FAILURES = new WeakSet<object>();
-
-/**
- * Whether `failure` (of a check's outcome) rests on reads made between two equal watermark
- * reads ({@link CheckContext.onStillData}): a failure that stands on moving data without the
- * check running again (decisions §3 Revision 3).
- */
-export function readOnStillData(failure: object): boolean {
-  return STILL_FAILURES.has(failure);
-}
-
-/** Items a {@link CheckContext.each} loop runs at once by default: one after the other. */
-export const DEFAULT_EACH_CONCURRENCY = 1;
-
-/**
- * Items at once for the loops of many independent requests that are the long chains of a
- * run (`ctx.each(items, fn, { concurrency: LOOP_BATCH })`): against a service answering in
- * 200 ms, a loop of 400 requests takes 10 s instead of 80 s. The run's pacer still keeps
- * every request to the declared rate.
- */
-export const LOOP_BATCH = 8;
-
-/** Failures of one {@link CheckContext.each} loop listed one by one unless it says otherwise. */
-export const MAX_LISTED = 10;
-
-/** Options of {@link CheckContext.each}. */
-export interface EachOptions<T> {
-  /**
-   * Failures of this loop listed one by one (default {@link MAX_LISTED}); the rest are
-   * counted, and one failure of kind `summary` says how many items failed in all.
-   */
-  readonly list?: number;
-  /** Ends the check (as returning from `run` does) once it has this many failures, checked after each item. */
-  readonly stopAt?: number;
-  /** Words appended to the message of an item's failure (e.g. which header was sent). */
-  readonly note?: (item: T) => string;
-  /**
-   * Items run at the same time, in batches of this size (default 1: one after the other):
-   * for loops of many requests against a slow service. Items must then not depend on each
-   * other; their failures, comparisons and request logs are still taken in item order, so
-   * the verdict and the request log are those of the sequential loop.
-   */
-  readonly concurrency?: number;
-  /**
-   * Each item's verdict rests only on the reads the item makes (a status, a body, two forms
-   * of one call), never on what the check read before the loop: a failing item is then read
-   * again on still data when the data moves ({@link CheckContext.onStillData}, decisions §3
-   * Revision 3), instead of the whole check running again.
-   */
-  readonly readsOwn?: boolean;
-}
+export {
+  DEFAULT_EACH_CONCURRENCY,
+  type EachOptions,
+  type EndpointCall,
+  LOOP_BATCH,
+  MAX_LISTED,
+  queryPairs,
+} from './context/calls.ts';
+export {
+  type Discovery,
+  hashString,
+  type RunServices,
+  readOnStillData,
+  type StillWatch,
+} from './context/services.ts';
 
 /**
  * What a running check can do: call endpoints, walk lists, read the oracle, record failures
@@ -330,58 +222,20 @@ export class CheckContext {
 
   /** {@link walk} untyped, through the run's walk cache. */
   private walkOnce(endpoint: EndpointId, named: EndpointCall): Promise<Walk> {
-    // the named params become raw pairs once: each page's request adds only `cursor`
-    const { params, ...rest } = named;
-    const call: EndpointCall = params === undefined ? rest : { ...rest, query: queryPairs(named) };
-    const credential = call.credential === undefined ? this.primary : call.credential;
-    const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
-    // the walk's pages join this check's log whether it made the walk or found it cached; a
-    // walk that ends (envelopes valid, cursor advancing, total stable) is a comparison made
-    const scope = this.active;
-    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
-    scope.log.push(entry);
-    // a try of onStillData walks again, without the cache, and leaves the cache as it was
-    const fresh = this.fresh > 0;
-    const hit = fresh ? undefined : this.services.walkCache.get(key);
-    if (hit !== undefined) {
-      // a walk another check made still counts as requests this check relied on
-      return hit.then(
-        (w) => {
-          this.requests += w.pages.length;
-          entry.exchanges = w.pages;
-          scope.comparisons++;
-          return w;
+    return walkThroughCache(
+      {
+        scope: this.active,
+        fresh: this.fresh > 0,
+        cache: this.services.walkCache,
+        pageSize: this.profile.pageSize,
+        primary: this.primary,
+        countRequests: (n) => {
+          this.requests += n;
         },
-        (e: unknown) => {
-          entry.exchanges = WALKED.get(hit) ?? [];
-          throw e;
-        },
-      );
-    }
-    // shared by every check that asks: its comparisons and calls count for none of them
-    const pages: Exchange[] = [];
-    const p = inScope({ comparisons: 0, log: [] }, () =>
-      walkPages(endpoint, call.query ?? [], this.profile.pageSize, async (query) => {
-        const ex = await this.call(endpoint, { ...call, credential, query });
-        pages.push(ex);
-        return ex;
-      }),
-    );
-    WALKED.set(p, pages);
-    if (!fresh) {
-      this.services.walkCache.set(key, p);
-      p.catch(() => this.services.walkCache.delete(key));
-    }
-    return p.then(
-      (w) => {
-        entry.exchanges = w.pages;
-        scope.comparisons++;
-        return w;
+        call: (endpoint, call) => this.call(endpoint, call),
       },
-      (e: unknown) => {
-        entry.exchanges = pages;
-        throw e;
-      },
+      endpoint,
+      named,
     );
   }
 
@@ -496,7 +350,22 @@ export class CheckContext {
       if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
     };
     if ((options.concurrency ?? DEFAULT_EACH_CONCURRENCY) > 1) {
-      n = await this.eachConcurrently([...items], fn, options, onViolation);
+      n = await runInBatches(
+        [...items],
+        fn,
+        options.concurrency ?? DEFAULT_EACH_CONCURRENCY,
+        (item, scope, error) => {
+          const parent = this.active;
+          parent.comparisons += scope.comparisons;
+          parent.log.push({ log: scope.log });
+          for (const f of scope.pending) this.record(f);
+          if (error !== undefined) {
+            if (!(error instanceof Violation)) throw error;
+            onViolation(item, error);
+          }
+          if (options.stopAt !== undefined) this.stopAt(options.stopAt);
+        },
+      );
     } else {
       for (const item of items) {
         n++;
@@ -517,53 +386,6 @@ export class CheckContext {
   }
 
   /**
-   * {@link each} in batches of `options.concurrency` items run at the same time. Each item
-   * runs in a scope of its own; the loop takes the items' outcomes in item order
-   * (comparisons, request log, failures, then `stopAt`), so the verdict is that of the
-   * sequential loop. A whole batch is always sent, so the requests are the same for every run
-   * (a stop or an error cuts the rest of its batch from the log, not from the wire). Resolves
-   * how many items were taken.
-   */
-  private async eachConcurrently<T>(
-    all: readonly T[],
-    fn: (item: T) => Promise<void> | void,
-    options: EachOptions<T>,
-    onViolation: (item: T, e: Violation) => void,
-  ): Promise<number> {
-    type Done = { scope: CheckScope & { pending: Failure[] }; error?: unknown };
-    const size = options.concurrency ?? DEFAULT_EACH_CONCURRENCY;
-    const runItem = (item: T): Promise<Done> => {
-      const scope = { comparisons: 0, log: [] as LogEntry[], pending: [] as Failure[] };
-      return inScope(scope, async (): Promise<Done> => {
-        try {
-          await fn(item);
-          return { scope };
-        } catch (error) {
-          return { scope, error };
-        }
-      });
-    };
-    let taken = 0;
-    for (let start = 0; start < all.length; start += size) {
-      const batch = all.slice(start, start + size);
-      const outcomes = await Promise.all(batch.map(runItem));
-      for (const [k, { scope, error }] of outcomes.entries()) {
-        taken++;
-        const parent = this.active;
-        parent.comparisons += scope.comparisons;
-        parent.log.push({ log: scope.log });
-        for (const f of scope.pending) this.record(f);
-        if (error !== undefined) {
-          if (!(error instanceof Violation)) throw error;
-          onViolation(batch[k] as T, error);
-        }
-        if (options.stopAt !== undefined) this.stopAt(options.stopAt);
-      }
-    }
-    return taken;
-  }
-
-  /**
    * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
    * formats, say), not on what the check read before (decisions §3 Revision 3: a verdict of
    * non-conformance rests on responses read while the caller's data did not change). Runs
@@ -581,36 +403,9 @@ export class CheckContext {
    * per try. Other exceptions propagate.
    */
   async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
-    const epoch = this.services.http.epoch;
-    try {
-      return await fn(false);
-    } catch (e) {
-      const still = this.services.still;
-      if (!(e instanceof Violation) || still === undefined) throw e;
-      // nothing moved since its reads' epoch began: the failure rests on still data already
-      if (await still.stillSince(epoch, this.services.http)) {
-        STILL_DETAILS.add(e.details);
-        throw e;
-      }
-      let last: Violation = e;
-      for (let i = 0; i < still.attempts; i++) {
-        const w0 = await still.read();
-        this.fresh++;
-        try {
-          return await fn(true);
-        } catch (again) {
-          if (!(again instanceof Violation)) throw again;
-          last = again;
-        } finally {
-          this.fresh--;
-        }
-        if (watermarkMove(w0, await still.read()) === undefined) {
-          STILL_DETAILS.add(last.details);
-          throw last;
-        }
-      }
-      throw last;
-    }
+    return readOnStill(this.services.http, this.services.still, fn, (d) => {
+      this.fresh += d;
+    });
   }
 
   /**
@@ -684,38 +479,6 @@ export class CheckContext {
 
   /** Builds a failure record from a message and details (exchange → reproduce line, key by default). */
   failureOf(message: string, details: ViolationDetails): Failure {
-    const ex = details.exchange;
-    const kind: FailureKind = details.kind;
-    const failure: Failure = {
-      kind,
-      key: details.key ?? `${kind}: ${message}`,
-      message,
-      expected: details.expected === undefined ? undefined : show(details.expected),
-      actual: details.actual === undefined ? undefined : show(details.actual),
-      exchangeId: ex?.id,
-      request: ex === undefined ? undefined : `${ex.method} ${ex.target}`,
-      reproduce: ex === undefined ? undefined : this.services.http.reproduce(ex),
-    };
-    if (STILL_DETAILS.has(details)) STILL_FAILURES.add(failure);
-    return failure;
+    return failureOf(message, details, this.services.http);
   }
-}
-
-function show(v: unknown): string {
-  if (typeof v === 'string') return v;
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
-}
-
-/** The pages a walk had fetched, by its promise (what a failed walk logs). */
-const WALKED = new WeakMap<Promise<Walk>, readonly Exchange[]>();
-
-/** FNV-1a 32-bit of a string (per-check seed offsets). */
-export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
