@@ -14,6 +14,7 @@ import { AUTH_FAULTS } from './auth.ts';
 import type { FaultInfo, FaultLayer, FaultLayers } from './info.ts';
 import { PAGING_FAULTS } from './paging.ts';
 import { PARAMS_FAULTS } from './params.ts';
+import { PARAMS_SYNTAX_FAULTS } from './params-syntax.ts';
 import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
 import { RENDER_FAULTS } from './render.ts';
 import { ROUTING_FAULTS } from './routing.ts';
@@ -27,6 +28,7 @@ export const FAULTS = [
   ...STORE_FAULTS,
   ...STORE_WINDOW_FAULTS,
   ...PARAMS_FAULTS,
+  ...PARAMS_SYNTAX_FAULTS,
   ...ROUTING_FAULTS,
   ...PAGING_FAULTS,
   ...RENDER_FAULTS,
@@ -45,7 +47,10 @@ export function isFaultName(name: string): name is FaultName {
   return (FAULT_NAMES as readonly string[]).includes(name);
 }
 
-/** The set of active faults, with a cheap membership test. */
+/**
+ * The set of active faults. It offers no membership test on purpose: the server's code does
+ * not branch on a fault, it takes each layer through {@link FaultSet.wrap}.
+ */
 export class FaultSet {
   readonly #active: ReadonlySet<FaultName>;
   constructor(faults: readonly FaultName[] = []) {
@@ -55,14 +60,6 @@ export class FaultSet {
       }
     }
     this.#active = new Set(faults);
-  }
-  /** Whether fault `name` is injected. */
-  has(name: FaultName): boolean {
-    return this.#active.has(name);
-  }
-  /** Whether any of `names` is injected. */
-  hasAny(names: readonly FaultName[]): boolean {
-    return names.some((n) => this.#active.has(n));
   }
   /**
    * Layer `layer` as the injected faults break it: `clean` passed through the `wrap[layer]`

@@ -1,13 +1,10 @@
 import {
-  type Answer,
   type Caller,
   type Click,
   type ClickGroup,
   type Contact,
   contactIdOf,
   type DailyCounts,
-  type Dataset,
-  type EndpointRequest,
   type EventRecipient,
   mergeAllStats,
   normaliseEmail,
@@ -20,8 +17,17 @@ import {
   utcDay,
   visibleGroups,
 } from '@tagtrack/core';
-import type { StoreAnswer, StoreLayer } from '../store.ts';
+import type { StoreLayer } from '../store.ts';
 import type { FaultInfo } from './info.ts';
+import {
+  answerOf,
+  countEvents,
+  existsIn,
+  isEventEndpoint,
+  isTagEndpoint,
+  mapList,
+  teamsOfMembers,
+} from './store-helpers.ts';
 
 /**
  * Faults of the store over the index: counters, scoping, event records (the windows, days and
@@ -393,16 +399,6 @@ export const STORE_FAULTS = [
   },
 ] as const satisfies readonly FaultInfo[];
 
-/** A wrapper passing each answer of the layer it wraps through `change`. */
-function answerOf(
-  change: (caller: Caller, request: EndpointRequest, answer: StoreAnswer) => StoreAnswer,
-): (s: StoreLayer) => StoreLayer {
-  return (s) => ({
-    ...s,
-    answer: (caller, request) => change(caller, request, s.answer(caller, request)),
-  });
-}
-
 /**
  * Faults `group-name-case-insensitive` and `group-name-prefix`: a group segment that core does
  * not resolve is retried as the first visible group whose name `matches` it loosely.
@@ -464,79 +460,4 @@ function recipientName(
       return { kind: 'list', records };
     })(s);
   };
-}
-
-/** Counts of events per key, split by kind. */
-interface EventCounts {
-  opens: number;
-  clicks: number;
-}
-
-/** The opens and clicks of `dataset` counted per `keyOf` (events without a key are left out). */
-function countEvents(
-  dataset: Dataset,
-  keyOf: (e: Dataset['opens'][number]) => string | undefined,
-): Map<string, EventCounts> {
-  const out = new Map<string, EventCounts>();
-  for (const kind of ['opens', 'clicks'] as const) {
-    for (const e of dataset[kind]) {
-      const key = keyOf(e);
-      if (key === undefined) continue;
-      let c = out.get(key);
-      if (!c) {
-        c = { opens: 0, clicks: 0 };
-        out.set(key, c);
-      }
-      c[kind]++;
-    }
-  }
-  return out;
-}
-
-/** memberID -> teamID over `dataset`. */
-function teamsOfMembers(dataset: Dataset): Map<string, string> {
-  const teamOfMember = new Map<string, string>();
-  for (const team of dataset.teams)
-    for (const m of team.members) teamOfMember.set(m.memberID, team.teamID);
-  return teamOfMember;
-}
-
-/** Whether the id a request names exists in `dataset`, in or out of the caller's scope. */
-function existsIn(dataset: Dataset): (request: EndpointRequest) => boolean {
-  const members = new Set(teamsOfMembers(dataset).keys());
-  const tags = new Set(dataset.tags.map((t) => t.tagID));
-  const groups = new Set<string>();
-  for (const team of dataset.teams) {
-    for (const g of team.groups) {
-      groups.add(g.groupID);
-      groups.add(g.groupName);
-    }
-  }
-  const contacts = new Set<string>();
-  for (const t of dataset.tags) for (const r of t.recipients) contacts.add(contactIdOf(r.email));
-  return (request) => {
-    const p = request.pathParams;
-    if (p.memberID !== undefined) return members.has(p.memberID);
-    if (p.tagID !== undefined) return tags.has(p.tagID);
-    if (p.group !== undefined) return groups.has(p.group);
-    if (p.contactID !== undefined) return contacts.has(p.contactID);
-    return false;
-  };
-}
-
-function isEventEndpoint(request: EndpointRequest): boolean {
-  return (
-    request.endpoint === 'clicks.list' ||
-    request.endpoint === 'opens.list' ||
-    request.endpoint === 'clicks.tag' ||
-    request.endpoint === 'opens.tag'
-  );
-}
-
-function isTagEndpoint(request: EndpointRequest): boolean {
-  return request.endpoint === 'teams.tags' || request.endpoint === 'teams.memberTags';
-}
-
-function mapList<T>(answer: Answer & { kind: 'list' }, fn: (record: T) => T): Answer {
-  return { kind: 'list', records: (answer.records as T[]).map(fn) };
 }
