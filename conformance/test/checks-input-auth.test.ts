@@ -1,7 +1,7 @@
 import { endpointById, matchEndpoint, signableForms } from '@tagtrack/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { formEncode, phpUrldecode } from '../src/checks/auth.ts';
+import { formEncode, phpUrldecode } from '../src/checks/auth/shared.ts';
 import { resolveGroupSegment } from '../src/checks/groups.ts';
 import { encodedPath, groupNearMisses } from '../src/checks/input/paths.ts';
 import { pagingUrlProblem } from '../src/checks/input/same-answer.ts';

@@ -6,7 +6,7 @@ import type { CheckContext } from './context.ts';
 /**
  * Requirement areas, in report order. An area is its requirement ids' prefix in lower case,
  * and its checks live in `checks/<area>.ts` (or `checks/<area>/` when they outgrow one file):
- * `AUTH-401-MISSING` is area `auth`, file `checks/auth.ts`.
+ * `AUTH-401-MISSING` is area `auth`, folder `checks/auth/`.
  */
 export const AREAS = [
   'schema',

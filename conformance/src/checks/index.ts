@@ -1,5 +1,5 @@
 import * as agg from './agg.ts';
-import * as auth from './auth.ts';
+import * as auth from './auth/index.ts';
 import type { Check, Prefix } from './define.ts';
 import * as err from './err.ts';
 import * as input from './input/index.ts';
