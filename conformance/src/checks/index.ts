@@ -9,7 +9,7 @@ import * as page from './page/index.ts';
 import * as rate from './rate.ts';
 import * as rel from './rel/index.ts';
 import * as schema from './schema.ts';
-import * as scope from './scope.ts';
+import * as scope from './scope/index.ts';
 
 /** A module of checks: one per requirement area, `checks/<area>.ts` or `checks/<area>/index.ts`. */
 export interface CheckModule {

@@ -1,0 +1,202 @@
+import { AccountType, type EndpointId, normaliseEmail, type StatsSummary } from '@tagtrack/core';
+import type { Exchange } from '../../http.ts';
+import { type CheckContext, type EndpointCall, LOOP_BATCH } from '../context.ts';
+import type { CheckEnv, SuiteCredential } from '../define.ts';
+import { describe, Violation } from '../failure.ts';
+import { ensureSameAnswer } from '../input/same-answer.ts';
+import { dayOf, type Pair } from '../sample.ts';
+
+/** Helpers of the `scope` checks: declared credentials, what each sees, out-of-scope calls. */
+
+export function declared(env: Pick<CheckEnv, 'credentials'>): SuiteCredential[] {
+  return env.credentials.filter((c) => c.teamID !== undefined && c.accountType !== undefined);
+}
+
+/** What a credential sees, as id sets. */
+export async function visible(ctx: CheckContext, credential: SuiteCredential) {
+  const d = await ctx.discover(credential);
+  return {
+    members: new Set(d.members.map((m) => m.memberID)),
+    tags: new Map(d.tags.map((t) => [t.tagID, t])),
+    // contacts by normalised email (their ids are implementation-defined, decisions §8 Rev. 2)
+    contacts: new Map(d.contacts.map((c) => [normaliseEmail(c.email), c.contactID])),
+    groups: d.groups,
+  };
+}
+
+/** Every endpoint that takes an id, which the scope checks ask with an out-of-scope one. */
+export const ID_ENDPOINTS: EndpointId[] = [
+  'teams.member',
+  'teams.memberTags',
+  'teams.group',
+  'stats.group',
+  'stats.member',
+  'clicks.tag',
+  'opens.tag',
+  'tags.daily',
+  'contacts.get',
+  'contacts.tag',
+];
+
+export function needsTwoScopes(env: Pick<CheckEnv, 'credentials'>): string | undefined {
+  return declared(env).length < 2
+    ? 'needs two declared credentials with different scopes'
+    : undefined;
+}
+
+/** Path parameters and query of one request naming an id. */
+export type IdCall = [EndpointId, Record<string, string>, [string, string][]];
+
+/**
+ * The requests naming an id that `other` sees and `c` does not: a member, a tag, a contact
+ * and (of another team) a group, each on every endpoint that takes it.
+ */
+export async function outOfScopeCalls(
+  ctx: CheckContext,
+  c: SuiteCredential,
+  other: SuiteCredential,
+): Promise<{ id: string; call: IdCall }[]> {
+  const mine = await visible(ctx, c);
+  const theirs = await visible(ctx, other);
+  const member = [...theirs.members].find((id) => !mine.members.has(id));
+  const tag = [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID));
+  const contact = [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
+  const group =
+    other.teamID !== c.teamID
+      ? theirs.groups.find((g) => !mine.groups.some((x) => x.groupID === g.groupID))
+      : undefined;
+  const out: { id: string; call: IdCall }[] = [];
+  if (member)
+    for (const e of ['teams.member', 'teams.memberTags', 'stats.member'] as const)
+      out.push({ id: member, call: [e, { memberID: member }, []] });
+  if (tag) {
+    for (const e of ['opens.tag', 'clicks.tag', 'contacts.tag'] as const)
+      out.push({ id: tag.tagID, call: [e, { tagID: tag.tagID }, []] });
+    out.push({
+      id: tag.tagID,
+      call: ['tags.daily', { tagID: tag.tagID }, [['date', dayOf(tag.dateSent)]]],
+    });
+  }
+  if (contact) out.push({ id: contact, call: ['contacts.get', { contactID: contact }, []] });
+  if (group)
+    for (const e of ['teams.group', 'stats.group'] as const)
+      out.push({ id: group.groupID, call: [e, { group: group.groupID }, []] });
+  return out;
+}
+
+/**
+ * Runs `fn` as caller `c` on every request naming an id that another declared credential sees
+ * and `c` does not, one {@link CheckContext.each} loop per pair of credentials (at most 5
+ * failures a pair).
+ */
+export async function eachOutOfScope(
+  ctx: CheckContext,
+  creds: readonly SuiteCredential[],
+  fn: (c: SuiteCredential, call: { id: string; call: IdCall }) => Promise<void> | void,
+): Promise<void> {
+  for (const c of creds) {
+    for (const other of creds) {
+      if (other === c) continue;
+      await ctx.each(await outOfScopeCalls(ctx, c, other), (call) => fn(c, call), {
+        note: () => `: ${other.label} can see it but ${c.label} cannot`,
+        stopAt: 5,
+        concurrency: LOOP_BATCH,
+      });
+    }
+  }
+}
+
+export const HEX = '0123456789abcdef';
+/**
+ * An id of the same length and character classes as `id` that is none of `known`: hex digits
+ * shifted by 8 within 0-9a-f (either case), other letters by 13, so a server checking the
+ * shape of ids still reads it as a well-formed unknown id.
+ */
+export function unknownIdLike(id: string, known: ReadonlySet<string>): string {
+  for (let shift = 8; shift < 8 + 16; shift++) {
+    const candidate = [...id]
+      .map((ch) => {
+        const lower = ch.toLowerCase();
+        const upper = ch !== lower;
+        const h = HEX.indexOf(lower);
+        let out = ch;
+        if (h >= 0) out = HEX[(h + shift) % 16]!;
+        else if (/[a-z]/.test(lower))
+          out = String.fromCharCode(((lower.charCodeAt(0) - 97 + 13) % 26) + 97);
+        return upper ? out.toUpperCase() : out;
+      })
+      .join('');
+    if (!known.has(candidate) && candidate !== id) return candidate;
+  }
+  return `${id}0`;
+}
+
+/**
+ * A body with every occurrence of `id` in its strings replaced by `{id}`, as JSON with sorted
+ * keys (key order and escapes are free), or the raw body with `id` replaced when not JSON.
+ */
+export function bodyWithoutId(body: string, id: string): string {
+  const strip = (v: unknown): unknown =>
+    typeof v === 'string'
+      ? v.split(id).join('{id}')
+      : Array.isArray(v)
+        ? v.map(strip)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v as Record<string, unknown>)
+                .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+                .map(([k, x]) => [k, strip(x)]),
+            )
+          : v;
+  try {
+    return JSON.stringify(strip(JSON.parse(body)));
+  } catch {
+    return body.split(id).join('{id}');
+  }
+}
+
+/** The violation of {@link ensureSameAnswer} between two answers, or undefined when alike. */
+export function answerDifference(
+  endpoint: EndpointId,
+  a: Exchange,
+  b: Exchange,
+  what: string,
+): Violation | undefined {
+  try {
+    ensureSameAnswer(endpoint, a, b, what, { urls: 'ignore' });
+    return undefined;
+  } catch (e) {
+    if (e instanceof Violation) return e;
+    throw e;
+  }
+}
+
+/** The requests SCOPE-CACHE-PER-CALLER asks as two callers: lists and stats that differ by scope. */
+export const CACHE_PROBES: readonly [EndpointId, Pair[]][] = [
+  ['teams.list', []],
+  ['teams.tags', []],
+  ['contacts.list', []],
+  ['stats.team', [['aggregateData', 'true']]],
+];
+
+/** The account types `type` takes (decisions §4), from core. */
+export const TYPES: readonly AccountType[] = AccountType.options;
+
+/** The aggregated stats record of a stats request, or a Violation. */
+export async function aggregatedStats(
+  ctx: CheckContext,
+  endpoint: 'stats.team' | 'stats.group',
+  call: EndpointCall,
+): Promise<{ record: StatsSummary; exchange: Exchange }> {
+  const w = await ctx.walk(endpoint, {
+    ...call,
+    query: [...(call.query ?? []), ['aggregateData', 'true']],
+  });
+  const record = w.records[0];
+  if (w.records.length !== 1 || record === undefined)
+    throw new Violation(
+      `${describe(w.pages[0]!)} answered ${w.records.length} records with aggregateData=true, expected one`,
+      { kind: 'value', exchange: w.pages[0] },
+    );
+  return { record, exchange: w.pages[0]! };
+}
