@@ -11,6 +11,22 @@
  * 340 MB of a 1 M-event dataset, where the start-up target is 3 s.)
  */
 
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  isSpace,
+  latin1Slice,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  type State,
+  stringEnd,
+  type ValueScan,
+} from './json-stream/scan.ts';
+
 /** The document is not JSON, or not a JSON object; `offset` is the byte where it went wrong. */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
@@ -40,42 +56,6 @@ export interface JsonObjectHandler {
   elements(key: string, values: unknown[], first: number): void;
   /** A top-level value that is not an array (parsed). */
   value(key: string, value: unknown): void;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-/** Where the reader is, between values of the top-level object. */
-type State =
-  | 'start'
-  | 'key-or-end'
-  | 'key'
-  | 'colon'
-  | 'value'
-  | 'first-element'
-  | 'element'
-  | 'after-element'
-  | 'after-value'
-  | 'done';
-
-/** Scanning state inside one value, kept across chunks. */
-interface ValueScan {
-  depth: number;
-  /** A byte >= 0x80 was seen (the text is not ASCII). */
-  high: boolean;
-  inString: boolean;
-  /** Scalar (number, true, false, null) at depth 0. */
-  scalar: boolean;
 }
 
 /**
@@ -506,29 +486,5 @@ export class JsonObjectStream {
       }
     }
     return new JsonStreamError(`${this.#key}[${first}..]: not JSON`, this.#base);
-  }
-}
-
-/**
- * Node's `Buffer` latin1 decoding, when available: for ASCII bytes it is the UTF-8 decoding,
- * several times faster than `TextDecoder` (elsewhere `TextDecoder` is used).
- */
-const latin1Slice = (
-  globalThis as { Buffer?: { prototype: { latin1Slice?: (from: number, to: number) => string } } }
-).Buffer?.prototype.latin1Slice;
-
-/**
- * The index after the closing quote of the string whose content starts at `from`, or -1
- * when `buf` ends first.
- */
-function stringEnd(buf: Uint8Array, from: number): number {
-  let i = from;
-  for (;;) {
-    const q = buf.indexOf(QUOTE, i);
-    if (q < 0) return -1;
-    let backslashes = 0;
-    for (let j = q - 1; j >= from && buf[j] === BACKSLASH; j--) backslashes++;
-    if (backslashes % 2 === 0) return q + 1;
-    i = q + 1;
   }
 }
