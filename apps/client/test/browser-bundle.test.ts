@@ -4,6 +4,7 @@ import { pageOf, pagingOf, plainIndex, SIGNING_VECTORS, stringifyJson } from '@t
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { build, type Metafile } from 'esbuild';
 import { chromium } from 'playwright-core';
+import { build as viteBuild } from 'vite';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { PageInput, PageOutcome } from './browser/page.ts';
 
@@ -47,6 +48,37 @@ beforeAll(async () => {
 });
 
 describe('the browser bundle of core and the client SDK', () => {
+  test('vite build of the same page succeeds: no Node built-in is reached (the reported "stat" is not exported by "__vite-browser-external")', async () => {
+    const warnings: string[] = [];
+    const output = await viteBuild({
+      configFile: false,
+      logLevel: 'silent',
+      resolve: { conditions: ['@tagtrack/source', 'browser', 'module', 'import', 'default'] },
+      build: {
+        write: false,
+        target: 'es2022',
+        minify: false,
+        lib: { entry: PAGE, formats: ['es'], fileName: 'page' },
+        rollupOptions: {
+          onwarn: (w) => {
+            warnings.push(String(w.message));
+          },
+        },
+      },
+    });
+    const results = Array.isArray(output) ? output : [output];
+    const chunks = results.flatMap((r) =>
+      'output' in r ? r.output.filter((o) => o.type === 'chunk') : [],
+    );
+    expect(chunks.length).toBeGreaterThan(0);
+    const code = chunks.map((c) => ('code' in c ? c.code : '')).join('\n');
+    expect(code).toContain('createClient');
+    expect(code).not.toMatch(/__vite-browser-external|from ["']node:/);
+    expect(warnings.filter((w) => /externalized for browser compatibility|node:/.test(w))).toEqual(
+      [],
+    );
+  });
+
   test('esbuild --platform=browser bundles it: no node: module, no dataset, no engine in its graph', () => {
     const inputs = Object.keys(metafile.inputs);
     const imports = Object.values(metafile.inputs).flatMap((i) => i.imports.map((x) => x.path));
