@@ -25,14 +25,9 @@ export {
   recipientEmails,
   renderMember,
   renderTag,
-  resolveGroup,
   statsList,
   statsOfTags,
   tagCounters,
-  visibleGroups,
-  visibleMemberIDs,
-  visibleMembers,
-  visibleTags,
   windowBounds,
   zeroCounters,
 } from './aggregate/rules.ts';
@@ -49,6 +44,13 @@ export type {
   TagQuery,
 } from './aggregate/types.ts';
 export { DatasetError, validateDataset } from './aggregate/validate.ts';
+export {
+  resolveGroup,
+  visibleGroups,
+  visibleMemberIDs,
+  visibleMembers,
+  visibleTags,
+} from './aggregate/visibility.ts';
 export { Contact, ContactStats } from './contact.ts';
 export {
   Dataset,

@@ -11,13 +11,11 @@ import {
   renderMember,
   renderTag,
   statsOfTags,
-  visibleMemberIDs,
-  visibleMembers,
-  visibleTags,
 } from '../src/aggregate/rules.ts';
 import { parseTimestampMs } from '../src/aggregate/time.ts';
 import type { Caller, TagFilters } from '../src/aggregate/types.ts';
 import { validateDataset } from '../src/aggregate/validate.ts';
+import { visibleMemberIDs, visibleMembers, visibleTags } from '../src/aggregate/visibility.ts';
 import { type Dataset, normaliseEmail } from '../src/dataset/schema.ts';
 import { pageOf } from '../src/paging.ts';
 import { mergeAllStats } from '../src/stats.ts';

@@ -21,11 +21,7 @@ import {
   recipientEmails,
   renderMember,
   renderTag,
-  resolveGroup,
   statsList,
-  visibleGroups,
-  visibleMembers,
-  visibleTags,
 } from './rules.ts';
 import type {
   Answer,
@@ -38,6 +34,7 @@ import type {
   TagQuery,
 } from './types.ts';
 import { DatasetError, validateDataset } from './validate.ts';
+import { resolveGroup, visibleGroups, visibleMembers, visibleTags } from './visibility.ts';
 
 /** Options of {@link plainAnswer}, as those of `buildIndex`. */
 export interface PlainAnswerOptions {

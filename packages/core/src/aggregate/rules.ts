@@ -1,20 +1,14 @@
 import type { Contact } from '../contact.ts';
-import type {
-  Dataset,
-  DatasetEvent,
-  DatasetMember,
-  DatasetTag,
-  DatasetTeam,
-} from '../dataset/schema.ts';
+import type { DatasetEvent, DatasetMember, DatasetTag, DatasetTeam } from '../dataset/schema.ts';
 import { normaliseEmail } from '../dataset/schema.ts';
 import type { ClickDetails, DailyCounts, EventRecipient, OpenDetails } from '../events.ts';
-import type { Group, TeamMember } from '../member.ts';
+import type { TeamMember } from '../member.ts';
 import { emptyStats, type StatsSummary } from '../stats.ts';
 import type { Tag, TagCounters } from '../tag.ts';
 import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
 import { contactIdOf } from './contact-id.ts';
 import { dayNumber, dayOf, dayString, parseTimestampMs } from './time.ts';
-import type { Caller, DayWindow, TagFilters } from './types.ts';
+import type { DayWindow, TagFilters } from './types.ts';
 
 /**
  * The aggregation rules of decisions §2, §3, §8 and §9 as small pure functions over the
@@ -242,64 +236,6 @@ export function compareTagsAsShown(
 }
 
 /**
- * The memberIDs a caller sees (decisions §2): nothing of another team; `admin` the whole
- * team; `manager` the members of the manager's group and self (self only without a group);
- * `user` self. A caller whose member is not in that team sees nothing (admins excepted,
- * who see their team by `teamID`).
- */
-export function visibleMemberIDs(dataset: Dataset, caller: Caller): Set<string> {
-  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
-  const out = new Set<string>();
-  if (!team) return out;
-  if (caller.accountType === 'admin') {
-    for (const m of team.members) out.add(m.memberID);
-    return out;
-  }
-  const self = team.members.find((m) => m.memberID === caller.memberID);
-  if (!self) return out;
-  out.add(self.memberID);
-  if (caller.accountType === 'manager' && self.groupID !== undefined) {
-    for (const m of team.members) if (m.groupID === self.groupID) out.add(m.memberID);
-  }
-  return out;
-}
-
-/**
- * The group a (percent-decoded) path segment names among `groups`, the groups the caller may
- * see (decisions §2, §4 Revision 2): an exact groupID first, else an exact, case-sensitive
- * groupName; when several share the name, the one with the lowest groupID in code-unit
- * order. `undefined` when none matches.
- */
-export function resolveGroup(groups: readonly Group[], segment: string): Group | undefined {
-  const byId = groups.find((g) => g.groupID === segment);
-  if (byId !== undefined) return byId;
-  let best: Group | undefined;
-  for (const g of groups) {
-    if (
-      g.groupName === segment &&
-      (best === undefined || compareStrings(g.groupID, best.groupID) < 0)
-    )
-      best = g;
-  }
-  return best;
-}
-
-/**
- * The groups of the caller's team the caller may see (decisions §2 Revision 2): an admin
- * every group of the team, a manager or user the groups with at least one member visible
- * to them.
- */
-export function visibleGroups(dataset: Dataset, caller: Caller): Group[] {
-  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
-  if (!team) return [];
-  if (caller.accountType === 'admin') return [...team.groups];
-  const visible = visibleMemberIDs(dataset, caller);
-  return team.groups.filter((g) =>
-    team.members.some((m) => m.groupID === g.groupID && visible.has(m.memberID)),
-  );
-}
-
-/**
  * A tag's recipients as the tag endpoints list them (decisions §3 Revision 2): each
  * normalised email once, the first entry's name and email as written, in list order.
  */
@@ -400,20 +336,6 @@ export function contactOf(
     dateLastSent: canonicalTimestamp(latest.dateSent),
     stats,
   };
-}
-
-/** The visible members of the caller's team (decisions §2), in member order (decisions §3). */
-export function visibleMembers(dataset: Dataset, caller: Caller): DatasetMember[] {
-  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
-  if (!team) return [];
-  const visible = visibleMemberIDs(dataset, caller);
-  return team.members.filter((m) => visible.has(m.memberID)).sort(compareMembers);
-}
-
-/** The tags the caller sees: those a visible member sent (decisions §2), in tag order (§3). */
-export function visibleTags(dataset: Dataset, caller: Caller): DatasetTag[] {
-  const visible = visibleMemberIDs(dataset, caller);
-  return dataset.tags.filter((t) => visible.has(t.memberID)).sort(compareTagsAsShown);
 }
 
 /**
