@@ -1,6 +1,6 @@
 export { contactIdOf } from './aggregate/contact-id.ts';
 export { answerRequest } from './aggregate/dispatch.ts';
-export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/oracle.ts';
+export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/plain-answer.ts';
 export {
   type CountedEvent,
   canonicalTimestamp,

@@ -1,4 +1,4 @@
-import { plainIndex } from '../src/aggregate/oracle.ts';
+import { plainIndex } from '../src/aggregate/plain-answer.ts';
 import type { ReportingIndex } from '../src/aggregate/types.ts';
 import type { Dataset } from '../src/dataset/schema.ts';
 
