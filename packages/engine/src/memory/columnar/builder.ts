@@ -31,7 +31,8 @@ import {
 import type * as z from 'zod';
 import { type BuildIndexOptions, indexOfResolved } from '../build.ts';
 import { Problems } from './builder/problems.ts';
-import { RecordBytesReader, validCode } from './builder/record-bytes.ts';
+import { RecordBytesReader } from './builder/record-bytes.ts';
+import { validCode } from './builder/record-keys.ts';
 import { resolveColumns } from './builder/resolve.ts';
 import { restoreSnapshot, snapshotPartsOf } from './builder/snapshot-parts.ts';
 import { type Dict, Dicts } from './dict.ts';
