@@ -83,6 +83,26 @@ function rowOf(
 }
 
 /**
+ * A clock for the live server that moves `msPerRequest` milliseconds per request the suite
+ * sends (`step` before each), from the instant it was made: the records appended per request
+ * are then the same on an idle and on a busy machine (a wall clock appends more per request
+ * the slower the machine runs the suite). `undefined` when `msPerRequest` is.
+ */
+export function requestClock(
+  msPerRequest: number | undefined,
+): { now: () => number; step: () => void } | undefined {
+  if (msPerRequest === undefined) return undefined;
+  const start = Date.now();
+  let requests = 0;
+  return {
+    now: () => start + requests * msPerRequest,
+    step: () => {
+      requests++;
+    },
+  };
+}
+
+/**
  * Runs the suite blind as `caller` against `createServer({ live: { rate, seed } })` in memory,
  * appending what is due before each answer (an in-memory run never yields to the server's
  * timer), suite seed `seed`, `numRuns` fast-check runs per property. Closes the server.
@@ -92,13 +112,20 @@ export async function liveRun(options: {
   readonly seed: number;
   readonly caller: LiveCaller;
   readonly numRuns: number;
+  /** See {@link requestClock}; absent: the wall clock. */
+  readonly msPerRequest?: number | undefined;
 }): Promise<LiveRunRow> {
   const { rate, seed, caller, numRuns } = options;
-  const server = createServer({ publicUrl: MEMORY_BASE_URL, live: { rate, seed } });
+  const clock = requestClock(options.msPerRequest);
+  const server = createServer({
+    publicUrl: MEMORY_BASE_URL,
+    live: { rate, seed, ...(clock === undefined ? {} : { clock: clock.now }) },
+  });
   try {
     const result = await runConformance({
       baseUrl: MEMORY_BASE_URL,
       fetch: (r) => {
+        clock?.step();
         server.live!.tick();
         return server.fetch(r);
       },
@@ -259,8 +286,11 @@ export async function liveFaultRun(options: {
   readonly rate: number | undefined;
   readonly seed: number;
   readonly numRuns?: number | undefined;
+  /** See {@link requestClock}; absent: the wall clock. */
+  readonly msPerRequest?: number | undefined;
 }): Promise<LiveFaultRow> {
   const { fault, rate, seed } = options;
+  const clock = requestClock(options.msPerRequest);
   const info = FAULTS.find((f) => f.name === fault);
   const declared = info === undefined ? undefined : declaredFor(info, 'blind');
   if (declared === undefined || !Array.isArray(declared)) {
@@ -270,7 +300,9 @@ export async function liveFaultRun(options: {
   const server = createServer({
     publicUrl: MEMORY_BASE_URL,
     ...serverOptions,
-    ...(rate === undefined ? {} : { live: { rate, seed: 1 } }),
+    ...(rate === undefined
+      ? {}
+      : { live: { rate, seed: 1, ...(clock === undefined ? {} : { clock: clock.now }) } }),
   });
   try {
     const { rateLimit } = serverOptions;
@@ -279,6 +311,7 @@ export async function liveFaultRun(options: {
     const result = await runConformance({
       baseUrl,
       fetch: behindProxy((r) => {
+        clock?.step();
         server.live?.tick();
         return server.fetch(r);
       }, baseUrl),

@@ -19,6 +19,14 @@ import { blindFaults, type LiveCaller, liveFaultRun, liveRun } from './live-runs
 /** fast-check runs per property of the whole runs (the sweep uses 5). */
 const NUM_RUNS = 2;
 
+/**
+ * The live server's clock moves 2 ms per request the suite sends (as if it sent 500 a second,
+ * about an idle machine's pace in memory), not with the wall clock: the records appended per
+ * request, and so the verdicts, are the same on a busy machine (`pnpm live-sweep` uses the
+ * wall clock).
+ */
+const MS_PER_REQUEST = 2;
+
 /** Whole runs: rate, caller. */
 const RUNS: readonly { rate: number; caller: LiveCaller }[] = [
   { rate: 1, caller: 'team1-admin' },
@@ -44,7 +52,13 @@ describe('against the live reference server (createServer({ live }))', () => {
   test.each(RUNS)(
     'rate $rate/s, seed 1, blind as $caller: no check fails',
     async ({ rate, caller }) => {
-      const row = await liveRun({ rate, seed: 1, caller, numRuns: NUM_RUNS });
+      const row = await liveRun({
+        rate,
+        seed: 1,
+        caller,
+        numRuns: NUM_RUNS,
+        msPerRequest: MS_PER_REQUEST,
+      });
       console.log(
         `live rate ${rate}/s seed 1 as ${caller}: ${row.appended} records appended, ${row.checks} checks, ` +
           `${row.passed} passed, ${row.failed} failed, ${row.inconclusive} inconclusive, ${row.errors} errors; ` +
@@ -71,7 +85,12 @@ describe('against the live reference server (createServer({ live }))', () => {
   test.each([...SAMPLE.map((fault) => ({ fault, rate: 10 })), { fault: SAMPLE[0]!, rate: 1 }])(
     'fault $fault at $rate records/s: blind mode still fails one of its declared ids',
     async ({ fault, rate }) => {
-      const row = await liveFaultRun({ fault, rate, seed: SEEDS[0] });
+      const row = await liveFaultRun({
+        fault,
+        rate,
+        seed: SEEDS[0],
+        msPerRequest: MS_PER_REQUEST,
+      });
       console.log(
         `fault ${fault} at ${rate}/s: ${row.caught ? 'caught' : 'MISSED'} (failing ${row.failed.join(', ') || 'none'}), ` +
           `${row.appended} appended, ${row.rerunChecks} ran again, ${row.requests} requests` +
