@@ -1,7 +1,5 @@
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { Check } from './checks/define.ts';
-import { ALL_CHECKS } from './checks/index.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
@@ -9,10 +7,8 @@ import { credentialOptions, headerOption, tlsOptions, waitForOption } from './co
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
-import { CANONICAL_PROFILE_FILE, EXIT, runCommand, usage } from './commands/run.ts';
-import { ChecksError, loadChecks } from './custom-checks.ts';
+import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
 import { DEFAULT_NUM_RUNS } from './runner.ts';
-import { specClause } from './spec-clause.ts';
 import { VERSION } from './version.ts';
 import { DATA_MODES, DEFAULT_ATTEMPTS } from './watermark.ts';
 
@@ -339,37 +335,6 @@ export function buildProgram(done: (code: number) => void): Command {
   addReplayCommand(program, done, CANONICAL_PROFILE_FILE);
   addDiffCommand(program, done);
   return program;
-}
-
-/**
- * Prints the requirement catalogue (id, area, required, clause, endpoints, title), then the
- * checks `checksFile` exports (as `run --checks` loads them); 2 when that file is unusable.
- */
-async function _requirementsCommand(json: boolean, checksFile?: string): Promise<number> {
-  let own: readonly Check[] = [];
-  try {
-    if (checksFile !== undefined) own = await loadChecks(checksFile);
-  } catch (e) {
-    if (e instanceof ChecksError) return usage(e.message);
-    throw e;
-  }
-  const rows = [...ALL_CHECKS, ...own].map((c) => ({
-    id: c.id,
-    area: c.area,
-    required: c.required ?? true,
-    clause: specClause(c.clause),
-    endpoints: [...c.endpoints],
-    title: c.title,
-  }));
-  if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-  else {
-    for (const r of rows) {
-      process.stdout.write(
-        `${r.id}\t${r.area}\t${r.clause}\t${r.endpoints.join(',')}\t${r.title}\n`,
-      );
-    }
-  }
-  return EXIT.ok;
 }
 
 /**
