@@ -57,6 +57,29 @@ function escapeAll(value: string, upper: boolean): string {
   return hex.map((h) => `%${upper ? h.toUpperCase() : h}`).join('');
 }
 
+/**
+ * Every sampled endpoint and parameter sent with the piece `spell(param, value)` gives (the
+ * raw `name=value` piece and its description) answers like the plain pair (decisions §4
+ * Revision 3: names and values are percent-decoded); each item confirmed on its own reads.
+ */
+async function escapedFormAgrees(
+  ctx: CheckContext,
+  spell: (param: ParamName, value: string) => readonly [piece: string, what: string],
+): Promise<void> {
+  const samples = await sampleCalls(ctx);
+  if (samples.length === 0) return ctx.skip('no endpoint could be sampled');
+  await ctx.each(
+    targets(samples, checked),
+    ({ s, param }) => {
+      const rest = without(s, param);
+      const value = valueFor(s, param);
+      const [piece, what] = spell(param, value);
+      return ensureSameAsPairs(ctx, s, [...rest, [param, value]], rawWith(rest, piece), what);
+    },
+    { readsOwn: true, concurrency: LOOP_BATCH },
+  );
+}
+
 /** The name with its letter case changed: all upper case, or its first letter flipped. */
 function caseVariant(name: string, i: number): string {
   if (i % 2 === 0) return name.toUpperCase();
@@ -228,27 +251,11 @@ export const checks: readonly Check[] = [
       'values are percent-decoded: every parameter with its value written as %XX escapes (rtn=%6A%73%6F%6E) answers like the plain value, on every endpoint',
     clause: 'decisions §4 Revision 3 (in values %XX is decoded)',
     endpoints: ALL_ENDPOINTS,
-    async run(ctx) {
-      const samples = await sampleCalls(ctx);
-      if (samples.length === 0) return ctx.skip('no endpoint could be sampled');
-      await ctx.each(
-        targets(samples, checked),
-        ({ s, param }) => {
-          const rest = without(s, param);
-          const value = valueFor(s, param);
-          const upper = param.length % 2 === 0;
-          const escaped = escapeAll(value, upper);
-          return ensureSameAsPairs(
-            ctx,
-            s,
-            [...rest, [param, value]],
-            rawWith(rest, `${param}=${escaped}`),
-            `with ${param}=${escaped}, i.e. ${param}=${value}`,
-          );
-        },
-        { readsOwn: true, concurrency: LOOP_BATCH },
-      );
-    },
+    run: (ctx) =>
+      escapedFormAgrees(ctx, (param, value) => {
+        const escaped = escapeAll(value, param.length % 2 === 0);
+        return [`${param}=${escaped}`, `with ${param}=${escaped}, i.e. ${param}=${value}`];
+      }),
   }),
   defineCheck({
     id: 'INPUT-QUERY-NAMES-DECODED',
@@ -256,26 +263,14 @@ export const checks: readonly Check[] = [
       'names are percent-decoded like values: every parameter with its name written as %XX escapes (%72%74%6E=json) answers like the plain name, on every endpoint',
     clause: 'decisions §4 Revision 3 (application/x-www-form-urlencoded: names and values decoded)',
     endpoints: ALL_ENDPOINTS,
-    async run(ctx) {
-      const samples = await sampleCalls(ctx);
-      if (samples.length === 0) return ctx.skip('no endpoint could be sampled');
-      await ctx.each(
-        targets(samples, checked),
-        ({ s, param }) => {
-          const rest = without(s, param);
-          const value = valueFor(s, param);
-          const escaped = escapeAll(param, param.length % 2 === 1);
-          return ensureSameAsPairs(
-            ctx,
-            s,
-            [...rest, [param, value]],
-            rawWith(rest, `${escaped}=${encodeURIComponent(value)}`),
-            `with the name ${escaped}=, i.e. ${param}=`,
-          );
-        },
-        { readsOwn: true, concurrency: LOOP_BATCH },
-      );
-    },
+    run: (ctx) =>
+      escapedFormAgrees(ctx, (param, value) => {
+        const escaped = escapeAll(param, param.length % 2 === 1);
+        return [
+          `${escaped}=${encodeURIComponent(value)}`,
+          `with the name ${escaped}=, i.e. ${param}=`,
+        ];
+      }),
   }),
   defineCheck({
     id: 'INPUT-QUERY-UNDECODABLE',
