@@ -1,6 +1,7 @@
 import { visibleGroups } from '@tagtrack/core';
 import type { Exchange } from '../http.ts';
 import type { CheckContext, Discovery } from './context.ts';
+import { parseJson } from './walk.ts';
 
 /** A group a group segment may resolve to (decisions §2 Revision 2). */
 export interface GroupRef {
@@ -62,7 +63,7 @@ export function answersNoMember(ex: Exchange): boolean {
   if (ex.status !== 200) return false;
   if (ex.responseHeaders['x-total-count'] === '0') return true;
   try {
-    const body = JSON.parse(ex.body) as { data?: unknown };
+    const body = parseJson(ex) as { data?: unknown };
     const data = body.data;
     if (Array.isArray(data)) {
       if (data.length === 0) return true;
