@@ -32,16 +32,21 @@ export {
   zeroCounters,
 } from './aggregate/rules.ts';
 export { dayNumber, dayString, daysFromCivil, parseTimestampMs } from './aggregate/time.ts';
-export type {
-  Answer,
-  Caller,
-  DayWindow,
-  EndpointRequest,
-  ReportingIndex,
-  StatsQuery,
-  StatsSubject,
-  TagFilters,
-  TagQuery,
+export {
+  type Answer,
+  type AnswerSlice,
+  type Caller,
+  type DayWindow,
+  type EngineAnswer,
+  type EndpointRequest,
+  indexEngine,
+  type RecordWindow,
+  type ReportingEngine,
+  type ReportingIndex,
+  type StatsQuery,
+  type StatsSubject,
+  type TagFilters,
+  type TagQuery,
 } from './aggregate/types.ts';
 export { DatasetError, validateDataset } from './aggregate/validate.ts';
 export {

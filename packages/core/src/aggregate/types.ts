@@ -112,3 +112,67 @@ export interface ReportingIndex {
   /** Dispatches an {@link EndpointRequest} to the methods above. */
   answer(caller: Caller, request: EndpointRequest): Answer;
 }
+
+/**
+ * A window of a list answer: `limit` records (>= 1) from the 0-based record `offset`
+ * (decisions §3: the page at cursor `offset` of page size `limit`). `offset` may exceed
+ * the list's length (an empty window).
+ */
+export interface RecordWindow {
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/**
+ * A window of a list answer (decisions §3): the records from `offset` (at most the window's
+ * `limit`, fewer at the end, none past it) and `total`, the length of the whole list (the
+ * `X-Total-Count`). An engine that computes lists in a database answers one page so.
+ */
+export interface AnswerSlice {
+  readonly kind: 'slice';
+  readonly records: readonly unknown[];
+  readonly offset: number;
+  readonly total: number;
+}
+
+/**
+ * What a {@link ReportingEngine} answers: an {@link Answer} (a whole list, a single record or
+ * not found) or, for a list asked with a window, an {@link AnswerSlice}.
+ */
+export type EngineAnswer = Answer | AnswerSlice;
+
+/**
+ * Where a server's answers come from, behind one interface (decisions §2, §3, §9): the
+ * in-memory index ({@link ReportingIndex}, through `indexEngine`) or a SQL database
+ * (`@tagtrack/engine`'s `openSqlEngine`). Answers are asynchronous (a database is asked) and,
+ * for lists, may be one window: the same records a whole list would hold at those places,
+ * in the same stable order. Credentials are few and looked up synchronously.
+ */
+export interface ReportingEngine {
+  /** What answers: `memory`, `pglite` or `postgres`. */
+  readonly kind: 'memory' | 'pglite' | 'postgres';
+  /** The access key and member of an auth id (decisions §1), or `undefined` when unknown. */
+  credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined;
+  /**
+   * The answer to `request` for `caller`, as `ReportingIndex.answer` gives it. With `window`,
+   * a list may come as the {@link AnswerSlice} of that window (an engine may still answer the
+   * whole list); without, always the whole list. Throws core's `QueryParamError` when
+   * endpoint 14 has no `date`; rejects when the engine fails (e.g. the database is gone).
+   */
+  answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer>;
+  /** Releases what the engine holds (database connections); the in-memory one holds nothing. */
+  close(): Promise<void>;
+}
+
+/**
+ * The {@link ReportingEngine} of an in-memory {@link ReportingIndex}: `kind` `memory`,
+ * whole lists (a window is ignored), nothing to close.
+ */
+export function indexEngine(index: ReportingIndex): ReportingEngine {
+  return {
+    kind: 'memory',
+    credential: (authId) => index.credential(authId),
+    answer: async (caller, request) => index.answer(caller, request),
+    close: async () => {},
+  };
+}
