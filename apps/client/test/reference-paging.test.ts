@@ -55,12 +55,12 @@ function fullList(
   pathParams: Partial<Record<PathParamName, string>> = {},
 ): readonly unknown[] {
   const endpoint = endpointById(id);
-  const caller = server.index.credential(admin.authId)!.caller;
+  const caller = server.index!.credential(admin.authId)!.caller;
   const parsed = parseQuery(queryPairs(endpoint, query), {
     allowed: endpoint.query,
     required: endpoint.requiredQuery,
   });
-  const answer = server.index.answer(caller, { endpoint: id, pathParams, query: parsed });
+  const answer = server.index!.answer(caller, { endpoint: id, pathParams, query: parsed });
   if (answer.kind !== 'list') throw new Error(`${id}: core answers ${answer.kind}`);
   return answer.records;
 }

@@ -47,8 +47,8 @@ const caller: Caller = {
   teamID: team.teamID,
   accountType: 'admin',
 };
-const busiest = server.index
-  .tags(caller, {})!
+const busiest = server
+  .index!.tags(caller, {})!
   .reduce((a, b) => (b.stats.totalOpens > a.stats.totalOpens ? b : a));
 
 const base = await server.listen(0, '127.0.0.1');

@@ -410,7 +410,7 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     }
   } else {
     lines.push('sample credentials (one per team and account type; all are in the dataset):');
-    for (const c of sampleCredentials(server.index.dataset)) {
+    for (const c of sampleCredentials(server.index!.dataset)) {
       lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
     }
   }

@@ -13,8 +13,17 @@ import type { RequestTarget } from './request.ts';
 
 /** What the paging layer needs to cut one page of a list answer. */
 export interface ListRequest {
-  /** The whole stably ordered list (decisions §3). */
+  /**
+   * The whole stably ordered list (decisions §3), or with {@link slice} only the records of
+   * the list from `slice.offset` on (an engine's window).
+   */
   readonly records: readonly unknown[];
+  /**
+   * Present when `records` are a window of the list (core's `AnswerSlice`: a SQL engine
+   * answered one page): where they start and how many records the whole list has. Only the
+   * clean layer gets one: the server never asks a window under a paging fault.
+   */
+  readonly slice?: { readonly offset: number; readonly total: number } | undefined;
   /** The request's cursor, exact (a bigint above 2^53 − 1; decisions §3 Revision 2). */
   readonly cursor: Cursor;
   readonly pageSize: number;
@@ -89,7 +98,10 @@ export interface PagingLayer {
 /** The clean {@link PagingLayer} (decisions §3 and its Revisions 2 and 3). */
 export const PAGING_LAYER: PagingLayer = {
   window: (req) => ({ cursor: req.cursor, pageSize: req.pageSize }),
-  cut: (req, cursor, pageSize) => pageOf(req.records, cursor, pageSize, req.pagingEnd),
+  cut: (req, cursor, pageSize) =>
+    req.slice === undefined
+      ? pageOf(req.records, cursor, pageSize, req.pagingEnd)
+      : pageOfSlice(req.records, req.slice, cursor, pageSize, req.pagingEnd),
   paging: (_req, page, _pageSize, url) => pagingOf<Cursor>(page, url),
   urlRoot: (req) => req.publicUrl,
   urlPath: (req) =>
@@ -122,6 +134,43 @@ export function listPage(req: ListRequest, layer: PagingLayer = PAGING_LAYER): L
   const link = linkHeader(layer.linked(req, page, paging, pageSize));
   if (link !== undefined) headers.Link = link;
   return { page, paging, headers: layer.headers(req, page, headers), noContent: page.noContent };
+}
+
+/**
+ * The page at `cursor` of a list of `slice.total` records of which only `records`, from
+ * `slice.offset` on, are at hand (an engine's window): the same {@link Page} core's
+ * {@link pageOf} cuts from the whole list (decisions §3 and its Revision 2: a cursor at or
+ * past the end, or a bigint above 2^53 − 1, gives the empty page with the exact `previous`).
+ * Throws an Error when the page's records are not all in the window (an engine bug).
+ */
+export function pageOfSlice(
+  records: readonly unknown[],
+  slice: { readonly offset: number; readonly total: number },
+  cursor: Cursor,
+  pageSize: number,
+  pagingEnd: PagingEnd,
+): Page<unknown> {
+  const { offset, total } = slice;
+  // cursor, previous and hasPrevious do not depend on the list: core's arithmetic, exact
+  const head = pageOf([], cursor, pageSize, pagingEnd);
+  const start = cursor >= total ? total : Number(cursor);
+  const next = Math.min(start + pageSize, total);
+  const from = start - offset;
+  if (next > start && (from < 0 || from + (next - start) > records.length)) {
+    throw new Error(
+      `the engine's window of ${records.length} records at ${offset} (of ${total}) does not hold the page [${start}, ${next})`,
+    );
+  }
+  const page = next > start ? records.slice(from, from + (next - start)) : [];
+  const empty = page.length === 0;
+  return {
+    ...head,
+    records: page,
+    next,
+    total,
+    hasNext: pagingEnd === 'no-content' ? !empty : start + pageSize < total,
+    noContent: pagingEnd === 'no-content' && empty,
+  };
 }
 
 /**

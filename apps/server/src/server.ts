@@ -4,8 +4,10 @@ import {
   type Dataset,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
+  indexEngine,
   openApiDocument,
   type PagingEnd,
+  type ReportingEngine,
   type ReportingIndex,
 } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
@@ -16,7 +18,8 @@ import { type FaultName, FaultSet } from './faults/index.ts';
 import { LiveData, type LiveHandle, type LiveOptions } from './live.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { Renderer } from './render.ts';
-import { Store } from './store.ts';
+import { Store, type StoreSource } from './store.ts';
+import { RECIPIENT_VARIANTS } from './store-recipients.ts';
 import { withTransport } from './transport.ts';
 import {
   type VariantName,
@@ -34,13 +37,33 @@ export class ServerOptionsError extends Error {
   readonly code = 'invalid_options' as const;
 }
 
+/** One version of the in-memory data as the server answers it: its index and application. */
+interface Served {
+  readonly index: ReportingIndex;
+  fetch(request: Request, env?: object): Response | Promise<Response>;
+}
+
 /** The base URL of paging links before `listen` (an in-memory server has no address). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1';
 
 /** Options of {@link createServer} (contracts.md). */
 export interface ServerOptions {
-  /** The event log to serve; default the canonical dataset of `@tagtrack/dataset/canonical`. */
+  /**
+   * The event log to serve; default the canonical dataset of `@tagtrack/dataset/canonical`.
+   * With `engine`, not indexed: only the dataset the engine serves, which the store variants
+   * `contact-ids-alternative` and `event-recipient-email-*` read (without it they are refused).
+   */
   dataset?: Dataset;
+  /**
+   * Where answers come from instead of core's in-memory index over `dataset`: e.g. the SQL
+   * engine of `@tagtrack/engine` (`openSqlEngine`, PGlite or PostgreSQL). The caller opened
+   * it and closes it ({@link TagtrackServer.close} does not). It answers with its own
+   * `memberWithoutGroup` (the option here is then ignored). The store faults and `live` need
+   * the in-memory index: with `engine` they throw {@link ServerOptionsError}, as does
+   * `columnar`. A list page is asked as a window (one page) unless a store or paging fault
+   * or a store variant reads the whole list.
+   */
+  engine?: ReportingEngine;
   /**
    * A dataset loaded into core's columnar store (`loadDatasetSource`, a file or per-table
    * directory), served instead of `dataset`: finished here with the index options.
@@ -101,10 +124,12 @@ export interface TagtrackServer {
    */
   close(): Promise<void>;
   /**
-   * The index answers come from: built once by `buildIndex`, or under `live` the current
-   * version's (a new one for each version).
+   * The in-memory index answers come from: built once by `buildIndex`, or under `live` the
+   * current version's (a new one for each version); `undefined` with an `engine` option.
    */
-  readonly index: ReportingIndex;
+  readonly index: ReportingIndex | undefined;
+  /** What answers: the in-memory index's engine (`memory`), or the `engine` option. */
+  readonly engine: ReportingEngine;
   /** The live data when `live` was given (its current version, `tick`), else `undefined`. */
   readonly live: LiveHandle | undefined;
 }
@@ -160,12 +185,47 @@ function withVariantOptions(
   return out;
 }
 
+/** The store variants that read the dataset's ids and emails (`store-variants.ts`). */
+const DATASET_VARIANTS = ['contact-ids-alternative', ...RECIPIENT_VARIANTS] as const;
+
 /**
- * Creates the reference server of the `tagtrack/v1` profile over `options.dataset`.
- * Builds core's index once (`buildIndex`, which throws core's `DatasetError`, code
- * `invalid_dataset`, when the dataset is not referentially consistent); throws an Error for
- * an unknown fault or variant, and {@link ServerOptionsError} for a page size below 1, an
- * invalid public URL, or an option that contradicts a variant.
+ * Throws {@link ServerOptionsError} for what an `engine` option cannot serve: a store fault
+ * or `live` (both need the in-memory index), `columnar` (a second source), or a store variant
+ * reading the dataset when no `dataset` says what the engine serves.
+ */
+function refuseWithEngine(
+  options: ServerOptions,
+  engine: ReportingEngine,
+  faults: FaultSet,
+  variants: VariantSet,
+): void {
+  const storeFaults = faults.wrapping('store');
+  if (storeFaults.length > 0) {
+    throw new ServerOptionsError(
+      `fault ${storeFaults.join(', ')} wraps the store over the in-memory index: it needs the in-memory engine, not ${engine.kind}`,
+    );
+  }
+  if (options.live !== undefined) {
+    throw new ServerOptionsError(`live data needs the in-memory engine, not ${engine.kind}`);
+  }
+  if (options.columnar !== undefined) {
+    throw new ServerOptionsError('columnar and engine are two sources of answers: give one');
+  }
+  const needy = DATASET_VARIANTS.find((v) => variants.has(v));
+  if (needy !== undefined && options.dataset === undefined) {
+    throw new ServerOptionsError(
+      `variant ${needy} needs the dataset the ${engine.kind} engine serves (option dataset)`,
+    );
+  }
+}
+
+/**
+ * Creates the reference server of the `tagtrack/v1` profile over `options.dataset`, or
+ * answering from `options.engine`. Without an engine, builds core's index once
+ * (`buildIndex`, which throws core's `DatasetError`, code `invalid_dataset`, when the dataset
+ * is not referentially consistent); throws an Error for an unknown fault or variant, and
+ * {@link ServerOptionsError} for a page size below 1, an invalid public URL, an option that
+ * contradicts a variant, or what an engine cannot serve (a store fault, `live`).
  */
 export function createServer(serverOptions: ServerOptions = {}): TagtrackServer {
   const variants = new VariantSet(serverOptions.variants ?? []);
@@ -186,12 +246,17 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   let listenUrl: string | undefined;
   const publicUrl = () => configuredUrl ?? listenUrl ?? DEFAULT_PUBLIC_URL;
   const faults = new FaultSet(options.faults ?? []);
+  if (options.engine !== undefined) refuseWithEngine(options, options.engine, faults, variants);
   const indexOptions = options.memberWithoutGroup
     ? { memberWithoutGroup: options.memberWithoutGroup }
     : {};
-  const index = options.columnar
-    ? options.columnar.finish(indexOptions).index
-    : buildIndex(dataset, indexOptions);
+  const index =
+    options.engine !== undefined
+      ? undefined
+      : options.columnar
+        ? options.columnar.finish(indexOptions).index
+        : buildIndex(dataset, indexOptions);
+  const engine = options.engine ?? indexEngine(index!);
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
   let openApi: string | undefined;
   const renderer = new Renderer(variants, (clean) => faults.wrap('render', clean));
@@ -200,9 +265,9 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     : undefined;
   // One application per version of the data: its store, and the caches of its middleware
   // (responses, verified signatures), answer from that version only (live.ts).
-  const serve = (index: ReportingIndex) => {
+  const serve = <I extends ReportingIndex | undefined>(source: StoreSource & { index: I }) => {
     const app = createApp({
-      store: new Store(index, (clean) => faults.wrap('store', clean), variants),
+      store: new Store(source, (clean) => faults.wrap('store', clean), variants),
       renderer,
       faults,
       variants,
@@ -216,15 +281,19 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
         return openApi;
       },
     });
-    return { index, fetch: app.fetch };
+    return { index: source.index, fetch: app.fetch };
   };
-  const first = serve(index);
-  let live: LiveData<ReturnType<typeof serve>> | undefined;
-  if (options.live !== undefined) {
+  const first: { readonly index: ReportingIndex | undefined; fetch: Served['fetch'] } =
+    index === undefined
+      ? serve({ engine, index, dataset: options.dataset })
+      : serve({ engine, index });
+  let live: LiveData<Served> | undefined;
+  if (options.live !== undefined && index !== undefined) {
     try {
-      live = new LiveData(index.dataset, first, options.live, (d) =>
-        serve(buildIndex(d, indexOptions)),
-      );
+      live = new LiveData(index.dataset, first as Served, options.live, (d) => {
+        const next = buildIndex(d, indexOptions);
+        return serve({ engine: indexEngine(next), index: next });
+      });
     } catch (e) {
       if (e instanceof RangeError) throw new ServerOptionsError(e.message);
       throw e;
@@ -242,6 +311,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     get index() {
       return served().index;
     },
+    engine,
     live,
     get publicUrl() {
       return publicUrl();

@@ -7,6 +7,7 @@ import {
   parseTimestampMs,
 } from '@tagtrack/core';
 import type { StoreAnswer } from './store.ts';
+import { needsDataset } from './store-variants.ts';
 import type { VariantName, VariantSet } from './variants.ts';
 
 /**
@@ -46,12 +47,16 @@ export class EventRecipients {
   readonly #asSent = new Map<string, string>();
   readonly #active: boolean;
 
+  /** `dataset` is the data the store serves; with an active variant, it throws without one. */
   constructor(
-    dataset: Dataset,
+    dataset: Dataset | undefined,
     readonly variants: VariantSet,
   ) {
     this.#active = variants.hasAny(RECIPIENT_VARIANTS);
     if (!this.#active) return;
+    if (dataset === undefined) {
+      throw new Error(needsDataset(RECIPIENT_VARIANTS.find((v) => variants.has(v))!));
+    }
     for (const t of dataset.tags) this.#entries.set(t.tagID, t.recipients);
     if (variants.has('event-recipient-email-as-sent')) {
       for (const kind of ['opens', 'clicks'] as const)

@@ -9,6 +9,11 @@ import {
 import type { StoreAnswer } from './store.ts';
 import type { VariantSet } from './variants.ts';
 
+/** The error message of a store variant that needs the dataset, given none. */
+export function needsDataset(variant: string): string {
+  return `variant ${variant} needs the dataset the engine serves (its ids and emails)`;
+}
+
 /**
  * The store-layer variants: post-processing of the records core's index answers, before
  * paging and rendering, each a freedom of the profile (decisions §3, §8 Revision 2):
@@ -21,8 +26,12 @@ export class RecordVariants {
   readonly #fromAlt = new Map<string, string>();
   readonly #active: boolean;
 
+  /**
+   * `dataset` is the data the store serves; `contact-ids-alternative` reads it (its ids), so
+   * it throws without one (a SQL engine serving tables it did not load).
+   */
   constructor(
-    dataset: Dataset,
+    dataset: Dataset | undefined,
     readonly variants: VariantSet,
   ) {
     this.#active = variants.hasAny([
@@ -32,6 +41,7 @@ export class RecordVariants {
       'extra-fields',
     ]);
     if (variants.has('contact-ids-alternative')) {
+      if (dataset === undefined) throw new Error(needsDataset('contact-ids-alternative'));
       for (const tag of dataset.tags) {
         for (const r of tag.recipients) {
           const email = normaliseEmail(r.email);

@@ -302,12 +302,12 @@ function filtersIn(c: Case, style: ClientStyle): [string, string][] {
 /** Every record of the case for the admin, from the server's index (no paging). */
 function fullList(server: TagtrackServer, c: Case): readonly unknown[] {
   const endpoint = endpointById(c.id);
-  const caller = server.index.credential(admin.authId)!.caller;
+  const caller = server.index!.credential(admin.authId)!.caller;
   const query = parseQuery(filtersIn(c, NODE), {
     allowed: endpoint.query,
     required: endpoint.requiredQuery,
   });
-  const answer = server.index.answer(caller, {
+  const answer = server.index!.answer(caller, {
     endpoint: c.id,
     pathParams: c.pathParams ?? {},
     query,

@@ -73,6 +73,15 @@ export class FaultSet {
     }
     return out;
   }
+  /**
+   * The active faults that wrap `layer`, in {@link FAULTS} order (e.g. the store faults,
+   * which need the in-memory index: `createServer` refuses them with a SQL engine).
+   */
+  wrapping(layer: keyof FaultLayers): FaultName[] {
+    return (FAULTS as readonly FaultInfo[])
+      .filter((f) => f.wrap?.[layer] !== undefined && this.#active.has(f.name as FaultName))
+      .map((f) => f.name as FaultName);
+  }
   /** The active faults, in {@link FAULT_NAMES} order. */
   list(): FaultName[] {
     return FAULT_NAMES.filter((f) => this.#active.has(f));

@@ -1,6 +1,6 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
-import { listPage, type PagingLayer } from '../paging.ts';
+import { listPage, PAGING_LAYER, type PagingLayer } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
 import { type ParamsLayer, parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
@@ -29,11 +29,17 @@ export interface AnswerDeps {
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
  * The store faults live in the store; the parameter, paging and render faults wrap
  * `deps.params`, `deps.paging` and the renderer.
+ *
+ * Unless a paging fault wraps the paging layer (its stages may read the whole list), the
+ * store is asked for the page's window only (`offset` the cursor, clipped to 2^53 − 1,
+ * `limit` the page size): a SQL engine then answers one page (core's `AnswerSlice`), which
+ * `listPage` cuts exactly as it would the whole list.
  */
-export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
+export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response> {
   const { store, renderer, params, paging: pagingLayer, pageSize, pagingEnd } = deps;
+  const windowed = pagingLayer === PAGING_LAYER;
 
-  function render(c: Context<Env>, caller: Caller, method: string): Rendered {
+  async function render(c: Context<Env>, caller: Caller, method: string): Promise<Rendered> {
     const target = c.get('target');
     const { endpoint, pathParams } = c.get('match');
     let query: QueryParams;
@@ -43,10 +49,14 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
       if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;
     }
-    const answer = store.answer(
+    const window = windowed
+      ? { offset: Math.min(Number(query.cursor), Number.MAX_SAFE_INTEGER), limit: pageSize }
+      : undefined;
+    const answer = await store.answer(
       caller,
       { endpoint: endpoint.id, pathParams, query },
       queryEntries(target.rawQuery),
+      window,
     );
     const contentType = { 'Content-Type': renderer.contentType(query.rtn) };
     switch (answer.kind) {
@@ -62,10 +72,12 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
           headers: { ...contentType, ...pagingLayer.singleHeaders(query.cursor) },
           body: method === 'HEAD' ? '' : renderer.singleBody(endpoint, answer.record, query.rtn),
         };
-      case 'list': {
+      case 'list':
+      case 'slice': {
         const { page, paging, headers, noContent } = listPage(
           {
             records: answer.records,
+            slice: answer.kind === 'slice' ? answer : undefined,
             cursor: query.cursor,
             pageSize,
             pagingEnd,
@@ -92,8 +104,8 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Response {
     }
   }
 
-  return (c) => {
-    const rendered = render(c, c.get('caller'), c.req.method);
+  return async (c) => {
+    const rendered = await render(c, c.get('caller'), c.req.method);
     c.set('rendered', rendered);
     return respond(c, rendered);
   };
