@@ -36,3 +36,18 @@ export {
   loadSnapshotFile,
   writeSnapshotFile,
 } from './memory/columnar/snapshot-file.ts';
+export { type Database, openPglite, openPostgres } from './sql/database.ts';
+export {
+  openSqlEngine,
+  type SqlEngine,
+  type SqlEngineOptions,
+} from './sql/engine.ts';
+export { redactUrl, SqlEngineError, type SqlEngineErrorCode } from './sql/errors.ts';
+export {
+  checkSchema,
+  installSql,
+  loadDataset,
+  refreshCounters,
+  SQL_SCHEMA_VERSION,
+  sqlFiles,
+} from './sql/schema.ts';

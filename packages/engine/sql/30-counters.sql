@@ -1,0 +1,180 @@
+-- tagtrack SQL engine, file 30: the counters, materialised after every load
+-- (decisions §8, §9; docs/spec.md §9). tagtrack_refresh() recomputes all of them from the
+-- eight tables; the engine calls it after filling tagtrack_email_keys and
+-- tagtrack_contact_ids (file 10). Requests then read these tables and never count events.
+
+-- Both kinds of events as one relation: kind 'opens' or 'clicks'.
+CREATE OR REPLACE VIEW tagtrack_events AS
+  SELECT 'opens'::text AS kind, o.* FROM opens AS o
+  UNION ALL
+  SELECT 'clicks'::text AS kind, c.* FROM clicks AS c;
+
+-- Event lists read a tag's events by date (decisions §3: oldest first).
+CREATE INDEX IF NOT EXISTS tagtrack_opens_tag_date ON opens ("tagID", date);
+CREATE INDEX IF NOT EXISTS tagtrack_clicks_tag_date ON clicks ("tagID", date);
+
+-- One row per tag: its sender, team, the dateSent a response shows (to the second; it orders
+-- tags: decisions §3 Revision 3), its UTC day, and the eight counters of decisions §9:
+-- totalOpens = its opens; uniqueOpens = distinct contacts with an open; likewise clicks;
+-- desktop = device 'desktop'; mobile = device 'mobile' or 'tablet'.
+CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
+  "tagID" text COLLATE "C" PRIMARY KEY,
+  "memberID" text COLLATE "C" NOT NULL,
+  "teamID" text COLLATE "C" NOT NULL,
+  shown timestamptz NOT NULL,
+  day date NOT NULL,
+  "totalOpens" integer NOT NULL,
+  "uniqueOpens" integer NOT NULL,
+  "totalClicks" integer NOT NULL,
+  "uniqueClicks" integer NOT NULL,
+  "desktopOpens" integer NOT NULL,
+  "mobileOpens" integer NOT NULL,
+  "desktopClicks" integer NOT NULL,
+  "mobileClicks" integer NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_team
+  ON tagtrack_tag_counters ("teamID", shown DESC, "tagID");
+CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_member
+  ON tagtrack_tag_counters ("memberID", shown DESC, "tagID");
+
+-- One row per tag and contact it was sent to: the first recipient entry with that contact
+-- (name and email as written, position), and the contact's events on the tag. Tags list
+-- these rows as their distinct recipients (decisions §3 Revision 2); contacts sum them.
+CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
+  "tagID" text COLLATE "C" NOT NULL,
+  email_key text COLLATE "C" NOT NULL,
+  "memberID" text COLLATE "C" NOT NULL,
+  shown timestamptz NOT NULL,
+  position integer NOT NULL,
+  name text NOT NULL,
+  email text NOT NULL,
+  opens integer NOT NULL,
+  "desktopOpens" integer NOT NULL,
+  "mobileOpens" integer NOT NULL,
+  clicks integer NOT NULL,
+  "desktopClicks" integer NOT NULL,
+  "mobileClicks" integer NOT NULL,
+  PRIMARY KEY ("tagID", email_key)
+);
+
+-- One row per scope and contact: the contact record over the tags visible in that scope
+-- (decisions §9): totalSent = tags sent to it; totals = its events on them; unique = how many
+-- of them it opened (clicked); dateLastSent = the latest; name = its name on the first of
+-- them in tag order. Scopes (file 20): 'team:T' (an admin), 'group:T:G' (a manager with a
+-- group), 'member:M' (everyone else).
+CREATE TABLE IF NOT EXISTS tagtrack_contact_scopes (
+  scope text COLLATE "C" NOT NULL,
+  email_key text COLLATE "C" NOT NULL,
+  sort_key bytea NOT NULL,
+  contact_id text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  "dateLastSent" timestamptz NOT NULL,
+  "totalSent" integer NOT NULL,
+  "totalOpens" integer NOT NULL,
+  "uniqueOpens" integer NOT NULL,
+  "totalClicks" integer NOT NULL,
+  "uniqueClicks" integer NOT NULL,
+  "desktopOpens" integer NOT NULL,
+  "mobileOpens" integer NOT NULL,
+  "desktopClicks" integer NOT NULL,
+  "mobileClicks" integer NOT NULL,
+  PRIMARY KEY (scope, email_key)
+);
+CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_order ON tagtrack_contact_scopes (scope, sort_key);
+CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id ON tagtrack_contact_scopes (scope, contact_id);
+
+-- One row per member and UTC day with tags: the stats of decisions §9 over that day's tags
+-- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
+-- group or a member sum these rows (file 60).
+CREATE TABLE IF NOT EXISTS tagtrack_member_days (
+  "memberID" text COLLATE "C" NOT NULL,
+  day date NOT NULL,
+  "totalSent" integer NOT NULL,
+  "totalOpens" integer NOT NULL,
+  "totalClicks" integer NOT NULL,
+  "uniqueOpens" integer NOT NULL,
+  "uniqueClicks" integer NOT NULL,
+  "lastSent" timestamptz NOT NULL,
+  PRIMARY KEY ("memberID", day)
+);
+
+-- Recomputes every table above from the eight tables and tagtrack_email_keys.
+CREATE OR REPLACE FUNCTION tagtrack_refresh() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  TRUNCATE tagtrack_tag_counters, tagtrack_contact_tags, tagtrack_contact_scopes,
+           tagtrack_member_days;
+
+  INSERT INTO tagtrack_tag_counters
+  SELECT t."tagID", t."memberID", m."teamID",
+         date_trunc('second', t."dateSent", 'UTC'),
+         (t."dateSent" AT TIME ZONE 'UTC')::date,
+         coalesce(o.total, 0), coalesce(o.contacts, 0),
+         coalesce(c.total, 0), coalesce(c.contacts, 0),
+         coalesce(o.desktop, 0), coalesce(o.mobile, 0),
+         coalesce(c.desktop, 0), coalesce(c.mobile, 0)
+  FROM tags AS t
+  JOIN members AS m ON m."memberID" = t."memberID"
+  LEFT JOIN (SELECT e."tagID", count(*) AS total, count(DISTINCT k.email_key) AS contacts,
+                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
+                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
+             FROM opens AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
+             GROUP BY e."tagID") AS o ON o."tagID" = t."tagID"
+  LEFT JOIN (SELECT e."tagID", count(*) AS total, count(DISTINCT k.email_key) AS contacts,
+                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
+                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
+             FROM clicks AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
+             GROUP BY e."tagID") AS c ON c."tagID" = t."tagID";
+
+  INSERT INTO tagtrack_contact_tags
+  SELECT r."tagID", r.email_key, tc."memberID", tc.shown, r.position, r.name, r.email,
+         coalesce(o.total, 0), coalesce(o.desktop, 0), coalesce(o.mobile, 0),
+         coalesce(c.total, 0), coalesce(c.desktop, 0), coalesce(c.mobile, 0)
+  FROM (SELECT DISTINCT ON (x."tagID", k.email_key)
+               x."tagID", k.email_key, x.position, x.name, x.email
+        FROM recipients AS x JOIN tagtrack_email_keys AS k ON k.email = x.email
+        ORDER BY x."tagID", k.email_key, x.position) AS r
+  JOIN tagtrack_tag_counters AS tc ON tc."tagID" = r."tagID"
+  LEFT JOIN (SELECT e."tagID", k.email_key, count(*) AS total,
+                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
+                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
+             FROM opens AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
+             GROUP BY e."tagID", k.email_key) AS o
+    ON o."tagID" = r."tagID" AND o.email_key = r.email_key
+  LEFT JOIN (SELECT e."tagID", k.email_key, count(*) AS total,
+                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
+                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
+             FROM clicks AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
+             GROUP BY e."tagID", k.email_key) AS c
+    ON c."tagID" = r."tagID" AND c.email_key = r.email_key;
+
+  INSERT INTO tagtrack_contact_scopes
+  SELECT s.scope, ct.email_key, min(ids.sort_key), min(ids.contact_id),
+         (array_agg(ct.name ORDER BY ct.shown DESC, ct."tagID"))[1],
+         max(ct.shown),
+         count(*),
+         sum(ct.opens), count(*) FILTER (WHERE ct.opens > 0),
+         sum(ct.clicks), count(*) FILTER (WHERE ct.clicks > 0),
+         sum(ct."desktopOpens"), sum(ct."mobileOpens"),
+         sum(ct."desktopClicks"), sum(ct."mobileClicks")
+  FROM tagtrack_contact_tags AS ct
+  JOIN members AS m ON m."memberID" = ct."memberID"
+  JOIN tagtrack_contact_ids AS ids ON ids.email_key = ct.email_key
+  CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
+                             ('member:' || m."memberID"),
+                             ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
+  WHERE s.scope IS NOT NULL
+  GROUP BY s.scope, ct.email_key;
+
+  INSERT INTO tagtrack_member_days
+  SELECT tc."memberID", tc.day, count(*),
+         sum(tc."totalOpens"), sum(tc."totalClicks"),
+         sum(tc."uniqueOpens"), sum(tc."uniqueClicks"),
+         max(tc.shown)
+  FROM tagtrack_tag_counters AS tc
+  GROUP BY tc."memberID", tc.day;
+
+  ANALYZE tagtrack_tag_counters, tagtrack_contact_tags, tagtrack_contact_scopes,
+          tagtrack_member_days, tagtrack_email_keys, tagtrack_contact_ids;
+END
+$$;

@@ -1,0 +1,61 @@
+-- tagtrack SQL engine, file 50: tags (endpoints 2 and 4; decisions §3, §4, §9).
+--
+-- The tags of visible members (or of one member, endpoint 4), sent in the day window
+-- [start_day, end_day] (either bound NULL: open), kept by the filters of decisions §4 (a
+-- conjunction: isOpened uniqueOpens > 0, isUnopened totalOpens = 0, isClicked
+-- uniqueClicks > 0, isUnclicked totalClicks = 0), newest first by the dateSent shown, then
+-- tagID (decisions §3 Revision 3). recipients: each contact once, the first entry's name and
+-- email as written, in list order (decisions §3 Revision 2). Counters: file 30.
+CREATE OR REPLACE FUNCTION tagtrack_tag_list(caller text, member_id text,
+                                             start_day date, end_day date,
+                                             is_opened boolean, is_unopened boolean,
+                                             is_clicked boolean, is_unclicked boolean)
+RETURNS SETOF tagtrack_tag_counters
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT t.*
+  FROM tagtrack_tag_counters AS t
+  WHERE t."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
+    AND (member_id IS NULL OR t."memberID" = member_id)
+    AND (start_day IS NULL OR t.day >= start_day)
+    AND (end_day IS NULL OR t.day <= end_day)
+    AND (NOT is_opened OR t."uniqueOpens" > 0)
+    AND (NOT is_unopened OR t."totalOpens" = 0)
+    AND (NOT is_clicked OR t."uniqueClicks" > 0)
+    AND (NOT is_unclicked OR t."totalClicks" = 0)
+$$;
+
+CREATE OR REPLACE FUNCTION tagtrack_tags(caller text, member_id text,
+                                         start_day date, end_day date,
+                                         is_opened boolean, is_unopened boolean,
+                                         is_clicked boolean, is_unclicked boolean,
+                                         lim bigint, off bigint)
+RETURNS TABLE ("tagID" text, subject text, "dateSent" text, recipients json,
+               "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
+               "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
+               "desktopClicks" integer, "mobileClicks" integer)
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT p."tagID", tg.subject, tagtrack_timestamp(p.shown),
+         (SELECT coalesce(json_agg(json_build_object('name', r.name, 'email', r.email)
+                                   ORDER BY r.position), '[]'::json)
+          FROM tagtrack_contact_tags AS r WHERE r."tagID" = p."tagID"),
+         p."totalOpens", p."uniqueOpens", p."totalClicks", p."uniqueClicks",
+         p."desktopOpens", p."mobileOpens", p."desktopClicks", p."mobileClicks"
+  FROM (SELECT t.*
+        FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
+                               is_opened, is_unopened, is_clicked, is_unclicked) AS t
+        ORDER BY t.shown DESC, t."tagID"
+        LIMIT lim OFFSET off) AS p
+  JOIN tags AS tg ON tg."tagID" = p."tagID"
+  ORDER BY p.shown DESC, p."tagID"
+$$;
+
+CREATE OR REPLACE FUNCTION tagtrack_tags_count(caller text, member_id text,
+                                               start_day date, end_day date,
+                                               is_opened boolean, is_unopened boolean,
+                                               is_clicked boolean, is_unclicked boolean)
+RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT count(*)
+  FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
+                         is_opened, is_unopened, is_clicked, is_unclicked)
+$$;

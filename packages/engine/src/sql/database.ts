@@ -1,0 +1,116 @@
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { redactUrl, SqlEngineError } from './errors.ts';
+
+/**
+ * The few things the SQL engine asks of a PostgreSQL database, over embedded PGlite or a
+ * server through node-postgres: parameterised queries, scripts of several statements, and
+ * COPY of CSV text into a table.
+ */
+export interface Database {
+  /** `pglite` (embedded, in memory) or `postgres` (a server). */
+  readonly kind: 'pglite' | 'postgres';
+  /** The rows of one parameterised statement (`$1`, `$2`, …), columns by name. */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters. */
+  exec(script: string): Promise<void>;
+  /** COPY `table (columns)` FROM CSV text (RFC 4180, header row, '' quoted, NULL empty). */
+  copyCsv(table: string, columns: readonly string[], csv: Iterable<string>): Promise<void>;
+  /** Closes the connections. */
+  close(): Promise<void>;
+}
+
+/** A new embedded PGlite database in memory, its session in UTC. */
+export async function openPglite(): Promise<Database> {
+  const db = await PGlite.create({});
+  await db.exec("SET TIME ZONE 'UTC'");
+  return {
+    kind: 'pglite',
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      return (await db.query<R>(text, [...params])).rows;
+    },
+    async exec(script) {
+      await db.exec(script);
+    },
+    async copyCsv(table, columns, csv) {
+      const blob = new Blob([...csv]);
+      await db.query(
+        `COPY ${table} (${columns.map(quote).join(', ')}) FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`,
+        [],
+        { blob },
+      );
+    },
+    close: () => db.close(),
+  };
+}
+
+/**
+ * A pool of connections to the PostgreSQL server at `url` (`postgres://` or
+ * `postgresql://`), each session in UTC, after one round trip proving it answers. Throws
+ * {@link SqlEngineError} `bad_url` for another scheme or an unparsable URL and `unreachable`
+ * when the server cannot be reached or refuses the login (the message names the URL without
+ * its password, and the server's reason).
+ */
+export async function openPostgres(url: string, maxConnections = 8): Promise<Database> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SqlEngineError('bad_url', `database URL ${redactUrl(url)} is not a URL`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new SqlEngineError(
+      'bad_url',
+      `database URL ${redactUrl(url)} is not a PostgreSQL URL (expected postgres:// or postgresql://)`,
+    );
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    connectionTimeoutMillis: 30_000,
+    options: '-c TimeZone=UTC',
+  });
+  // an idle client's error (the server went away) must not crash the process
+  pool.on('error', () => {});
+  try {
+    await pool.query('SELECT 1');
+  } catch (e) {
+    await pool.end().catch(() => {});
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new SqlEngineError(
+      'unreachable',
+      `cannot use the database at ${redactUrl(url)}: ${reason.replaceAll(parsed.password || '\u0000', '***')}`,
+    );
+  }
+  return {
+    kind: 'postgres',
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      return (await pool.query(text, [...params])).rows as R[];
+    },
+    async exec(script) {
+      await pool.query(script);
+    },
+    async copyCsv(table, columns, csv) {
+      const client = await pool.connect();
+      try {
+        const sink = client.query(
+          copyFrom(
+            `COPY ${table} (${columns.map(quote).join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`,
+          ),
+        );
+        await pipeline(Readable.from(csv), sink);
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** A double-quoted SQL identifier. */
+export function quote(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}

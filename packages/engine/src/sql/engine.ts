@@ -1,0 +1,414 @@
+import {
+  type AnswerSlice,
+  type Caller,
+  type Dataset,
+  type EndpointRequest,
+  type EngineAnswer,
+  type MemberWithoutGroup,
+  missingParameter,
+  notFoundMessage,
+  type RecordWindow,
+  type ReportingEngine,
+  type TeamMember,
+} from '@tagtrack/core';
+import type { DatasetTables } from '@tagtrack/dataset';
+import { type Database, openPglite, openPostgres } from './database.ts';
+import { SqlEngineError } from './errors.ts';
+import { checkSchema, installSql, loadDataset } from './schema.ts';
+
+/** Options of {@link openSqlEngine}. */
+export interface SqlEngineOptions {
+  /** `postgres://` or `postgresql://` URL of a server; absent: embedded PGlite in memory. */
+  readonly databaseUrl?: string;
+  /**
+   * Load this dataset first (drop and recreate the dataset's tables and every tagtrack_*
+   * object, COPY the rows, refresh the counters); absent: serve the tables already there
+   * (refreshing the counters only when they were never computed). PGlite starts empty, so
+   * it needs one.
+   */
+  readonly load?: Dataset | DatasetTables;
+  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (decisions §8). */
+  readonly memberWithoutGroup?: MemberWithoutGroup;
+  /** Connections to a server (default 8). */
+  readonly maxConnections?: number;
+}
+
+/** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
+export interface SqlEngine extends ReportingEngine {
+  readonly kind: 'pglite' | 'postgres';
+  /** The database, for tools and tests (one query at a time on PGlite). */
+  readonly database: Database;
+}
+
+/**
+ * Opens the SQL engine of the profile (docs/sql.md): connects (PGlite in memory, or the
+ * server at `databaseUrl`), loads `load` when given, else checks the tables already there,
+ * and keeps only the credentials and callers in memory (a few rows per member): every list,
+ * counter and page comes from SQL (sql/*.sql). Throws {@link SqlEngineError} (one line, no
+ * password) for a bad URL, an unreachable server, missing tables or columns, tagtrack
+ * objects of another version, or a dataset that cannot be loaded.
+ */
+export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<SqlEngine> {
+  const db =
+    options.databaseUrl === undefined
+      ? await openPglite()
+      : await openPostgres(options.databaseUrl, options.maxConnections);
+  try {
+    if (options.load !== undefined) await loadDataset(db, options.load);
+    else if (db.kind === 'pglite')
+      throw new SqlEngineError('missing_tables', 'an embedded PGlite database starts empty: give it a dataset to load');
+    else {
+      await checkSchema(db);
+      await installSql(db);
+    }
+    const credentials = await db.query<{
+      authId: string;
+      accessKey: string;
+      memberID: string;
+      teamID: string;
+      accountType: Caller['accountType'];
+    }>(
+      `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
+       FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
+    );
+    const byAuthId = new Map(
+      credentials.map((c) => [
+        c.authId,
+        {
+          accessKey: c.accessKey,
+          caller: { memberID: c.memberID, teamID: c.teamID, accountType: c.accountType },
+        },
+      ]),
+    );
+    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit');
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+/** A list's query: the page's rows (with `lim`/`off` appended as the last two parameters) and the count. */
+interface ListQuery {
+  readonly rows: string;
+  readonly count: string;
+  readonly params: readonly unknown[];
+  readonly record: (row: Row) => unknown;
+}
+
+/** The answers of {@link openSqlEngine}: one SQL function per list (sql/40 … sql/80). */
+class SqlAnswers implements SqlEngine {
+  readonly kind: 'pglite' | 'postgres';
+
+  constructor(
+    readonly database: Database,
+    private readonly credentials: ReadonlyMap<
+      string,
+      { readonly accessKey: string; readonly caller: Caller }
+    >,
+    private readonly withoutGroup: MemberWithoutGroup,
+  ) {
+    this.kind = database.kind;
+  }
+
+  credential(authId: string) {
+    return this.credentials.get(authId);
+  }
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+
+  async answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer> {
+    const { pathParams: p, query: q } = request;
+    const me = caller.memberID;
+    const days = [q.start ?? null, q.end ?? null];
+    const list = (l: ListQuery) => this.list(l, window);
+    const missing = (kind: string, id: string | undefined): EngineAnswer => ({
+      kind: 'not_found',
+      message: notFoundMessage(kind, id),
+    });
+    const members = (type: string | null, group: string | null): ListQuery => ({
+      rows: 'SELECT * FROM tagtrack_members($1, $2, $3, NULL, $4, $5)',
+      count: 'SELECT tagtrack_members_count($1, $2, $3) AS n',
+      params: [me, type, group],
+      record: (r) => this.member(r),
+    });
+    const tags = (memberID: string | null): ListQuery => ({
+      rows: 'SELECT * FROM tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      count: 'SELECT tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8) AS n',
+      params: [me, memberID, ...days, q.isOpened, q.isUnopened, q.isClicked, q.isUnclicked],
+      record: tagRecord,
+    });
+    const stats = async (group: string | null, memberID: string | null, type: string | null) => {
+      const params = [me, group, memberID, type, ...days];
+      if (q.aggregateData) {
+        const rows = await this.database.query<Row>(
+          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6)',
+          params,
+        );
+        return this.list({ rows: '', count: '', params, record: statsRecord }, window, rows);
+      }
+      return list({
+        rows: 'SELECT * FROM tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
+        count: 'SELECT tagtrack_stats_days_count($1, $2, $3, $4, $5, $6) AS n',
+        params,
+        record: statsRecord,
+      });
+    };
+    const eventGroups = (kind: 'opens' | 'clicks'): ListQuery => ({
+      rows: 'SELECT * FROM tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
+      count: 'SELECT tagtrack_event_groups_count($1, $2, $3, $4) AS n',
+      params: [me, kind, ...days],
+      record: (r) => ({
+        tagID: r.tagID,
+        [kind]: (r.events as EventRow[]).map((e) => ({
+          recipient: { recipientID: e.recipientID, name: e.name, email: e.email },
+          details: eventDetails(e, kind),
+        })),
+      }),
+    });
+    const contacts = (tagID: string | null, contactID: string | null): ListQuery => ({
+      rows: 'SELECT * FROM tagtrack_contacts($1, $2, $3, $4, $5)',
+      count: 'SELECT tagtrack_contacts_count($1, $2) AS n',
+      params: [me, tagID, contactID],
+      record: contactRecord,
+    });
+    const type = q.type ?? null;
+
+    switch (request.endpoint) {
+      case 'teams.list':
+        return list(members(type, null));
+      case 'teams.tags':
+        return list(tags(null));
+      case 'teams.member': {
+        if (p.memberID === undefined) return missing('member', undefined);
+        const rows = await this.database.query<Row>(
+          'SELECT * FROM tagtrack_members($1, NULL, NULL, $2, NULL, 0)',
+          [me, p.memberID],
+        );
+        return rows[0] ? { kind: 'single', record: this.member(rows[0]) } : missing('member', p.memberID);
+      }
+      case 'teams.memberTags':
+        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        return list(tags(p.memberID!));
+      case 'teams.group': {
+        const group = await this.group(me, p.group);
+        return group === null ? missing('group', p.group) : list(members(type, group));
+      }
+      case 'stats.team':
+      case 'stats.teamAlias':
+        return stats(null, null, type);
+      case 'stats.group': {
+        const group = await this.group(me, p.group);
+        return group === null ? missing('group', p.group) : stats(group, null, type);
+      }
+      case 'stats.member':
+        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        return stats(null, p.memberID!, null);
+      case 'clicks.list':
+        return list(eventGroups('clicks'));
+      case 'opens.list':
+        return list(eventGroups('opens'));
+      case 'clicks.tag':
+      case 'opens.tag': {
+        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
+        const rows = await this.database.query<{ event: EventRow }>(
+          'SELECT event FROM tagtrack_tag_events($1, $2, NULL, NULL)',
+          [kind, p.tagID],
+        );
+        const records = rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: p.tagID }));
+        return this.list({ rows: '', count: '', params: [], record: (r) => r }, window, records);
+      }
+      case 'tags.daily': {
+        if (q.date === undefined) throw missingParameter('date');
+        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        const [row] = await this.database.query<{ opens: number; clicks: number }>(
+          'SELECT * FROM tagtrack_daily($1, $2)',
+          [p.tagID, q.date],
+        );
+        return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
+      }
+      case 'contacts.list':
+        return list(contacts(null, null));
+      case 'contacts.get': {
+        if (p.contactID === undefined) return missing('contact', undefined);
+        const rows = await this.database.query<Row>(
+          'SELECT * FROM tagtrack_contacts($1, NULL, $2, NULL, 0)',
+          [me, p.contactID],
+        );
+        return rows[0]
+          ? { kind: 'single', record: contactRecord(rows[0]) }
+          : missing('contact', p.contactID);
+      }
+      case 'contacts.tag':
+        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        return list(contacts(p.tagID!, null));
+    }
+  }
+
+  /**
+   * A list: with a window, its rows (`LIMIT`/`OFFSET` as the query's last two parameters)
+   * and the count, as an {@link AnswerSlice}; without, every row. `given`: rows already
+   * read (a list computed whole), cut to the window here.
+   */
+  private async list(l: ListQuery, window: RecordWindow | undefined, given?: readonly unknown[]): Promise<EngineAnswer> {
+    if (given !== undefined) {
+      const records = given.map((r) => l.record(r as Row));
+      if (window === undefined) return { kind: 'list', records };
+      return {
+        kind: 'slice',
+        records: records.slice(window.offset, window.offset + window.limit),
+        offset: window.offset,
+        total: records.length,
+      };
+    }
+    if (window === undefined) {
+      const rows = await this.database.query<Row>(l.rows, [...l.params, null, 0]);
+      return { kind: 'list', records: rows.map(l.record) };
+    }
+    const [rows, count] = await Promise.all([
+      this.database.query<Row>(l.rows, [...l.params, window.limit, window.offset]),
+      this.database.query<{ n: number | string }>(l.count, l.params),
+    ]);
+    const slice: AnswerSlice = {
+      kind: 'slice',
+      records: rows.map(l.record),
+      offset: window.offset,
+      total: Number(count[0]!.n),
+    };
+    return slice;
+  }
+
+  private async memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
+    if (memberID === undefined) return false;
+    const [row] = await this.database.query<{ v: boolean }>(
+      'SELECT tagtrack_member_visible($1, $2) AS v',
+      [me, memberID],
+    );
+    return row!.v;
+  }
+
+  private async tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
+    if (tagID === undefined) return false;
+    const [row] = await this.database.query<{ v: boolean }>(
+      'SELECT tagtrack_tag_visible($1, $2) AS v',
+      [me, tagID],
+    );
+    return row!.v;
+  }
+
+  /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
+  private async group(me: string, segment: string | undefined): Promise<string | null> {
+    if (segment === undefined) return null;
+    const [row] = await this.database.query<{ g: string | null }>(
+      'SELECT tagtrack_resolve_group($1, $2) AS g',
+      [me, segment],
+    );
+    return row?.g ?? null;
+  }
+
+  /** A member row as endpoints 1, 3 and 5 return it (core's renderMember). */
+  private member(r: Row): TeamMember {
+    const out: TeamMember = {
+      memberID: r.memberID as string,
+      firstname: r.firstname as string,
+      lastname: r.lastname as string,
+      email: r.email as string,
+      accountType: r.accountType as TeamMember['accountType'],
+    };
+    if (r.groupID !== null && r.groupName !== null) {
+      out.groupID = r.groupID as string;
+      out.groupName = r.groupName as string;
+    } else if (this.withoutGroup === 'empty') {
+      out.groupID = '';
+      out.groupName = '';
+    }
+    return out;
+  }
+}
+
+/** An event as sql/70-events.sql writes it (JSON). */
+interface EventRow {
+  readonly date: string;
+  readonly counry: string;
+  readonly region: string;
+  readonly city: string;
+  readonly latitude: string;
+  readonly longitude: string;
+  readonly device: string;
+  readonly os: string;
+  readonly browser: string;
+  readonly recipientID: string;
+  readonly name: string;
+  readonly email: string;
+}
+
+/** An event's details (openDate or clickDate first, then the location fields). */
+function eventDetails(e: EventRow, kind: 'opens' | 'clicks') {
+  const location = {
+    counry: e.counry,
+    region: e.region,
+    city: e.city,
+    latitude: e.latitude,
+    longitude: e.longitude,
+    device: e.device,
+    os: e.os,
+    browser: e.browser,
+  };
+  return kind === 'opens' ? { openDate: e.date, ...location } : { clickDate: e.date, ...location };
+}
+
+function tagRecord(r: Row) {
+  return {
+    tagID: r.tagID,
+    subject: r.subject,
+    dateSent: r.dateSent,
+    recipients: r.recipients,
+    stats: {
+      totalOpens: r.totalOpens,
+      uniqueOpens: r.uniqueOpens,
+      totalClicks: r.totalClicks,
+      uniqueClicks: r.uniqueClicks,
+      desktopOpens: r.desktopOpens,
+      mobileOpens: r.mobileOpens,
+      desktopClicks: r.desktopClicks,
+      mobileClicks: r.mobileClicks,
+    },
+  };
+}
+
+function statsRecord(r: Row) {
+  const out: Record<string, unknown> = {
+    totalSent: r.totalSent,
+    totalOpens: r.totalOpens,
+    totalClicks: r.totalClicks,
+    uniqueOpens: r.uniqueOpens,
+    uniqueClicks: r.uniqueClicks,
+    dateLastSent: r.dateLastSent ?? null,
+  };
+  if (r.date !== undefined) out.date = r.date;
+  return out;
+}
+
+function contactRecord(r: Row) {
+  return {
+    contactID: r.contactID,
+    name: r.name,
+    email: r.email,
+    dateLastSent: r.dateLastSent,
+    stats: {
+      totalOpens: r.totalOpens,
+      uniqueOpens: r.uniqueOpens,
+      totalClicks: r.totalClicks,
+      uniqueClicks: r.uniqueClicks,
+      desktopOpens: r.desktopOpens,
+      mobileOpens: r.mobileOpens,
+      desktopClicks: r.desktopClicks,
+      mobileClicks: r.mobileClicks,
+      totalSent: r.totalSent,
+    },
+  };
+}

@@ -1,0 +1,219 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { contactIdOf, type Dataset, normaliseEmail } from '@tagtrack/core';
+import {
+  type DatasetTables,
+  datasetToTables,
+  SqlLiteralError,
+  TABLES,
+  tablesDdl,
+} from '@tagtrack/dataset';
+import { stringify } from 'csv-stringify/sync';
+import { type Database, quote } from './database.ts';
+import { SqlEngineError } from './errors.ts';
+
+/** The version of the tagtrack_* objects this engine writes and reads (sql/00-meta.sql). */
+export const SQL_SCHEMA_VERSION = '1';
+
+/** The folder of the engine's SQL files, shipped in the package (`sql/`, beside `src/`, `dist/`). */
+const SQL_DIR = new URL('../../sql/', import.meta.url);
+
+/**
+ * The engine's SQL files in the order they run (`00-meta.sql` … `80-contacts.sql`), each
+ * `{ name, text }`: the reference SQL of the profile's rules (docs/sql.md).
+ */
+export function sqlFiles(): { readonly name: string; readonly text: string }[] {
+  return readdirSync(SQL_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((name) => ({ name, text: readFileSync(new URL(name, SQL_DIR), 'utf8') }));
+}
+
+/** Creates or replaces every tagtrack_* object (idempotent; counters are left as they are). */
+export async function installSql(db: Database): Promise<void> {
+  for (const file of sqlFiles()) {
+    try {
+      await db.exec(file.text);
+    } catch (e) {
+      throw new SqlEngineError(
+        'load_failed',
+        `cannot install ${file.name}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+  }
+}
+
+/** Rows per CSV chunk handed to COPY. */
+const CSV_CHUNK_ROWS = 5000;
+
+/** A table's rows as CSV text chunks: a header, '' quoted, NULL empty (COPY's csv format). */
+function* csvChunks(columns: readonly string[], rows: readonly object[]): Generator<string> {
+  yield stringify([], { header: true, columns: [...columns] });
+  for (let i = 0; i < rows.length; i += CSV_CHUNK_ROWS) {
+    yield stringify(rows.slice(i, i + CSV_CHUNK_ROWS) as Record<string, unknown>[], {
+      columns: [...columns],
+      quoted_match: /^$/,
+    });
+  }
+}
+
+/**
+ * Replaces the dataset's tables in `db` with `dataset` (or its tables): drops the eight
+ * tables and every tagtrack_* object, creates them with `@tagtrack/dataset`'s
+ * `tablesDdl('postgres')` (the fixture's schema), COPYs the rows as CSV, installs the
+ * engine's SQL and refreshes the counters ({@link refreshCounters}). Throws
+ * {@link SqlEngineError} `load_failed` naming the table and the database's reason (a value
+ * PostgreSQL text cannot hold, such as U+0000, is named too).
+ */
+export async function loadDataset(db: Database, dataset: Dataset | DatasetTables): Promise<void> {
+  const tables = 'teams' in dataset && 'credentials' in dataset && 'tags' in dataset && 'recipients' in dataset
+    ? (dataset as DatasetTables)
+    : datasetToTables(dataset as Dataset);
+  await dropAll(db);
+  await db.exec(tablesDdl('postgres'));
+  for (const table of TABLES) {
+    const rows = tables[table.name] as readonly Record<string, unknown>[];
+    const columns = table.columns.map((c) => c.name);
+    for (const row of rows)
+      for (const c of columns) {
+        const v = row[c];
+        if (typeof v === 'string' && v.includes('\u0000'))
+          throw new SqlEngineError(
+            'load_failed',
+            `cannot load table ${table.name}: ${new SqlLiteralError(v, 'it holds U+0000, which PostgreSQL text cannot store').message}`,
+          );
+      }
+    try {
+      await db.copyCsv(quote(table.name), columns, csvChunks(columns, rows));
+    } catch (e) {
+      throw new SqlEngineError(
+        'load_failed',
+        `cannot load table ${table.name}: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+  }
+  await db.exec(`ANALYZE ${TABLES.map((t) => quote(t.name)).join(', ')}`);
+  await installSql(db);
+  await refreshCounters(db);
+}
+
+/** Drops the eight tables, `normalise_email` and every tagtrack_* object. */
+async function dropAll(db: Database): Promise<void> {
+  const own = await db.query<{ name: string; kind: string }>(
+    `SELECT c.relname AS name, c.relkind::text AS kind FROM pg_class c
+     JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relname LIKE 'tagtrack\\_%' AND c.relkind IN ('r', 'v', 'm')`,
+  );
+  for (const { name, kind } of own)
+    await db.exec(`DROP ${kind === 'v' ? 'VIEW' : kind === 'm' ? 'MATERIALIZED VIEW' : 'TABLE'} IF EXISTS ${quote(name)} CASCADE`);
+  const fns = await db.query<{ sig: string }>(
+    `SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
+     JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = current_schema() AND (p.proname LIKE 'tagtrack\\_%' OR p.proname = 'normalise_email')`,
+  );
+  for (const { sig } of fns) await db.exec(`DROP FUNCTION IF EXISTS ${sig} CASCADE`);
+  for (const table of [...TABLES].reverse())
+    await db.exec(`DROP TABLE IF EXISTS ${quote(table.name)} CASCADE`);
+}
+
+/** Emails per batch when filling the key tables. */
+const KEY_BATCH = 5000;
+
+/**
+ * Recomputes the materialised counters (sql/30-counters.sql) after a load: first the
+ * contact key and contact id of every email not yet in `tagtrack_email_keys` and every key
+ * not yet in `tagtrack_contact_ids`, computed here with core's `normaliseEmail` and
+ * `contactIdOf` (JavaScript's trim and toLowerCase, which PostgreSQL's lower()
+ * does not match everywhere), then `tagtrack_refresh()`; records the time in tagtrack_meta.
+ */
+export async function refreshCounters(db: Database): Promise<void> {
+  const emails = await db.query<{ email: string }>(
+    `SELECT DISTINCT x.email FROM (
+       SELECT email FROM recipients UNION SELECT email FROM opens UNION SELECT email FROM clicks
+     ) AS x
+     WHERE NOT EXISTS (SELECT 1 FROM tagtrack_email_keys AS k WHERE k.email = x.email)`,
+  );
+  for (let i = 0; i < emails.length; i += KEY_BATCH) {
+    const batch = emails.slice(i, i + KEY_BATCH).map((r) => r.email);
+    await db.query(
+      'INSERT INTO tagtrack_email_keys (email, email_key) SELECT * FROM unnest($1::text[], $2::text[])',
+      [batch, batch.map(normaliseEmail)],
+    );
+  }
+  const keys = await db.query<{ email_key: string }>(
+    `SELECT DISTINCT k.email_key FROM tagtrack_email_keys AS k
+     WHERE NOT EXISTS (SELECT 1 FROM tagtrack_contact_ids AS c WHERE c.email_key = k.email_key)`,
+  );
+  for (let i = 0; i < keys.length; i += KEY_BATCH) {
+    const batch = keys.slice(i, i + KEY_BATCH).map((r) => r.email_key);
+    await db.query(
+      `INSERT INTO tagtrack_contact_ids (email_key, contact_id, sort_key)
+       SELECT k, c, decode(s, 'hex') FROM unnest($1::text[], $2::text[], $3::text[]) AS u (k, c, s)`,
+      [batch, batch.map((k) => contactIdOf(k)), batch.map(utf16Hex)],
+    );
+  }
+  await db.query('SELECT tagtrack_refresh()');
+  await db.query(
+    `INSERT INTO tagtrack_meta (key, value) VALUES ('refreshed_at', $1)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [new Date().toISOString()],
+  );
+}
+
+/** The UTF-16 code units of `s`, big-endian, as hex: byte order = code-unit order (decisions §3). */
+function utf16Hex(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += s.charCodeAt(i).toString(16).padStart(4, '0');
+  return out;
+}
+
+/**
+ * Checks that `db` holds the dataset's eight tables with every column of the fixture's
+ * schema, and tagtrack objects of this version (installing and refreshing them when the
+ * tables were loaded by someone else and the engine never ran there). Throws
+ * {@link SqlEngineError} `missing_tables` naming the missing tables or columns, and
+ * `schema_version` for tagtrack objects of another version.
+ */
+export async function checkSchema(db: Database): Promise<void> {
+  const columns = await db.query<{ table_name: string; column_name: string }>(
+    `SELECT table_name::text, column_name::text FROM information_schema.columns
+     WHERE table_schema = current_schema()`,
+  );
+  const have = new Map<string, Set<string>>();
+  for (const c of columns) {
+    let set = have.get(c.table_name);
+    if (!set) have.set(c.table_name, (set = new Set()));
+    set.add(c.column_name);
+  }
+  const missingTables = TABLES.filter((t) => !have.has(t.name)).map((t) => t.name);
+  if (missingTables.length > 0)
+    throw new SqlEngineError(
+      'missing_tables',
+      `the database has no table${missingTables.length > 1 ? 's' : ''} ${missingTables.join(', ')} (load a dataset into it first, e.g. with --dataset)`,
+    );
+  const missingColumns = TABLES.flatMap((t) =>
+    t.columns.filter((c) => !have.get(t.name)!.has(c.name)).map((c) => `${t.name}.${c.name}`),
+  );
+  if (missingColumns.length > 0)
+    throw new SqlEngineError(
+      'missing_tables',
+      `the dataset tables lack column${missingColumns.length > 1 ? 's' : ''} ${missingColumns.join(', ')} (a schema of another version?)`,
+    );
+  if (!have.has('tagtrack_meta')) {
+    await installSql(db);
+    await refreshCounters(db);
+    return;
+  }
+  const version = await db.query<{ value: string }>(
+    "SELECT value FROM tagtrack_meta WHERE key = 'schema_version'",
+  );
+  const found = version[0]?.value ?? '(none)';
+  if (found !== SQL_SCHEMA_VERSION)
+    throw new SqlEngineError(
+      'schema_version',
+      `the database holds tagtrack objects of schema version ${found}, this engine needs version ${SQL_SCHEMA_VERSION} (reload the dataset, or drop the tagtrack_* objects)`,
+    );
+  const refreshed = await db.query<{ value: string }>(
+    "SELECT value FROM tagtrack_meta WHERE key = 'refreshed_at'",
+  );
+  if (refreshed.length === 0) await refreshCounters(db);
+}
