@@ -90,15 +90,17 @@ fi
 
 if [ -z "$(installed_version)" ] || ! command -v pg_createcluster >/dev/null 2>&1; then
   command -v apt-get >/dev/null 2>&1 || die "postgresql is not installed and apt-get is missing (not Debian?)"
-  clusters_before="$(pg_lsclusters --no-header 2>/dev/null || true)"
+  # (clusters are read from /etc, not pg_lsclusters: postgresql-common may be missing while
+  # clusters of an earlier install remain)
+  clusters_before="$(ls -d /etc/postgresql/*/* /var/lib/postgresql/*/* 2>/dev/null || true)"
   log "installing postgresql (Debian package)"
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >&2
   # The package's postinst creates (and, under systemd, starts) a `main` cluster on 5432; one
   # that this install created is dropped, so the machine runs only the cluster below.
   new_version="$(installed_version)"
-  if [ -n "$new_version" ] && ! grep -qE "^${new_version} +main " <<<"$clusters_before" &&
-    pg_lsclusters --no-header 2>/dev/null | grep -qE "^${new_version} +main "; then
+  if [ -n "$new_version" ] && [ -d "/etc/postgresql/${new_version}/main" ] &&
+    ! grep -qxE "/(etc|var/lib)/postgresql/${new_version}/main" <<<"$clusters_before"; then
     log "dropping the empty cluster $new_version/main the package created"
     pg_dropcluster --stop "$new_version" main >&2
   fi
