@@ -60,7 +60,12 @@ installed_version() {
 is_running() {
   local v
   v="$(cluster_version)"
-  [ -n "$v" ] && pg_ctlcluster "$v" "$cluster" status >/dev/null 2>&1
+  [ -n "$v" ] || return 1
+  if [ "$(id -u)" = 0 ]; then
+    pg_ctlcluster "$v" "$cluster" status >/dev/null 2>&1
+  else # the data directory is the postgres user's only: ask the server instead
+    pg_isready -q -h 127.0.0.1 -p "$port"
+  fi
 }
 
 if [ "$command_name" = status ]; then
