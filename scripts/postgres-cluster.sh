@@ -10,7 +10,8 @@
 #   scripts/postgres-cluster.sh status    exit 0 when the cluster is running, 3 when not
 #   scripts/postgres-cluster.sh url       prints the URL
 #
-# Every step is idempotent: run it again and it only starts what is stopped. The port is
+# Every step is idempotent: run it again and it only starts what is stopped (starting it also
+# drops the tagtrack_t_* databases a killed test run left behind). The port is
 # TAGTRACK_PG_PORT (default 54329). The cluster trades durability for speed (fsync off): it
 # holds test data only. The tests read the URL from TAGTRACK_TEST_DATABASE_URL:
 #
@@ -141,7 +142,9 @@ conf_port="$(pg_lsclusters --no-header | awk -v c="$cluster" '$2 == c { print $3
 [ "$conf_port" = "$port" ] ||
   die "cluster $version/$cluster exists on port ${conf_port:-?}, not $port: set TAGTRACK_PG_PORT=${conf_port:-?}, or run pg_dropcluster --stop $version $cluster to recreate it"
 
+started=0
 if ! is_running; then
+  started=1
   log "starting cluster $version/$cluster"
   if ! pg_ctlcluster "$version" "$cluster" start >&2; then
     tail -n 20 "/var/log/postgresql/postgresql-${version}-${cluster}.log" >&2 || true
@@ -158,6 +161,15 @@ SELECT format('CREATE ROLE %I LOGIN CREATEDB', :'role')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'role') \gexec
 SELECT format('ALTER ROLE %I WITH LOGIN CREATEDB PASSWORD %L', :'role', :'password') \gexec
 SQL
+# Databases the tests create (tagtrack_t_*, packages/engine/test/databases.ts) that a killed run
+# left behind are dropped when the cluster was just started: no test can be using them then.
+if [ "$started" = 1 ]; then
+  psql_admin <<'SQL' | sed 's/^/postgres-cluster: dropped leftover test database /' >&2
+SELECT datname FROM pg_database WHERE datname LIKE 'tagtrack\_t\_%';
+SELECT format('DROP DATABASE %I', datname) FROM pg_database
+WHERE datname LIKE 'tagtrack\_t\_%' \gexec
+SQL
+fi
 if [ "$(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$database'")" != 1 ]; then
   log "creating database $database"
   runuser -u postgres -- createdb -p "$port" -O "$role" -E UTF8 --locale C.UTF-8 -T template0 "$database"
