@@ -149,7 +149,7 @@ BEGIN
     ON c."tagID" = r."tagID" AND c.email_key = r.email_key;
 
   INSERT INTO tagtrack_contact_scopes
-  SELECT s.scope, ct.email_key, min(ids.sort_key), min(ids.contact_id),
+  SELECT s.scope, ct.email_key, ids.sort_key, ids.contact_id,
          (array_agg(ct.name ORDER BY ct.shown DESC, ct."tagID"))[1],
          max(ct.shown),
          count(*),
@@ -164,7 +164,7 @@ BEGIN
                              ('member:' || m."memberID"),
                              ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
   WHERE s.scope IS NOT NULL
-  GROUP BY s.scope, ct.email_key;
+  GROUP BY s.scope, ct.email_key, ids.sort_key, ids.contact_id;
 
   INSERT INTO tagtrack_member_days
   SELECT tc."memberID", tc.day, count(*),

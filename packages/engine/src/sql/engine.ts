@@ -31,6 +31,11 @@ export interface SqlEngineOptions {
   readonly memberWithoutGroup?: MemberWithoutGroup;
   /** Connections to a server (default 8). */
   readonly maxConnections?: number;
+  /**
+   * A database already open (`openPglite`, `openPostgres`) to use instead of `databaseUrl`;
+   * the engine's `close` leaves it open (tests reload one database many times).
+   */
+  readonly database?: Database;
 }
 
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
@@ -49,13 +54,15 @@ export interface SqlEngine extends ReportingEngine {
  * objects of another version, or a dataset that cannot be loaded.
  */
 export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<SqlEngine> {
+  const given = options.database;
   const db =
-    options.databaseUrl === undefined
+    given ??
+    (options.databaseUrl === undefined
       ? await openPglite()
-      : await openPostgres(options.databaseUrl, options.maxConnections);
+      : await openPostgres(options.databaseUrl, options.maxConnections));
   try {
     if (options.load !== undefined) await loadDataset(db, options.load);
-    else if (db.kind === 'pglite')
+    else if (db.kind === 'pglite' && given === undefined)
       throw new SqlEngineError('missing_tables', 'an embedded PGlite database starts empty: give it a dataset to load');
     else {
       await checkSchema(db);
@@ -80,9 +87,9 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
         },
       ]),
     );
-    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit');
+    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit', given === undefined);
   } catch (e) {
-    await db.close().catch(() => {});
+    if (given === undefined) await db.close().catch(() => {});
     throw e;
   }
 }
@@ -94,6 +101,8 @@ interface ListQuery {
   readonly rows: string;
   readonly count: string;
   readonly params: readonly unknown[];
+  /** The count's parameters when not `params`. */
+  readonly countParams?: readonly unknown[];
   readonly record: (row: Row) => unknown;
 }
 
@@ -108,6 +117,7 @@ class SqlAnswers implements SqlEngine {
       { readonly accessKey: string; readonly caller: Caller }
     >,
     private readonly withoutGroup: MemberWithoutGroup,
+    private readonly ownsDatabase: boolean,
   ) {
     this.kind = database.kind;
   }
@@ -117,7 +127,7 @@ class SqlAnswers implements SqlEngine {
   }
 
   close(): Promise<void> {
-    return this.database.close();
+    return this.ownsDatabase ? this.database.close() : Promise.resolve();
   }
 
   async answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer> {
@@ -173,6 +183,7 @@ class SqlAnswers implements SqlEngine {
       rows: 'SELECT * FROM tagtrack_contacts($1, $2, $3, $4, $5)',
       count: 'SELECT tagtrack_contacts_count($1, $2) AS n',
       params: [me, tagID, contactID],
+      countParams: [me, tagID],
       record: contactRecord,
     });
     const type = q.type ?? null;
@@ -271,7 +282,7 @@ class SqlAnswers implements SqlEngine {
     }
     const [rows, count] = await Promise.all([
       this.database.query<Row>(l.rows, [...l.params, window.limit, window.offset]),
-      this.database.query<{ n: number | string }>(l.count, l.params),
+      this.database.query<{ n: number | string }>(l.count, l.countParams ?? l.params),
     ]);
     const slice: AnswerSlice = {
       kind: 'slice',
