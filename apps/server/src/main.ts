@@ -1,83 +1,31 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Dataset, DatasetError, type PagingEnd } from '@tagtrack/core';
+import { type Dataset, DatasetError, type ReportingEngine } from '@tagtrack/core';
 import { generateDataset } from '@tagtrack/dataset';
-import { CANONICAL_CREDENTIALS, DEMO_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import {
+  CANONICAL_CREDENTIALS,
+  canonicalDataset,
+  DEMO_CREDENTIALS,
+} from '@tagtrack/dataset/canonical';
 import { type ColumnarSource, writeSnapshotFile } from '@tagtrack/engine';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CommanderError } from 'commander';
+import { type CliEngine, EngineFlagError, engineLine, engineOf, openEngine } from './cli-engine.ts';
+import { type CliIo, type CliOptions, program } from './cli-options.ts';
 import { DatasetFileError, loadDatasetSource } from './dataset-file.ts';
-import { FAULT_NAMES, FAULTS, type FaultName, isFaultName } from './faults/index.ts';
-import { parseRate, type RateLimit } from './rate-limit.ts';
+import { FAULTS } from './faults/index.ts';
 import {
   createServer,
-  normalisePublicUrl,
   ServerOptionsError,
+  storeFaultsRefusal,
   type TagtrackServer,
 } from './server.ts';
-import { isVariantName, VARIANT_NAMES, VARIANTS, type VariantName } from './variants.ts';
+import { VARIANTS, variantInfo } from './variants.ts';
 
 /** Exit code for bad usage, an unusable dataset, or a port that cannot be bound. */
 const EXIT_USAGE = 2;
 
-interface CliOptions {
-  port: number;
-  host: string;
-  dataset?: string;
-  seed?: number;
-  scale?: 'tiny' | 'small' | 'medium' | 'large';
-  pageSize?: number;
-  rateLimit?: RateLimit;
-  fault: FaultName[];
-  variant: VariantName[];
-  memberWithoutGroup?: 'omit' | 'empty';
-  pagingEnd?: PagingEnd;
-  publicUrl?: string;
-  live?: number;
-  liveSeed?: number;
-  writeSnapshot?: string;
-  /** `--log` / `--verbose`: one pino JSON line per request on stdout (off by default). */
-  log: boolean;
-  verbose: boolean;
-  /** Accepted for older scripts: request logs are off unless `--log`; it wins over `--log`. */
-  quiet: boolean;
-  listFaults: boolean;
-  listVariants: boolean;
-}
-
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    }
-    return Number(value);
-  };
-}
-
-/**
- * The argument of `--live`: records per second, a decimal > 0 (`0.05`, `1`, `50`); anything
- * else (`0`, `-1`, `abc`, `1e3`) is an `InvalidArgumentError`.
- */
-function liveRateArg(value: string): number {
-  const rate = Number(value);
-  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value) || !(rate > 0) || !Number.isFinite(rate)) {
-    throw new InvalidArgumentError('expected records per second, a decimal > 0 (e.g. 0.05, 1, 50)');
-  }
-  return rate;
-}
-
-/** The version of this package (its package.json, one level above src/ and dist/). */
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  }
-).version;
-
-/** Where the CLI writes: the process's streams, or a test's capture. */
-export interface CliIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-}
+export type { CliIo } from './cli-options.ts';
 
 const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr };
 
@@ -97,132 +45,6 @@ export type CliOutcome =
 
 /** Bad usage, an unusable dataset or a port that cannot be bound: exit 2 with `message`. */
 class UsageExit extends Error {}
-
-function program(io: CliIo): Command {
-  return new Command('tagtrack-server')
-    .configureOutput({
-      writeOut: (text) => {
-        io.stdout.write(text);
-      },
-      writeErr: (text) => {
-        io.stderr.write(text);
-      },
-    })
-    .version(VERSION, '-V, --version', 'print the version and exit')
-    .description(
-      'Reference server of the Tag Tracking Reporting API (profile tagtrack/v1), answering from an in-memory dataset',
-    )
-    .addOption(
-      new Option('--port <n>', 'TCP port, 0 for any free port')
-        .env('PORT')
-        .default(8080)
-        .argParser(integer(0, 65535)),
-    )
-    .addOption(
-      new Option('--host <host>', 'interface to listen on').env('HOST').default('127.0.0.1'),
-    )
-    .option(
-      '--dataset <path>',
-      "JSON file of core's Dataset schema, a directory of per-table NDJSON/CSV files (fixture --format ndjson|csv), or a snapshot file (--write-snapshot); streamed into columns (default: canonical dataset)",
-    )
-    .option(
-      '--write-snapshot <file>',
-      'with --dataset: once the dataset is loaded and valid, also write it to <file> as a columnar snapshot, which --dataset then starts from in a fraction of the time',
-    )
-    .addOption(
-      new Option('--seed <n>', 'generate a dataset from this seed instead')
-        .argParser(integer(0, 2 ** 31 - 1))
-        .conflicts('dataset'),
-    )
-    .addOption(
-      new Option('--scale <name>', 'size of the generated dataset (with --seed; default small)')
-        .choices(['tiny', 'small', 'medium', 'large'])
-        .conflicts('dataset'),
-    )
-    .addOption(
-      new Option('--page-size <n>', 'records per page (default 250)').argParser(
-        integer(1, 1_000_000),
-      ),
-    )
-    .addOption(
-      new Option(
-        '--rate-limit <rate>',
-        'requests per credential, N/s or N/m (e.g. 1/s); off by default',
-      ).argParser((v: string) => {
-        try {
-          return parseRate(v);
-        } catch (e) {
-          throw new InvalidArgumentError((e as Error).message);
-        }
-      }),
-    )
-    .addOption(
-      new Option('--fault <name>', 'inject a fault (repeatable; see --list-faults)')
-        .argParser((v: string, prev: FaultName[] = []) => {
-          if (!isFaultName(v)) {
-            throw new InvalidArgumentError(`unknown fault; known: ${FAULT_NAMES.join(', ')}`);
-          }
-          return [...prev, v];
-        })
-        .default([]),
-    )
-    .addOption(
-      new Option(
-        '--variant <name>',
-        'take a variant of the profile (repeatable; see --list-variants)',
-      )
-        .argParser((v: string, prev: VariantName[] = []) => {
-          if (!isVariantName(v)) {
-            throw new InvalidArgumentError(`unknown variant; known: ${VARIANT_NAMES.join(', ')}`);
-          }
-          return [...prev, v];
-        })
-        .default([]),
-    )
-    .addOption(
-      new Option(
-        '--member-without-group <mode>',
-        'groupID/groupName of members without a group (default omit)',
-      ).choices(['omit', 'empty']),
-    )
-    .addOption(
-      new Option(
-        '--paging-end <mode>',
-        'past the end of a list: 204 No Content (no-content, default) or 200 with data [] (empty-page)',
-      ).choices(['no-content', 'empty-page']),
-    )
-    .addOption(
-      new Option(
-        '--public-url <url>',
-        'absolute http(s) base URL of nextURL/previousURL/Link (default: the listen URL)',
-      ).argParser((v: string) => {
-        try {
-          return normalisePublicUrl(v);
-        } catch (e) {
-          throw new InvalidArgumentError((e as Error).message);
-        }
-      }),
-    )
-    .addOption(
-      new Option(
-        '--live <rate>',
-        'live data: append tags, opens and clicks to every team at <rate> records per second (a decimal > 0, e.g. 0.05, 1, 50), dated now; each response answers one version of the data (decisions §3 Revision 3)',
-      ).argParser(liveRateArg),
-    )
-    .addOption(
-      new Option(
-        '--live-seed <n>',
-        'with --live: seed of the appended records (default 1; same seed and clock, same records)',
-      ).argParser(integer(0, 2 ** 31 - 1)),
-    )
-    .option('--log', 'log one JSON line per request on stdout (pino); off by default', false)
-    .option('--verbose', 'the same as --log', false)
-    .option('--quiet', 'no request logs (the default; wins over --log)', false)
-    .option('--list-faults', 'list the injectable faults and exit', false)
-    .option('--list-variants', 'list the variants and exit', false)
-    .showHelpAfterError('(run tagtrack-server --help for usage)')
-    .exitOverride();
-}
 
 async function datasetOf(
   opts: CliOptions,
@@ -284,6 +106,60 @@ async function writeSnapshot(file: string, source: ColumnarSource): Promise<stri
 }
 
 /**
+ * The engine the flags pick (cli-engine.ts); what a SQL engine cannot do exits 2 here,
+ * before any dataset is loaded: `--write-snapshot`, `--live`, a store fault.
+ */
+function engineKind(opts: CliOptions): CliEngine {
+  let kind: CliEngine;
+  try {
+    kind = engineOf(opts);
+  } catch (e) {
+    if (e instanceof EngineFlagError) fail(e.message);
+    throw e;
+  }
+  if (kind === 'memory') return kind;
+  if (opts.writeSnapshot !== undefined) {
+    fail(`--write-snapshot needs the in-memory engine (it writes its columns), not ${kind}`);
+  }
+  if (opts.live !== undefined) fail(`--live needs the in-memory engine, not ${kind}`);
+  const refusal = storeFaultsRefusal(opts.fault, kind);
+  if (refusal !== undefined) fail(refusal);
+  return kind;
+}
+
+/**
+ * Opens the SQL engine `kind` with the dataset to load: with `pglite` the one the in-memory
+ * engine would index (canonical, `--dataset`, generated); with `--database-url` the one a
+ * dataset flag names, else none (the tables already in the database are served).
+ */
+async function openSqlEngine(
+  kind: 'pglite' | 'postgres',
+  opts: CliOptions,
+  loaded: { dataset?: Dataset; columnar?: ColumnarSource; origin: string },
+): Promise<{ engine: ReportingEngine; served: Dataset | undefined; origin: string }> {
+  const named = opts.dataset !== undefined || opts.seed !== undefined || opts.scale !== undefined;
+  const memberWithoutGroup =
+    opts.memberWithoutGroup ??
+    opts.variant.map((v) => variantInfo(v).server?.memberWithoutGroup).find((m) => m);
+  const served =
+    kind === 'postgres' && !named
+      ? undefined
+      : (loaded.dataset ??
+        loaded.columnar?.finish(memberWithoutGroup ? { memberWithoutGroup } : {}).index.dataset ??
+        canonicalDataset);
+  const engine = await openEngine(kind, {
+    databaseUrl: opts.databaseUrl,
+    load: served,
+    memberWithoutGroup,
+  });
+  return {
+    engine,
+    served,
+    origin: served === undefined ? 'the tagtrack tables already in the database' : loaded.origin,
+  };
+}
+
+/**
  * Runs the CLI with `argv` (the arguments after the program name; PORT and HOST are read from
  * `process.env`): parses flags, loads or generates the dataset, listens, prints the URL on
  * `io.stdout`. Resolves the exit code of a run that ends, or the listening server (see
@@ -335,15 +211,25 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   if (opts.writeSnapshot !== undefined && resolve(opts.writeSnapshot) === resolve(opts.dataset!)) {
     fail('--write-snapshot names the --dataset file itself: write the snapshot to another file');
   }
+  const kind = engineKind(opts);
   let server: TagtrackServer;
   let origin: string;
   let snapshotLine: string | undefined;
+  let engine: ReportingEngine | undefined;
+  let served: Dataset | undefined;
   try {
     const loaded = await datasetOf(opts);
     origin = loaded.origin;
+    if (kind !== 'memory') {
+      ({ engine, served, origin } = await openSqlEngine(kind, opts, loaded));
+    }
     server = createServer({
-      ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
-      ...(loaded.columnar ? { columnar: loaded.columnar } : {}),
+      ...(engine !== undefined
+        ? { engine, ...(served ? { dataset: served } : {}) }
+        : {
+            ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
+            ...(loaded.columnar ? { columnar: loaded.columnar } : {}),
+          }),
       ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
       ...(opts.memberWithoutGroup !== undefined
         ? { memberWithoutGroup: opts.memberWithoutGroup }
@@ -367,9 +253,10 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
       snapshotLine = await writeSnapshot(opts.writeSnapshot, loaded.columnar);
     }
   } catch (e) {
+    await engine?.close().catch(() => {});
     if (e instanceof DatasetFileError || e instanceof DatasetError) fail(e.message);
     // e.g. an option that contradicts a variant (--page-size 10 --variant page-size-7)
-    if (e instanceof ServerOptionsError) fail(e.message);
+    if (e instanceof ServerOptionsError || e instanceof EngineFlagError) fail(e.message);
     throw e;
   }
 
@@ -377,6 +264,7 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   try {
     url = await server.listen(opts.port, opts.host);
   } catch (e) {
+    await engine?.close().catch(() => {});
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') fail(`port ${opts.port} on ${opts.host} is already in use`);
     if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') {
@@ -386,7 +274,11 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     throw e;
   }
 
-  const lines = [`tagtrack-server listening on ${url}`, `dataset: ${origin}`];
+  const lines = [
+    `tagtrack-server listening on ${url}`,
+    engineLine(kind, opts.databaseUrl, served !== undefined),
+    `dataset: ${origin}`,
+  ];
   if (snapshotLine !== undefined) lines.push(snapshotLine);
   if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
   if (opts.variant.length > 0) lines.push(`variants: ${opts.variant.join(', ')}`);
@@ -401,7 +293,10 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
       `rate limit: ${opts.rateLimit.limit} per ${opts.rateLimit.windowMs / 1000} s per credential`,
     );
   }
-  if (origin.startsWith('canonical')) {
+  const shown = server.index?.dataset ?? served;
+  if (shown === undefined) {
+    lines.push("credentials: those of the database's credentials table");
+  } else if (origin.startsWith('canonical')) {
     lines.push(
       `demo credentials (${DEMO_CREDENTIALS.length} of the dataset's ${CANONICAL_CREDENTIALS.length}; all are in the conformance suite's canonical profile):`,
     );
@@ -410,7 +305,7 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     }
   } else {
     lines.push('sample credentials (one per team and account type; all are in the dataset):');
-    for (const c of sampleCredentials(server.index!.dataset)) {
+    for (const c of sampleCredentials(shown)) {
       lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
     }
   }
@@ -422,9 +317,16 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     url,
     stop: (signal) => {
       io.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
-      return server.close().then(
+      // the engine is closed even when the server fails to
+      const closed = server.close().then(
         () => 0,
         () => 1,
+      );
+      return closed.then((code) =>
+        (engine?.close() ?? Promise.resolve()).then(
+          () => code,
+          () => 1,
+        ),
       );
     },
   };

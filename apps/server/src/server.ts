@@ -189,6 +189,20 @@ function withVariantOptions(
 const DATASET_VARIANTS = ['contact-ids-alternative', ...RECIPIENT_VARIANTS] as const;
 
 /**
+ * Why `faults` cannot be injected with the engine `kind`, or `undefined` when they can: the
+ * store faults wrap the store over the in-memory index (`FaultSet.wrap('store', …)`), so a
+ * SQL engine refuses them (the message names them).
+ */
+export function storeFaultsRefusal(
+  faults: readonly FaultName[],
+  kind: ReportingEngine['kind'],
+): string | undefined {
+  const store = new FaultSet(faults).wrapping('store');
+  if (store.length === 0) return undefined;
+  return `fault ${store.join(', ')} wraps the store over the in-memory index: it needs the in-memory engine, not ${kind}`;
+}
+
+/**
  * Throws {@link ServerOptionsError} for what an `engine` option cannot serve: a store fault
  * or `live` (both need the in-memory index), `columnar` (a second source), or a store variant
  * reading the dataset when no `dataset` says what the engine serves.
@@ -199,12 +213,8 @@ function refuseWithEngine(
   faults: FaultSet,
   variants: VariantSet,
 ): void {
-  const storeFaults = faults.wrapping('store');
-  if (storeFaults.length > 0) {
-    throw new ServerOptionsError(
-      `fault ${storeFaults.join(', ')} wraps the store over the in-memory index: it needs the in-memory engine, not ${engine.kind}`,
-    );
-  }
+  const storeFaults = storeFaultsRefusal(faults.list(), engine.kind);
+  if (storeFaults !== undefined) throw new ServerOptionsError(storeFaults);
   if (options.live !== undefined) {
     throw new ServerOptionsError(`live data needs the in-memory engine, not ${engine.kind}`);
   }
