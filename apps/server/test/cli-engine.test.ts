@@ -1,6 +1,10 @@
-import { authorizationHeader } from '@tagtrack/core';
+import { authorizationHeader, ENDPOINT_LIST, type PathParamName } from '@tagtrack/core';
+import { generateDataset } from '@tagtrack/dataset';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { buildIndex } from '@tagtrack/engine';
 import { describe, expect, test } from 'vitest';
+// the engine's helpers for a database of one test file's own on the test server
+import { testDatabaseUrl, useTestDatabase } from '../../../packages/engine/test/databases.ts';
 import { engineOf, redactPassword } from '../src/cli-engine.ts';
 import { createServer } from '../src/index.ts';
 import { type CliIo, type CliOutcome, main } from '../src/main.ts';
@@ -127,6 +131,94 @@ describe('tagtrack-server --engine pglite', { timeout: 120_000 }, () => {
         expect(sql.headers.get('x-total-count'), target).toBe(mem.headers.get('x-total-count'));
         expect(sql.headers.get('link'), target).toBe(mem.headers.get('link'));
         expect(await sql.text(), target).toBe(await mem.text());
+      }
+    } finally {
+      expect(await outcome.stop('SIGTERM')).toBe(0);
+    }
+  });
+});
+
+/**
+ * Against the real PostgreSQL server of `TAGTRACK_TEST_DATABASE_URL` (scripts/postgres-cluster.sh),
+ * in a database of this file's own; skipped without one (the PGlite tests above still run).
+ */
+describe.skipIf(!testDatabaseUrl())('tagtrack-server --database-url', { timeout: 120_000 }, () => {
+  const database = useTestDatabase('server cli');
+  const generated = { seed: 3, scale: 'tiny' } as const;
+
+  test('an empty database without a dataset flag exits 2 with one line naming the missing tables', async () => {
+    const r = await exits(['--database-url', database().url, '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^tagtrack-server: postgres engine: .*(table|tagtrack)/);
+    expect(r.stderr).not.toContain(`:${new URL(database().url).password}@`);
+  });
+
+  test('--seed loads the dataset; without a dataset flag the next start serves those tables as the in-memory server does', async () => {
+    const loading = await cli([
+      '--database-url',
+      database().url,
+      '--seed',
+      '3',
+      '--scale',
+      'tiny',
+      '--port',
+      '0',
+    ]);
+    if ('code' in loading.outcome)
+      throw new Error(`exited with ${loading.outcome.code}: ${loading.err}`);
+    expect(loading.out).toMatch(
+      /engine: postgres at postgres:\/\/[^:]*:\*\*\*@.* \(dataset loaded\)/,
+    );
+    expect(await loading.outcome.stop('SIGTERM')).toBe(0);
+
+    const { outcome, out } = await cli([
+      '--database-url',
+      database().url,
+      '--port',
+      '0',
+      '--page-size',
+      '5',
+    ]);
+    if ('code' in outcome) throw new Error(`exited with ${outcome.code}`);
+    try {
+      expect(out).toContain('(serving the tables already there)');
+      expect(out).toContain("credentials: those of the database's credentials table");
+      const dataset = generateDataset(generated);
+      const memory = createServer({ dataset, pageSize: 5, publicUrl: outcome.url });
+      const index = buildIndex(dataset);
+      const team = dataset.teams[0]!;
+      for (const type of ['admin', 'user'] as const) {
+        const member = team.members.find((m) => m.accountType === type)!;
+        const cred = dataset.credentials.find((c) => c.memberID === member.memberID)!;
+        const caller = { memberID: member.memberID, teamID: team.teamID, accountType: type };
+        const tag =
+          index.tags(caller, {})!.find((t) => t.stats.totalOpens > 0) ??
+          index.tags(caller, {})![0]!;
+        const params: Record<PathParamName, string> = {
+          memberID: member.memberID,
+          group: team.groups[0]?.groupID ?? 'none',
+          tagID: tag?.tagID ?? 'none',
+          contactID: index.contacts(caller)[0]?.contactID ?? 'none',
+        };
+        for (const e of ENDPOINT_LIST.filter((x) => x.response === 'list')) {
+          const path = e.path.replace(/\{(\w+)\}/g, (_, n: PathParamName) =>
+            encodeURIComponent(params[n]),
+          );
+          for (const query of ['', 'cursor=5']) {
+            const headers = {
+              Authorization: authorizationHeader(cred.authId, cred.accessKey, query),
+            };
+            const target = `${path}${query === '' ? '' : `?${query}`}`;
+            const sql = await fetch(`${outcome.url}${target}`, { headers });
+            const mem = await memory.fetch(new Request(`${outcome.url}${target}`, { headers }));
+            const label = `${type} ${target}`;
+            expect(sql.status, label).toBe(mem.status);
+            expect(sql.headers.get('x-total-count'), label).toBe(mem.headers.get('x-total-count'));
+            expect(sql.headers.get('link'), label).toBe(mem.headers.get('link'));
+            expect(await sql.text(), label).toBe(await mem.text());
+          }
+        }
       }
     } finally {
       expect(await outcome.stop('SIGTERM')).toBe(0);
