@@ -73,7 +73,20 @@ export async function createTestDatabase(
     url: url.toString(),
     drop() {
       dropped ??= onServer(serverUrl, async (client) => {
-        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+        // FORCE cannot end an autovacuum worker (a superuser's process) the loads started:
+        // such a worker stops soon, so try again for up to a minute
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await client.query(
+              `DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`,
+            );
+            return;
+          } catch (e) {
+            const code = (e as { code?: string }).code;
+            if (attempt >= 60 || (code !== '42501' && code !== '55006')) throw e;
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+          }
+        }
       });
       return dropped;
     },

@@ -2,7 +2,7 @@ import { fc } from '@fast-check/vitest';
 import type { Answer, Caller, Dataset, EndpointRequest, EngineAnswer } from '@tagtrack/core';
 import { plainAnswer } from '@tagtrack/core';
 import { arbDataset, arbEndpointRequestFor, callerOfMember } from '@tagtrack/core/testing';
-import { withEveryEdgeCase } from '@tagtrack/dataset';
+import { withEveryEdgeCase, withRevision3Cases } from '@tagtrack/dataset';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
@@ -31,13 +31,14 @@ const arbCase = fc
   .record({
     base: arbDataset,
     edgeCases: fc.boolean(),
+    revision3: fc.boolean(),
     seed: fc.integer({ min: 1, max: 1_000_000 }),
     memberWithoutGroup: fc.constantFrom('omit', 'empty' as const),
   })
-  .map(({ base, edgeCases, seed, memberWithoutGroup }) => ({
-    dataset: edgeCases ? withEveryEdgeCase(base, seed) : base,
-    memberWithoutGroup,
-  }))
+  .map(({ base, edgeCases, revision3, seed, memberWithoutGroup }) => {
+    const edged = edgeCases ? withEveryEdgeCase(base, seed) : base;
+    return { dataset: revision3 ? withRevision3Cases(edged) : edged, memberWithoutGroup };
+  })
   .chain(({ dataset, memberWithoutGroup }) => {
     const members = dataset.teams.flatMap((t) => t.members.map((m) => m.memberID));
     return fc.record({

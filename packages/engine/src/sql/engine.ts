@@ -148,7 +148,15 @@ class SqlAnswers implements SqlEngine {
     const tags = (memberID: string | null): ListQuery => ({
       rows: 'SELECT * FROM tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
       count: 'SELECT tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8) AS n',
-      params: [me, memberID, ...days, q.isOpened, q.isUnopened, q.isClicked, q.isUnclicked],
+      params: [
+        me,
+        memberID,
+        ...days,
+        q.isOpened ?? false,
+        q.isUnopened ?? false,
+        q.isClicked ?? false,
+        q.isUnclicked ?? false,
+      ],
       record: tagRecord,
     });
     const stats = async (group: string | null, memberID: string | null, type: string | null) => {
