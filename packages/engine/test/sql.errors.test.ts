@@ -60,7 +60,9 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
     try {
       const e = await failure(() => openSqlEngine({ database: db }));
       expect(e.code).toBe('missing_tables');
-      expect(e.message).toContain('teams, groups, members, credentials, tags, recipients, opens, clicks');
+      expect(e.message).toContain(
+        'teams, groups, members, credentials, tags, recipients, opens, clicks',
+      );
       expect(e.message).not.toContain('\n');
       expect((await failure(() => openSqlEngine({}))).code).toBe('missing_tables');
     } finally {

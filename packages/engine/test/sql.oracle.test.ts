@@ -1,8 +1,16 @@
 import { fc } from '@fast-check/vitest';
 import type { Answer, Caller, Dataset, EndpointRequest, EngineAnswer } from '@tagtrack/core';
-import { plainAnswer } from '@tagtrack/core';
+import {
+  contactIdOf,
+  defaultQueryParams,
+  ENDPOINT_IDS,
+  endpointById,
+  type PathParamName,
+  plainAnswer,
+} from '@tagtrack/core';
 import { arbDataset, arbEndpointRequestFor, callerOfMember } from '@tagtrack/core/testing';
 import { withEveryEdgeCase, withRevision3Cases } from '@tagtrack/dataset';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
@@ -121,17 +129,79 @@ describe('plainAnswer (rules.ts) = the SQL engine on PGlite (decisions §2, §3,
   });
 });
 
-describe.skipIf(testDatabaseUrl() === undefined)('plainAnswer = the SQL engine on a PostgreSQL server', () => {
-  const database = useTestDatabase('sql-oracle');
+describe.skipIf(testDatabaseUrl() === undefined)(
+  'plainAnswer = the SQL engine on a PostgreSQL server',
+  () => {
+    const database = useTestDatabase('sql-oracle');
+    let db: Database;
+    beforeAll(async () => {
+      db = await openPostgres(database().url);
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    it('on generated datasets with every edge case, callers, requests and windows', async () => {
+      await agree(db, RUNS, 20261127);
+    });
+  },
+);
+
+describe('plainAnswer = the SQL engine on the canonical dataset, every endpoint and credential', () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openPostgres(database().url);
+    db = await openPglite();
   });
   afterAll(async () => {
     await db?.close();
   });
 
-  it('on generated datasets with every edge case, callers, requests and windows', async () => {
-    await agree(db, RUNS, 20261127);
+  it('answers every endpoint for each of the 12 credentials as the rules do', async () => {
+    const engine = await openSqlEngine({ database: db, load: canonicalDataset });
+    const { tags, teams } = canonicalDataset;
+    const days = tags.map((t) => t.dateSent.slice(0, 10)).sort();
+    const queries = [
+      defaultQueryParams({ date: days[days.length >> 1]! }),
+      defaultQueryParams({
+        start: days[0]!,
+        end: days[days.length >> 1]!,
+        aggregateData: true,
+        isOpened: true,
+        type: 'user',
+        date: days[0]!,
+      }),
+    ];
+    let found = 0;
+    for (const credential of CANONICAL_CREDENTIALS) {
+      const { caller } = engine.credential(credential.authId)!;
+      const visible = plainAnswer(canonicalDataset, caller, {
+        endpoint: 'teams.tags',
+        pathParams: {},
+        query: defaultQueryParams({}),
+      }) as { records: { tagID: string; recipients: { email: string }[] }[] };
+      const first = visible.records[0];
+      const values: Record<PathParamName, string[]> = {
+        memberID: [caller.memberID, teams[1]!.members[0]!.memberID, 'nobody'],
+        group: [teams[0]!.groups[0]!.groupName, teams[0]!.groups[1]!.groupID, 'no such group'],
+        tagID: [...(first ? [first.tagID] : []), tags.at(-1)!.tagID, 'no-such-tag'],
+        contactID: [...(first ? [contactIdOf(first.recipients[0]!.email)] : []), 'no-such-id'],
+      };
+      for (const endpoint of ENDPOINT_IDS) {
+        const names = endpointById(endpoint).pathParams;
+        const paths =
+          names.length === 0 ? [{}] : values[names[0]!].map((v) => ({ [names[0]!]: v }));
+        for (const pathParams of paths)
+          for (const query of queries) {
+            const request = { endpoint, pathParams, query };
+            const expected = await outcome(() => plainAnswer(canonicalDataset, caller, request));
+            expect(
+              await outcome(() => engine.answer(caller, request)),
+              `${endpoint} ${JSON.stringify(pathParams)} as ${credential.label}`,
+            ).toEqual(expected);
+            if ((expected as { answer?: Answer }).answer?.kind !== 'not_found') found++;
+          }
+      }
+    }
+    expect(found).toBeGreaterThan(300);
   });
 });

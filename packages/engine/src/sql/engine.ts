@@ -63,7 +63,10 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
   try {
     if (options.load !== undefined) await loadDataset(db, options.load);
     else if (db.kind === 'pglite' && given === undefined)
-      throw new SqlEngineError('missing_tables', 'an embedded PGlite database starts empty: give it a dataset to load');
+      throw new SqlEngineError(
+        'missing_tables',
+        'an embedded PGlite database starts empty: give it a dataset to load',
+      );
     else {
       await checkSchema(db);
       await installSql(db);
@@ -130,7 +133,11 @@ class SqlAnswers implements SqlEngine {
     return this.ownsDatabase ? this.database.close() : Promise.resolve();
   }
 
-  async answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer> {
+  async answer(
+    caller: Caller,
+    request: EndpointRequest,
+    window?: RecordWindow,
+  ): Promise<EngineAnswer> {
     const { pathParams: p, query: q } = request;
     const me = caller.memberID;
     const days = [q.start ?? null, q.end ?? null];
@@ -207,7 +214,9 @@ class SqlAnswers implements SqlEngine {
           'SELECT * FROM tagtrack_members($1, NULL, NULL, $2, NULL, 0)',
           [me, p.memberID],
         );
-        return rows[0] ? { kind: 'single', record: this.member(rows[0]) } : missing('member', p.memberID);
+        return rows[0]
+          ? { kind: 'single', record: this.member(rows[0]) }
+          : missing('member', p.memberID);
       }
       case 'teams.memberTags':
         if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
@@ -273,7 +282,11 @@ class SqlAnswers implements SqlEngine {
    * and the count, as an {@link AnswerSlice}; without, every row. `given`: rows already
    * read (a list computed whole), cut to the window here.
    */
-  private async list(l: ListQuery, window: RecordWindow | undefined, given?: readonly unknown[]): Promise<EngineAnswer> {
+  private async list(
+    l: ListQuery,
+    window: RecordWindow | undefined,
+    given?: readonly unknown[],
+  ): Promise<EngineAnswer> {
     if (given !== undefined) {
       const records = given.map((r) => l.record(r as Row));
       if (window === undefined) return { kind: 'list', records };

@@ -65,9 +65,10 @@ function* csvChunks(columns: readonly string[], rows: readonly object[]): Genera
  * PostgreSQL text cannot hold, such as U+0000, is named too).
  */
 export async function loadDataset(db: Database, dataset: Dataset | DatasetTables): Promise<void> {
-  const tables = 'teams' in dataset && 'credentials' in dataset && 'tags' in dataset && 'recipients' in dataset
-    ? (dataset as DatasetTables)
-    : datasetToTables(dataset as Dataset);
+  const tables =
+    'teams' in dataset && 'credentials' in dataset && 'tags' in dataset && 'recipients' in dataset
+      ? (dataset as DatasetTables)
+      : datasetToTables(dataset as Dataset);
   await dropAll(db);
   await db.exec(tablesDdl('postgres'));
   for (const table of TABLES) {
@@ -104,7 +105,9 @@ async function dropAll(db: Database): Promise<void> {
      WHERE n.nspname = current_schema() AND c.relname LIKE 'tagtrack\\_%' AND c.relkind IN ('r', 'v', 'm')`,
   );
   for (const { name, kind } of own)
-    await db.exec(`DROP ${kind === 'v' ? 'VIEW' : kind === 'm' ? 'MATERIALIZED VIEW' : 'TABLE'} IF EXISTS ${quote(name)} CASCADE`);
+    await db.exec(
+      `DROP ${kind === 'v' ? 'VIEW' : kind === 'm' ? 'MATERIALIZED VIEW' : 'TABLE'} IF EXISTS ${quote(name)} CASCADE`,
+    );
   const fns = await db.query<{ sig: string }>(
     `SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
      JOIN pg_namespace n ON n.oid = p.pronamespace
