@@ -36,6 +36,11 @@ export {
   loadSnapshotFile,
   writeSnapshotFile,
 } from './memory/columnar/snapshot-file.ts';
+export {
+  type CopyNdjsonOptions,
+  type CopyNdjsonResult,
+  copyTablesFromNdjson,
+} from './sql/copy-ndjson.ts';
 export { type Database, openPglite, openPostgres } from './sql/database.ts';
 export {
   openSqlEngine,

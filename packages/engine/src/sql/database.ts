@@ -17,8 +17,15 @@ export interface Database {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Runs a script of several statements without parameters. */
   exec(script: string): Promise<void>;
-  /** COPY `table (columns)` FROM CSV text (RFC 4180, header row, '' quoted, NULL empty). */
-  copyCsv(table: string, columns: readonly string[], csv: Iterable<string>): Promise<void>;
+  /**
+   * COPY `table (columns)` FROM CSV text (RFC 4180, header row, '' quoted, NULL empty), in
+   * chunks; an async iterable streams to a server (PGlite gathers the chunks first).
+   */
+  copyCsv(
+    table: string,
+    columns: readonly string[],
+    csv: Iterable<string> | AsyncIterable<string>,
+  ): Promise<void>;
   /** Closes the connections. */
   close(): Promise<void>;
 }
@@ -36,7 +43,9 @@ export async function openPglite(): Promise<Database> {
       await db.exec(script);
     },
     async copyCsv(table, columns, csv) {
-      const blob = new Blob([...csv]);
+      const parts: string[] = [];
+      for await (const chunk of csv) parts.push(chunk);
+      const blob = new Blob(parts);
       await db.query(
         `COPY ${table} (${columns.map(quote).join(', ')}) FROM '/dev/blob' WITH (FORMAT csv, HEADER true)`,
         [],
