@@ -37,9 +37,9 @@ export class ServerOptionsError extends Error {
   readonly code = 'invalid_options' as const;
 }
 
-/** One version of the in-memory data as the server answers it: its index and application. */
+/** The data as the server answers it: its in-memory index (none with an engine) and application. */
 interface Served {
-  readonly index: ReportingIndex;
+  readonly index: ReportingIndex | undefined;
   fetch(request: Request, env?: object): Response | Promise<Response>;
 }
 
@@ -275,7 +275,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     : undefined;
   // One application per version of the data: its store, and the caches of its middleware
   // (responses, verified signatures), answer from that version only (live.ts).
-  const serve = <I extends ReportingIndex | undefined>(source: StoreSource & { index: I }) => {
+  const serve = (source: StoreSource): Served => {
     const app = createApp({
       store: new Store(source, (clean) => faults.wrap('store', clean), variants),
       renderer,
@@ -293,16 +293,14 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     });
     return { index: source.index, fetch: app.fetch };
   };
-  const first: { readonly index: ReportingIndex | undefined; fetch: Served['fetch'] } =
-    index === undefined
-      ? serve({ engine, index, dataset: options.dataset })
-      : serve({ engine, index });
-  let live: LiveData<Served> | undefined;
+  // the store variants read the dataset served: the index's, or with an engine the option's
+  const first = serve({ engine, index, dataset: index?.dataset ?? options.dataset });
+  let live: LiveData<Served & { readonly index: ReportingIndex }> | undefined;
   if (options.live !== undefined && index !== undefined) {
     try {
-      live = new LiveData(index.dataset, first as Served, options.live, (d) => {
+      live = new LiveData(index.dataset, { ...first, index }, options.live, (d) => {
         const next = buildIndex(d, indexOptions);
-        return serve({ engine: indexEngine(next), index: next });
+        return { ...serve({ engine: indexEngine(next), index: next }), index: next };
       });
     } catch (e) {
       if (e instanceof RangeError) throw new ServerOptionsError(e.message);
