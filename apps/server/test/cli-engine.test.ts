@@ -1,12 +1,17 @@
-import { authorizationHeader, ENDPOINT_LIST, type PathParamName } from '@tagtrack/core';
+import {
+  authorizationHeader,
+  type Dataset,
+  ENDPOINT_LIST,
+  type PathParamName,
+} from '@tagtrack/core';
 import { generateDataset } from '@tagtrack/dataset';
-import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
 import { buildIndex } from '@tagtrack/engine';
 import { describe, expect, test } from 'vitest';
 // the engine's helpers for a database of one test file's own on the test server
 import { testDatabaseUrl, useTestDatabase } from '../../../packages/engine/test/databases.ts';
 import { engineOf, redactPassword } from '../src/cli-engine.ts';
-import { createServer } from '../src/index.ts';
+import { createServer, type TagtrackServer } from '../src/index.ts';
 import { type CliIo, type CliOutcome, main } from '../src/main.ts';
 
 /** Runs `tagtrack-server ARGS` in-process (PORT and HOST cleared): its outcome and output. */
@@ -108,30 +113,73 @@ describe('tagtrack-server --engine and --database-url', { timeout: 120_000 }, ()
   });
 });
 
+/**
+ * Every endpoint of the catalogue for the member `memberID` of `dataset` (ids in its scope),
+ * at each query of `queries` (a list endpoint; a single one without cursor): the listening
+ * server at `url` answers as `memory` does (status, X-Total-Count, Link, body).
+ */
+async function answersAsMemory(
+  url: string,
+  memory: TagtrackServer,
+  dataset: Dataset,
+  memberID: string,
+  queries: readonly string[],
+): Promise<number> {
+  const index = buildIndex(dataset);
+  const cred = dataset.credentials.find((c) => c.memberID === memberID)!;
+  const caller = index.callerOf(memberID)!;
+  const team = dataset.teams.find((t) => t.teamID === caller.teamID)!;
+  const tags = index.tags(caller, {})!;
+  const tag = tags.find((t) => t.stats.totalOpens > 0 && t.stats.totalClicks > 0) ?? tags[0];
+  const params: Record<PathParamName, string> = {
+    memberID,
+    group: team.groups[0]?.groupID ?? 'none',
+    tagID: tag?.tagID ?? 'none',
+    contactID: index.contacts(caller)[0]?.contactID ?? 'none',
+  };
+  const day = tag && index.tagOpens(caller, tag.tagID)?.[0]?.openDate.slice(0, 10);
+  let compared = 0;
+  for (const e of ENDPOINT_LIST) {
+    const path = e.path.replace(/\{(\w+)\}/g, (_, n: PathParamName) =>
+      encodeURIComponent(params[n]),
+    );
+    const required = e.requiredQuery.includes('date') ? [`date=${day ?? '2024-01-01'}`] : [];
+    for (const q of e.response === 'list' ? queries : ['']) {
+      const query = [...required, ...(q === '' ? [] : [q])].join('&');
+      const headers = { Authorization: authorizationHeader(cred.authId, cred.accessKey, query) };
+      const target = `${path}${query === '' ? '' : `?${query}`}`;
+      const sql = await fetch(`${url}${target}`, { headers });
+      const mem = await memory.fetch(new Request(`${url}${target}`, { headers }));
+      const label = `${caller.accountType} ${target}`;
+      expect(sql.status, label).toBe(mem.status);
+      expect(sql.headers.get('x-total-count'), label).toBe(mem.headers.get('x-total-count'));
+      expect(sql.headers.get('link'), label).toBe(mem.headers.get('link'));
+      expect(await sql.text(), label).toBe(await mem.text());
+      compared++;
+    }
+  }
+  return compared;
+}
+
 describe('tagtrack-server --engine pglite', { timeout: 120_000 }, () => {
-  test('serves the canonical dataset as the in-memory server does: banner, list pages and a single record', async () => {
+  test('serves the canonical dataset as the in-memory server does: every endpoint, pages at cursors 0, 7 and 10^20 - 1, text too', async () => {
     const { outcome, out } = await cli(['--engine', 'pglite', '--port', '0', '--page-size', '7']);
     if ('code' in outcome) throw new Error(`exited with ${outcome.code}`);
-    const memory = createServer({ pageSize: 7, publicUrl: outcome.url });
     try {
-      expect(out).toContain('engine: pglite');
-      const cred = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
-      for (const [path, query] of [
-        ['/teams/tags', 'cursor=7'],
-        ['/contacts', ''],
-        ['/opens', 'cursor=3&rtn=text'],
-        ['/stats', 'aggregateData=true'],
-        ['/teams', 'cursor=99999999999999999999'],
-      ] as const) {
-        const headers = { Authorization: authorizationHeader(cred.authId, cred.accessKey, query) };
-        const target = `${path}${query === '' ? '' : `?${query}`}`;
-        const sql = await fetch(`${outcome.url}${target}`, { headers });
-        const mem = await memory.fetch(new Request(`${outcome.url}${target}`, { headers }));
-        expect(sql.status, target).toBe(mem.status);
-        expect(sql.headers.get('x-total-count'), target).toBe(mem.headers.get('x-total-count'));
-        expect(sql.headers.get('link'), target).toBe(mem.headers.get('link'));
-        expect(await sql.text(), target).toBe(await mem.text());
-      }
+      expect(out).toContain('engine: pglite (embedded PostgreSQL in memory, dataset loaded)');
+      expect(out).toContain('demo credentials');
+      const memory = createServer({ pageSize: 7, publicUrl: outcome.url });
+      const admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
+      const compared = await answersAsMemory(
+        outcome.url,
+        memory,
+        canonicalDataset,
+        admin.memberID,
+        ['', 'cursor=7&rtn=text', 'cursor=99999999999999999999'],
+      );
+      expect(compared).toBe(
+        ENDPOINT_LIST.length + 2 * ENDPOINT_LIST.filter((e) => e.response === 'list').length,
+      );
     } finally {
       expect(await outcome.stop('SIGTERM')).toBe(0);
     }
@@ -186,39 +234,10 @@ describe.skipIf(!testDatabaseUrl())('tagtrack-server --database-url', { timeout:
       expect(out).toContain("credentials: those of the database's credentials table");
       const dataset = generateDataset(generated);
       const memory = createServer({ dataset, pageSize: 5, publicUrl: outcome.url });
-      const index = buildIndex(dataset);
       const team = dataset.teams[0]!;
       for (const type of ['admin', 'user'] as const) {
         const member = team.members.find((m) => m.accountType === type)!;
-        const cred = dataset.credentials.find((c) => c.memberID === member.memberID)!;
-        const caller = { memberID: member.memberID, teamID: team.teamID, accountType: type };
-        const tag =
-          index.tags(caller, {})!.find((t) => t.stats.totalOpens > 0) ??
-          index.tags(caller, {})![0]!;
-        const params: Record<PathParamName, string> = {
-          memberID: member.memberID,
-          group: team.groups[0]?.groupID ?? 'none',
-          tagID: tag?.tagID ?? 'none',
-          contactID: index.contacts(caller)[0]?.contactID ?? 'none',
-        };
-        for (const e of ENDPOINT_LIST.filter((x) => x.response === 'list')) {
-          const path = e.path.replace(/\{(\w+)\}/g, (_, n: PathParamName) =>
-            encodeURIComponent(params[n]),
-          );
-          for (const query of ['', 'cursor=5']) {
-            const headers = {
-              Authorization: authorizationHeader(cred.authId, cred.accessKey, query),
-            };
-            const target = `${path}${query === '' ? '' : `?${query}`}`;
-            const sql = await fetch(`${outcome.url}${target}`, { headers });
-            const mem = await memory.fetch(new Request(`${outcome.url}${target}`, { headers }));
-            const label = `${type} ${target}`;
-            expect(sql.status, label).toBe(mem.status);
-            expect(sql.headers.get('x-total-count'), label).toBe(mem.headers.get('x-total-count'));
-            expect(sql.headers.get('link'), label).toBe(mem.headers.get('link'));
-            expect(await sql.text(), label).toBe(await mem.text());
-          }
-        }
+        await answersAsMemory(outcome.url, memory, dataset, member.memberID, ['', 'cursor=5']);
       }
     } finally {
       expect(await outcome.stop('SIGTERM')).toBe(0);
