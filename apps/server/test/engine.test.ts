@@ -197,7 +197,7 @@ describe('an engine option (createServer)', () => {
     expect(createServer({ engine, faults: ['page-overlap'] }).engine).toBe(engine);
   });
 
-  test('refuses live data and a columnar source', () => {
+  test('refuses live data', () => {
     expect(() => createServer({ engine, live: { rate: 1 } })).toThrow(
       /live data needs the in-memory engine/,
     );
