@@ -6,8 +6,10 @@
 --   tagtrack_utf16_key gives a bytea whose byte order is code-unit order. Ids are ASCII
 --   ([A-Za-z0-9_-]), so for them COLLATE "C" is enough.
 -- * A contact is an email trimmed and lowercased (spec §10, JavaScript's trim() and
---   toLowerCase()). PostgreSQL's lower() depends on the database's LC_CTYPE and differs from
---   JavaScript on some characters (PGlite folds ASCII only), so the engine computes each
+--   toLowerCase()). PostgreSQL's lower() depends on the database's LC_CTYPE (under C it
+--   folds ASCII only) and differs from JavaScript even under UTF-8 (final sigma: 'ΣΑΣ' is
+--   'σασ' there and 'σας' in JavaScript; 'İ'), and btrim() trims spaces only unless given
+--   every character JavaScript trims, so the engine computes each
 --   distinct email's key and contact id in JavaScript (core's normaliseEmail and contactIdOf)
 --   and keeps them in two small tables; every query joins them instead of calling lower().
 --   On a UTF-8 database, normalise_email(email) (created with the tables) agrees for

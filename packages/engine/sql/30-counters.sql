@@ -178,3 +178,26 @@ BEGIN
           tagtrack_member_days, tagtrack_email_keys, tagtrack_contact_ids;
 END
 $$;
+
+-- The rules of the data that the tables' constraints cannot state (decisions §9; the
+-- in-memory engine refuses a dataset that breaks them): every event's email is a recipient of
+-- its tag (compared as contacts), and no event is dated before its tag was sent. One line
+-- per broken rule, with a count and an example; no row when the data holds. Run after
+-- tagtrack_refresh() (it reads tagtrack_contact_tags).
+CREATE OR REPLACE FUNCTION tagtrack_data_problems() RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+  SELECT format('%s row(s) of %s have an email that is not a recipient of their tag (e.g. tag %s, email %s)',
+                count(*), e.kind, min(e."tagID"), min(e.email))
+  FROM tagtrack_events AS e
+  JOIN tagtrack_email_keys AS k ON k.email = e.email
+  LEFT JOIN tagtrack_contact_tags AS ct ON ct."tagID" = e."tagID" AND ct.email_key = k.email_key
+  WHERE ct."tagID" IS NULL
+  GROUP BY e.kind
+  UNION ALL
+  SELECT format('%s row(s) of %s are dated before their tag was sent (e.g. tag %s)',
+                count(*), e.kind, min(e."tagID"))
+  FROM tagtrack_events AS e
+  JOIN tags AS t ON t."tagID" = e."tagID"
+  WHERE e.date < t."dateSent"
+  GROUP BY e.kind
+$$;

@@ -1,10 +1,11 @@
-import { defaultQueryParams } from '@tagtrack/core';
+import { defaultQueryParams, plainAnswer } from '@tagtrack/core';
 import { createServer } from 'node:net';
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
 import { openPglite } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
 import { SqlEngineError } from '../src/sql/errors.ts';
+import { toMicroseconds } from '../src/sql/schema.ts';
 import { testDatabaseUrl, useTestDatabase } from './databases.ts';
 
 /*
@@ -116,7 +117,7 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
         query: defaultQueryParams({}),
       });
       expect(answer.kind).toBe('list');
-      expect((answer as { records: unknown[] }).records.length).toBeGreaterThan(0);
+      expect((answer as unknown as { records: unknown[] }).records.length).toBeGreaterThan(0);
     } finally {
       await db.close();
     }
@@ -142,5 +143,92 @@ describe.skipIf(testDatabaseUrl() === undefined)('SqlEngineError on a PostgreSQL
     const engine = await openSqlEngine({ databaseUrl: database().url });
     expect(engine.kind).toBe('postgres');
     await engine.close();
+  });
+});
+
+describe('the data rules the tables cannot state, and timestamps finer than PostgreSQL keeps', () => {
+  it('an event of an email that is not a recipient of its tag, or before its send, is invalid_data', async () => {
+    const db = await openPglite();
+    try {
+      await (await openSqlEngine({ database: db, load: canonicalDataset })).close();
+      const tag = canonicalDataset.tags[0]!;
+      await db.exec(`
+        INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
+          '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;
+        INSERT INTO clicks SELECT max(position) + 1, '${tag.tagID}', '${tag.recipients[0]!.email}',
+          timestamptz '${tag.dateSent}' - interval '1 day', 'desktop', 'os', 'browser', 'c', 'r',
+          'city', 0, 0 FROM clicks;
+        DELETE FROM tagtrack_meta WHERE key = 'refreshed_at';`);
+      const e = await failure(() => openSqlEngine({ database: db }));
+      expect(e.code).toBe('invalid_data');
+      expect(e.message).toContain('1 row(s) of opens have an email that is not a recipient');
+      expect(e.message).toContain('stranger@example.com');
+      expect(e.message).toContain('1 row(s) of clicks are dated before their tag was sent');
+      expect(e.message).not.toContain('\n');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a dateSent with 7 fractional digits is cut to microseconds, never rounded into the next second', async () => {
+    expect(toMicroseconds('2024-03-05T23:59:59.9999999Z')).toBe('2024-03-05T23:59:59.999999Z');
+    expect(toMicroseconds('2024-03-05T23:59:59.5Z')).toBe('2024-03-05T23:59:59.5Z');
+    expect(toMicroseconds('2024-03-05T23:59:59Z')).toBe('2024-03-05T23:59:59Z');
+    const tags = canonicalDataset.tags.map((t) =>
+      t === canonicalDataset.tags[0]
+        ? { ...t, dateSent: `${t.dateSent.slice(0, 10)}T00:00:00.9999999Z` }
+        : t,
+    );
+    const dataset = { ...canonicalDataset, tags };
+    const engine = await openSqlEngine({ load: dataset });
+    try {
+      const credential = canonicalDataset.credentials.find(
+        (c) => c.memberID === canonicalDataset.tags[0]!.memberID,
+      )!;
+      const { caller } = engine.credential(credential.authId)!;
+      for (const endpoint of ['teams.tags', 'stats.team'] as const) {
+        const request = { endpoint, pathParams: {}, query: defaultQueryParams({}) };
+        expect(JSON.parse(JSON.stringify(await engine.answer(caller, request)))).toEqual(
+          JSON.parse(JSON.stringify(plainAnswer(dataset, caller, request))),
+        );
+      }
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe('ids PostgreSQL text cannot hold', () => {
+  it('a path id with U+0000 or a lone surrogate matches nothing (404), as in memory', async () => {
+    const engine = await openSqlEngine({ load: canonicalDataset });
+    try {
+      const credential = canonicalDataset.credentials[0]!;
+      const { caller } = engine.credential(credential.authId)!;
+      const cases = [
+        ['teams.member', 'memberID'],
+        ['teams.memberTags', 'memberID'],
+        ['teams.group', 'group'],
+        ['stats.group', 'group'],
+        ['stats.member', 'memberID'],
+        ['clicks.tag', 'tagID'],
+        ['opens.tag', 'tagID'],
+        ['tags.daily', 'tagID'],
+        ['contacts.get', 'contactID'],
+        ['contacts.tag', 'tagID'],
+      ] as const;
+      for (const [endpoint, param] of cases)
+        for (const id of ['a\u0000b', '\u0000', 'x\ud800', '\udfff']) {
+          const request = {
+            endpoint,
+            pathParams: { [param]: id },
+            query: defaultQueryParams({ date: '2024-03-05' }),
+          };
+          expect(await engine.answer(caller, request), `${endpoint} ${JSON.stringify(id)}`).toEqual(
+            plainAnswer(canonicalDataset, caller, request),
+          );
+        }
+    } finally {
+      await engine.close();
+    }
   });
 });

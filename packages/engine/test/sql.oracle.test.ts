@@ -178,7 +178,7 @@ describe('plainAnswer = the SQL engine on the canonical dataset, every endpoint 
         endpoint: 'teams.tags',
         pathParams: {},
         query: defaultQueryParams({}),
-      }) as { records: { tagID: string; recipients: { email: string }[] }[] };
+      }) as unknown as { records: { tagID: string; recipients: { email: string }[] }[] };
       const first = visible.records[0];
       const values: Record<PathParamName, string[]> = {
         memberID: [caller.memberID, teams[1]!.members[0]!.memberID, 'nobody'],

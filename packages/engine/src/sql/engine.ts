@@ -209,7 +209,7 @@ class SqlAnswers implements SqlEngine {
       case 'teams.tags':
         return list(tags(null));
       case 'teams.member': {
-        if (p.memberID === undefined) return missing('member', undefined);
+        if (!storable(p.memberID)) return missing('member', p.memberID);
         const rows = await this.database.query<Row>(
           'SELECT * FROM tagtrack_members($1, NULL, NULL, $2, NULL, 0)',
           [me, p.memberID],
@@ -262,7 +262,7 @@ class SqlAnswers implements SqlEngine {
       case 'contacts.list':
         return list(contacts(null, null));
       case 'contacts.get': {
-        if (p.contactID === undefined) return missing('contact', undefined);
+        if (!storable(p.contactID)) return missing('contact', p.contactID);
         const rows = await this.database.query<Row>(
           'SELECT * FROM tagtrack_contacts($1, NULL, $2, NULL, 0)',
           [me, p.contactID],
@@ -315,7 +315,7 @@ class SqlAnswers implements SqlEngine {
   }
 
   private async memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
-    if (memberID === undefined) return false;
+    if (!storable(memberID)) return false;
     const [row] = await this.database.query<{ v: boolean }>(
       'SELECT tagtrack_member_visible($1, $2) AS v',
       [me, memberID],
@@ -324,7 +324,7 @@ class SqlAnswers implements SqlEngine {
   }
 
   private async tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
-    if (tagID === undefined) return false;
+    if (!storable(tagID)) return false;
     const [row] = await this.database.query<{ v: boolean }>(
       'SELECT tagtrack_tag_visible($1, $2) AS v',
       [me, tagID],
@@ -334,7 +334,7 @@ class SqlAnswers implements SqlEngine {
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
   private async group(me: string, segment: string | undefined): Promise<string | null> {
-    if (segment === undefined) return null;
+    if (!storable(segment)) return null;
     const [row] = await this.database.query<{ g: string | null }>(
       'SELECT tagtrack_resolve_group($1, $2) AS g',
       [me, segment],
@@ -360,6 +360,17 @@ class SqlAnswers implements SqlEngine {
     }
     return out;
   }
+}
+
+const UNSTORABLE = /\u0000|\p{Surrogate}/u;
+
+/**
+ * Whether a path parameter can equal a stored value: PostgreSQL text holds no U+0000, and a
+ * lone surrogate (not Unicode) would reach the server as U+FFFD. Such an id matches nothing
+ * (404), as it does in the in-memory engine, instead of failing the query.
+ */
+function storable(id: string | undefined): id is string {
+  return id !== undefined && !UNSTORABLE.test(id);
 }
 
 /** An event as sql/70-events.sql writes it (JSON). */

@@ -45,14 +45,33 @@ export async function installSql(db: Database): Promise<void> {
 /** Rows per CSV chunk handed to COPY. */
 const CSV_CHUNK_ROWS = 5000;
 
+const LONG_FRACTION = /(\.\d{6})\d+Z$/;
+
+/**
+ * A timestamp cut to microseconds, PostgreSQL's precision: its digits past the sixth are
+ * dropped (rounded down, as core rounds to milliseconds), never rounded up into the next
+ * second (which would move a tag's shown dateSent, its day and its place in the order).
+ */
+export function toMicroseconds(ts: string): string {
+  return ts.replace(LONG_FRACTION, '$1Z');
+}
+
 /** A table's rows as CSV text chunks: a header, '' quoted, NULL empty (COPY's csv format). */
-function* csvChunks(columns: readonly string[], rows: readonly object[]): Generator<string> {
+function* csvChunks(
+  columns: readonly string[],
+  timestamps: readonly string[],
+  rows: readonly object[],
+): Generator<string> {
   yield stringify([], { header: true, columns: [...columns] });
   for (let i = 0; i < rows.length; i += CSV_CHUNK_ROWS) {
-    yield stringify(rows.slice(i, i + CSV_CHUNK_ROWS) as Record<string, unknown>[], {
-      columns: [...columns],
-      quoted_match: /^$/,
-    });
+    let chunk = rows.slice(i, i + CSV_CHUNK_ROWS) as Record<string, unknown>[];
+    if (timestamps.length > 0)
+      chunk = chunk.map((row) => {
+        const out = { ...row };
+        for (const c of timestamps) out[c] = toMicroseconds(String(row[c]));
+        return out;
+      });
+    yield stringify(chunk, { columns: [...columns], quoted_match: /^$/ });
   }
 }
 
@@ -74,6 +93,7 @@ export async function loadDataset(db: Database, dataset: Dataset | DatasetTables
   for (const table of TABLES) {
     const rows = tables[table.name] as readonly Record<string, unknown>[];
     const columns = table.columns.map((c) => c.name);
+    const timestamps = table.columns.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
     for (const row of rows)
       for (const c of columns) {
         const v = row[c];
@@ -84,7 +104,7 @@ export async function loadDataset(db: Database, dataset: Dataset | DatasetTables
           );
       }
     try {
-      await db.copyCsv(quote(table.name), columns, csvChunks(columns, rows));
+      await db.copyCsv(quote(table.name), columns, csvChunks(columns, timestamps, rows));
     } catch (e) {
       throw new SqlEngineError(
         'load_failed',
@@ -127,6 +147,8 @@ const KEY_BATCH = 5000;
  * not yet in `tagtrack_contact_ids`, computed here with core's `normaliseEmail` and
  * `contactIdOf` (JavaScript's trim and toLowerCase, which PostgreSQL's lower()
  * does not match everywhere), then `tagtrack_refresh()`; records the time in tagtrack_meta.
+ * Throws {@link SqlEngineError} `invalid_data` when `tagtrack_data_problems()` finds events
+ * the profile's data cannot hold (then the counters are not marked refreshed).
  */
 export async function refreshCounters(db: Database): Promise<void> {
   const emails = await db.query<{ email: string }>(
@@ -155,6 +177,14 @@ export async function refreshCounters(db: Database): Promise<void> {
     );
   }
   await db.query('SELECT tagtrack_refresh()');
+  const problems = await db.query<{ problem: string }>(
+    'SELECT tagtrack_data_problems() AS problem',
+  );
+  if (problems.length > 0)
+    throw new SqlEngineError(
+      'invalid_data',
+      `the data breaks the profile's rules: ${problems.map((p) => p.problem).join('; ')}`,
+    );
   await db.query(
     `INSERT INTO tagtrack_meta (key, value) VALUES ('refreshed_at', $1)
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
