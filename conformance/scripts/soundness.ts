@@ -5,6 +5,9 @@
  * budget is spent, printing each configuration tried and what it found. Exit 0 when no check
  * failed anywhere, 1 with the counterexamples (each a suite bug, or a reference server bug).
  *
+ * Each configuration also draws what answers: the in-memory index, the SQL engine on
+ * embedded PGlite, or (when TAGTRACK_TEST_DATABASE_URL is set) on that PostgreSQL server.
+ *
  *   pnpm soundness [--budget SECONDS (default 600)] [--seed N] [--num-runs N (default 10)]
  */
 import { parseArgs } from 'node:util';
@@ -13,7 +16,9 @@ import {
   arbSoundnessConfig,
   runSoundness,
   type SoundnessConfig,
+  type SoundnessEngine,
   type SoundnessOutcome,
+  soundnessDatabaseUrl,
 } from '../test/soundness.ts';
 
 const { values } = parseArgs({
@@ -34,11 +39,16 @@ if (!(budgetMs > 0) || !Number.isInteger(seed) || !(numRuns > 0)) {
 console.log(
   `soundness sweep: seed ${seed}, budget ${values.budget} s, ${numRuns} runs per property`,
 );
+// what answers: the in-memory index, the SQL engine on PGlite, and on the PostgreSQL server
+// of TAGTRACK_TEST_DATABASE_URL when one is set (.ci/run sets it)
+const engines: SoundnessEngine[] = ['memory', 'pglite'];
+if (soundnessDatabaseUrl() !== undefined) engines.push('postgres');
+console.log(`engines: ${engines.join(', ')}`);
 const started = Date.now();
 const configs = fc.sample(
   fc.oneof(
-    { weight: 1, arbitrary: arbSoundnessConfig({ canonical: true }) },
-    { weight: 3, arbitrary: arbSoundnessConfig({ rateLimit: true }) },
+    { weight: 1, arbitrary: arbSoundnessConfig({ canonical: true, engines }) },
+    { weight: 3, arbitrary: arbSoundnessConfig({ rateLimit: true, engines }) },
   ),
   { seed, numRuns: 10_000 },
 );

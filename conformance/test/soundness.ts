@@ -1,6 +1,7 @@
 import { type Dataset, type Rtn, validateDataset } from '@tagtrack/core';
 import { generateDataset, withEveryEdgeCase } from '@tagtrack/dataset';
 import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canonical';
+import { openSqlEngine, type SqlEngine } from '@tagtrack/engine';
 import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@tagtrack/server';
 import fc from 'fast-check';
 import type { ProfileCredential, ProfileInput } from '../src/profile.ts';
@@ -52,6 +53,20 @@ export interface SoundnessConfig {
    * option and are observable in memory); none when absent.
    */
   readonly variants?: readonly VariantName[];
+  /**
+   * What answers (issue 23): the in-memory index (default), the SQL engine on embedded
+   * PGlite, or on the PostgreSQL server of `TAGTRACK_TEST_DATABASE_URL` (the dataset loaded
+   * into it first).
+   */
+  readonly engine?: SoundnessEngine;
+}
+
+/** The engines a configuration may draw: `postgres` only when a server is configured. */
+export type SoundnessEngine = 'memory' | 'pglite' | 'postgres';
+
+/** The PostgreSQL server the search may load datasets into (`.ci/run` sets it), or undefined. */
+export function soundnessDatabaseUrl(): string | undefined {
+  return process.env.TAGTRACK_TEST_DATABASE_URL || undefined;
 }
 
 /** The variants a configuration may draw: no profile option, observable through `fetch`. */
@@ -148,7 +163,9 @@ export function describeConfig(config: SoundnessConfig): string {
     config.variants === undefined || config.variants.length === 0
       ? ''
       : `, variants ${config.variants.join('+')}`;
-  return `${data}; pageSize ${config.pageSize}, pagingEnd ${config.pagingEnd}, memberWithoutGroup ${config.memberWithoutGroup}, rtn ${config.rtn.join('+')}${rate}${variants}; ${caller}; suite seed ${config.seed}`;
+  const engine =
+    config.engine === undefined || config.engine === 'memory' ? '' : `, engine ${config.engine}`;
+  return `${data}${engine}; pageSize ${config.pageSize}, pagingEnd ${config.pagingEnd}, memberWithoutGroup ${config.memberWithoutGroup}, rtn ${config.rtn.join('+')}${rate}${variants}; ${caller}; suite seed ${config.seed}`;
 }
 
 /**
@@ -190,7 +207,18 @@ export async function runSoundness(
     rateLimit: rateLimit === undefined ? null : { ...rateLimit, retryAfter: true },
     credentials: declared,
   };
-  const server = createServer(serverOptions);
+  let engine: SqlEngine | undefined;
+  if (config.engine === 'pglite' || config.engine === 'postgres') {
+    const databaseUrl = config.engine === 'postgres' ? soundnessDatabaseUrl() : undefined;
+    if (config.engine === 'postgres' && databaseUrl === undefined)
+      throw new Error('engine postgres needs TAGTRACK_TEST_DATABASE_URL');
+    engine = await openSqlEngine({
+      load: dataset,
+      memberWithoutGroup: config.memberWithoutGroup,
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    });
+  }
+  const server = createServer(engine === undefined ? serverOptions : { ...serverOptions, engine });
   let result: RunResult;
   try {
     result = await runConformance({
@@ -205,6 +233,7 @@ export async function runSoundness(
     });
   } finally {
     await server.close();
+    await engine?.close();
   }
   const failures: { id: string; status: string; message: string }[] = result.checks
     .filter((c) => c.status === 'fail' || c.status === 'error')
@@ -247,8 +276,9 @@ const RTN_SUBSETS: readonly (readonly Rtn[])[] = [
  * and any seed. Page sizes below 5 only on tiny datasets (each page is a request).
  */
 export function arbSoundnessConfig(
-  options: { canonical?: boolean; rateLimit?: boolean } = {},
+  options: { canonical?: boolean; rateLimit?: boolean; engines?: readonly SoundnessEngine[] } = {},
 ): fc.Arbitrary<SoundnessConfig> {
+  const engines = options.engines ?? ['memory'];
   const data: fc.Arbitrary<SoundnessData> = options.canonical
     ? fc.constant({ kind: 'canonical' } as const)
     : fc.record({
@@ -287,6 +317,7 @@ export function arbSoundnessConfig(
           arbitrary: fc.uniqueArray(fc.constantFrom(...SOUNDNESS_VARIANTS), { maxLength: 3 }),
         },
       ),
+      engine: fc.constantFrom(...engines),
     })
     .map((c) =>
       // a tiny page on a small dataset is hundreds of requests per walk: keep it to tiny ones
