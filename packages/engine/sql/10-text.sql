@@ -41,15 +41,15 @@ $$;
 
 -- Every email as written in recipients, opens and clicks, and its contact key.
 CREATE TABLE IF NOT EXISTS tagtrack_email_keys (
-  email text COLLATE "C" PRIMARY KEY,
-  email_key text COLLATE "C" NOT NULL
+  email text PRIMARY KEY,
+  email_key text NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tagtrack_email_keys_key ON tagtrack_email_keys (email_key);
 
 -- Every contact key: its contact id (decisions §8, §9: also the recipientID of events) and
 -- its place in email order (code units).
 CREATE TABLE IF NOT EXISTS tagtrack_contact_ids (
-  email_key text COLLATE "C" PRIMARY KEY,
-  contact_id text COLLATE "C" NOT NULL,
+  email_key text PRIMARY KEY,
+  contact_id text NOT NULL,
   sort_key bytea NOT NULL
 );

@@ -3,6 +3,10 @@
 -- eight tables; the engine calls it after filling tagtrack_email_keys and
 -- tagtrack_contact_ids (file 10). Requests then read these tables and never count events.
 
+-- Text columns keep the database's collation, so they join the dataset's tables through
+-- their indexes; where text orders a list, the query says COLLATE "C" (code units for the
+-- ASCII ids; file 10).
+
 -- Both kinds of events as one relation: kind 'opens' or 'clicks'.
 CREATE OR REPLACE VIEW tagtrack_events AS
   SELECT 'opens'::text AS kind, o.* FROM opens AS o
@@ -18,9 +22,9 @@ CREATE INDEX IF NOT EXISTS tagtrack_clicks_tag_date ON clicks ("tagID", date);
 -- totalOpens = its opens; uniqueOpens = distinct contacts with an open; likewise clicks;
 -- desktop = device 'desktop'; mobile = device 'mobile' or 'tablet'.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
-  "tagID" text COLLATE "C" PRIMARY KEY,
-  "memberID" text COLLATE "C" NOT NULL,
-  "teamID" text COLLATE "C" NOT NULL,
+  "tagID" text PRIMARY KEY,
+  "memberID" text NOT NULL,
+  "teamID" text NOT NULL,
   shown timestamptz NOT NULL,
   day date NOT NULL,
   "totalOpens" integer NOT NULL,
@@ -33,17 +37,17 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
   "mobileClicks" integer NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_team
-  ON tagtrack_tag_counters ("teamID", shown DESC, "tagID");
+  ON tagtrack_tag_counters ("teamID", shown DESC, "tagID" COLLATE "C");
 CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_member
-  ON tagtrack_tag_counters ("memberID", shown DESC, "tagID");
+  ON tagtrack_tag_counters ("memberID", shown DESC, "tagID" COLLATE "C");
 
 -- One row per tag and contact it was sent to: the first recipient entry with that contact
 -- (name and email as written, position), and the contact's events on the tag. Tags list
 -- these rows as their distinct recipients (decisions §3 Revision 2); contacts sum them.
 CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
-  "tagID" text COLLATE "C" NOT NULL,
-  email_key text COLLATE "C" NOT NULL,
-  "memberID" text COLLATE "C" NOT NULL,
+  "tagID" text NOT NULL,
+  email_key text NOT NULL,
+  "memberID" text NOT NULL,
   shown timestamptz NOT NULL,
   position integer NOT NULL,
   name text NOT NULL,
@@ -63,10 +67,10 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
 -- them in tag order. Scopes (file 20): 'team:T' (an admin), 'group:T:G' (a manager with a
 -- group), 'member:M' (everyone else).
 CREATE TABLE IF NOT EXISTS tagtrack_contact_scopes (
-  scope text COLLATE "C" NOT NULL,
-  email_key text COLLATE "C" NOT NULL,
+  scope text NOT NULL,
+  email_key text NOT NULL,
   sort_key bytea NOT NULL,
-  contact_id text COLLATE "C" NOT NULL,
+  contact_id text NOT NULL,
   name text NOT NULL,
   "dateLastSent" timestamptz NOT NULL,
   "totalSent" integer NOT NULL,
@@ -87,7 +91,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id ON tagtrack_contact_scopes
 -- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
 -- group or a member sum these rows (file 60).
 CREATE TABLE IF NOT EXISTS tagtrack_member_days (
-  "memberID" text COLLATE "C" NOT NULL,
+  "memberID" text NOT NULL,
   day date NOT NULL,
   "totalSent" integer NOT NULL,
   "totalOpens" integer NOT NULL,
@@ -150,7 +154,7 @@ BEGIN
 
   INSERT INTO tagtrack_contact_scopes
   SELECT s.scope, ct.email_key, ids.sort_key, ids.contact_id,
-         (array_agg(ct.name ORDER BY ct.shown DESC, ct."tagID"))[1],
+         (array_agg(ct.name ORDER BY ct.shown DESC, ct."tagID" COLLATE "C"))[1],
          max(ct.shown),
          count(*),
          sum(ct.opens), count(*) FILTER (WHERE ct.opens > 0),

@@ -43,10 +43,10 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
   FROM (SELECT t.*
         FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
                                is_opened, is_unopened, is_clicked, is_unclicked) AS t
-        ORDER BY t.shown DESC, t."tagID"
+        ORDER BY t.shown DESC, t."tagID" COLLATE "C"
         LIMIT lim OFFSET off) AS p
   JOIN tags AS tg ON tg."tagID" = p."tagID"
-  ORDER BY p.shown DESC, p."tagID"
+  ORDER BY p.shown DESC, p."tagID" COLLATE "C"
 $$;
 
 CREATE OR REPLACE FUNCTION tagtrack_tags_count(caller text, member_id text,

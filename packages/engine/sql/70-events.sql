@@ -58,9 +58,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
           FROM tagtrack_tag_events(event_kind, p."tagID", start_day, end_day) AS x)
   FROM (SELECT t."tagID", t.shown
         FROM tagtrack_event_tags(caller, event_kind, start_day, end_day) AS t
-        ORDER BY t.shown DESC, t."tagID"
+        ORDER BY t.shown DESC, t."tagID" COLLATE "C"
         LIMIT lim OFFSET off) AS p
-  ORDER BY p.shown DESC, p."tagID"
+  ORDER BY p.shown DESC, p."tagID" COLLATE "C"
 $$;
 
 CREATE OR REPLACE FUNCTION tagtrack_event_groups_count(caller text, event_kind text,
