@@ -1,5 +1,5 @@
-import { defaultQueryParams, plainAnswer } from '@tagtrack/core';
 import { createServer } from 'node:net';
+import { defaultQueryParams, plainAnswer } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { describe, expect, it } from 'vitest';
 import { openPglite } from '../src/sql/database.ts';

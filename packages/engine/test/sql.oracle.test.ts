@@ -1,5 +1,5 @@
 import { fc } from '@fast-check/vitest';
-import type { Answer, Caller, Dataset, EndpointRequest, EngineAnswer } from '@tagtrack/core';
+import type { Answer, Caller, Dataset, EngineAnswer } from '@tagtrack/core';
 import {
   contactIdOf,
   defaultQueryParams,

@@ -362,7 +362,7 @@ class SqlAnswers implements SqlEngine {
   }
 }
 
-const UNSTORABLE = /\u0000|\p{Surrogate}/u;
+const UNSTORABLE = /\p{Surrogate}/u;
 
 /**
  * Whether a path parameter can equal a stored value: PostgreSQL text holds no U+0000, and a
@@ -370,7 +370,7 @@ const UNSTORABLE = /\u0000|\p{Surrogate}/u;
  * (404), as it does in the in-memory engine, instead of failing the query.
  */
 function storable(id: string | undefined): id is string {
-  return id !== undefined && !UNSTORABLE.test(id);
+  return id !== undefined && !id.includes('\u0000') && !UNSTORABLE.test(id);
 }
 
 /** An event as sql/70-events.sql writes it (JSON). */

@@ -213,8 +213,8 @@ export async function checkSchema(db: Database): Promise<void> {
   );
   const have = new Map<string, Set<string>>();
   for (const c of columns) {
-    let set = have.get(c.table_name);
-    if (!set) have.set(c.table_name, (set = new Set()));
+    const set = have.get(c.table_name) ?? new Set<string>();
+    have.set(c.table_name, set);
     set.add(c.column_name);
   }
   const missingTables = TABLES.filter((t) => !have.has(t.name)).map((t) => t.name);
