@@ -440,8 +440,7 @@ async function runEngine(
         const total = first.total ?? 0;
         const middle = Math.floor(Math.floor((total - 1) / PAGE_SIZE) / 2) * PAGE_SIZE;
         if (middle > 0) {
-          const q = query ? `${query}&cursor=${middle}` : `cursor=${middle}`;
-          const cell = await measure(s.base, caller, path, q, middle);
+          const cell = await measure(s.base, caller, path, query, middle);
           requests += cell.n;
           at('middle').cells[engine] = cell;
         }
