@@ -8,18 +8,27 @@ import {
   arbSoundnessConfig,
   runSoundness,
   type SoundnessConfig,
+  type SoundnessEngine,
   type SoundnessOutcome,
+  soundnessDatabaseUrl,
 } from './soundness.ts';
 
 /**
  * The budgeted sample of the soundness search (issue 19) that `pnpm test` runs: every
  * canonical credential at least once, all of them declared together, and generated datasets
  * with every edge case under drawn profile options. `pnpm soundness` runs the larger sweep.
+ * The runs with all credentials declared answer from the SQL engine (issue 23: embedded
+ * PGlite, and the PostgreSQL server of TAGTRACK_TEST_DATABASE_URL when set), the single
+ * credential runs from the in-memory index, and the generated ones draw either.
  * Any failed check here is a suite bug (or a reference server bug): the message names the
  * configuration that reproduces it.
  */
 
 const NUM_RUNS = 3;
+
+/** The SQL engines the declared-credential runs use: PGlite, and PostgreSQL when configured. */
+const SQL_ENGINES: SoundnessEngine[] =
+  soundnessDatabaseUrl() === undefined ? ['pglite'] : ['pglite', 'postgres'];
 
 /** Options drawn for the canonical runs, one per credential, the same on every run of the test. */
 const CANONICAL_OPTIONS = fc.sample(arbSoundnessConfig({ canonical: true }), {
@@ -44,21 +53,28 @@ describe('soundness: the reference server passes the suite whatever the caller, 
     },
   );
 
-  test('canonical dataset, all 12 credentials declared: blind mode and fixture mode pass', async () => {
-    const base = CANONICAL_OPTIONS[0]!;
-    for (const caller of [{ kind: 'all' }, { kind: 'fixture' }] as const) {
-      const outcome = await runSoundness({ ...base, caller }, NUM_RUNS);
-      expectSound(outcome);
-      // no scoping check is left out for want of credentials
-      expect(outcome.label).toContain('all 12 credentials');
-    }
-  });
+  test.each(SQL_ENGINES)(
+    'canonical dataset on the SQL engine (%s), all 12 credentials declared: blind mode and fixture mode pass',
+    async (engine) => {
+      const base = CANONICAL_OPTIONS[0]!;
+      for (const caller of [{ kind: 'all' }, { kind: 'fixture' }] as const) {
+        const outcome = await runSoundness({ ...base, caller, engine }, NUM_RUNS);
+        expectSound(outcome);
+        // no scoping check is left out for want of credentials
+        expect(outcome.label).toContain('all 12 credentials');
+        expect(outcome.label).toContain(`engine ${engine}`);
+      }
+    },
+  );
 
-  test('for any generated dataset with every edge case, any credential and any profile option the server serves, no check fails', async () => {
+  test('for any generated dataset with every edge case, any credential, any profile option the server serves and either engine, no check fails', async () => {
     await fc.assert(
-      fc.asyncProperty(arbSoundnessConfig({ rateLimit: true }), async (config) => {
-        expectSound(await runSoundness(config, NUM_RUNS));
-      }),
+      fc.asyncProperty(
+        arbSoundnessConfig({ rateLimit: true, engines: ['memory', 'pglite'] }),
+        async (config) => {
+          expectSound(await runSoundness(config, NUM_RUNS));
+        },
+      ),
       { seed: 2019, numRuns: 4, endOnFailure: true },
     );
   });

@@ -99,13 +99,15 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
 
 type Row = Record<string, unknown>;
 
-/** A list's query: the page's rows (with `lim`/`off` appended as the last two parameters) and the count. */
+/**
+ * A list's query: `rows`, the call of the SQL function giving its records in order (its last
+ * two parameters `lim` and `off`, after `params`), and `count`, the call giving the list's
+ * length (over a prefix of the same parameters).
+ */
 interface ListQuery {
   readonly rows: string;
   readonly count: string;
   readonly params: readonly unknown[];
-  /** The count's parameters when not `params`. */
-  readonly countParams?: readonly unknown[];
   readonly record: (row: Row) => unknown;
 }
 
@@ -147,14 +149,14 @@ class SqlAnswers implements SqlEngine {
       message: notFoundMessage(kind, id),
     });
     const members = (type: string | null, group: string | null): ListQuery => ({
-      rows: 'SELECT * FROM tagtrack_members($1, $2, $3, NULL, $4, $5)',
-      count: 'SELECT tagtrack_members_count($1, $2, $3) AS n',
+      rows: 'tagtrack_members($1, $2, $3, NULL, $4, $5)',
+      count: 'tagtrack_members_count($1, $2, $3)',
       params: [me, type, group],
       record: (r) => this.member(r),
     });
     const tags = (memberID: string | null): ListQuery => ({
-      rows: 'SELECT * FROM tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      count: 'SELECT tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8) AS n',
+      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8)',
       params: [
         me,
         memberID,
@@ -176,15 +178,15 @@ class SqlAnswers implements SqlEngine {
         return this.list({ rows: '', count: '', params, record: statsRecord }, window, rows);
       }
       return list({
-        rows: 'SELECT * FROM tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
-        count: 'SELECT tagtrack_stats_days_count($1, $2, $3, $4, $5, $6) AS n',
+        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
+        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6)',
         params,
         record: statsRecord,
       });
     };
     const eventGroups = (kind: 'opens' | 'clicks'): ListQuery => ({
-      rows: 'SELECT * FROM tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
-      count: 'SELECT tagtrack_event_groups_count($1, $2, $3, $4) AS n',
+      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
+      count: 'tagtrack_event_groups_count($1, $2, $3, $4)',
       params: [me, kind, ...days],
       record: (r) => ({
         tagID: r.tagID,
@@ -195,10 +197,9 @@ class SqlAnswers implements SqlEngine {
       }),
     });
     const contacts = (tagID: string | null, contactID: string | null): ListQuery => ({
-      rows: 'SELECT * FROM tagtrack_contacts($1, $2, $3, $4, $5)',
-      count: 'SELECT tagtrack_contacts_count($1, $2) AS n',
+      rows: 'tagtrack_contacts($1, $2, $3, $4, $5)',
+      count: 'tagtrack_contacts_count($1, $2)',
       params: [me, tagID, contactID],
-      countParams: [me, tagID],
       record: contactRecord,
     });
     const type = q.type ?? null;
@@ -298,18 +299,23 @@ class SqlAnswers implements SqlEngine {
       };
     }
     if (window === undefined) {
-      const rows = await this.database.query<Row>(l.rows, [...l.params, null, 0]);
+      const rows = await this.database.query<Row>(`SELECT * FROM ${l.rows}`, [
+        ...l.params,
+        null,
+        0,
+      ]);
       return { kind: 'list', records: rows.map(l.record) };
     }
-    const [rows, count] = await Promise.all([
-      this.database.query<Row>(l.rows, [...l.params, window.limit, window.offset]),
-      this.database.query<{ n: number | string }>(l.count, l.countParams ?? l.params),
-    ]);
+    // one round trip: the length and the window's rows (as JSON, in the function's order)
+    const [row] = await this.database.query<{ n: number | string; rows: Row[] }>(
+      `SELECT ${l.count} AS n, (SELECT coalesce(json_agg(r), '[]'::json) FROM ${l.rows} AS r) AS rows`,
+      [...l.params, window.limit, window.offset],
+    );
     const slice: AnswerSlice = {
       kind: 'slice',
-      records: rows.map(l.record),
+      records: row!.rows.map(l.record),
       offset: window.offset,
-      total: Number(count[0]!.n),
+      total: Number(row!.n),
     };
     return slice;
   }
