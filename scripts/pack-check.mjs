@@ -4,6 +4,8 @@
  * (`prepack` builds dist/), lints the tarballs with publint, installs them with npm in a fresh
  * temporary project (no workspace links, no build step of its own) and runs what a user runs:
  * - every bin with `--version` (the package's version) and `--help`;
+ * - `tagtrack-server --engine pglite` (the SQL engine's files and PGlite shipped), and the
+ *   suite in fixture mode passing against it;
  * - `tagtrack-server` on a free port, then `tagtrack-conformance run --mode fixture` against
  *   it with a custom check (`--checks`; must pass, exit 0, the check in every report) and
  *   against a second server started with a `--fault` (the check detecting it and the
@@ -350,6 +352,27 @@ async function main() {
       );
     } finally {
       await server.stop();
+    }
+    // the SQL engine from the installed tarballs: its sql/ files and PGlite must ship
+    const sqlServer = await startServer(bin('tagtrack-server'), ['--engine', 'pglite']);
+    try {
+      expect(
+        sqlServer.banner.includes('engine: pglite'),
+        `tagtrack-server --engine pglite serves the canonical dataset from PGlite on ${sqlServer.url}`,
+        sqlServer.banner,
+      );
+      const sqlRun = await run(
+        bin('tagtrack-conformance'),
+        ['run', '--mode', 'fixture', '--num-runs', '3', '--seed', '1', '--quiet'],
+        { cwd: project, env: { TAGTRACK_BASE_URL: sqlServer.url } },
+      );
+      expect(
+        sqlRun.code === 0,
+        'tagtrack-conformance run --mode fixture passes against tagtrack-server --engine pglite (exit 0)',
+        sqlRun.stdout + sqlRun.stderr,
+      );
+    } finally {
+      await sqlServer.stop();
     }
     if (fault && detector) {
       const faulty = await startServer(bin('tagtrack-server'), ['--fault', fault]);
