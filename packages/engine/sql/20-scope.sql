@@ -64,16 +64,32 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                  WHERE t."tagID" = tag_id)
 $$;
 
--- Which materialised contact counters answer the caller (file 30): the team's for an
--- admin, the group's for a manager with a group, the member's own otherwise. Each is the
--- caller's whole visible scope, so contacts need no aggregation at request time.
-CREATE OR REPLACE FUNCTION tagtrack_contact_scope(caller text)
+-- The caller's visible scope, the key of the materialised rows (file 30) that hold exactly
+-- what the caller sees: 'team:T' for an admin (the whole team), 'group:T:G' for a manager
+-- with a group (the group's members, self included), 'member:M' otherwise (self only).
+-- Lists of tags, events, stats and contacts read one scope's rows, in index order.
+CREATE OR REPLACE FUNCTION tagtrack_scope(caller text)
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT CASE
            WHEN c."accountType" = 'admin' THEN 'team:' || c."teamID"
            WHEN c."accountType" = 'manager' AND c."groupID" IS NOT NULL
              THEN 'group:' || c."teamID" || ':' || c."groupID"
+           ELSE 'member:' || c."memberID"
+         END
+  FROM members AS c
+  WHERE c."memberID" = caller
+$$;
+
+-- The scope of the members of group group_id the caller sees (endpoint 7, the group found
+-- by tagtrack_resolve_group): the whole group for an admin, and for a manager (whose only
+-- visible group is their own); the caller alone for a user (their own group).
+CREATE OR REPLACE FUNCTION tagtrack_group_scope(caller text, group_id text)
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT CASE
+           WHEN c."accountType" IN ('admin', 'manager')
+             THEN 'group:' || c."teamID" || ':' || group_id
            ELSE 'member:' || c."memberID"
          END
   FROM members AS c

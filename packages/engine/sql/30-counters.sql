@@ -36,10 +36,19 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
   "desktopClicks" integer NOT NULL,
   "mobileClicks" integer NOT NULL
 );
-CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_team
-  ON tagtrack_tag_counters ("teamID", shown DESC, "tagID" COLLATE "C");
-CREATE INDEX IF NOT EXISTS tagtrack_tag_counters_member
-  ON tagtrack_tag_counters ("memberID", shown DESC, "tagID" COLLATE "C");
+
+-- One row per scope (file 20) and tag visible in it: the team's, the sender's group's (when
+-- the sender has a group) and the sender's own. A caller's tags are one scope's rows, read in
+-- tag order (newest shown dateSent first, then tagID: decisions §3 Revision 3) straight
+-- from the index, so a page costs its size plus its offset, never a sort of the whole list.
+CREATE TABLE IF NOT EXISTS tagtrack_tag_scopes (
+  scope text NOT NULL,
+  shown timestamptz NOT NULL,
+  "tagID" text NOT NULL,
+  PRIMARY KEY (scope, "tagID")
+);
+CREATE INDEX IF NOT EXISTS tagtrack_tag_scopes_order
+  ON tagtrack_tag_scopes (scope, shown DESC, "tagID" COLLATE "C");
 
 -- One row per tag and contact it was sent to: the first recipient entry with that contact
 -- (name and email as written, position), and the contact's events on the tag. Tags list
@@ -64,8 +73,8 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
 -- One row per scope and contact: the contact record over the tags visible in that scope
 -- (decisions §9): totalSent = tags sent to it; totals = its events on them; unique = how many
 -- of them it opened (clicked); dateLastSent = the latest; name = its name on the first of
--- them in tag order. Scopes (file 20): 'team:T' (an admin), 'group:T:G' (a manager with a
--- group), 'member:M' (everyone else).
+-- them in tag order. Scopes (file 20, tagtrack_scope): 'team:T' (an admin), 'group:T:G' (a
+-- manager with a group), 'member:M' (everyone else).
 CREATE TABLE IF NOT EXISTS tagtrack_contact_scopes (
   scope text NOT NULL,
   email_key text NOT NULL,
@@ -89,7 +98,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id ON tagtrack_contact_scopes
 
 -- One row per member and UTC day with tags: the stats of decisions §9 over that day's tags
 -- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
--- group or a member sum these rows (file 60).
+-- group or a member come from their sums by scope (tagtrack_scope_days).
 CREATE TABLE IF NOT EXISTS tagtrack_member_days (
   "memberID" text NOT NULL,
   day date NOT NULL,
@@ -102,12 +111,28 @@ CREATE TABLE IF NOT EXISTS tagtrack_member_days (
   PRIMARY KEY ("memberID", day)
 );
 
+-- One row per scope, account type ('*' for any) and UTC day with tags: the stats of that
+-- day's tags sent by the scope's members of that type (the sums of tagtrack_member_days).
+-- Stats of a team, a group or a member (file 60) read one scope's rows, one per day.
+CREATE TABLE IF NOT EXISTS tagtrack_scope_days (
+  scope text NOT NULL,
+  "accountType" text NOT NULL,
+  day date NOT NULL,
+  "totalSent" integer NOT NULL,
+  "totalOpens" integer NOT NULL,
+  "totalClicks" integer NOT NULL,
+  "uniqueOpens" integer NOT NULL,
+  "uniqueClicks" integer NOT NULL,
+  "lastSent" timestamptz NOT NULL,
+  PRIMARY KEY (scope, "accountType", day)
+);
+
 -- Recomputes every table above from the eight tables and tagtrack_email_keys.
 CREATE OR REPLACE FUNCTION tagtrack_refresh() RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  TRUNCATE tagtrack_tag_counters, tagtrack_contact_tags, tagtrack_contact_scopes,
-           tagtrack_member_days;
+  TRUNCATE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
+           tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days;
 
   INSERT INTO tagtrack_tag_counters
   SELECT t."tagID", t."memberID", m."teamID",
@@ -129,6 +154,15 @@ BEGIN
                     count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
              FROM clicks AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
              GROUP BY e."tagID") AS c ON c."tagID" = t."tagID";
+
+  INSERT INTO tagtrack_tag_scopes
+  SELECT s.scope, tc.shown, tc."tagID"
+  FROM tagtrack_tag_counters AS tc
+  JOIN members AS m ON m."memberID" = tc."memberID"
+  CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
+                             ('member:' || m."memberID"),
+                             ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
+  WHERE s.scope IS NOT NULL;
 
   INSERT INTO tagtrack_contact_tags
   SELECT r."tagID", r.email_key, tc."memberID", tc.shown, r.position, r.name, r.email,
@@ -178,8 +212,23 @@ BEGIN
   FROM tagtrack_tag_counters AS tc
   GROUP BY tc."memberID", tc.day;
 
-  ANALYZE tagtrack_tag_counters, tagtrack_contact_tags, tagtrack_contact_scopes,
-          tagtrack_member_days, tagtrack_email_keys, tagtrack_contact_ids;
+  INSERT INTO tagtrack_scope_days
+  SELECT s.scope, a."accountType", d.day, sum(d."totalSent"),
+         sum(d."totalOpens"), sum(d."totalClicks"),
+         sum(d."uniqueOpens"), sum(d."uniqueClicks"),
+         max(d."lastSent")
+  FROM tagtrack_member_days AS d
+  JOIN members AS m ON m."memberID" = d."memberID"
+  CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
+                             ('member:' || m."memberID"),
+                             ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
+  CROSS JOIN LATERAL (VALUES (m."accountType"), ('*')) AS a ("accountType")
+  WHERE s.scope IS NOT NULL
+  GROUP BY s.scope, a."accountType", d.day;
+
+  ANALYZE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
+          tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days,
+          tagtrack_email_keys, tagtrack_contact_ids;
 END
 $$;
 

@@ -1,23 +1,32 @@
 -- tagtrack SQL engine, file 50: tags (endpoints 2 and 4; decisions §3, §4, §9).
 --
 -- The tags of visible members (or of one member, endpoint 4), sent in the day window
+-- (the dateSent shown lies in it: the day of an instant and of its second are the same)
 -- [start_day, end_day] (either bound NULL: open), kept by the filters of decisions §4 (a
 -- conjunction: isOpened uniqueOpens > 0, isUnopened totalOpens = 0, isClicked
 -- uniqueClicks > 0, isUnclicked totalClicks = 0), newest first by the dateSent shown, then
 -- tagID (decisions §3 Revision 3). recipients: each contact once, the first entry's name and
 -- email as written, in list order (decisions §3 Revision 2). Counters: file 30.
+-- The scope a tag list reads: the caller's (endpoint 2) or one member's (endpoint 4, once
+-- the member is known to be visible: tagtrack_member_visible).
 CREATE OR REPLACE FUNCTION tagtrack_tag_list(caller text, member_id text,
                                              start_day date, end_day date,
                                              is_opened boolean, is_unopened boolean,
                                              is_clicked boolean, is_unclicked boolean)
-RETURNS SETOF tagtrack_tag_counters
+RETURNS TABLE ("tagID" text, shown timestamptz,
+               "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
+               "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
+               "desktopClicks" integer, "mobileClicks" integer)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT t.*
-  FROM tagtrack_tag_counters AS t
-  WHERE t."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
-    AND (member_id IS NULL OR t."memberID" = member_id)
-    AND (start_day IS NULL OR t.day >= start_day)
-    AND (end_day IS NULL OR t.day <= end_day)
+  SELECT ts."tagID", ts.shown,
+         t."totalOpens", t."uniqueOpens", t."totalClicks", t."uniqueClicks",
+         t."desktopOpens", t."mobileOpens", t."desktopClicks", t."mobileClicks"
+  FROM tagtrack_tag_scopes AS ts
+  JOIN tagtrack_tag_counters AS t ON t."tagID" = ts."tagID"
+  WHERE ts.scope = CASE WHEN member_id IS NULL THEN tagtrack_scope(caller)
+                        ELSE 'member:' || member_id END
+    AND (start_day IS NULL OR ts.shown >= tagtrack_day_start(start_day))
+    AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
     AND (NOT is_opened OR t."uniqueOpens" > 0)
     AND (NOT is_unopened OR t."totalOpens" = 0)
     AND (NOT is_clicked OR t."uniqueClicks" > 0)

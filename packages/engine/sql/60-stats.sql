@@ -5,8 +5,19 @@
 -- dateLastSent NULL, when there is no tag). totalSent = tags; the four counters are sums of
 -- the per-tag ones (unique counted per tag, then summed); dateLastSent = the latest shown.
 -- The subject: the visible members (group_id NULL, member_id NULL), those of one group
--- (group_id, as tagtrack_resolve_group found it), or one member (member_id); account_type
--- keeps members of that type only. Reads the per-member, per-day rows of file 30.
+-- (group_id, as tagtrack_resolve_group found it), or one member (member_id, once known to be
+-- visible); account_type keeps members of that type only. Reads the rows of the subject's
+-- scope in tagtrack_scope_days (file 30), one per day.
+
+-- The scope of a stats subject, as tagtrack_scope_days keys it.
+CREATE OR REPLACE FUNCTION tagtrack_stats_scope(caller text, group_id text, member_id text)
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN member_id IS NOT NULL THEN 'member:' || member_id
+              WHEN group_id IS NOT NULL THEN tagtrack_group_scope(caller, group_id)
+              ELSE tagtrack_scope(caller) END
+$$;
+
 CREATE OR REPLACE FUNCTION tagtrack_stats_days(caller text, group_id text, member_id text,
                                                account_type text,
                                                start_day date, end_day date,
@@ -14,19 +25,13 @@ CREATE OR REPLACE FUNCTION tagtrack_stats_days(caller text, group_id text, membe
 RETURNS TABLE (date text, "totalSent" integer, "totalOpens" integer, "totalClicks" integer,
                "uniqueOpens" integer, "uniqueClicks" integer, "dateLastSent" text)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT to_char(d.day, 'YYYY-MM-DD'), sum(d."totalSent")::integer,
-         sum(d."totalOpens")::integer, sum(d."totalClicks")::integer,
-         sum(d."uniqueOpens")::integer, sum(d."uniqueClicks")::integer,
-         tagtrack_timestamp(max(d."lastSent"))
-  FROM tagtrack_member_days AS d
-  JOIN members AS m ON m."memberID" = d."memberID"
-  WHERE d."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
-    AND (group_id IS NULL OR m."groupID" = group_id)
-    AND (member_id IS NULL OR d."memberID" = member_id)
-    AND (account_type IS NULL OR m."accountType" = account_type)
+  SELECT to_char(d.day, 'YYYY-MM-DD'), d."totalSent", d."totalOpens", d."totalClicks",
+         d."uniqueOpens", d."uniqueClicks", tagtrack_timestamp(d."lastSent")
+  FROM tagtrack_scope_days AS d
+  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
+    AND d."accountType" = coalesce(account_type, '*')
     AND (start_day IS NULL OR d.day >= start_day)
     AND (end_day IS NULL OR d.day <= end_day)
-  GROUP BY d.day
   ORDER BY d.day
   LIMIT lim OFFSET off
 $$;
@@ -36,13 +41,10 @@ CREATE OR REPLACE FUNCTION tagtrack_stats_days_count(caller text, group_id text,
                                                      start_day date, end_day date)
 RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT count(DISTINCT d.day)
-  FROM tagtrack_member_days AS d
-  JOIN members AS m ON m."memberID" = d."memberID"
-  WHERE d."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
-    AND (group_id IS NULL OR m."groupID" = group_id)
-    AND (member_id IS NULL OR d."memberID" = member_id)
-    AND (account_type IS NULL OR m."accountType" = account_type)
+  SELECT count(*)
+  FROM tagtrack_scope_days AS d
+  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
+    AND d."accountType" = coalesce(account_type, '*')
     AND (start_day IS NULL OR d.day >= start_day)
     AND (end_day IS NULL OR d.day <= end_day)
 $$;
@@ -57,12 +59,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
          coalesce(sum(d."totalOpens"), 0)::integer, coalesce(sum(d."totalClicks"), 0)::integer,
          coalesce(sum(d."uniqueOpens"), 0)::integer, coalesce(sum(d."uniqueClicks"), 0)::integer,
          tagtrack_timestamp(max(d."lastSent"))
-  FROM tagtrack_member_days AS d
-  JOIN members AS m ON m."memberID" = d."memberID"
-  WHERE d."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
-    AND (group_id IS NULL OR m."groupID" = group_id)
-    AND (member_id IS NULL OR d."memberID" = member_id)
-    AND (account_type IS NULL OR m."accountType" = account_type)
+  FROM tagtrack_scope_days AS d
+  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
+    AND d."accountType" = coalesce(account_type, '*')
     AND (start_day IS NULL OR d.day >= start_day)
     AND (end_day IS NULL OR d.day <= end_day)
 $$;

@@ -34,11 +34,17 @@ $$;
 -- groups of endpoints 9 and 11 (a tag without such an event is left out).
 CREATE OR REPLACE FUNCTION tagtrack_event_tags(caller text, event_kind text,
                                                start_day date, end_day date)
-RETURNS SETOF tagtrack_tag_counters
+RETURNS TABLE ("tagID" text, shown timestamptz,
+               "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
+               "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
+               "desktopClicks" integer, "mobileClicks" integer)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT t.*
-  FROM tagtrack_tag_counters AS t
-  WHERE t."memberID" IN (SELECT v."memberID" FROM tagtrack_visible_members(caller) AS v)
+  SELECT ts."tagID", ts.shown,
+         t."totalOpens", t."uniqueOpens", t."totalClicks", t."uniqueClicks",
+         t."desktopOpens", t."mobileOpens", t."desktopClicks", t."mobileClicks"
+  FROM tagtrack_tag_scopes AS ts
+  JOIN tagtrack_tag_counters AS t ON t."tagID" = ts."tagID"
+  WHERE ts.scope = tagtrack_scope(caller)
     AND (CASE WHEN event_kind = 'opens' THEN t."totalOpens" ELSE t."totalClicks" END) > 0
     AND (start_day IS NULL AND end_day IS NULL
          OR EXISTS (SELECT 1 FROM tagtrack_events AS e

@@ -9,7 +9,7 @@ RETURNS SETOF tagtrack_contact_scopes
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT s.*
   FROM tagtrack_contact_scopes AS s
-  WHERE s.scope = tagtrack_contact_scope(caller)
+  WHERE s.scope = tagtrack_scope(caller)
     AND (tag_id IS NULL
          OR s.email_key IN (SELECT ct.email_key FROM tagtrack_contact_tags AS ct
                             WHERE ct."tagID" = tag_id))

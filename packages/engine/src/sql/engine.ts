@@ -14,7 +14,7 @@ import {
 import type { DatasetTables } from '@tagtrack/dataset';
 import { type Database, openPglite, openPostgres } from './database.ts';
 import { SqlEngineError } from './errors.ts';
-import { checkSchema, installSql, loadDataset } from './schema.ts';
+import { checkSchema, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
 export interface SqlEngineOptions {
@@ -67,10 +67,9 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
         'missing_tables',
         'an embedded PGlite database starts empty: give it a dataset to load',
       );
-    else {
-      await checkSchema(db);
-      await installSql(db);
-    }
+    // tables already there: checked, and served as they are (objects of this version are
+    // this version's SQL; nothing is rewritten under another server using the database)
+    else await checkSchema(db);
     const credentials = await db.query<{
       authId: string;
       accessKey: string;

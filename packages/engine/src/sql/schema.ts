@@ -12,7 +12,7 @@ import { type Database, quote } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 
 /** The version of the tagtrack_* objects this engine writes and reads (sql/00-meta.sql). */
-export const SQL_SCHEMA_VERSION = '1';
+export const SQL_SCHEMA_VERSION = '2';
 
 /** The folder of the engine's SQL files, shipped in the package (`sql/`, beside `src/`, `dist/`). */
 const SQL_DIR = new URL('../../sql/', import.meta.url);
@@ -28,8 +28,13 @@ export function sqlFiles(): { readonly name: string; readonly text: string }[] {
     .map((name) => ({ name, text: readFileSync(new URL(name, SQL_DIR), 'utf8') }));
 }
 
-/** Creates or replaces every tagtrack_* object (idempotent; counters are left as they are). */
+/**
+ * Creates or replaces every tagtrack_* object (idempotent; counters are left as they are):
+ * drops the engine's functions and views first, so a function whose columns changed is
+ * created anew rather than refused.
+ */
 export async function installSql(db: Database): Promise<void> {
+  await dropRoutines(db);
   for (const file of sqlFiles()) {
     try {
       await db.exec(file.text);
@@ -117,6 +122,22 @@ export async function loadDataset(db: Database, dataset: Dataset | DatasetTables
   await refreshCounters(db);
 }
 
+/** Drops every tagtrack_* view and function (and, with `normalise`, `normalise_email`). */
+async function dropRoutines(db: Database, normalise = false): Promise<void> {
+  const views = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relname LIKE 'tagtrack\\_%' AND c.relkind = 'v'`,
+  );
+  for (const { name } of views) await db.exec(`DROP VIEW IF EXISTS ${quote(name)} CASCADE`);
+  const fns = await db.query<{ sig: string }>(
+    `SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
+     JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE n.nspname = current_schema()
+       AND (p.proname LIKE 'tagtrack\\_%'${normalise ? " OR p.proname = 'normalise_email'" : ''})`,
+  );
+  for (const { sig } of fns) await db.exec(`DROP FUNCTION IF EXISTS ${sig} CASCADE`);
+}
+
 /** Drops the eight tables, `normalise_email` and every tagtrack_* object. */
 async function dropAll(db: Database): Promise<void> {
   const own = await db.query<{ name: string; kind: string }>(
@@ -128,12 +149,7 @@ async function dropAll(db: Database): Promise<void> {
     await db.exec(
       `DROP ${kind === 'v' ? 'VIEW' : kind === 'm' ? 'MATERIALIZED VIEW' : 'TABLE'} IF EXISTS ${quote(name)} CASCADE`,
     );
-  const fns = await db.query<{ sig: string }>(
-    `SELECT p.oid::regprocedure::text AS sig FROM pg_proc p
-     JOIN pg_namespace n ON n.oid = p.pronamespace
-     WHERE n.nspname = current_schema() AND (p.proname LIKE 'tagtrack\\_%' OR p.proname = 'normalise_email')`,
-  );
-  for (const { sig } of fns) await db.exec(`DROP FUNCTION IF EXISTS ${sig} CASCADE`);
+  await dropRoutines(db, true);
   for (const table of [...TABLES].reverse())
     await db.exec(`DROP TABLE IF EXISTS ${quote(table.name)} CASCADE`);
 }
