@@ -64,7 +64,7 @@ describe('diff of the in-memory server against the SQL-backed one finds nothing'
         profile: { ...canonicalProfile(), credentials },
         mode: 'blind',
         seed: 23,
-        numRuns: 2,
+        numRuns: 1,
       });
       const differences = result.checks.flatMap((c) =>
         c.failures.map((f) => `${f.message}\n  A: ${f.expected}\n  B: ${f.actual}`),

@@ -1,12 +1,15 @@
 import { createServer } from 'node:net';
 import { defaultQueryParams, plainAnswer } from '@tagtrack/core';
-import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { generateDataset } from '@tagtrack/dataset';
 import { describe, expect, it } from 'vitest';
 import { openPglite } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
 import { SqlEngineError } from '../src/sql/errors.ts';
 import { toMicroseconds } from '../src/sql/schema.ts';
 import { testDatabaseUrl, useTestDatabase } from './databases.ts';
+
+/** A small generated dataset: loads in a fraction of the canonical one's time. */
+const dataset = generateDataset({ seed: 5, scale: 'tiny' });
 
 /*
  * A database the engine cannot serve from is a configuration error: SqlEngineError with a
@@ -74,7 +77,7 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
   it('a table without a column of the schema is missing_tables, naming the column', async () => {
     const db = await openPglite();
     try {
-      await (await openSqlEngine({ database: db, load: canonicalDataset })).close();
+      await (await openSqlEngine({ database: db, load: dataset })).close();
       await db.exec('ALTER TABLE opens RENAME COLUMN counry TO country');
       const e = await failure(() => openSqlEngine({ database: db }));
       expect(e.code).toBe('missing_tables');
@@ -87,9 +90,9 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
   it('tagtrack objects of another version are schema_version; the same version is served', async () => {
     const db = await openPglite();
     try {
-      await (await openSqlEngine({ database: db, load: canonicalDataset })).close();
+      await (await openSqlEngine({ database: db, load: dataset })).close();
       const again = await openSqlEngine({ database: db });
-      expect(again.credential(canonicalDataset.credentials[0]!.authId)).toBeDefined();
+      expect(again.credential(dataset.credentials[0]!.authId)).toBeDefined();
       await again.close();
       await db.exec("UPDATE tagtrack_meta SET value = '0' WHERE key = 'schema_version'");
       const e = await failure(() => openSqlEngine({ database: db }));
@@ -103,13 +106,13 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
   it('tables a vendor loaded without the engine get its objects and counters on first use', async () => {
     const db = await openPglite();
     try {
-      await (await openSqlEngine({ database: db, load: canonicalDataset })).close();
+      await (await openSqlEngine({ database: db, load: dataset })).close();
       const tagtrack = await db.query<{ name: string }>(
         "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'tagtrack\\_%'",
       );
       for (const { name } of tagtrack) await db.exec(`DROP TABLE "${name}" CASCADE`);
       const engine = await openSqlEngine({ database: db });
-      const credential = canonicalDataset.credentials[0]!;
+      const credential = dataset.credentials[0]!;
       const { caller } = engine.credential(credential.authId)!;
       const answer = await engine.answer(caller, {
         endpoint: 'teams.tags',
@@ -139,7 +142,7 @@ describe.skipIf(testDatabaseUrl() === undefined)('SqlEngineError on a PostgreSQL
   it('an empty database is missing_tables; once loaded it serves', async () => {
     const e = await failure(() => openSqlEngine({ databaseUrl: database().url }));
     expect(e.code).toBe('missing_tables');
-    await (await openSqlEngine({ databaseUrl: database().url, load: canonicalDataset })).close();
+    await (await openSqlEngine({ databaseUrl: database().url, load: dataset })).close();
     const engine = await openSqlEngine({ databaseUrl: database().url });
     expect(engine.kind).toBe('postgres');
     await engine.close();
@@ -150,8 +153,8 @@ describe('the data rules the tables cannot state, and timestamps finer than Post
   it('an event of an email that is not a recipient of its tag, or before its send, is invalid_data', async () => {
     const db = await openPglite();
     try {
-      await (await openSqlEngine({ database: db, load: canonicalDataset })).close();
-      const tag = canonicalDataset.tags[0]!;
+      await (await openSqlEngine({ database: db, load: dataset })).close();
+      const tag = dataset.tags[0]!;
       await db.exec(`
         INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
           '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;
@@ -174,22 +177,20 @@ describe('the data rules the tables cannot state, and timestamps finer than Post
     expect(toMicroseconds('2024-03-05T23:59:59.9999999Z')).toBe('2024-03-05T23:59:59.999999Z');
     expect(toMicroseconds('2024-03-05T23:59:59.5Z')).toBe('2024-03-05T23:59:59.5Z');
     expect(toMicroseconds('2024-03-05T23:59:59Z')).toBe('2024-03-05T23:59:59Z');
-    const tags = canonicalDataset.tags.map((t) =>
-      t === canonicalDataset.tags[0]
+    const tags = dataset.tags.map((t) =>
+      t === dataset.tags[0]
         ? { ...t, dateSent: `${t.dateSent.slice(0, 10)}T00:00:00.9999999Z` }
         : t,
     );
-    const dataset = { ...canonicalDataset, tags };
-    const engine = await openSqlEngine({ load: dataset });
+    const fine = { ...dataset, tags };
+    const engine = await openSqlEngine({ load: fine });
     try {
-      const credential = canonicalDataset.credentials.find(
-        (c) => c.memberID === canonicalDataset.tags[0]!.memberID,
-      )!;
+      const credential = dataset.credentials.find((c) => c.memberID === dataset.tags[0]!.memberID)!;
       const { caller } = engine.credential(credential.authId)!;
       for (const endpoint of ['teams.tags', 'stats.team'] as const) {
         const request = { endpoint, pathParams: {}, query: defaultQueryParams({}) };
         expect(JSON.parse(JSON.stringify(await engine.answer(caller, request)))).toEqual(
-          JSON.parse(JSON.stringify(plainAnswer(dataset, caller, request))),
+          JSON.parse(JSON.stringify(plainAnswer(fine, caller, request))),
         );
       }
     } finally {
@@ -200,9 +201,9 @@ describe('the data rules the tables cannot state, and timestamps finer than Post
 
 describe('ids PostgreSQL text cannot hold', () => {
   it('a path id with U+0000 or a lone surrogate matches nothing (404), as in memory', async () => {
-    const engine = await openSqlEngine({ load: canonicalDataset });
+    const engine = await openSqlEngine({ load: dataset });
     try {
-      const credential = canonicalDataset.credentials[0]!;
+      const credential = dataset.credentials[0]!;
       const { caller } = engine.credential(credential.authId)!;
       const cases = [
         ['teams.member', 'memberID'],
@@ -224,7 +225,7 @@ describe('ids PostgreSQL text cannot hold', () => {
             query: defaultQueryParams({ date: '2024-03-05' }),
           };
           expect(await engine.answer(caller, request), `${endpoint} ${JSON.stringify(id)}`).toEqual(
-            plainAnswer(canonicalDataset, caller, request),
+            plainAnswer(dataset, caller, request),
           );
         }
     } finally {
