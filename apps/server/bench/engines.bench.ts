@@ -25,7 +25,9 @@
  *
  *   pnpm --filter @tagtrack/server bench:engines
  *   TAGTRACK_BENCH_EVENTS=1e6         sizes, comma-separated (default 1e6,1e7)
- *   TAGTRACK_BENCH_ENGINES=postgres   engines (default postgres,memory)
+ *   TAGTRACK_BENCH_ENGINES=postgres   engines, in this order (default memory,postgres: the
+ *                                     middle page of a list the first engine could count)
+ *   TAGTRACK_BENCH_ONLY=9,11          only these endpoint numbers (default all)
  *   TAGTRACK_BENCH_REQUESTS=30        requests per cell (default 30); a cell stops early (at
  *                                     3 requests or more) once it has taken 20 s
  *   TAGTRACK_BENCH_DATABASE_URL=...   the server (default: scripts/postgres-cluster.sh url);
@@ -41,7 +43,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authorizationHeader } from '@tagtrack/core';
-import { copyTablesFromNdjson, openPostgres } from '@tagtrack/engine';
+import { copyTablesFromNdjson, openPostgres, SQL_SCHEMA_VERSION } from '@tagtrack/engine';
 import { benchFiles } from '../../../packages/engine/bench/files.ts';
 
 const SIZES = (process.env.TAGTRACK_BENCH_EVENTS ?? '1e6,1e7').split(',').map((s) => {
@@ -50,12 +52,13 @@ const SIZES = (process.env.TAGTRACK_BENCH_EVENTS ?? '1e6,1e7').split(',').map((s
     throw new Error(`TAGTRACK_BENCH_EVENTS: '${s}' is not a positive whole number of events`);
   return n;
 });
-const ENGINES = (process.env.TAGTRACK_BENCH_ENGINES ?? 'postgres,memory').split(',').map((s) => {
+const ENGINES = (process.env.TAGTRACK_BENCH_ENGINES ?? 'memory,postgres').split(',').map((s) => {
   const e = s.trim();
   if (e !== 'postgres' && e !== 'memory')
     throw new Error(`TAGTRACK_BENCH_ENGINES: '${e}' is not postgres or memory`);
   return e;
 });
+const ONLY = process.env.TAGTRACK_BENCH_ONLY?.split(',').map((s) => s.trim());
 const REQUESTS = Number(process.env.TAGTRACK_BENCH_REQUESTS ?? 30);
 if (!Number.isSafeInteger(REQUESTS) || REQUESTS < 1)
   throw new Error('TAGTRACK_BENCH_REQUESTS must be a positive whole number');
@@ -396,6 +399,11 @@ interface EngineRun {
   readonly wallS: number;
 }
 
+/** The engine measured beside `engine`. */
+function otherEngine(engine: string): string {
+  return engine === 'postgres' ? 'memory' : 'postgres';
+}
+
 /** Runs every cell against one server (spawned with `args`), filling `table`. */
 async function runEngine(
   engine: string,
@@ -416,7 +424,7 @@ async function runEngine(
     let requests = 0;
     for (const caller of callers) {
       const values = await pathValues(s.base, caller);
-      for (const target of TARGETS) {
+      for (const target of TARGETS.filter((t) => ONLY === undefined || ONLY.includes(t.n))) {
         const path = target.path.replace(/\{(\w+)\}/g, (_, k: string) => values[k]!);
         const query = target.query.replace(/\{(\w+)\}/g, (_, k: string) => values[k]!);
         const at = (page: Row['page']) => {
@@ -437,7 +445,8 @@ async function runEngine(
         requests += first.n;
         at(target.list ? 'first' : 'single').cells[engine] = first;
         if (!target.list) continue;
-        const total = first.total ?? 0;
+        // a first page that timed out: the total another engine found (the same data)
+        const total = first.total ?? at('first').cells[otherEngine(engine)]?.total ?? 0;
         const middle = Math.floor(Math.floor((total - 1) / PAGE_SIZE) / 2) * PAGE_SIZE;
         if (middle > 0) {
           const cell = await measure(s.base, caller, path, query, middle);
@@ -483,11 +492,13 @@ async function prepareDatabase(
   try {
     if (!RELOAD && existsSync(record)) {
       const have = await db
-        .query<{ n: string }>(
-          'SELECT (SELECT count(*) FROM opens) + (SELECT count(*) FROM clicks) AS n',
+        .query<{ n: string; version: string | null }>(
+          `SELECT (SELECT count(*) FROM opens) + (SELECT count(*) FROM clicks) AS n,
+                  (SELECT value FROM tagtrack_meta WHERE key = 'schema_version') AS version`,
         )
-        .catch(() => [{ n: '-1' }]);
-      if (Number(have[0]!.n) === expectedEvents) {
+        .catch(() => [{ n: '-1', version: null }]);
+      // tables of another version of the engine's SQL are loaded again
+      if (Number(have[0]!.n) === expectedEvents && have[0]!.version === SQL_SCHEMA_VERSION) {
         console.log(`  postgres: ${name} already loaded (load times from ${record})`);
         return { url, load: { ...JSON.parse(readFileSync(record, 'utf8')), reused: true } };
       }
@@ -499,6 +510,7 @@ async function prepareDatabase(
     );
     const load = {
       database: name,
+      schemaVersion: SQL_SCHEMA_VERSION,
       copyS: Math.round(r.copyMs / 100) / 10,
       refreshS: Math.round(r.refreshMs / 100) / 10,
       rows: r.rows,
@@ -585,7 +597,7 @@ function markdown(
         `${over(c.max)}${c.max >= GOALS.requestMs ? ' ✗' : ''}`,
       ];
     });
-    const shas = engines.map((e) => row.cells[e]?.sha).filter((x) => x !== undefined);
+    const shas = engines.map((e) => row.cells[e]?.sha).filter((x) => x !== undefined && x !== '');
     const same = shas.length < 2 ? '' : shas.every((x) => x === shas[0]) ? 'yes' : 'NO';
     const n = engines.map((e) => row.cells[e]?.n ?? '-').join('/');
     out.push(
