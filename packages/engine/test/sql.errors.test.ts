@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { defaultQueryParams, plainAnswer } from '@tagtrack/core';
 import { generateDataset } from '@tagtrack/dataset';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
 import { SqlEngineError } from '../src/sql/errors.ts';
@@ -35,6 +35,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** One embedded database for the tests below (each load drops and recreates every table). */
+let shared: Awaited<ReturnType<typeof openPglite>>;
+beforeAll(async () => {
+  shared = await openPglite();
+});
+afterAll(async () => {
+  await shared?.close();
+});
+
 describe('SqlEngineError: one line naming what is wrong with the database', () => {
   it('a URL that is not PostgreSQL is bad_url, its password hidden', async () => {
     const e = await failure(() => openSqlEngine({ databaseUrl: 'mysql://u:s3cret@localhost/db' }));
@@ -59,71 +68,56 @@ describe('SqlEngineError: one line naming what is wrong with the database', () =
     expect(e.message).not.toContain('\n');
   });
 
+  // first to use the shared database, while it is empty
   it('an empty database is missing_tables, naming them', async () => {
-    const db = await openPglite();
-    try {
-      const e = await failure(() => openSqlEngine({ database: db }));
-      expect(e.code).toBe('missing_tables');
-      expect(e.message).toContain(
-        'teams, groups, members, credentials, tags, recipients, opens, clicks',
-      );
-      expect(e.message).not.toContain('\n');
-      expect((await failure(() => openSqlEngine({}))).code).toBe('missing_tables');
-    } finally {
-      await db.close();
-    }
+    const db = shared;
+    const e = await failure(() => openSqlEngine({ database: db }));
+    expect(e.code).toBe('missing_tables');
+    expect(e.message).toContain(
+      'teams, groups, members, credentials, tags, recipients, opens, clicks',
+    );
+    expect(e.message).not.toContain('\n');
+    expect((await failure(() => openSqlEngine({}))).code).toBe('missing_tables');
   });
 
   it('a table without a column of the schema is missing_tables, naming the column', async () => {
-    const db = await openPglite();
-    try {
-      await (await openSqlEngine({ database: db, load: dataset })).close();
-      await db.exec('ALTER TABLE opens RENAME COLUMN counry TO country');
-      const e = await failure(() => openSqlEngine({ database: db }));
-      expect(e.code).toBe('missing_tables');
-      expect(e.message).toContain('opens.counry');
-    } finally {
-      await db.close();
-    }
+    const db = shared;
+    await (await openSqlEngine({ database: db, load: dataset })).close();
+    await db.exec('ALTER TABLE opens RENAME COLUMN counry TO country');
+    const e = await failure(() => openSqlEngine({ database: db }));
+    expect(e.code).toBe('missing_tables');
+    expect(e.message).toContain('opens.counry');
   });
 
   it('tagtrack objects of another version are schema_version; the same version is served', async () => {
-    const db = await openPglite();
-    try {
-      await (await openSqlEngine({ database: db, load: dataset })).close();
-      const again = await openSqlEngine({ database: db });
-      expect(again.credential(dataset.credentials[0]!.authId)).toBeDefined();
-      await again.close();
-      await db.exec("UPDATE tagtrack_meta SET value = '0' WHERE key = 'schema_version'");
-      const e = await failure(() => openSqlEngine({ database: db }));
-      expect(e.code).toBe('schema_version');
-      expect(e.message).toContain('schema version 0');
-    } finally {
-      await db.close();
-    }
+    const db = shared;
+    await (await openSqlEngine({ database: db, load: dataset })).close();
+    const again = await openSqlEngine({ database: db });
+    expect(again.credential(dataset.credentials[0]!.authId)).toBeDefined();
+    await again.close();
+    await db.exec("UPDATE tagtrack_meta SET value = '0' WHERE key = 'schema_version'");
+    const e = await failure(() => openSqlEngine({ database: db }));
+    expect(e.code).toBe('schema_version');
+    expect(e.message).toContain('schema version 0');
   });
 
   it('tables a vendor loaded without the engine get its objects and counters on first use', async () => {
-    const db = await openPglite();
-    try {
-      await (await openSqlEngine({ database: db, load: dataset })).close();
-      const tagtrack = await db.query<{ name: string }>(
-        "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'tagtrack\\_%'",
-      );
-      for (const { name } of tagtrack) await db.exec(`DROP TABLE "${name}" CASCADE`);
-      const engine = await openSqlEngine({ database: db });
-      const credential = dataset.credentials[0]!;
-      const { caller } = engine.credential(credential.authId)!;
-      const answer = await engine.answer(caller, {
-        endpoint: 'teams.tags',
-        pathParams: {},
-        query: defaultQueryParams({}),
-      });
-      expect(answer.kind).toBe('list');
-      expect((answer as unknown as { records: unknown[] }).records.length).toBeGreaterThan(0);
-    } finally {
-      await db.close();
-    }
+    const db = shared;
+    await (await openSqlEngine({ database: db, load: dataset })).close();
+    const tagtrack = await db.query<{ name: string }>(
+      "SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'tagtrack\\_%'",
+    );
+    for (const { name } of tagtrack) await db.exec(`DROP TABLE "${name}" CASCADE`);
+    const engine = await openSqlEngine({ database: db });
+    const credential = dataset.credentials[0]!;
+    const { caller } = engine.credential(credential.authId)!;
+    const answer = await engine.answer(caller, {
+      endpoint: 'teams.tags',
+      pathParams: {},
+      query: defaultQueryParams({}),
+    });
+    expect(answer.kind).toBe('list');
+    expect((answer as unknown as { records: unknown[] }).records.length).toBeGreaterThan(0);
   });
 });
 
@@ -151,26 +145,22 @@ describe.skipIf(testDatabaseUrl() === undefined)('SqlEngineError on a PostgreSQL
 
 describe('the data rules the tables cannot state, and timestamps finer than PostgreSQL keeps', () => {
   it('an event of an email that is not a recipient of its tag, or before its send, is invalid_data', async () => {
-    const db = await openPglite();
-    try {
-      await (await openSqlEngine({ database: db, load: dataset })).close();
-      const tag = dataset.tags[0]!;
-      await db.exec(`
-        INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
-          '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;
-        INSERT INTO clicks SELECT max(position) + 1, '${tag.tagID}', '${tag.recipients[0]!.email}',
-          timestamptz '${tag.dateSent}' - interval '1 day', 'desktop', 'os', 'browser', 'c', 'r',
-          'city', 0, 0 FROM clicks;
-        DELETE FROM tagtrack_meta WHERE key = 'refreshed_at';`);
-      const e = await failure(() => openSqlEngine({ database: db }));
-      expect(e.code).toBe('invalid_data');
-      expect(e.message).toContain('1 row(s) of opens have an email that is not a recipient');
-      expect(e.message).toContain('stranger@example.com');
-      expect(e.message).toContain('1 row(s) of clicks are dated before their tag was sent');
-      expect(e.message).not.toContain('\n');
-    } finally {
-      await db.close();
-    }
+    const db = shared;
+    await (await openSqlEngine({ database: db, load: dataset })).close();
+    const tag = dataset.tags[0]!;
+    await db.exec(`
+      INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
+        '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;
+      INSERT INTO clicks SELECT max(position) + 1, '${tag.tagID}', '${tag.recipients[0]!.email}',
+        timestamptz '${tag.dateSent}' - interval '1 day', 'desktop', 'os', 'browser', 'c', 'r',
+        'city', 0, 0 FROM clicks;
+      DELETE FROM tagtrack_meta WHERE key = 'refreshed_at';`);
+    const e = await failure(() => openSqlEngine({ database: db }));
+    expect(e.code).toBe('invalid_data');
+    expect(e.message).toContain('1 row(s) of opens have an email that is not a recipient');
+    expect(e.message).toContain('stranger@example.com');
+    expect(e.message).toContain('1 row(s) of clicks are dated before their tag was sent');
+    expect(e.message).not.toContain('\n');
   });
 
   it('a dateSent with 7 fractional digits is cut to microseconds, never rounded into the next second', async () => {
