@@ -41,14 +41,19 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
 -- the sender has a group) and the sender's own. A caller's tags are one scope's rows, read in
 -- tag order (newest shown dateSent first, then tagID: decisions §3 Revision 3) straight
 -- from the index, so a page costs its size plus its offset, never a sort of the whole list.
+-- opened and clicked say whether the tag has an open (a click): what the filters of decisions
+-- §4 and the event lists ask (uniqueOpens > 0 exactly when totalOpens > 0). The index holds
+-- them, so a page, its offset and the list's length are read from the index alone.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_scopes (
   scope text NOT NULL,
   shown timestamptz NOT NULL,
   "tagID" text NOT NULL,
+  opened boolean NOT NULL,
+  clicked boolean NOT NULL,
   PRIMARY KEY (scope, "tagID")
 );
 CREATE INDEX IF NOT EXISTS tagtrack_tag_scopes_order
-  ON tagtrack_tag_scopes (scope, shown DESC, "tagID" COLLATE "C");
+  ON tagtrack_tag_scopes (scope, shown DESC, "tagID" COLLATE "C") INCLUDE (opened, clicked);
 
 -- One row per tag and contact it was sent to: the first recipient entry with that contact
 -- (name and email as written, position), and the contact's events on the tag. Tags list
@@ -156,7 +161,7 @@ BEGIN
              GROUP BY e."tagID") AS c ON c."tagID" = t."tagID";
 
   INSERT INTO tagtrack_tag_scopes
-  SELECT s.scope, tc.shown, tc."tagID"
+  SELECT s.scope, tc.shown, tc."tagID", tc."totalOpens" > 0, tc."totalClicks" > 0
   FROM tagtrack_tag_counters AS tc
   JOIN members AS m ON m."memberID" = tc."memberID"
   CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),

@@ -7,30 +7,24 @@
 -- uniqueClicks > 0, isUnclicked totalClicks = 0), newest first by the dateSent shown, then
 -- tagID (decisions §3 Revision 3). recipients: each contact once, the first entry's name and
 -- email as written, in list order (decisions §3 Revision 2). Counters: file 30.
--- The scope a tag list reads: the caller's (endpoint 2) or one member's (endpoint 4, once
--- the member is known to be visible: tagtrack_member_visible).
+-- The tags a list holds, from the scope's rows alone: the caller's scope (endpoint 2) or
+-- one member's (endpoint 4, once the member is known to be visible: tagtrack_member_visible).
 CREATE OR REPLACE FUNCTION tagtrack_tag_list(caller text, member_id text,
                                              start_day date, end_day date,
                                              is_opened boolean, is_unopened boolean,
                                              is_clicked boolean, is_unclicked boolean)
-RETURNS TABLE ("tagID" text, shown timestamptz,
-               "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
-               "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
-               "desktopClicks" integer, "mobileClicks" integer)
+RETURNS TABLE ("tagID" text, shown timestamptz)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT ts."tagID", ts.shown,
-         t."totalOpens", t."uniqueOpens", t."totalClicks", t."uniqueClicks",
-         t."desktopOpens", t."mobileOpens", t."desktopClicks", t."mobileClicks"
+  SELECT ts."tagID", ts.shown
   FROM tagtrack_tag_scopes AS ts
-  JOIN tagtrack_tag_counters AS t ON t."tagID" = ts."tagID"
   WHERE ts.scope = CASE WHEN member_id IS NULL THEN tagtrack_scope(caller)
                         ELSE 'member:' || member_id END
     AND (start_day IS NULL OR ts.shown >= tagtrack_day_start(start_day))
     AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
-    AND (NOT is_opened OR t."uniqueOpens" > 0)
-    AND (NOT is_unopened OR t."totalOpens" = 0)
-    AND (NOT is_clicked OR t."uniqueClicks" > 0)
-    AND (NOT is_unclicked OR t."totalClicks" = 0)
+    AND (NOT is_opened OR ts.opened)
+    AND (NOT is_unopened OR NOT ts.opened)
+    AND (NOT is_clicked OR ts.clicked)
+    AND (NOT is_unclicked OR NOT ts.clicked)
 $$;
 
 CREATE OR REPLACE FUNCTION tagtrack_tags(caller text, member_id text,
@@ -47,13 +41,14 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
          (SELECT coalesce(json_agg(json_build_object('name', r.name, 'email', r.email)
                                    ORDER BY r.position), '[]'::json)
           FROM tagtrack_contact_tags AS r WHERE r."tagID" = p."tagID"),
-         p."totalOpens", p."uniqueOpens", p."totalClicks", p."uniqueClicks",
-         p."desktopOpens", p."mobileOpens", p."desktopClicks", p."mobileClicks"
+         c."totalOpens", c."uniqueOpens", c."totalClicks", c."uniqueClicks",
+         c."desktopOpens", c."mobileOpens", c."desktopClicks", c."mobileClicks"
   FROM (SELECT t.*
         FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
                                is_opened, is_unopened, is_clicked, is_unclicked) AS t
         ORDER BY t.shown DESC, t."tagID" COLLATE "C"
         LIMIT lim OFFSET off) AS p
+  JOIN tagtrack_tag_counters AS c ON c."tagID" = p."tagID"
   JOIN tags AS tg ON tg."tagID" = p."tagID"
   ORDER BY p.shown DESC, p."tagID" COLLATE "C"
 $$;

@@ -34,21 +34,18 @@ $$;
 -- groups of endpoints 9 and 11 (a tag without such an event is left out).
 CREATE OR REPLACE FUNCTION tagtrack_event_tags(caller text, event_kind text,
                                                start_day date, end_day date)
-RETURNS TABLE ("tagID" text, shown timestamptz,
-               "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
-               "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
-               "desktopClicks" integer, "mobileClicks" integer)
+RETURNS TABLE ("tagID" text, shown timestamptz)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT ts."tagID", ts.shown,
-         t."totalOpens", t."uniqueOpens", t."totalClicks", t."uniqueClicks",
-         t."desktopOpens", t."mobileOpens", t."desktopClicks", t."mobileClicks"
+  SELECT ts."tagID", ts.shown
   FROM tagtrack_tag_scopes AS ts
-  JOIN tagtrack_tag_counters AS t ON t."tagID" = ts."tagID"
   WHERE ts.scope = tagtrack_scope(caller)
-    AND (CASE WHEN event_kind = 'opens' THEN t."totalOpens" ELSE t."totalClicks" END) > 0
+    AND (CASE WHEN event_kind = 'opens' THEN ts.opened ELSE ts.clicked END)
+    -- no event precedes its tag (decisions §9; refused at refresh): a tag shown after the
+    -- window has none in it
+    AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
     AND (start_day IS NULL AND end_day IS NULL
          OR EXISTS (SELECT 1 FROM tagtrack_events AS e
-                    WHERE e.kind = event_kind AND e."tagID" = t."tagID"
+                    WHERE e.kind = event_kind AND e."tagID" = ts."tagID"
                       AND (start_day IS NULL OR e.date >= tagtrack_day_start(start_day))
                       AND (end_day IS NULL OR e.date < tagtrack_day_start(end_day + 1))))
 $$;

@@ -80,7 +80,8 @@ export async function openPostgres(url: string, maxConnections = 8): Promise<Dat
     connectionString: url,
     max: maxConnections,
     connectionTimeoutMillis: 30_000,
-    options: '-c TimeZone=UTC',
+    // UTC sessions; no JIT: compiling took 240-640 ms inside a page's query at 10 M events
+    options: '-c TimeZone=UTC -c jit=off',
   });
   // an idle client's error (the server went away) must not crash the process
   pool.on('error', () => {});

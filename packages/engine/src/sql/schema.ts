@@ -12,7 +12,7 @@ import { type Database, quote } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 
 /** The version of the tagtrack_* objects this engine writes and reads (sql/00-meta.sql). */
-export const SQL_SCHEMA_VERSION = '2';
+export const SQL_SCHEMA_VERSION = '3';
 
 /** The folder of the engine's SQL files, shipped in the package (`sql/`, beside `src/`, `dist/`). */
 const SQL_DIR = new URL('../../sql/', import.meta.url);
@@ -193,6 +193,11 @@ export async function refreshCounters(db: Database): Promise<void> {
     );
   }
   await db.query('SELECT tagtrack_refresh()');
+  // outside the refresh's transaction: marks the pages all-visible, so a list's page and
+  // length come from index-only scans of the scope tables
+  await db.exec(
+    'VACUUM (ANALYZE) tagtrack_tag_scopes, tagtrack_contact_scopes, tagtrack_scope_days',
+  );
   const problems = await db.query<{ problem: string }>(
     'SELECT tagtrack_data_problems() AS problem',
   );
