@@ -18,6 +18,20 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
               ELSE tagtrack_scope(caller) END
 $$;
 
+-- The subject's per-day rows in the window: what every stats answer sums or lists.
+CREATE OR REPLACE FUNCTION tagtrack_stats_rows(caller text, group_id text, member_id text,
+                                               account_type text,
+                                               start_day date, end_day date)
+RETURNS SETOF tagtrack_scope_days
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT d.*
+  FROM tagtrack_scope_days AS d
+  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
+    AND d."accountType" = coalesce(account_type, '*')
+    AND (start_day IS NULL OR d.day >= start_day)
+    AND (end_day IS NULL OR d.day <= end_day)
+$$;
+
 CREATE OR REPLACE FUNCTION tagtrack_stats_days(caller text, group_id text, member_id text,
                                                account_type text,
                                                start_day date, end_day date,
@@ -27,11 +41,7 @@ RETURNS TABLE (date text, "totalSent" integer, "totalOpens" integer, "totalClick
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT to_char(d.day, 'YYYY-MM-DD'), d."totalSent", d."totalOpens", d."totalClicks",
          d."uniqueOpens", d."uniqueClicks", tagtrack_timestamp(d."lastSent")
-  FROM tagtrack_scope_days AS d
-  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
-    AND d."accountType" = coalesce(account_type, '*')
-    AND (start_day IS NULL OR d.day >= start_day)
-    AND (end_day IS NULL OR d.day <= end_day)
+  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day) AS d
   ORDER BY d.day
   LIMIT lim OFFSET off
 $$;
@@ -42,11 +52,7 @@ CREATE OR REPLACE FUNCTION tagtrack_stats_days_count(caller text, group_id text,
 RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT count(*)
-  FROM tagtrack_scope_days AS d
-  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
-    AND d."accountType" = coalesce(account_type, '*')
-    AND (start_day IS NULL OR d.day >= start_day)
-    AND (end_day IS NULL OR d.day <= end_day)
+  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day)
 $$;
 
 CREATE OR REPLACE FUNCTION tagtrack_stats_total(caller text, group_id text, member_id text,
@@ -59,9 +65,5 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
          coalesce(sum(d."totalOpens"), 0)::integer, coalesce(sum(d."totalClicks"), 0)::integer,
          coalesce(sum(d."uniqueOpens"), 0)::integer, coalesce(sum(d."uniqueClicks"), 0)::integer,
          tagtrack_timestamp(max(d."lastSent"))
-  FROM tagtrack_scope_days AS d
-  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
-    AND d."accountType" = coalesce(account_type, '*')
-    AND (start_day IS NULL OR d.day >= start_day)
-    AND (end_day IS NULL OR d.day <= end_day)
+  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day) AS d
 $$;

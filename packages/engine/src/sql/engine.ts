@@ -409,25 +409,32 @@ function eventDetails(e: EventRow, kind: 'opens' | 'clicks') {
   return kind === 'opens' ? { openDate: e.date, ...location } : { clickDate: e.date, ...location };
 }
 
+/** The eight counters of a tag or contact row (decisions §9), in the order records show them. */
+function counters(r: Row) {
+  return {
+    totalOpens: r.totalOpens,
+    uniqueOpens: r.uniqueOpens,
+    totalClicks: r.totalClicks,
+    uniqueClicks: r.uniqueClicks,
+    desktopOpens: r.desktopOpens,
+    mobileOpens: r.mobileOpens,
+    desktopClicks: r.desktopClicks,
+    mobileClicks: r.mobileClicks,
+  };
+}
+
+/** A row of `tagtrack_tags` as endpoints 2 and 4 return the tag (core's `renderTag`). */
 function tagRecord(r: Row) {
   return {
     tagID: r.tagID,
     subject: r.subject,
     dateSent: r.dateSent,
     recipients: r.recipients,
-    stats: {
-      totalOpens: r.totalOpens,
-      uniqueOpens: r.uniqueOpens,
-      totalClicks: r.totalClicks,
-      uniqueClicks: r.uniqueClicks,
-      desktopOpens: r.desktopOpens,
-      mobileOpens: r.mobileOpens,
-      desktopClicks: r.desktopClicks,
-      mobileClicks: r.mobileClicks,
-    },
+    stats: counters(r),
   };
 }
 
+/** A row of `tagtrack_stats_days` or `_total` as a stats record (`date` on per-day ones). */
 function statsRecord(r: Row) {
   const out: Record<string, unknown> = {
     totalSent: r.totalSent,
@@ -441,22 +448,13 @@ function statsRecord(r: Row) {
   return out;
 }
 
+/** A row of `tagtrack_contacts` as endpoints 15-17 return the contact (core's `contactOf`). */
 function contactRecord(r: Row) {
   return {
     contactID: r.contactID,
     name: r.name,
     email: r.email,
     dateLastSent: r.dateLastSent,
-    stats: {
-      totalOpens: r.totalOpens,
-      uniqueOpens: r.uniqueOpens,
-      totalClicks: r.totalClicks,
-      uniqueClicks: r.uniqueClicks,
-      desktopOpens: r.desktopOpens,
-      mobileOpens: r.mobileOpens,
-      desktopClicks: r.desktopClicks,
-      mobileClicks: r.mobileClicks,
-      totalSent: r.totalSent,
-    },
+    stats: { ...counters(r), totalSent: r.totalSent },
   };
 }
