@@ -37,6 +37,11 @@ export interface AppDeps {
   readonly logger?: Logger | undefined;
   /** The OpenAPI document, already serialised. */
   readonly openApiJson: () => string;
+  /**
+   * Bytes of response bodies the response cache keeps (default 64 MiB): less when a database
+   * answers, so the server process stays small and the database does the remembering.
+   */
+  readonly responseCacheBytes?: number | undefined;
 }
 
 /**
@@ -83,7 +88,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (rateLimiter) {
     app.use(rateLimit(rateLimiter, faults.wrap('rateLimitRefusal', rateLimitRefusal), renderer));
   }
-  app.use(responseCache(deps.publicUrl, faults.wrap('cacheKey', responseCacheKey)));
+  app.use(
+    responseCache(
+      deps.publicUrl,
+      faults.wrap('cacheKey', responseCacheKey),
+      deps.responseCacheBytes,
+    ),
+  );
   app.all('*', answer({ ...deps, params, paging: faults.wrap('paging', PAGING_LAYER) }));
   return app;
 }

@@ -33,11 +33,15 @@ export const responseCacheKey: ResponseCacheKey = (r) =>
  * to the same caller, method and request target (on the same public base URL, `publicUrl()`)
  * is always the same (decisions §3 stable order): replay it instead of answering again. The
  * request's Host plays no part (decisions §3 Revision 2). Keeps what the answer step renders
- * (`rendered`: 200, 204, 400, 404), at most 4,096 responses and 64 MiB of bodies.
- * `keyOf` is {@link responseCacheKey} or the key as a routing fault breaks it.
+ * (`rendered`: 200, 204, 400, 404), at most 4,096 responses and `maxBytes` of bodies
+ * (default 64 MiB). `keyOf` is {@link responseCacheKey} or the key as a routing fault breaks it.
  */
-export function responseCache(publicUrl: () => string, keyOf: ResponseCacheKey): Middleware {
-  const responses = new LruCache<CachedResponse>(4096, 64 * 1024 * 1024);
+export function responseCache(
+  publicUrl: () => string,
+  keyOf: ResponseCacheKey,
+  maxBytes: number = 64 * 1024 * 1024,
+): Middleware {
+  const responses = new LruCache<CachedResponse>(4096, maxBytes);
   const encoder = new TextEncoder();
   return async (c, next) => {
     const { path, rawQuery } = c.get('target');
