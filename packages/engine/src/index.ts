@@ -1,8 +1,10 @@
 /**
  * `@tagtrack/engine`: Node engines answering the endpoints of the Tag Tracking Reporting API
- * behind core's `ReportingIndex` interface (`@tagtrack/core`, aggregate/types.ts), one folder
- * per engine: `memory/` is the in-memory index (`buildIndex`) with its columnar dataset
- * loaders (JSON in one or two threads, tables, binary snapshot files). Imported by the
+ * behind core's `ReportingEngine` interface (`@tagtrack/core`, aggregate/types.ts), one folder
+ * per engine: `memory/` is the in-memory index (`buildIndex`, a `ReportingIndex`) with its
+ * columnar dataset loaders (JSON in one or two threads, tables, binary snapshot files);
+ * `sql/` is the SQL engine (`openSqlEngine`) on PostgreSQL or PGlite, running the shipped
+ * `sql/*.sql` files (docs/sql.md). Imported by the
  * reference server and by tools that load large datasets; the plain rules of core
  * (`plainAnswer`, `plainIndex`) are the oracle every engine is tested against.
  */
