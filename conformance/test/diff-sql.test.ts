@@ -67,13 +67,13 @@ describe('diff of the in-memory server against the SQL-backed one finds nothing'
         numRuns: 1,
         // the canonical dataset's lists are long: the most valuable checks first, within a
         // budget (the suite's fixture and blind runs on PGlite walk them whole: soundness.test.ts)
-        ...(dataset === canonicalDataset ? { maxRequests: 2000 } : {}),
+        ...(dataset === canonicalDataset ? { maxRequests: 1000 } : {}),
       });
       const differences = result.checks.flatMap((c) =>
         c.failures.map((f) => `${f.message}\n  A: ${f.expected}\n  B: ${f.actual}`),
       );
       expect(differences).toEqual([]);
-      expect(result.compared).toBeGreaterThan(400);
+      expect(result.compared).toBeGreaterThan(300);
     } finally {
       await Promise.all([memory.close(), sql.close()]);
       await engine.close();

@@ -92,7 +92,7 @@ describe('copyTablesFromNdjson (streamed NDJSON -> COPY) on PGlite', () => {
           await rm(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 5, seed: 20261126, endOnFailure: true },
+      { numRuns: 2, seed: 20261126, endOnFailure: true },
     );
   });
 
