@@ -202,22 +202,27 @@ class SqlAnswers implements SqlEngine {
       record: contactRecord,
     });
     const type = q.type ?? null;
+    /** The record `call` (over the caller `$1` and the id `$2`) finds for `id`, or not found. */
+    const single = async (
+      kind: string,
+      id: string | undefined,
+      call: string,
+      record: (row: Row) => unknown,
+    ): Promise<EngineAnswer> => {
+      if (!storable(id)) return missing(kind, id);
+      const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [me, id]);
+      return row ? { kind: 'single', record: record(row) } : missing(kind, id);
+    };
 
     switch (request.endpoint) {
       case 'teams.list':
         return list(members(type, null));
       case 'teams.tags':
         return list(tags(null));
-      case 'teams.member': {
-        if (!storable(p.memberID)) return missing('member', p.memberID);
-        const rows = await this.database.query<Row>(
-          'SELECT * FROM tagtrack_members($1, NULL, NULL, $2, NULL, 0)',
-          [me, p.memberID],
+      case 'teams.member':
+        return single('member', p.memberID, 'tagtrack_members($1, NULL, NULL, $2, NULL, 0)', (r) =>
+          this.member(r),
         );
-        return rows[0]
-          ? { kind: 'single', record: this.member(rows[0]) }
-          : missing('member', p.memberID);
-      }
       case 'teams.memberTags':
         if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
         return list(tags(p.memberID!));
@@ -261,16 +266,13 @@ class SqlAnswers implements SqlEngine {
       }
       case 'contacts.list':
         return list(contacts(null, null));
-      case 'contacts.get': {
-        if (!storable(p.contactID)) return missing('contact', p.contactID);
-        const rows = await this.database.query<Row>(
-          'SELECT * FROM tagtrack_contacts($1, NULL, $2, NULL, 0)',
-          [me, p.contactID],
+      case 'contacts.get':
+        return single(
+          'contact',
+          p.contactID,
+          'tagtrack_contacts($1, NULL, $2, NULL, 0)',
+          contactRecord,
         );
-        return rows[0]
-          ? { kind: 'single', record: contactRecord(rows[0]) }
-          : missing('contact', p.contactID);
-      }
       case 'contacts.tag':
         if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
         return list(contacts(p.tagID!, null));
