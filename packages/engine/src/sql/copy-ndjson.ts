@@ -1,14 +1,10 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { SqlLiteralError, TABLES, type TableName } from '@tagtrack/dataset';
-import { stringify } from 'csv-stringify/sync';
-import { type Database, quote } from './database.ts';
+import { TABLES, type TableName } from '@tagtrack/dataset';
+import type { Database } from './database.ts';
 import { SqlEngineError } from './errors.ts';
-import { loadDataset, refreshCounters } from './schema.ts';
-
-/** Rows per CSV chunk handed to COPY (as `loadDataset` does). */
-const CHUNK_ROWS = 5000;
+import { analyzeTables, copyRows, createTables, installSql, refreshCounters } from './schema.ts';
 
 /** Options of {@link copyTablesFromNdjson}. */
 export interface CopyNdjsonOptions {
@@ -29,10 +25,11 @@ export interface CopyNdjsonResult {
 /**
  * Loads a directory of per-table NDJSON files (`<table>.ndjson`, one row object per line in
  * the form of `tagtrack-conformance fixture --format ndjson`: the `@tagtrack/dataset` tables)
- * into `db` without holding them in memory: it replaces the tables as `loadDataset` does
- * (drop, create with the fixture's schema, install the engine's SQL), streams each file line
- * by line as CSV chunks into COPY, runs `ANALYZE`, then (unless `refresh: false`) refreshes
- * the counters. The tables answer as `loadDataset` of the same rows does.
+ * into `db` without holding them in memory, by the same steps as `loadDataset`: the tables
+ * replaced (`createTables`), each file streamed line by line into COPY (`copyRows`: CSV
+ * chunks, timestamps cut to microseconds), `ANALYZE`, the engine's SQL installed, then
+ * (unless `refresh: false`) the counters refreshed. The tables answer as `loadDataset` of
+ * the same rows does.
  *
  * @throws SqlEngineError `load_failed` naming the table (and the line) for a missing file, a
  *   line that is not a JSON object, a value holding U+0000, or a row the database refuses.
@@ -49,36 +46,15 @@ export async function copyTablesFromNdjson(
       `cannot load ${dir}: no ${missing.map((t) => `${t.name}.ndjson`).join(', ')}`,
     );
   const t0 = performance.now();
-  await loadDataset(db, {
-    teams: [],
-    groups: [],
-    members: [],
-    credentials: [],
-    tags: [],
-    recipients: [],
-    opens: [],
-    clicks: [],
-  });
+  await createTables(db);
   const rows = {} as Record<TableName, number>;
   for (const table of TABLES) {
-    const columns = table.columns.map((c) => c.name);
     const counter = { rows: 0 };
-    try {
-      await db.copyCsv(
-        quote(table.name),
-        columns,
-        csvChunks(table.name, join(dir, `${table.name}.ndjson`), columns, counter),
-      );
-    } catch (e) {
-      if (e instanceof SqlEngineError) throw e;
-      throw new SqlEngineError(
-        'load_failed',
-        `cannot load table ${table.name}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
+    await copyRows(db, table, ndjsonRows(table.name, join(dir, `${table.name}.ndjson`), counter));
     rows[table.name] = counter.rows;
   }
-  await db.exec(`ANALYZE ${TABLES.map((t) => quote(t.name)).join(', ')}`);
+  await analyzeTables(db);
+  await installSql(db);
   const copyMs = performance.now() - t0;
   let refreshMs = 0;
   if (options.refresh ?? true) {
@@ -89,16 +65,17 @@ export async function copyTablesFromNdjson(
   return { rows, copyMs, refreshMs };
 }
 
-/** A table file's rows as CSV chunks: a header, then {@link CHUNK_ROWS} rows at a time. */
-async function* csvChunks(
+/**
+ * The row objects of a table's NDJSON file, read line by line (blank lines skipped), counted
+ * in `counter`. Throws {@link SqlEngineError} `load_failed` naming the table and the line
+ * for a line that is not a JSON object.
+ */
+async function* ndjsonRows(
   table: string,
   path: string,
-  columns: readonly string[],
   counter: { rows: number },
-): AsyncGenerator<string> {
-  yield stringify([], { header: true, columns: [...columns] });
+): AsyncGenerator<Record<string, unknown>> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  let batch: Record<string, unknown>[] = [];
   let line = 0;
   for await (const text of lines) {
     line++;
@@ -117,20 +94,7 @@ async function* csvChunks(
         'load_failed',
         `cannot load table ${table}: line ${line} is not a JSON object`,
       );
-    for (const c of columns) {
-      const v = (row as Record<string, unknown>)[c];
-      if (typeof v === 'string' && v.includes('\u0000'))
-        throw new SqlEngineError(
-          'load_failed',
-          `cannot load table ${table}: line ${line}: ${new SqlLiteralError(v, 'it holds U+0000, which PostgreSQL text cannot store').message}`,
-        );
-    }
-    batch.push(row as Record<string, unknown>);
     counter.rows++;
-    if (batch.length >= CHUNK_ROWS) {
-      yield stringify(batch, { columns: [...columns], quoted_match: /^$/ });
-      batch = [];
-    }
+    yield row as Record<string, unknown>;
   }
-  if (batch.length > 0) yield stringify(batch, { columns: [...columns], quoted_match: /^$/ });
 }

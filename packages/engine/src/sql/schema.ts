@@ -5,6 +5,7 @@ import {
   datasetToTables,
   SqlLiteralError,
   TABLES,
+  type TableSpec,
   tablesDdl,
 } from '@tagtrack/dataset';
 import { stringify } from 'csv-stringify/sync';
@@ -61,63 +62,101 @@ export function toMicroseconds(ts: string): string {
   return ts.replace(LONG_FRACTION, '$1Z');
 }
 
-/** A table's rows as CSV text chunks: a header, '' quoted, NULL empty (COPY's csv format). */
-function* csvChunks(
-  columns: readonly string[],
-  timestamps: readonly string[],
-  rows: readonly object[],
-): Generator<string> {
-  yield stringify([], { header: true, columns: [...columns] });
-  for (let i = 0; i < rows.length; i += CSV_CHUNK_ROWS) {
-    let chunk = rows.slice(i, i + CSV_CHUNK_ROWS) as Record<string, unknown>[];
-    if (timestamps.length > 0)
-      chunk = chunk.map((row) => {
-        const out = { ...row };
-        for (const c of timestamps) out[c] = toMicroseconds(String(row[c]));
-        return out;
-      });
-    yield stringify(chunk, { columns: [...columns], quoted_match: /^$/ });
+/**
+ * A table's rows as CSV text chunks for COPY (a header, '' quoted, NULL empty), each
+ * timestamp cut to microseconds ({@link toMicroseconds}). Throws {@link SqlEngineError}
+ * `load_failed` naming the table and the row (1-based) for a value holding U+0000, which
+ * PostgreSQL text cannot store.
+ */
+async function* csvChunks(
+  table: TableSpec,
+  rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+): AsyncGenerator<string> {
+  const columns = table.columns.map((c) => c.name);
+  const timestamps = table.columns.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
+  yield stringify([], { header: true, columns });
+  let batch: Record<string, unknown>[] = [];
+  let n = 0;
+  for await (const row of rows) {
+    n++;
+    for (const c of columns) {
+      const v = row[c];
+      if (typeof v === 'string' && v.includes('\u0000'))
+        throw new SqlEngineError(
+          'load_failed',
+          `cannot load table ${table.name}: row ${n}: ${new SqlLiteralError(v, 'it holds U+0000, which PostgreSQL text cannot store').message}`,
+        );
+    }
+    if (timestamps.length === 0) batch.push(row);
+    else {
+      const out = { ...row };
+      for (const c of timestamps) out[c] = toMicroseconds(String(row[c]));
+      batch.push(out);
+    }
+    if (batch.length >= CSV_CHUNK_ROWS) {
+      yield stringify(batch, { columns, quoted_match: /^$/ });
+      batch = [];
+    }
   }
+  if (batch.length > 0) yield stringify(batch, { columns, quoted_match: /^$/ });
 }
 
 /**
- * Replaces the dataset's tables in `db` with `dataset` (or its tables): drops the eight
- * tables and every tagtrack_* object, creates them with `@tagtrack/dataset`'s
- * `tablesDdl('postgres')` (the fixture's schema), COPYs the rows as CSV, installs the
- * engine's SQL and refreshes the counters ({@link refreshCounters}). Throws
+ * Drops the eight tables and every tagtrack_* object in `db` and creates the tables, empty,
+ * with `@tagtrack/dataset`'s `tablesDdl('postgres')` (the fixture's schema): the first step
+ * of every load ({@link loadDataset}, `copyTablesFromNdjson`). The engine's SQL is installed
+ * after the rows are in ({@link installSql}), so its indexes are built once, not row by row.
+ */
+export async function createTables(db: Database): Promise<void> {
+  await dropAll(db);
+  await db.exec(tablesDdl('postgres'));
+}
+
+/**
+ * COPYs `rows` (objects with the table's column names) into `table` as CSV, streamed in
+ * chunks (an async iterable is never held whole). Throws {@link SqlEngineError} `load_failed`
+ * naming the table and the database's reason, or the row holding U+0000.
+ */
+export async function copyRows(
+  db: Database,
+  table: TableSpec,
+  rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+): Promise<void> {
+  try {
+    await db.copyCsv(
+      quote(table.name),
+      table.columns.map((c) => c.name),
+      csvChunks(table, rows),
+    );
+  } catch (e) {
+    if (e instanceof SqlEngineError) throw e;
+    throw new SqlEngineError(
+      'load_failed',
+      `cannot load table ${table.name}: ${e instanceof Error ? e.message : String(e)}`,
+    );
+  }
+}
+
+/** `ANALYZE` of the eight tables, after their rows are in. */
+export async function analyzeTables(db: Database): Promise<void> {
+  await db.exec(`ANALYZE ${TABLES.map((t) => quote(t.name)).join(', ')}`);
+}
+
+/**
+ * Replaces the dataset's tables in `db` with `dataset` (or its tables): {@link createTables},
+ * {@link copyRows} of each table, `ANALYZE`, {@link installSql}, then {@link refreshCounters}. Throws
  * {@link SqlEngineError} `load_failed` naming the table and the database's reason (a value
- * PostgreSQL text cannot hold, such as U+0000, is named too).
+ * PostgreSQL text cannot hold, such as U+0000, is named too), or `invalid_data`.
  */
 export async function loadDataset(db: Database, dataset: Dataset | DatasetTables): Promise<void> {
   const tables =
     'teams' in dataset && 'credentials' in dataset && 'tags' in dataset && 'recipients' in dataset
       ? (dataset as DatasetTables)
       : datasetToTables(dataset as Dataset);
-  await dropAll(db);
-  await db.exec(tablesDdl('postgres'));
-  for (const table of TABLES) {
-    const rows = tables[table.name] as readonly Record<string, unknown>[];
-    const columns = table.columns.map((c) => c.name);
-    const timestamps = table.columns.filter((c) => c.type.kind === 'timestamp').map((c) => c.name);
-    for (const row of rows)
-      for (const c of columns) {
-        const v = row[c];
-        if (typeof v === 'string' && v.includes('\u0000'))
-          throw new SqlEngineError(
-            'load_failed',
-            `cannot load table ${table.name}: ${new SqlLiteralError(v, 'it holds U+0000, which PostgreSQL text cannot store').message}`,
-          );
-      }
-    try {
-      await db.copyCsv(quote(table.name), columns, csvChunks(columns, timestamps, rows));
-    } catch (e) {
-      throw new SqlEngineError(
-        'load_failed',
-        `cannot load table ${table.name}: ${e instanceof Error ? e.message : String(e)}`,
-      );
-    }
-  }
-  await db.exec(`ANALYZE ${TABLES.map((t) => quote(t.name)).join(', ')}`);
+  await createTables(db);
+  for (const table of TABLES)
+    await copyRows(db, table, tables[table.name] as readonly Record<string, unknown>[]);
+  await analyzeTables(db);
   await installSql(db);
   await refreshCounters(db);
 }
