@@ -321,21 +321,18 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  private async memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
-    if (!storable(memberID)) return false;
-    const [row] = await this.database.query<{ v: boolean }>(
-      'SELECT tagtrack_member_visible($1, $2) AS v',
-      [me, memberID],
-    );
-    return row!.v;
+  private memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
+    return this.visible('tagtrack_member_visible', me, memberID);
   }
 
-  private async tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
-    if (!storable(tagID)) return false;
-    const [row] = await this.database.query<{ v: boolean }>(
-      'SELECT tagtrack_tag_visible($1, $2) AS v',
-      [me, tagID],
-    );
+  private tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
+    return this.visible('tagtrack_tag_visible', me, tagID);
+  }
+
+  /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
+  private async visible(fn: string, me: string, id: string | undefined): Promise<boolean> {
+    if (!storable(id)) return false;
+    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
     return row!.v;
   }
 
