@@ -77,8 +77,14 @@ esac
 
 mkdir -p "$root"
 chown postgres:postgres "$root"
-# every node connects to the others as tagtrack: the password for any of them
-printf '127.0.0.1:*:*:%s:%s\n' "$role" "$password" >"$root/pgpass"
+# every node connects to the others as the session's role: tagtrack, or postgres (the
+# superuser, whose password is random, kept in this folder for the nodes only)
+if [ ! -f "$root/superuser-password" ]; then
+  head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$root/superuser-password"
+  chmod 600 "$root/superuser-password"
+fi
+superuser_password="$(cat "$root/superuser-password")"
+printf '127.0.0.1:*:*:%s:%s\n127.0.0.1:*:*:postgres:%s\n' "$role" "$password" "$superuser_password" >"$root/pgpass"
 chown postgres:postgres "$root/pgpass"
 chmod 600 "$root/pgpass"
 
@@ -125,6 +131,9 @@ psql_node() {
   as_postgres psql --no-psqlrc -qtAX -v ON_ERROR_STOP=1 -h "$root" -p "$(node_port "$n")" "$@"
 }
 for n in "${nodes[@]}"; do
+  psql_node "$n" -d postgres -v password="$superuser_password" >/dev/null <<'SQL'
+SELECT format('ALTER ROLE postgres WITH PASSWORD %L', :'password') \gexec
+SQL
   psql_node "$n" -d postgres -v role="$role" -v password="$password" >/dev/null <<'SQL'
 SELECT format('CREATE ROLE %I LOGIN', :'role')
 WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'role') \gexec

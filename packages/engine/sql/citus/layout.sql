@@ -1,6 +1,8 @@
--- tagtrack SQL engine on Citus: the layout (docs/sql.md §5). Runs after files 00 to 80 on a
--- Citus coordinator (the engine runs it when the database has the citus extension); running
--- it again changes nothing.
+-- tagtrack SQL engine on Citus: the layout (docs/sql.md §5). After files 00 to 80, on a Citus
+-- coordinator, this file creates tagtrack_citus_layout(); calling it lays the tables out, and
+-- calling it again changes nothing. The engine does both when the database has the citus
+-- extension; by hand: psql -f layout.sql -c 'SELECT tagtrack_citus_layout()'. (One statement
+-- per call: Citus sends a DDL statement's text to the workers, and refuses a text of several.)
 --
 -- * Distributed by "teamID", in one co-location group: tags, recipients, opens, clicks (which
 --   gain a "teamID" column, the sender's team, filled here for rows already there; new rows
@@ -30,12 +32,16 @@ BEGIN
   -- the reference tables, parents first (foreign keys between reference tables are allowed)
   FOREACH t IN ARRAY ARRAY['teams', 'groups', 'members', 'credentials', 'tagtrack_meta',
                            'tagtrack_email_keys', 'tagtrack_contact_ids'] LOOP
-    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                   WHERE logicalrelid = t::regclass AND repmodel = 't') THEN
       PERFORM create_reference_table(t);
     END IF;
   END LOOP;
 
-  IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'tags'::regclass) THEN
+  -- (a table referencing a reference table is in Citus's metadata already, as a "Citus
+  -- local table": only hash distribution, partmethod 'h', counts as done)
+  IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                 WHERE logicalrelid = 'tags'::regclass AND partmethod = 'h') THEN
     -- the team on the four tag tables, from the sender (still local tables here)
     ALTER TABLE tags ADD COLUMN IF NOT EXISTS "teamID" text;
     ALTER TABLE recipients ADD COLUMN IF NOT EXISTS "teamID" text;
@@ -60,18 +66,19 @@ BEGIN
                                     'opens'::regclass, 'clicks'::regclass) LOOP
       EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', fk.tbl, fk.conname);
     END LOOP;
-    ALTER TABLE tags DROP CONSTRAINT IF EXISTS tags_pkey,
-      ADD PRIMARY KEY ("teamID", "tagID");
-    ALTER TABLE recipients DROP CONSTRAINT IF EXISTS recipients_pkey,
-      ADD PRIMARY KEY ("teamID", "tagID", position);
-    ALTER TABLE opens DROP CONSTRAINT IF EXISTS opens_pkey,
-      ADD PRIMARY KEY ("teamID", position);
-    ALTER TABLE clicks DROP CONSTRAINT IF EXISTS clicks_pkey,
-      ADD PRIMARY KEY ("teamID", position);
+    ALTER TABLE tags DROP CONSTRAINT IF EXISTS tags_pkey;
+    ALTER TABLE tags ADD PRIMARY KEY ("teamID", "tagID");
+    ALTER TABLE recipients DROP CONSTRAINT IF EXISTS recipients_pkey;
+    ALTER TABLE recipients ADD PRIMARY KEY ("teamID", "tagID", position);
+    ALTER TABLE opens DROP CONSTRAINT IF EXISTS opens_pkey;
+    ALTER TABLE opens ADD PRIMARY KEY ("teamID", position);
+    ALTER TABLE clicks DROP CONSTRAINT IF EXISTS clicks_pkey;
+    ALTER TABLE clicks ADD PRIMARY KEY ("teamID", position);
   END IF;
 
   FOREACH t IN ARRAY dist LOOP
-    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = t::regclass) THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
+                   WHERE logicalrelid = t::regclass AND partmethod = 'h') THEN
       IF t = 'tags' THEN
         PERFORM create_distributed_table(t, 'teamID');
       ELSE
@@ -93,33 +100,29 @@ BEGIN
     ALTER TABLE clicks ADD CONSTRAINT clicks_tag_fkey
       FOREIGN KEY ("teamID", "tagID") REFERENCES tags ("teamID", "tagID");
   END IF;
+
+  -- the views of file 15, reading the team the tag tables now carry (same columns)
+  CREATE OR REPLACE VIEW tagtrack_team_tags AS
+    SELECT t."teamID", t."tagID", t."memberID", t.subject, t."dateSent"
+    FROM tags AS t;
+  CREATE OR REPLACE VIEW tagtrack_team_recipients AS
+    SELECT r."teamID", r."tagID", r.position, r.name, r.email
+    FROM recipients AS r;
+  CREATE OR REPLACE VIEW tagtrack_team_opens AS
+    SELECT e."teamID", e."tagID", e.position, e.email, e.date, e.device, e.os, e.browser,
+           e.counry, e.region, e.city, e.latitude, e.longitude
+    FROM opens AS e;
+  CREATE OR REPLACE VIEW tagtrack_team_clicks AS
+    SELECT e."teamID", e."tagID", e.position, e.email, e.date, e.device, e.os, e.browser,
+           e.counry, e.region, e.city, e.latitude, e.longitude
+    FROM clicks AS e;
+
+  -- a tag's events are read by team and tag, then date
+  CREATE INDEX IF NOT EXISTS tagtrack_opens_team_tag_date ON opens ("teamID", "tagID", date);
+  CREATE INDEX IF NOT EXISTS tagtrack_clicks_team_tag_date ON clicks ("teamID", "tagID", date);
+
+  INSERT INTO tagtrack_meta (key, value) VALUES ('layout', 'citus')
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
 END
 $$;
 
-SELECT tagtrack_citus_layout();
-
--- The views of file 15, reading the team the tag tables now carry (same columns).
-CREATE OR REPLACE VIEW tagtrack_team_tags AS
-  SELECT t."teamID", t."tagID", t."memberID", t.subject, t."dateSent"
-  FROM tags AS t;
-
-CREATE OR REPLACE VIEW tagtrack_team_recipients AS
-  SELECT r."teamID", r."tagID", r.position, r.name, r.email
-  FROM recipients AS r;
-
-CREATE OR REPLACE VIEW tagtrack_team_opens AS
-  SELECT e."teamID", e."tagID", e.position, e.email, e.date, e.device, e.os, e.browser,
-         e.counry, e.region, e.city, e.latitude, e.longitude
-  FROM opens AS e;
-
-CREATE OR REPLACE VIEW tagtrack_team_clicks AS
-  SELECT e."teamID", e."tagID", e.position, e.email, e.date, e.device, e.os, e.browser,
-         e.counry, e.region, e.city, e.latitude, e.longitude
-  FROM clicks AS e;
-
--- A tag's events are read by team and tag, then date.
-CREATE INDEX IF NOT EXISTS tagtrack_opens_team_tag_date ON opens ("teamID", "tagID", date);
-CREATE INDEX IF NOT EXISTS tagtrack_clicks_team_tag_date ON clicks ("teamID", "tagID", date);
-
-INSERT INTO tagtrack_meta (key, value) VALUES ('layout', 'citus')
-  ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;

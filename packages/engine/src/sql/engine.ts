@@ -255,12 +255,14 @@ class SqlAnswers implements SqlEngine {
       case 'teams.tags':
         return list(tags(null));
       case 'teams.member':
-        return single('member', p.memberID, 'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)', (r) =>
-          this.member(r),
+        return single(
+          'member',
+          p.memberID,
+          'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)',
+          (r) => this.member(r),
         );
       case 'teams.memberTags':
-        if (!(await this.memberVisible(team, me, p.memberID)))
-          return missing('member', p.memberID);
+        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
         return list(tags(p.memberID!));
       case 'teams.group': {
         const group = await this.group(team, me, p.group);
@@ -274,8 +276,7 @@ class SqlAnswers implements SqlEngine {
         return group === null ? missing('group', p.group) : stats(group, null, type);
       }
       case 'stats.member':
-        if (!(await this.memberVisible(team, me, p.memberID)))
-          return missing('member', p.memberID);
+        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
         return stats(null, p.memberID!, null);
       case 'clicks.list':
         return list(eventGroups('clicks'));

@@ -30,8 +30,9 @@ export function sqlFiles(): { readonly name: string; readonly text: string }[] {
 }
 
 /**
- * The Citus layout (`sql/citus/layout.sql`, docs/sql.md §5): distributes the tag tables and
- * the counters by `teamID`, makes the rest reference tables. Idempotent.
+ * The Citus layout (`sql/citus/layout.sql`, docs/sql.md §5): the one statement creating
+ * `tagtrack_citus_layout()`, which distributes the tag tables and the counters by `teamID`
+ * and makes the rest reference tables (idempotent).
  */
 export function citusLayoutSql(): { readonly name: string; readonly text: string } {
   return {
@@ -55,8 +56,15 @@ export async function isCitus(db: Database): Promise<boolean> {
  */
 export async function installSql(db: Database): Promise<void> {
   await dropRoutines(db);
-  const files = (await isCitus(db)) ? [...sqlFiles(), citusLayoutSql()] : sqlFiles();
-  for (const file of files) {
+  const citus = await isCitus(db);
+  const steps = citus
+    ? [
+        ...sqlFiles(),
+        citusLayoutSql(),
+        { name: 'citus/layout.sql', text: 'SELECT tagtrack_citus_layout()' },
+      ]
+    : sqlFiles();
+  for (const file of steps) {
     try {
       await db.exec(file.text);
     } catch (e) {
