@@ -48,7 +48,10 @@ export type SqlTopology = 'embedded' | 'single' | 'coordinator' | 'standby';
 
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
 export interface SqlEngine extends ReportingEngine {
-  readonly kind: 'pglite' | 'postgres';
+  /** `pglite` or `postgres`, as the database. */
+  readonly name: 'pglite' | 'postgres';
+  /** A list window is one SQL query (`LIMIT`/`OFFSET` and the count). */
+  readonly servesWindows: true;
   /** Where the database stands: embedded, single server, Citus coordinator or standby. */
   readonly topology: SqlTopology;
   /** The database, for tools and tests (one query at a time on PGlite). */
@@ -142,7 +145,8 @@ interface ListQuery {
 
 /** The answers of {@link openSqlEngine}: one SQL function per list (sql/40 … sql/80). */
 class SqlAnswers implements SqlEngine {
-  readonly kind: 'pglite' | 'postgres';
+  readonly name: 'pglite' | 'postgres';
+  readonly servesWindows = true;
 
   constructor(
     readonly database: Database,
@@ -154,7 +158,7 @@ class SqlAnswers implements SqlEngine {
     private readonly ownsDatabase: boolean,
     readonly topology: SqlTopology,
   ) {
-    this.kind = database.kind;
+    this.name = database.kind;
   }
 
   credential(authId: string) {
