@@ -32,12 +32,13 @@ fi
   exit 1
 }
 
+# The build records the Citus version and the server version it was compiled against: a
+# citus.so built for another minor version of the server can fail to load (undefined symbol).
+stamp_file() { echo "$("$pg_config" --pkglibdir)/citus.tagtrack-build"; }
+build_stamp() { echo "citus ${version} for $("$pg_config" --version)"; }
 installed() {
-  [ -x "$pg_config" ] || return 1
-  local control
-  control="$("$pg_config" --sharedir)/extension/citus.control"
-  [ -f "$control" ] && grep -q "default_version = '${version%.*}" "$control" &&
-    [ -f "$("$pg_config" --pkglibdir)/citus.so" ]
+  [ -x "$pg_config" ] && [ -f "$("$pg_config" --pkglibdir)/citus.so" ] &&
+    [ "$(cat "$(stamp_file)" 2>/dev/null)" = "$(build_stamp)" ]
 }
 if installed; then
   log "Citus ${version} is installed in PostgreSQL ${pg_major}"
@@ -46,8 +47,21 @@ fi
 
 log "installing the build dependencies (Debian packages)"
 apt-get update -qq >&2
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-  "postgresql-${pg_major}" "postgresql-server-dev-${pg_major}" build-essential \
+# The server headers of exactly the installed server's version: installing the newest
+# postgresql-server-dev would upgrade postgresql-${pg_major} under clusters already running,
+# whose new backends then fail to load the newer plpgsql.so (undefined symbol).
+# (apt-get would otherwise upgrade the server and client to satisfy the newest dependencies:
+# every one of the three is pinned to the installed server's version)
+server_version="$(dpkg-query -W -f='${Version}' "postgresql-${pg_major}" 2>/dev/null || true)"
+if [ -n "$server_version" ]; then
+  server_packages=("postgresql-${pg_major}=${server_version}"
+    "postgresql-client-${pg_major}=${server_version}"
+    "postgresql-server-dev-${pg_major}=${server_version}")
+else
+  server_packages=("postgresql-${pg_major}" "postgresql-server-dev-${pg_major}")
+fi
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends --allow-downgrades \
+  "${server_packages[@]}" build-essential \
   libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev libssl-dev libselinux1-dev \
   libxslt1-dev libpam0g-dev libreadline-dev zlib1g-dev >&2
 
@@ -69,4 +83,5 @@ make install >"$work/install.log" 2>&1 || {
   tail -n 20 "$work/install.log" >&2
   exit 1
 }
+build_stamp >"$(stamp_file)"
 log "installed Citus ${version} into PostgreSQL ${pg_major}"
