@@ -105,7 +105,9 @@ describe('runConformance against the reference server', () => {
     expect([message, code]).toEqual([cause.message, 'connection_failed']);
     expect(result.configError).toBe(message);
     expect(result.ok).toBe(false);
-    expect(result.checks.filter((c) => c.status !== 'skip').map((c) => c.status)).toContain('error');
+    expect(result.checks.filter((c) => c.status !== 'skip').map((c) => c.status)).toContain(
+      'error',
+    );
     expect(result.checks.every((c) => c.status === 'error' || c.status === 'skip')).toBe(true);
     await expect(runConformance({ baseUrl: MEMORY_BASE_URL })).rejects.toBeInstanceOf(ConfigError);
   });
