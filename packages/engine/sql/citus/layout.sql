@@ -42,6 +42,12 @@ BEGIN
   -- local table": only hash distribution, partmethod 'h', counts as done)
   IF NOT EXISTS (SELECT 1 FROM pg_dist_partition
                  WHERE logicalrelid = 'tags'::regclass AND partmethod = 'h') THEN
+    -- no upkeep triggers (file 35): on Citus a trigger runs on a worker's shard, where it
+    -- cannot read the other shards' tables; appended rows are followed by calling the ingest
+    -- functions on the coordinator (or tagtrack_refresh_team)
+    FOREACH t IN ARRAY ARRAY['tags', 'recipients', 'opens', 'clicks'] LOOP
+      EXECUTE format('DROP TRIGGER IF EXISTS tagtrack_upkeep ON %I', t);
+    END LOOP;
     -- the team on the four tag tables, from the sender (still local tables here)
     ALTER TABLE tags ADD COLUMN IF NOT EXISTS "teamID" text;
     ALTER TABLE recipients ADD COLUMN IF NOT EXISTS "teamID" text;
