@@ -14,7 +14,17 @@ import { matchesOnly } from '../src/runner.ts';
 const CHECKS_DIR = fileURLToPath(new URL('../src/checks/', import.meta.url));
 
 /** The check-writing API and shared helpers: files under checks/ that define no check. */
-const HELPERS = ['compare', 'context', 'define', 'failure', 'groups', 'index', 'sample', 'walk'];
+const HELPERS = [
+  'callers',
+  'compare',
+  'context',
+  'define',
+  'failure',
+  'groups',
+  'index',
+  'sample',
+  'walk',
+];
 
 type Module = { prefix?: unknown; checks?: readonly { id: string; area: string }[] };
 
