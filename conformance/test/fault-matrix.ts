@@ -314,7 +314,7 @@ export function describeFaults(part: number): void {
           await Promise.all([server.close(), clean.close()]);
         }
       },
-      60_000,
+      180_000,
     );
 
     afterAll(() => {

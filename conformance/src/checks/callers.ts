@@ -103,7 +103,10 @@ export async function runPerCaller(check: Check, ctx: CheckContext): Promise<voi
   const skipped: string[] = [];
   for (const [i, credential] of callers.entries()) {
     const seedOffset = i === 0 ? 0 : hashString(credential.label);
-    const outcome = await ctx.asCaller({ credential, numRuns, seedOffset }, () => check.run(ctx));
+    const outcome = await ctx.asCaller(
+      { credential, numRuns, seedOffset, index: i, of: callers.length },
+      () => check.run(ctx),
+    );
     if (outcome.skipped !== undefined) skipped.push(`as ${credential.label}: ${outcome.skipped}`);
   }
   if (skipped.length === callers.length) ctx.skip(skipped.join('; '));

@@ -65,6 +65,9 @@ export interface CallerShare {
   readonly credential: SuiteCredential;
   readonly numRuns: number;
   readonly seedOffset: number;
+  /** Its place among the callers the check runs as (0: the primary), and how many they are. */
+  readonly index: number;
+  readonly of: number;
 }
 
 /**
@@ -154,6 +157,21 @@ export class CheckContext {
   get primary(): SuiteCredential {
     return this.share?.credential ?? this.services.primary;
   }
+  /**
+   * The cases of a fixed list this caller takes, when a check runs once per caller (see
+   * {@link asCaller}): the primary (and a check run once) takes every item; the other callers
+   * share the items out, each about `1 / (callers - 1)` of them, the split turned by the run's
+   * seed, so every item is tried as the primary and as one other caller. For lists whose cost
+   * grows with the callers and not the property budget (every endpoint in every format, say).
+   */
+  callerShare<T>(items: readonly T[]): T[] {
+    const share = this.share;
+    if (share === undefined || share.index === 0 || share.of < 2) return [...items];
+    const others = share.of - 1;
+    const turn = ((this.services.baseSeed % others) + others) % others;
+    return items.filter((_, i) => (i + turn) % others === share.index - 1);
+  }
+
   /** The caller the check runs as when it runs once per caller (see {@link asCaller}), else undefined. */
   get caller(): SuiteCredential | undefined {
     return this.share?.credential;
