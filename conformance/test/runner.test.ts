@@ -5,18 +5,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { defineCheck, priorityOf } from '../src/checks/define.ts';
-import { ensure, Violation } from '../src/checks/failure.ts';
+import { defineCheck, priorityOf } from '../src/check/define.ts';
+import { ensure, Violation } from '../src/check/failure.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { ConnectionError, type FetchLike } from '../src/http.ts';
-import { ResultsJson, writeReports } from '../src/reporters/index.ts';
+import { ConnectionError, type FetchLike } from '../src/http/client.ts';
+import { ResultsJson, writeReports } from '../src/report/index.ts';
 import {
   ConfigError,
   defaultConcurrency,
   matchesOnly,
+  PreflightError,
   type RunResult,
   runConformance,
-} from '../src/runner.ts';
+} from '../src/run/runner.ts';
 import {
   failing,
   MEMORY_BASE_URL,
@@ -91,15 +92,23 @@ describe('runConformance against the reference server', () => {
     ]);
   });
 
-  test('an unreachable base URL is a ConnectionError, a missing credential a ConfigError', async () => {
-    await expect(
-      runConformance({
-        baseUrl: 'http://127.0.0.1:9',
-        authId: 'a',
-        accessKey: 'b',
-        timeoutMs: 2000,
-      }),
-    ).rejects.toBeInstanceOf(ConnectionError);
+  test('an unreachable base URL is a PreflightError caused by a ConnectionError, carrying the result; a missing credential a ConfigError', async () => {
+    const error = await runConformance({
+      baseUrl: 'http://127.0.0.1:9',
+      authId: 'a',
+      accessKey: 'b',
+      timeoutMs: 2000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PreflightError);
+    const { cause, result, message, code } = error as PreflightError;
+    expect(cause).toBeInstanceOf(ConnectionError);
+    expect([message, code]).toEqual([cause.message, 'connection_failed']);
+    expect(result.configError).toBe(message);
+    expect(result.ok).toBe(false);
+    expect(result.checks.filter((c) => c.status !== 'skip').map((c) => c.status)).toContain(
+      'error',
+    );
+    expect(result.checks.every((c) => c.status === 'error' || c.status === 'skip')).toBe(true);
     await expect(runConformance({ baseUrl: MEMORY_BASE_URL })).rejects.toBeInstanceOf(ConfigError);
   });
 

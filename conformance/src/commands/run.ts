@@ -2,12 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { DataMode } from '../check/watermark.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
-import { ChecksError, loadChecks } from '../custom-checks.ts';
-import { selectEndpoints } from '../endpoint-filter.ts';
-import { ExpectedFailuresError, loadExpectedFailures } from '../expected-failures.ts';
-import { ConnectionError } from '../http.ts';
-import { loadProfile, ProfileError } from '../profile.ts';
+import { ConnectionError } from '../http/client.ts';
+import { absolutePath, rerunNote, shellQuote } from '../http/rerun.ts';
+import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
+import { loadProfile, ProfileError } from '../profile/profile.ts';
 import {
   formatSummary,
   progressReporter,
@@ -15,11 +15,11 @@ import {
   useColor,
   writeHar,
   writeReports,
-} from '../reporters/index.ts';
-import { absolutePath, rerunNote, shellQuote } from '../rerun.ts';
-import { ConfigError, type RunResult, runConformance } from '../runner.ts';
-import { TlsConfigError, tlsFetch, waitForAnswer } from '../transport.ts';
-import type { DataMode } from '../watermark.ts';
+} from '../report/index.ts';
+import { ChecksError, loadChecks } from '../run/custom-checks.ts';
+import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
+import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
+import { selectEndpoints } from './endpoint-filter.ts';
 import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
@@ -153,10 +153,9 @@ export async function runCommand(
   } catch (e) {
     // no answer from the base URL, or a misconfiguration the preflight found: the reports
     // still say so, check by check (none run) and in `configError`
-    if ((e instanceof ConnectionError || e instanceof ConfigError) && e.result !== undefined) {
-      await writeRunReports(e.result, opts);
-    }
+    if (e instanceof PreflightError) await writeRunReports(e.result, opts);
     if (
+      e instanceof PreflightError ||
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||

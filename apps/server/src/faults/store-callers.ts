@@ -1,11 +1,12 @@
 import {
+  type Answer,
   type Caller,
   type Contact,
   type Dataset,
   type TeamMember,
   visibleGroups,
 } from '@tagtrack/core';
-import type { StoreAnswer } from '../store.ts';
+
 import type { FaultInfo } from './info.ts';
 import { answerOf, mapList } from './store-helpers.ts';
 
@@ -41,7 +42,7 @@ export const STORE_CALLER_FAULTS = [
         "one admin credential sees every member's true group name; only a manager's or user's records are wrong, and nothing in them alone tells",
     },
     wrap: {
-      store: answerOf((caller, request, answer): StoreAnswer => {
+      store: answerOf((caller, request, answer): Answer => {
         if (caller.accountType === 'admin' || !MEMBER_ENDPOINTS.has(request.endpoint))
           return answer;
         // bug: the scoped member query joins the group's id where its name belongs
@@ -65,7 +66,7 @@ export const STORE_CALLER_FAULTS = [
     },
     wrap: {
       store: (s) =>
-        answerOf((caller, request, answer): StoreAnswer => {
+        answerOf((caller, request, answer): Answer => {
           if (caller.accountType !== 'manager' || answer.kind !== 'list') return answer;
           if (request.endpoint === 'teams.group')
             // bug: the group query keeps the caller's own row only
@@ -101,7 +102,7 @@ export const STORE_CALLER_FAULTS = [
     },
     wrap: {
       store: (s) =>
-        answerOf((caller, request, answer): StoreAnswer => {
+        answerOf((caller, request, answer): Answer => {
           if (request.endpoint !== 'contacts.get' || answer.kind !== 'single') return answer;
           if (caller.accountType === 'admin') return answer;
           // bug: the single contact is looked up with the team's view, not the caller's
@@ -127,7 +128,7 @@ export const STORE_CALLER_FAULTS = [
         const groups = s.index.dataset.teams.flatMap((t) =>
           t.groups.map((g) => ({ ...g, teamID: t.teamID })),
         );
-        return answerOf((caller, request, answer): StoreAnswer => {
+        return answerOf((caller, request, answer): Answer => {
           const segment = request.pathParams.group;
           if (segment === undefined) return answer;
           if (visibleGroups(s.index.dataset, caller).some((g) => g.groupID === segment))

@@ -6,11 +6,11 @@ import {
   normaliseEmail,
   plainEvents,
 } from '@tagtrack/core';
-import { distinctCallers } from '../callers.ts';
-import type { CheckContext } from '../context.ts';
-import { type Check, lawCheck, type SuiteCredential } from '../define.ts';
-import { describe } from '../failure.ts';
-import { middleWindow, sendDays, windowQuery } from '../sample.ts';
+import { distinctCallers } from '../../check/callers.ts';
+import type { CheckContext } from '../../check/context.ts';
+import { type Check, lawCheck, type SuiteCredential } from '../../check/define.ts';
+import { describe } from '../../check/failure.ts';
+import { middleWindow, sendDays, windowQuery } from '../../check/sample.ts';
 import { aggregated, obey, type Pairs } from './shared.ts';
 
 /**
