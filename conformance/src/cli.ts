@@ -3,7 +3,13 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
-import { credentialOptions, headerOption, tlsOptions, waitForOption } from './commands/options.ts';
+import {
+  credentialOptions,
+  gateOptions,
+  headerOption,
+  tlsOptions,
+  waitForOption,
+} from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
@@ -306,6 +312,9 @@ export function buildProgram(done: (code: number) => void): Command {
         .argParser(positiveInt('max-failures'))
         .env('TAGTRACK_MAX_FAILURES'),
     )
+    .addOption(gateOptions()[0]!)
+    .addOption(gateOptions()[1]!)
+    .addOption(gateOptions()[2]!)
     .addOption(headerOption())
     .addOption(tlsOptions()[0]!)
     .addOption(tlsOptions()[1]!)

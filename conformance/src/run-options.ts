@@ -109,6 +109,15 @@ export interface RunOptions {
   readonly tls?: TlsOptions | undefined;
   /** Where the run took its credentials, headers and TLS settings, as printed commands name it (rerun.ts). */
   readonly rerun?: Rerun | undefined;
+  /**
+   * Gate: the most checks that may end inconclusive for the run to pass (`--max-inconclusive`,
+   * overrides the profile's `maxInconclusive`; see gates.ts). Absent: no bound.
+   */
+  readonly maxInconclusive?: number | undefined;
+  /** Gate: the most skipped checks, those the profile rules out not counted (`--max-skipped`). */
+  readonly maxSkipped?: number | undefined;
+  /** Gate: ids of checks that must pass, not merely not fail (`--require`; joined with the profile's). */
+  readonly require?: readonly string[] | undefined;
 }
 
 /** Default fast-check runs per property check. */
@@ -213,6 +222,13 @@ export function validateRunOptions(
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  }
+  for (const [name, value] of [
+    ['max-inconclusive', options.maxInconclusive],
+    ['max-skipped', options.maxSkipped],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+      throw new ConfigError(`${name} must be a non-negative integer, got ${value}`);
   }
   return expected;
 }

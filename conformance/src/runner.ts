@@ -7,6 +7,7 @@ import type { Walk } from './checks/walk.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
 import { discover } from './discover.ts';
 import { makeOracle } from './fixture-oracle.ts';
+import { gateFailures, gatePolicy, unknownRequired } from './gates.ts';
 import { ConnectionError, type Exchange, HttpClient } from './http.ts';
 import { preflight } from './preflight.ts';
 import { parseProfile } from './profile.ts';
@@ -69,6 +70,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         : `no check with the id ${options.ids.join(', ')} is selected`,
     );
   const expected = validateRunOptions(options, new Set(catalogue.map((c) => c.id)));
+  const policy = gatePolicy(options, profile);
+  const unknownGate = unknownRequired(policy, new Set(catalogue.map((c) => c.id)));
+  if (unknownGate !== undefined) throw new ConfigError(unknownGate);
 
   const rate =
     options.rateLimit ??
@@ -101,7 +105,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
 
   const oracle =
     mode === 'fixture' ? makeOracle(options.dataset ?? canonicalDataset, profile) : undefined;
+  const upgrades = new Map<string, string>();
   const env: CheckEnv = {
+    upgrades,
     profile,
     mode,
     probeMethods: options.probeMethods ?? false,
@@ -215,6 +221,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const { summary, stale } = summaryOf(results);
   // a 5xx fails the run whichever check got it, listed in the expected-failures file or not
   const serverError = selected.some((check) => done.get(check.id)!.serverErrors > 0);
+  // the release gate's policy (gates.ts): judged only on a run whose checks ran
+  const gates = notRun === undefined ? gateFailures(results, policy) : [];
   const result: RunResult = {
     suite: 'tagtrack-conformance',
     profile,
@@ -233,11 +241,15 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       stale.length === 0 &&
       !serverError &&
       guard.interrupted === undefined &&
-      notRun === undefined,
+      notRun === undefined &&
+      gates.length === 0,
     concurrency,
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
     ...(notRun === undefined ? {} : { configError: notRun.message }),
-    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(gates.length === 0 ? {} : { gateFailures: gates }),
+    ...(warnings.length + upgrades.size === 0
+      ? {}
+      : { warnings: [...warnings, ...upgrades.values()] }),
     data: watch.report(),
     ...(options.rerun === undefined ? {} : { rerun: options.rerun }),
     exchanges,

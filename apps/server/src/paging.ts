@@ -39,6 +39,12 @@ export interface ListRequest {
    * `paging-path-canonical`).
    */
   readonly pathForm?: 'as-received' | 'canonical';
+  /**
+   * How a cursor above 2^53 − 1 is read: `exact` (default, the current revision, spec §5) or
+   * `clamped` to 2^53 − 1, as Revision 2's spec §11 stated it (variant `huge-cursor-clamp`:
+   * conforming under a profile pinned to Revision 2 only).
+   */
+  readonly hugeCursor?: 'exact' | 'clamped';
   /** A request header by its lower-case name (read only by faults); absent: none. */
   readonly header?: (name: string) => string | undefined;
 }
@@ -97,7 +103,13 @@ export interface PagingLayer {
 
 /** The clean {@link PagingLayer} (decisions §3 and its Revisions 2 and 3). */
 export const PAGING_LAYER: PagingLayer = {
-  window: (req) => ({ cursor: req.cursor, pageSize: req.pageSize }),
+  window: (req) => ({
+    cursor:
+      req.hugeCursor === 'clamped' && req.cursor > Number.MAX_SAFE_INTEGER
+        ? Number.MAX_SAFE_INTEGER
+        : req.cursor,
+    pageSize: req.pageSize,
+  }),
   cut: (req, cursor, pageSize) =>
     req.slice === undefined
       ? pageOf(req.records, cursor, pageSize, req.pagingEnd)

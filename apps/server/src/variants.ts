@@ -26,7 +26,11 @@ export interface VariantInfo {
   readonly layer: 'render' | 'transport' | 'store' | 'options';
   /** Only observable over a real socket (not through the in-memory `fetch`). */
   readonly transport: boolean;
-  /** Profile fields the conformance suite must use against a server with this variant. */
+  /**
+   * Profile fields the conformance suite must use against a server with this variant; a
+   * `revision` marks an old rule kept as a variant: it passes under that revision and fails
+   * under the next (spec §12).
+   */
   readonly profile?: Readonly<Record<string, unknown>>;
   /** Server options the variant sets (applied by `createServer`). */
   readonly server?: VariantServerOptions;
@@ -211,6 +215,16 @@ export const VARIANTS = [
     freedom: 'decisions §3 Revision 3 (the path of the paging URLs is free between the two forms)',
     layer: 'render',
     transport: false,
+  },
+  {
+    name: 'huge-cursor-clamp',
+    description:
+      'a cursor above 2^53 − 1 is read as 2^53 − 1, as Revision 2 stated it: past the end, previous, previousURL and Link rel="prev" at 9007199254740991 − pageSize (cursor=99999999999999999999 links to cursor=9007199254740741)',
+    freedom:
+      'Revision 2 of the profile (spec §12: changed in Revision 3 to exact arithmetic): conforming only under a profile pinned to revision 2',
+    layer: 'options',
+    transport: false,
+    profile: { revision: 2 },
   },
   {
     name: 'empty-page',

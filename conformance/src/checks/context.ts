@@ -10,6 +10,7 @@ import {
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http.ts';
 import type { Profile } from '../profile.ts';
+import { judgesOldRule, upgradeWarning } from '../revisions.ts';
 import { runInBatches } from './context/batches.ts';
 import {
   DEFAULT_EACH_CONCURRENCY,
@@ -122,6 +123,24 @@ export class CheckContext {
 
   get profile(): Profile {
     return this.services.env.profile;
+  }
+
+  /**
+   * Whether the changed rule `id` (revisions.ts, spec §12) is judged as the older revision the
+   * profile pins stated it (a rule changed after that revision), rather than as now.
+   */
+  judgesOldRule(id: string): boolean {
+    return judgesOldRule(this.profile.revision, id);
+  }
+
+  /**
+   * Records that the implementation fails the current form of the changed rule `id` and
+   * passed only under the older revision the profile pins (`example`: the answer, in words).
+   * The run warns once per rule, with the first example recorded.
+   */
+  failsNewerRule(id: string, example: string): void {
+    const sink = this.services.env.upgrades;
+    if (sink !== undefined && !sink.has(id)) sink.set(id, upgradeWarning(id, this.id, example));
   }
   get mode(): 'blind' | 'fixture' {
     return this.services.env.mode;

@@ -20,7 +20,7 @@ import { absolutePath, rerunNote, shellQuote } from '../rerun.ts';
 import { ConfigError, type RunResult, runConformance } from '../runner.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../transport.ts';
 import type { DataMode } from '../watermark.ts';
-import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
+import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
  * `tagtrack-conformance run`: reads the options (after `buildProgram` parsed them), runs the
@@ -115,6 +115,7 @@ export async function runCommand(
       signal: stopped.signal,
       endpoints: endpoints === undefined ? undefined : [...endpoints],
       maxFailures: opts.maxFailures as number | undefined,
+      ...gatesOf(opts),
       headers: extra.headers,
       tls,
       rerun,

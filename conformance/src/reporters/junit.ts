@@ -1,5 +1,6 @@
 import { create } from 'xmlbuilder2';
 import { AREAS } from '../checks/define.ts';
+import { revisionLabel } from '../revisions.ts';
 import type { CheckResult, RunResult } from '../runner.ts';
 import { VERSION } from '../version.ts';
 import { failureText } from './text.ts';
@@ -22,6 +23,9 @@ export function junitProperties(result: RunResult): [string, string][] {
     ['seed', String(result.seed)],
     ['baseUrl', result.baseUrl],
     ['profile', result.profile.name],
+    ...(typeof result.profile.revision === 'number'
+      ? ([['revision', revisionLabel(result.profile)]] as [string, string][])
+      : []),
     ['mode', result.mode],
     ['numRuns', String(result.numRuns)],
     ['tool', 'tagtrack-conformance'],

@@ -86,6 +86,7 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response>
             rtn: query.rtn,
             method,
             pathForm: renderer.variants.has('paging-path-canonical') ? 'canonical' : 'as-received',
+            hugeCursor: renderer.variants.has('huge-cursor-clamp') ? 'clamped' : 'exact',
             header: (name) => c.req.header(name),
           },
           pagingLayer,
