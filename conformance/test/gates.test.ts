@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { gateFailures, gatePolicy, unknownRequired } from '../src/gates.ts';
-import { parseProfile } from '../src/profile.ts';
-import { verdictOf } from '../src/reporters/index.ts';
-import type { CheckResult } from '../src/run-result.ts';
+import { parseProfile } from '../src/profile/profile.ts';
+import { verdictOf } from '../src/report/index.ts';
+import { gateFailures, gatePolicy, unknownRequired } from '../src/run/gates.ts';
+import type { CheckResult } from '../src/run/result.ts';
 import { profileFor, runInMemory } from './helpers.ts';
 
 /** A check result with `status` and `reason` (the rest as a built-in check's). */

@@ -1,10 +1,10 @@
 import { VARIANTS } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { parseProfile } from '../src/profile.ts';
-import { formatSummary, toMarkdown, verdictOf } from '../src/reporters/index.ts';
-import { toResultsJson } from '../src/reporters/json.ts';
-import { CURRENT_REVISION, RULE_CHANGES, revisionLabel } from '../src/revisions.ts';
+import { parseProfile } from '../src/profile/profile.ts';
+import { CURRENT_REVISION, RULE_CHANGES, revisionLabel } from '../src/profile/revisions.ts';
+import { formatSummary, toMarkdown, verdictOf } from '../src/report/index.ts';
+import { toResultsJson } from '../src/report/json.ts';
 import { profileFor, runInMemory } from './helpers.ts';
 
 /**
