@@ -84,6 +84,32 @@ describe('revisions: the huge cursor changed in Revision 3', () => {
   }, 120_000);
 });
 
+describe('revisions: rules Revision 2 did not state', () => {
+  test('fault empty-piece-400 under revision 2: INPUT-QUERY-EMPTY-PIECES is skipped naming the revision, with one warning; under revision 3 it fails', async () => {
+    const options = (revision: number) => ({
+      mode: 'blind' as const,
+      only: 'INPUT-QUERY-EMPTY-PIECES',
+      numRuns: 2,
+      profile: { ...profileFor(), revision },
+    });
+    const pinned = await runInMemory({ faults: ['empty-piece-400'] }, options(2));
+    const check = pinned.checks.find((c) => c.id === 'INPUT-QUERY-EMPTY-PIECES')!;
+    expect(check.status).toBe('skip');
+    expect(check.reason).toMatch(
+      /^the profile pins Revision 2, which did not state this rule \(spec §6/,
+    );
+    expect(pinned.ok).toBe(true);
+    expect(pinned.warnings).toEqual([
+      expect.stringMatching(
+        /^changed in Revision 3 \(spec §6\): the query is read as application\/x-www-form-urlencoded.*your implementation fails it \(INPUT-QUERY-EMPTY-PIECES: /,
+      ),
+    ]);
+    const current = await runInMemory({ faults: ['empty-piece-400'] }, options(3));
+    expect(current.checks.find((c) => c.id === 'INPUT-QUERY-EMPTY-PIECES')?.status).toBe('fail');
+    expect(current.warnings ?? []).toEqual([]);
+  }, 120_000);
+});
+
 describe('revisions: the profile field', () => {
   test('revision defaults to the current one; 1 and a future one are refused naming the field', () => {
     expect(parseProfile({}).revision).toBe(CURRENT_REVISION);
@@ -106,10 +132,14 @@ describe('revisions: the profile field', () => {
   });
 
   test('each old rule is kept as a server variant that declares the revision it passes under', () => {
-    const pinned = VARIANTS.filter(
-      (v) => 'profile' in v && v.profile !== undefined && 'revision' in v.profile,
+    const pinned = VARIANTS.filter((v) => 'revision' in v);
+    expect(pinned.map((v) => [v.name, v.revision, v.profile])).toEqual([
+      ['huge-cursor-clamp', 2, { revision: 2 }],
+    ]);
+    // every rule whose old form was stated (not merely unstated) lives on as a variant
+    expect(RULE_CHANGES.filter((c) => c.judged === 'in-check').map((c) => c.revision - 1)).toEqual(
+      pinned.map((v) => v.revision),
     );
-    expect(pinned.map((v) => v.name)).toEqual(['huge-cursor-clamp']);
   });
 
   test('the markdown report names the revision judged', async () => {

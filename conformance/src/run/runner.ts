@@ -6,6 +6,7 @@ import { ALL_CHECKS } from '../checks/index.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
 import { parseProfile } from '../profile/profile.ts';
+import { unjudgedChecks, upgradeWarning } from '../profile/revisions.ts';
 import { DataWatch } from './attempt.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
 import { discover } from './discover.ts';
@@ -22,7 +23,7 @@ import {
   validateRunOptions,
 } from './options.ts';
 import { preflight } from './preflight.ts';
-import { isBad, type RunEvent, type RunResult, summaryOf } from './result.ts';
+import { type CheckResult, isBad, type RunEvent, type RunResult, summaryOf } from './result.ts';
 import { schedule } from './schedule.ts';
 import { selectChecks } from './select.ts';
 
@@ -202,8 +203,26 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   for (const check of selected) for (const ex of done.get(check.id)!.exchanges) take(ex.id);
   for (const ex of http.exchanges) take(ex.id);
   const newId = (id: number | undefined) => (id === undefined ? undefined : renumber.get(id));
-  const results = selected.map((check) => {
-    const { result, exchanges } = done.get(check.id)!;
+  // a rule the revision the profile pins did not state is no verdict: its check's failure
+  // (not a 5xx) is a skip naming the revision, and the run warns (profile/revisions.ts)
+  const unjudged = unjudgedChecks(profile.revision);
+  const results = selected.map((check): CheckResult => {
+    const { result, exchanges, serverErrors } = done.get(check.id)!;
+    const change = unjudged.get(check.id);
+    if (change !== undefined && result.status === 'fail' && serverErrors === 0) {
+      if (!upgrades.has(change.id))
+        upgrades.set(
+          change.id,
+          upgradeWarning(change.id, check.id, result.failures[0]?.message ?? 'failed'),
+        );
+      return {
+        ...result,
+        status: 'skip',
+        reason: `the profile pins Revision ${profile.revision}, which did not state this rule (${change.section}, changed in Revision ${change.revision})`,
+        failures: [],
+        exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
+      };
+    }
     return {
       ...result,
       failures: result.failures.map((f) =>
