@@ -11,6 +11,9 @@ import {
 } from '@tagtrack/core';
 import type { RequestTarget } from './request.ts';
 
+/** The path of paging URLs (decisions §3 Revision 3, free): as received, or its canonical form. */
+export type PagingPathForm = 'as-received' | 'canonical';
+
 /** What the paging layer needs to cut one page of a list answer. */
 export interface ListRequest {
   /**
@@ -35,16 +38,9 @@ export interface ListRequest {
   readonly method: string;
   /**
    * The path of the paging URLs (decisions §3 Revision 3, free): the path as received
-   * (default, the reference) or its canonical form (core's `canonicalPath`; variant
-   * `paging-path-canonical`).
+   * (default, the reference) or its canonical form (core's `canonicalPath`).
    */
-  readonly pathForm?: 'as-received' | 'canonical';
-  /**
-   * How a cursor above 2^53 − 1 is read: `exact` (default, the current revision, spec §5) or
-   * `clamped` to 2^53 − 1, as Revision 2's spec §11 stated it (variant `huge-cursor-clamp`:
-   * conforming under a profile pinned to Revision 2 only).
-   */
-  readonly hugeCursor?: 'exact' | 'clamped';
+  readonly pathForm?: PagingPathForm;
   /** A request header by its lower-case name (read only by faults); absent: none. */
   readonly header?: (name: string) => string | undefined;
 }
@@ -103,13 +99,7 @@ export interface PagingLayer {
 
 /** The clean {@link PagingLayer} (decisions §3 and its Revisions 2 and 3). */
 export const PAGING_LAYER: PagingLayer = {
-  window: (req) => ({
-    cursor:
-      req.hugeCursor === 'clamped' && req.cursor > Number.MAX_SAFE_INTEGER
-        ? Number.MAX_SAFE_INTEGER
-        : req.cursor,
-    pageSize: req.pageSize,
-  }),
+  window: (req) => ({ cursor: req.cursor, pageSize: req.pageSize }),
   cut: (req, cursor, pageSize) =>
     req.slice === undefined
       ? pageOf(req.records, cursor, pageSize, req.pagingEnd)
