@@ -35,9 +35,7 @@ const NUM_RUNS = 1;
  * them over a socket), and the old rules kept as variants (`revision`: they conform to an
  * older revision only; revisions.test.ts audits them).
  */
-const AUDITED: readonly VariantInfo[] = VARIANTS.filter(
-  (v) => !v.transport && v.revision === undefined,
-);
+const AUDITED: readonly VariantInfo[] = VARIANTS.filter((v) => !v.transport && !('revision' in v));
 
 /**
  * The profile of `dataset` for a blind run: one credential per team and account type (the
