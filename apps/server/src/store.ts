@@ -8,10 +8,24 @@ import type {
   ReportingEngine,
   ReportingIndex,
 } from '@tagtrack/core';
-import { LruCache } from './cache.ts';
+import { LRUCache } from 'lru-cache';
 import { EventRecipients } from './store-recipients.ts';
 import { RecordVariants } from './store-variants.ts';
 import { VariantSet } from './variants.ts';
+
+/**
+ * Bytes the store's cache of whole answers may hold, by {@link answerWeight}'s estimate: a
+ * few whole lists of a large dataset, whatever the number of callers walking them.
+ */
+const STORE_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The estimated bytes of a cached answer: 256 per record (a tag or event as the index holds
+ * it) plus 256 for the answer itself. An estimate: records the index shares are counted too.
+ */
+function answerWeight(answer: StoreAnswer): number {
+  return 256 + (answer.kind === 'list' ? answer.records.length * 256 : 256);
+}
 
 /**
  * What the store answers: core's {@link Answer}, or (only under the fault
@@ -93,7 +107,11 @@ export type StoreReply = StoreAnswer | AnswerSlice;
  * engine, the window is ignored and the whole list answered.
  */
 export class Store {
-  readonly #cache = new LruCache<StoreAnswer>(2048);
+  readonly #cache = new LRUCache<string, StoreAnswer>({
+    max: 2048,
+    maxSize: STORE_CACHE_BYTES,
+    sizeCalculation: answerWeight,
+  });
   readonly #variants: RecordVariants;
   readonly #recipients: EventRecipients;
   readonly #engine: ReportingEngine;
