@@ -1,7 +1,7 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { Http2Bindings, HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
-import type { VariantSet } from './variants.ts';
+import type { VariantSet } from './index.ts';
 
 /**
  * The transport layer's variants (decisions §7 Revision 2: transfer details are free):
@@ -49,7 +49,7 @@ export const REASON_PHRASE_VARIANT: Readonly<Record<number, string>> = {
 /** Bytes per chunk of the `chunked` variant (small, so even short bodies span chunks). */
 const CHUNK_BYTES = 1024;
 
-type FetchHandler = (
+export type FetchHandler = (
   request: Request,
   env: HttpBindings | Http2Bindings,
 ) => Response | Promise<Response>;

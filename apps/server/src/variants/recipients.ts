@@ -1,4 +1,5 @@
 import {
+  type Answer,
   type Dataset,
   type EndpointRequest,
   type EventRecipient,
@@ -6,9 +7,8 @@ import {
   normaliseEmail,
   parseTimestampMs,
 } from '@tagtrack/core';
-import type { StoreAnswer } from './store.ts';
-import { needsDataset } from './store-variants.ts';
-import type { VariantName, VariantSet } from './variants.ts';
+import type { VariantName, VariantSet } from './index.ts';
+import { needsDataset } from './records.ts';
 
 /**
  * The `recipient` of the events of endpoints 9 and 11 (decisions §8 Revision 3): what the
@@ -17,7 +17,7 @@ import type { VariantName, VariantSet } from './variants.ts';
  * entry with that normalised email, and the normalised email. Variants (the free `email`
  * form): `event-recipient-email-stored` (the tag's stored spelling of that entry),
  * `event-recipient-email-as-sent` (the event's own spelling in the event log). The faults
- * of the `name` live in `faults/store.ts`.
+ * of the `name` live with the store faults.
  */
 export const RECIPIENT_VARIANTS = [
   'event-recipient-email-stored',
@@ -73,7 +73,7 @@ export class EventRecipients {
   }
 
   /** `answer` with the event recipients of 9 and 11 as the active variants write them. */
-  answerOut(request: EndpointRequest, answer: StoreAnswer): StoreAnswer {
+  answerOut(request: EndpointRequest, answer: Answer): Answer {
     const fields =
       request.endpoint === 'opens.list' || request.endpoint === 'clicks.list'
         ? GROUP_FIELDS[request.endpoint]

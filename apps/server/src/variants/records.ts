@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import {
+  type Answer,
   contactIdOf,
   type Dataset,
   type EndpointId,
   type EndpointRequest,
   normaliseEmail,
 } from '@tagtrack/core';
-import type { StoreAnswer } from './store.ts';
-import type { VariantSet } from './variants.ts';
+import type { VariantSet } from './index.ts';
 
 /** The error message of a store variant that needs the dataset, given none. */
 export function needsDataset(variant: string): string {
@@ -80,12 +80,8 @@ export class RecordVariants {
   }
 
   /** The answer with the active store variants applied to its records. */
-  answerOut(
-    endpoint: EndpointId,
-    answer: StoreAnswer,
-    echo: [string, string] | undefined,
-  ): StoreAnswer {
-    if (answer.kind === 'not_found' || answer.kind === 'forbidden') {
+  answerOut(endpoint: EndpointId, answer: Answer, echo: [string, string] | undefined): Answer {
+    if (answer.kind === 'not_found') {
       return echo === undefined
         ? answer
         : { ...answer, message: answer.message.replace(echo[0], echo[1]) };
