@@ -215,6 +215,14 @@ export function buildProgram(done: (code: number) => void): Command {
     )
     .addOption(
       new Option(
+        '--cache-bytes <n>',
+        'bytes the run keeps of walked lists and responses (default 128 MiB; the least recently used are read again)',
+      )
+        .argParser(positiveInt('cache-bytes'))
+        .env('TAGTRACK_CACHE_BYTES'),
+    )
+    .addOption(
+      new Option(
         '--concurrency <n>',
         'checks run at the same time (default: 1 rate-limited, 4 local, 2 remote)',
       )

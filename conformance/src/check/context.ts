@@ -64,6 +64,8 @@ export class CheckContext {
   readonly seed: number;
   requests = 0;
   private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
+  /** {@link recorded} by key: a repeated failure is found in one lookup, whatever their number. */
+  private readonly recordedByKey = new Map<string, (typeof this.recorded)[number]>();
   private count = 0;
   private properties = 0;
   private readonly problems: string[] = [];
@@ -321,10 +323,11 @@ export class CheckContext {
       return;
     }
     this.count++;
-    let same = this.recorded.find((f) => f.key === failure.key);
+    let same = this.recordedByKey.get(failure.key);
     if (same === undefined) {
       same = { ...failure };
       this.recorded.push(same);
+      this.recordedByKey.set(failure.key, same);
     } else same.repeats = (same.repeats ?? 0) + 1;
     if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
   }

@@ -100,6 +100,7 @@ export async function runCommand(
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
+      cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,

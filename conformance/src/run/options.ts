@@ -42,6 +42,12 @@ export interface RunOptions {
   /** Per-request timeout in ms. Default 10,000. */
   readonly timeoutMs?: number | undefined;
   /**
+   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): half
+   * for walks of lists, a quarter for the credentials' discovered lists, a quarter for single
+   * responses; the least recently used go first and are read again when asked for.
+   */
+  readonly cacheBytes?: number | undefined;
+  /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
    */

@@ -1,15 +1,16 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { Discovery, RunServices } from '../check/context.ts';
 import type { CheckEnv } from '../check/define.ts';
-import type { Walk } from '../check/walk.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
+import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
 import { parseProfile } from '../profile/profile.ts';
 import { unjudgedChecks, upgradeWarning } from '../profile/revisions.ts';
 import { DataWatch } from './attempt.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
-import { discover } from './discover.ts';
+import { discover, newDiscoveryCache } from './discover.ts';
 import { ConfigError } from './errors.ts';
 import { makeOracle } from './fixture-oracle.ts';
 import { gateFailures, gatePolicy, unknownRequired } from './gates.ts';
@@ -97,6 +98,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const tlsConnect = options.fetch === undefined ? await tlsConnectOptions(options.tls) : undefined;
   const transport = options.fetch ?? (await tlsFetch(options.tls));
   const guard = new RunGuard(options);
+  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const http = new HttpClient({
     baseUrl: options.baseUrl,
     auth: profile.auth,
@@ -110,6 +112,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     headers: lowerCaseNames(options.headers),
     rerun: options.rerun,
     tlsConnect,
+    cacheBytes: cacheBytes / 4,
   });
 
   const oracle =
@@ -155,8 +158,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const onEvent = (event: RunEvent) => {
     if (notRun === undefined) options.onEvent?.(event);
   };
-  const walkCache = new Map<string, Promise<Walk>>();
-  const discoveries = new Map<string, Promise<Discovery>>();
+  const walkCache = newWalkCache(cacheBytes / 2);
+  const discoveries = newDiscoveryCache(cacheBytes / 4);
   const services: RunServices = {
     http,
     env,
