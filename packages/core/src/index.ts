@@ -1,4 +1,5 @@
 export { contactIdOf } from './aggregate/contact-id.ts';
+export { contactsOf } from './aggregate/contacts.ts';
 export { answerRequest } from './aggregate/dispatch.ts';
 export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/plain-answer.ts';
 export {
@@ -132,11 +133,17 @@ export {
 export { parseJsonExact, stringifyJson } from './json.ts';
 export {
   aggregatedIsMergeOfDays,
+  CALLER_LAWS,
+  type CallerContact,
+  type CallerLists,
+  type CallersView,
   CONTACT_LAWS,
   COUNTER_LAWS,
   type ContactView,
   type CountedRecord,
+  callerWithinAdmin,
   contactCountersOverTheirTags,
+  contactCountsCallerTags,
   contactSumsEqualTagSums,
   contactsByEmail,
   DAILY_LAWS,
@@ -152,6 +159,8 @@ export {
   type EventList,
   eventGroupsInTagOrder,
   eventsOldestFirst,
+  type GroupNameAnswer,
+  groupNameInCallerTeam,
   groupStatsAreMergeOfMemberStats,
   LAWS,
   type Law,
@@ -159,13 +168,16 @@ export {
   lawById,
   MEMBER_LIST_LAWS,
   MERGE_LAWS,
+  managerGroupStatsAsAdmin,
   membersByName,
   mergeIsCommutativeMonoid,
   plainEvents,
+  plainEventsByTag,
   rangeSplitMerges,
   STATS_LAWS,
   STATS_MERGE_LAWS,
   type StatsAnswers,
+  type StatsAsTwoCallers,
   type StatsMerge,
   type StatsMergeOperation,
   statsDaysAscending,
