@@ -41,7 +41,7 @@ node_port() {
   worker2) echo $((port + 2)) ;;
   esac
 }
-as_postgres() { runuser -u postgres -- env PGPASSFILE="$root/pgpass" "$@"; }
+as_postgres() { runuser -u postgres -- env PGPASSFILE="$root/pgpass" PGOPTIONS="-c client_min_messages=warning" "$@"; }
 running() { as_postgres "$bin/pg_ctl" status -D "$root/$1" >/dev/null 2>&1; }
 
 command_name="${1:-start}"
@@ -115,6 +115,12 @@ max_replication_slots = 10
 citus.shard_count = 32
 CONF
   fi
+  # auto_explain in every session, off until a session asks (the routing test reads the plan
+  # of every statement a request runs, as notices)
+  if ! grep -q '^session_preload_libraries' "$dir/postgresql.conf"; then
+    echo "session_preload_libraries = 'auto_explain'" >>"$dir/postgresql.conf"
+    if running "$n"; then as_postgres "$bin/pg_ctl" reload -D "$dir" >/dev/null; fi
+  fi
   if ! running "$n"; then
     log "starting $n on 127.0.0.1:$(node_port "$n")"
     as_postgres "$bin/pg_ctl" start -D "$dir" -l "$root/$n.log" -w -t 60 >&2 ||
@@ -146,6 +152,8 @@ SQL
   psql_node "$n" -d "$database" -c 'CREATE EXTENSION IF NOT EXISTS citus' >/dev/null
   # the engine's role creates distributed tables and functions
   psql_node "$n" -d "$database" -c "GRANT ALL ON SCHEMA public TO $role" >/dev/null
+  # and may show the plans of its own statements (auto_explain's settings are superuser's)
+  psql_node "$n" -d "$database" -c "GRANT SET ON PARAMETER auto_explain.log_min_duration, auto_explain.log_nested_statements, auto_explain.log_level TO $role" >/dev/null
 done
 psql_node coordinator -d "$database" >/dev/null <<SQL
 SELECT citus_set_coordinator_host('127.0.0.1', $port);
