@@ -150,11 +150,12 @@ SQL
     as_postgres createdb -h "$root" -p "$(node_port "$n")" -O "$role" -E UTF8 --locale C.UTF-8 -T template0 "$database"
   fi
   psql_node "$n" -d "$database" -c 'CREATE EXTENSION IF NOT EXISTS citus' >/dev/null
-  # the engine's role creates distributed tables and functions
-  psql_node "$n" -d "$database" -c "GRANT ALL ON SCHEMA public TO $role" >/dev/null
-  # and may show the plans of its own statements (auto_explain's settings are superuser's)
-  psql_node "$n" -d "$database" -c "GRANT SET ON PARAMETER auto_explain.log_min_duration, auto_explain.log_nested_statements, auto_explain.log_level TO $role" >/dev/null
+  # (the database's owner is the engine's role, so it owns the public schema: PostgreSQL 15's
+  # pg_database_owner; no GRANT, which Citus refuses on a worker once it is in the cluster)
 done
+# the engine's role may show the plans of its own statements on the coordinator
+# (auto_explain's settings are superuser's; Citus allows the GRANT on the coordinator only)
+psql_node coordinator -d "$database" -c "GRANT SET ON PARAMETER auto_explain.log_min_duration, auto_explain.log_nested_statements, auto_explain.log_level TO $role" >/dev/null
 psql_node coordinator -d "$database" >/dev/null <<SQL
 SELECT citus_set_coordinator_host('127.0.0.1', $port);
 SELECT citus_add_node('127.0.0.1', $((port + 1)))
