@@ -115,12 +115,6 @@ max_replication_slots = 10
 citus.shard_count = 32
 CONF
   fi
-  # auto_explain in every session, off until a session asks (the routing test reads the plan
-  # of every statement a request runs, as notices)
-  if ! grep -q '^session_preload_libraries' "$dir/postgresql.conf"; then
-    echo "session_preload_libraries = 'auto_explain'" >>"$dir/postgresql.conf"
-    if running "$n"; then as_postgres "$bin/pg_ctl" reload -D "$dir" >/dev/null; fi
-  fi
   if ! running "$n"; then
     log "starting $n on 127.0.0.1:$(node_port "$n")"
     as_postgres "$bin/pg_ctl" start -D "$dir" -l "$root/$n.log" -w -t 60 >&2 ||
@@ -153,9 +147,6 @@ SQL
   # (the database's owner is the engine's role, so it owns the public schema: PostgreSQL 15's
   # pg_database_owner; no GRANT, which Citus refuses on a worker once it is in the cluster)
 done
-# the engine's role may show the plans of its own statements on the coordinator
-# (auto_explain's settings are superuser's; Citus allows the GRANT on the coordinator only)
-psql_node coordinator -d "$database" -c "GRANT SET ON PARAMETER auto_explain.log_min_duration, auto_explain.log_nested_statements, auto_explain.log_level TO $role" >/dev/null
 psql_node coordinator -d "$database" >/dev/null <<SQL
 SELECT citus_set_coordinator_host('127.0.0.1', $port);
 SELECT citus_add_node('127.0.0.1', $((port + 1)))
