@@ -4,6 +4,7 @@ import {
   type Dataset,
   type EndpointRequest,
   type EngineAnswer,
+  type LiveEngine,
   type MemberWithoutGroup,
   missingParameter,
   notFoundMessage,
@@ -12,8 +13,10 @@ import {
   type TeamMember,
 } from '@tagtrack/core';
 import type { DatasetTables } from '@tagtrack/dataset';
-import { type Database, openPglite, openPostgres } from './database.ts';
+import { appendRecords } from './append.ts';
+import { type Database, openPglite, openPostgres, type Queryable } from './database.ts';
 import { SqlEngineError } from './errors.ts';
+import { liveBase } from './live-base.ts';
 import { checkSchema, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
@@ -73,25 +76,7 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
     // tables already there: checked, and served as they are (objects of this version are
     // this version's SQL; nothing is rewritten under another server using the database)
     else await checkSchema(db);
-    const credentials = await db.query<{
-      authId: string;
-      accessKey: string;
-      memberID: string;
-      teamID: string;
-      accountType: Caller['accountType'];
-    }>(
-      `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
-       FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
-    );
-    const byAuthId = new Map(
-      credentials.map((c) => [
-        c.authId,
-        {
-          accessKey: c.accessKey,
-          caller: { memberID: c.memberID, teamID: c.teamID, accountType: c.accountType },
-        },
-      ]),
-    );
+    const byAuthId = await readCredentials(db, new Map());
     return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit', given === undefined);
   } catch (e) {
     if (given === undefined) await db.close().catch(() => {});
@@ -100,6 +85,55 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
 }
 
 type Row = Record<string, unknown>;
+
+/** A credential as the engine keeps it: the access key and the caller (decisions §1). */
+interface KeptCredential {
+  readonly accessKey: string;
+  readonly caller: Caller;
+}
+
+/**
+ * The credentials table with each credential's member, by authId. An entry equal to one of
+ * `before` is that same object, so a cache holding it can tell it has not changed.
+ */
+async function readCredentials(
+  db: Queryable,
+  before: ReadonlyMap<string, KeptCredential>,
+): Promise<Map<string, KeptCredential>> {
+  const rows = await db.query<{
+    authId: string;
+    accessKey: string;
+    memberID: string;
+    teamID: string;
+    accountType: Caller['accountType'];
+  }>(
+    `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
+     FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
+  );
+  const out = new Map<string, KeptCredential>();
+  for (const r of rows) {
+    const old = before.get(r.authId);
+    const same =
+      old !== undefined &&
+      old.accessKey === r.accessKey &&
+      old.caller.memberID === r.memberID &&
+      old.caller.teamID === r.teamID &&
+      old.caller.accountType === r.accountType;
+    out.set(
+      r.authId,
+      same
+        ? old
+        : {
+            accessKey: r.accessKey,
+            caller: { memberID: r.memberID, teamID: r.teamID, accountType: r.accountType },
+          },
+    );
+  }
+  return out;
+}
+
+/** Credentials are re-read at most this often (ms). */
+const CREDENTIALS_MAX_AGE_MS = 1000;
 
 /**
  * A list's query: `rows`, the call of the SQL function giving its records in order (its last
@@ -117,28 +151,60 @@ interface ListQuery {
 class SqlAnswers implements SqlEngine {
   readonly name: 'pglite' | 'postgres';
   readonly servesWindows = true;
+  readonly live: LiveEngine;
+  #credentials: ReadonlyMap<string, KeptCredential>;
+  #credentialsRead = performance.now();
+  #reading: Promise<boolean> | undefined;
 
   constructor(
     readonly database: Database,
-    private readonly credentials: ReadonlyMap<
-      string,
-      { readonly accessKey: string; readonly caller: Caller }
-    >,
+    credentials: ReadonlyMap<string, KeptCredential>,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
   ) {
     this.name = database.kind;
+    this.#credentials = credentials;
+    this.live = {
+      append: (records) => appendRecords(database, records),
+      base: (tagsPerTeam) => liveBase(database, tagsPerTeam),
+      refreshCredentials: () => this.#refreshCredentials(),
+    };
   }
 
   credential(authId: string) {
-    return this.credentials.get(authId);
+    return this.#credentials.get(authId);
+  }
+
+  /** Re-reads the credentials unless read less than a second ago (concurrent calls share one read). */
+  #refreshCredentials(): Promise<boolean> {
+    if (this.#reading !== undefined) return this.#reading;
+    if (performance.now() - this.#credentialsRead < CREDENTIALS_MAX_AGE_MS)
+      return Promise.resolve(false);
+    this.#reading = readCredentials(this.database, this.#credentials)
+      .then((next) => {
+        this.#credentials = next;
+        this.#credentialsRead = performance.now();
+        return true;
+      })
+      .finally(() => {
+        this.#reading = undefined;
+      });
+    return this.#reading;
   }
 
   close(): Promise<void> {
     return this.ownsDatabase ? this.database.close() : Promise.resolve();
   }
 
-  async answer(
+  /** One read-only transaction per answer: every query of it reads one snapshot of the data. */
+  answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer> {
+    return this.database.transaction((tx) => this.#answer(tx, caller, request, window), {
+      readOnly: true,
+    });
+  }
+
+  async #answer(
+    db: Queryable,
     caller: Caller,
     request: EndpointRequest,
     window?: RecordWindow,
@@ -146,7 +212,7 @@ class SqlAnswers implements SqlEngine {
     const { pathParams: p, query: q } = request;
     const me = caller.memberID;
     const days = [q.start ?? null, q.end ?? null];
-    const list = (l: ListQuery) => this.list(l, window);
+    const list = (l: ListQuery) => this.list(db, l, window);
     const missing = (kind: string, id: string | undefined): EngineAnswer => ({
       kind: 'not_found',
       message: notFoundMessage(kind, id),
@@ -174,11 +240,11 @@ class SqlAnswers implements SqlEngine {
     const stats = async (group: string | null, memberID: string | null, type: string | null) => {
       const params = [me, group, memberID, type, ...days];
       if (q.aggregateData) {
-        const rows = await this.database.query<Row>(
+        const rows = await db.query<Row>(
           'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6)',
           params,
         );
-        return this.list({ rows: '', count: '', params, record: statsRecord }, window, rows);
+        return this.list(db, { rows: '', count: '', params, record: statsRecord }, window, rows);
       }
       return list({
         rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
@@ -214,7 +280,7 @@ class SqlAnswers implements SqlEngine {
       record: (row: Row) => unknown,
     ): Promise<EngineAnswer> => {
       if (!storable(id)) return missing(kind, id);
-      const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [me, id]);
+      const [row] = await db.query<Row>(`SELECT * FROM ${call}`, [me, id]);
       return row ? { kind: 'single', record: record(row) } : missing(kind, id);
     };
 
@@ -228,21 +294,21 @@ class SqlAnswers implements SqlEngine {
           this.member(r),
         );
       case 'teams.memberTags':
-        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(db, me, p.memberID))) return missing('member', p.memberID);
         return list(tags(p.memberID!));
       case 'teams.group': {
-        const group = await this.group(me, p.group);
+        const group = await this.group(db, me, p.group);
         return group === null ? missing('group', p.group) : list(members(type, group));
       }
       case 'stats.team':
       case 'stats.teamAlias':
         return stats(null, null, type);
       case 'stats.group': {
-        const group = await this.group(me, p.group);
+        const group = await this.group(db, me, p.group);
         return group === null ? missing('group', p.group) : stats(group, null, type);
       }
       case 'stats.member':
-        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(db, me, p.memberID))) return missing('member', p.memberID);
         return stats(null, p.memberID!, null);
       case 'clicks.list':
         return list(eventGroups('clicks'));
@@ -250,19 +316,24 @@ class SqlAnswers implements SqlEngine {
         return list(eventGroups('opens'));
       case 'clicks.tag':
       case 'opens.tag': {
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
         const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
-        const rows = await this.database.query<{ event: EventRow }>(
+        const rows = await db.query<{ event: EventRow }>(
           'SELECT event FROM tagtrack_tag_events($1, $2, NULL, NULL)',
           [kind, p.tagID],
         );
         const records = rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: p.tagID }));
-        return this.list({ rows: '', count: '', params: [], record: (r) => r }, window, records);
+        return this.list(
+          db,
+          { rows: '', count: '', params: [], record: (r) => r },
+          window,
+          records,
+        );
       }
       case 'tags.daily': {
         if (q.date === undefined) throw missingParameter('date');
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
-        const [row] = await this.database.query<{ opens: number; clicks: number }>(
+        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
+        const [row] = await db.query<{ opens: number; clicks: number }>(
           'SELECT * FROM tagtrack_daily($1, $2)',
           [p.tagID, q.date],
         );
@@ -278,7 +349,7 @@ class SqlAnswers implements SqlEngine {
           contactRecord,
         );
       case 'contacts.tag':
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
         return list(contacts(p.tagID!, null));
     }
   }
@@ -289,6 +360,7 @@ class SqlAnswers implements SqlEngine {
    * read (a list computed whole), cut to the window here.
    */
   private async list(
+    db: Queryable,
     l: ListQuery,
     window: RecordWindow | undefined,
     given?: readonly unknown[],
@@ -304,15 +376,11 @@ class SqlAnswers implements SqlEngine {
       };
     }
     if (window === undefined) {
-      const rows = await this.database.query<Row>(`SELECT * FROM ${l.rows}`, [
-        ...l.params,
-        null,
-        0,
-      ]);
+      const rows = await db.query<Row>(`SELECT * FROM ${l.rows}`, [...l.params, null, 0]);
       return { kind: 'list', records: rows.map(l.record) };
     }
     // one round trip: the length and the window's rows (as JSON, in the function's order)
-    const [row] = await this.database.query<{ n: number | string; rows: Row[] }>(
+    const [row] = await db.query<{ n: number | string; rows: Row[] }>(
       `SELECT ${l.count} AS n, (SELECT coalesce(json_agg(r), '[]'::json) FROM ${l.rows} AS r) AS rows`,
       [...l.params, window.limit, window.offset],
     );
@@ -325,25 +393,34 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  private memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
-    return this.visible('tagtrack_member_visible', me, memberID);
+  private memberVisible(db: Queryable, me: string, memberID: string | undefined): Promise<boolean> {
+    return this.visible(db, 'tagtrack_member_visible', me, memberID);
   }
 
-  private tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
-    return this.visible('tagtrack_tag_visible', me, tagID);
+  private tagVisible(db: Queryable, me: string, tagID: string | undefined): Promise<boolean> {
+    return this.visible(db, 'tagtrack_tag_visible', me, tagID);
   }
 
   /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
-  private async visible(fn: string, me: string, id: string | undefined): Promise<boolean> {
+  private async visible(
+    db: Queryable,
+    fn: string,
+    me: string,
+    id: string | undefined,
+  ): Promise<boolean> {
     if (!storable(id)) return false;
-    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
+    const [row] = await db.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
     return row!.v;
   }
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
-  private async group(me: string, segment: string | undefined): Promise<string | null> {
+  private async group(
+    db: Queryable,
+    me: string,
+    segment: string | undefined,
+  ): Promise<string | null> {
     if (!storable(segment)) return null;
-    const [row] = await this.database.query<{ g: string | null }>(
+    const [row] = await db.query<{ g: string | null }>(
       'SELECT tagtrack_resolve_group($1, $2) AS g',
       [me, segment],
     );
