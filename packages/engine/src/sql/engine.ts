@@ -17,7 +17,7 @@ import { appendRecords } from './append.ts';
 import { type Database, openPglite, openPostgres, type Queryable } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 import { liveBase } from './live-base.ts';
-import { checkSchema, loadDataset } from './schema.ts';
+import { checkSchema, isCitus, isStandby, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
 export interface SqlEngineOptions {
@@ -41,12 +41,22 @@ export interface SqlEngineOptions {
   readonly database?: Database;
 }
 
+/**
+ * Where an SQL engine's database stands (docs/sql.md §5): `embedded` PGlite, a `single`
+ * PostgreSQL server (a primary), a Citus `coordinator` (tables sharded by team over its
+ * workers), or a read-only hot `standby` (streaming from a primary; nothing installed or
+ * refreshed there).
+ */
+export type SqlTopology = 'embedded' | 'single' | 'coordinator' | 'standby';
+
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
 export interface SqlEngine extends ReportingEngine {
   /** `pglite` or `postgres`, as the database. */
   readonly name: 'pglite' | 'postgres';
   /** A list window is one SQL query (`LIMIT`/`OFFSET` and the count). */
   readonly servesWindows: true;
+  /** Where the database stands: embedded, single server, Citus coordinator or standby. */
+  readonly topology: SqlTopology;
   /** The database, for tools and tests (one query at a time on PGlite). */
   readonly database: Database;
 }
@@ -67,6 +77,12 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       ? await openPglite()
       : await openPostgres(options.databaseUrl, options.maxConnections));
   try {
+    const standby = await isStandby(db);
+    if (standby && options.load !== undefined)
+      throw new SqlEngineError(
+        'read_only',
+        'the database is a read-only standby: load the dataset into its primary instead',
+      );
     if (options.load !== undefined) await loadDataset(db, options.load);
     else if (db.kind === 'pglite' && given === undefined)
       throw new SqlEngineError(
@@ -75,9 +91,23 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       );
     // tables already there: checked, and served as they are (objects of this version are
     // this version's SQL; nothing is rewritten under another server using the database)
-    else await checkSchema(db);
+    else await checkSchema(db, standby);
+    const topology: SqlTopology =
+      db.kind === 'pglite'
+        ? 'embedded'
+        : standby
+          ? 'standby'
+          : (await isCitus(db))
+            ? 'coordinator'
+            : 'single';
     const byAuthId = await readCredentials(db, new Map());
-    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit', given === undefined);
+    return new SqlAnswers(
+      db,
+      byAuthId,
+      options.memberWithoutGroup ?? 'omit',
+      given === undefined,
+      topology,
+    );
   } catch (e) {
     if (given === undefined) await db.close().catch(() => {});
     throw e;
@@ -161,6 +191,7 @@ class SqlAnswers implements SqlEngine {
     credentials: ReadonlyMap<string, KeptCredential>,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
+    readonly topology: SqlTopology,
   ) {
     this.name = database.kind;
     this.#credentials = credentials;
@@ -211,6 +242,9 @@ class SqlAnswers implements SqlEngine {
   ): Promise<EngineAnswer> {
     const { pathParams: p, query: q } = request;
     const me = caller.memberID;
+    // the caller's team goes first to every function: a database sharded by team routes each
+    // request to the one shard holding it (docs/sql.md §5)
+    const team = caller.teamID;
     const days = [q.start ?? null, q.end ?? null];
     const list = (l: ListQuery) => this.list(db, l, window);
     const missing = (kind: string, id: string | undefined): EngineAnswer => ({
@@ -218,15 +252,16 @@ class SqlAnswers implements SqlEngine {
       message: notFoundMessage(kind, id),
     });
     const members = (type: string | null, group: string | null): ListQuery => ({
-      rows: 'tagtrack_members($1, $2, $3, NULL, $4, $5)',
-      count: 'tagtrack_members_count($1, $2, $3)',
-      params: [me, type, group],
+      rows: 'tagtrack_members($1, $2, $3, $4, NULL, $5, $6)',
+      count: 'tagtrack_members_count($1, $2, $3, $4)',
+      params: [team, me, type, group],
       record: (r) => this.member(r),
     });
     const tags = (memberID: string | null): ListQuery => ({
-      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8)',
+      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8, $9)',
       params: [
+        team,
         me,
         memberID,
         ...days,
@@ -238,25 +273,25 @@ class SqlAnswers implements SqlEngine {
       record: tagRecord,
     });
     const stats = async (group: string | null, memberID: string | null, type: string | null) => {
-      const params = [me, group, memberID, type, ...days];
+      const params = [team, me, group, memberID, type, ...days];
       if (q.aggregateData) {
         const rows = await db.query<Row>(
-          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6)',
+          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6, $7)',
           params,
         );
         return this.list(db, { rows: '', count: '', params, record: statsRecord }, window, rows);
       }
       return list({
-        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
-        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6)',
+        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6, $7)',
         params,
         record: statsRecord,
       });
     };
     const eventGroups = (kind: 'opens' | 'clicks'): ListQuery => ({
-      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
-      count: 'tagtrack_event_groups_count($1, $2, $3, $4)',
-      params: [me, kind, ...days],
+      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6, $7)',
+      count: 'tagtrack_event_groups_count($1, $2, $3, $4, $5)',
+      params: [team, me, kind, ...days],
       record: (r) => ({
         tagID: r.tagID,
         [kind]: (r.events as EventRow[]).map((e) => ({
@@ -266,13 +301,13 @@ class SqlAnswers implements SqlEngine {
       }),
     });
     const contacts = (tagID: string | null, contactID: string | null): ListQuery => ({
-      rows: 'tagtrack_contacts($1, $2, $3, $4, $5)',
-      count: 'tagtrack_contacts_count($1, $2)',
-      params: [me, tagID, contactID],
+      rows: 'tagtrack_contacts($1, $2, $3, $4, $5, $6)',
+      count: 'tagtrack_contacts_count($1, $2, $3)',
+      params: [team, me, tagID, contactID],
       record: contactRecord,
     });
     const type = q.type ?? null;
-    /** The record `call` (over the caller `$1` and the id `$2`) finds for `id`, or not found. */
+    /** The record `call` (over the team `$1`, the caller `$2`, the id `$3`) finds for `id`, or not found. */
     const single = async (
       kind: string,
       id: string | undefined,
@@ -280,7 +315,7 @@ class SqlAnswers implements SqlEngine {
       record: (row: Row) => unknown,
     ): Promise<EngineAnswer> => {
       if (!storable(id)) return missing(kind, id);
-      const [row] = await db.query<Row>(`SELECT * FROM ${call}`, [me, id]);
+      const [row] = await db.query<Row>(`SELECT * FROM ${call}`, [team, me, id]);
       return row ? { kind: 'single', record: record(row) } : missing(kind, id);
     };
 
@@ -290,25 +325,28 @@ class SqlAnswers implements SqlEngine {
       case 'teams.tags':
         return list(tags(null));
       case 'teams.member':
-        return single('member', p.memberID, 'tagtrack_members($1, NULL, NULL, $2, NULL, 0)', (r) =>
-          this.member(r),
+        return single(
+          'member',
+          p.memberID,
+          'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)',
+          (r) => this.member(r),
         );
       case 'teams.memberTags':
-        if (!(await this.memberVisible(db, me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(db, team, me, p.memberID))) return missing('member', p.memberID);
         return list(tags(p.memberID!));
       case 'teams.group': {
-        const group = await this.group(db, me, p.group);
+        const group = await this.group(db, team, me, p.group);
         return group === null ? missing('group', p.group) : list(members(type, group));
       }
       case 'stats.team':
       case 'stats.teamAlias':
         return stats(null, null, type);
       case 'stats.group': {
-        const group = await this.group(db, me, p.group);
+        const group = await this.group(db, team, me, p.group);
         return group === null ? missing('group', p.group) : stats(group, null, type);
       }
       case 'stats.member':
-        if (!(await this.memberVisible(db, me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(db, team, me, p.memberID))) return missing('member', p.memberID);
         return stats(null, p.memberID!, null);
       case 'clicks.list':
         return list(eventGroups('clicks'));
@@ -316,11 +354,11 @@ class SqlAnswers implements SqlEngine {
         return list(eventGroups('opens'));
       case 'clicks.tag':
       case 'opens.tag': {
-        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(db, team, me, p.tagID))) return missing('tag', p.tagID);
         const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
         const rows = await db.query<{ event: EventRow }>(
-          'SELECT event FROM tagtrack_tag_events($1, $2, NULL, NULL)',
-          [kind, p.tagID],
+          'SELECT event FROM tagtrack_tag_events($1, $2, $3)',
+          [team, kind, p.tagID],
         );
         const records = rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: p.tagID }));
         return this.list(
@@ -332,10 +370,10 @@ class SqlAnswers implements SqlEngine {
       }
       case 'tags.daily': {
         if (q.date === undefined) throw missingParameter('date');
-        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(db, team, me, p.tagID))) return missing('tag', p.tagID);
         const [row] = await db.query<{ opens: number; clicks: number }>(
-          'SELECT * FROM tagtrack_daily($1, $2)',
-          [p.tagID, q.date],
+          'SELECT * FROM tagtrack_daily($1, $2, $3)',
+          [team, p.tagID, q.date],
         );
         return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
       }
@@ -345,11 +383,11 @@ class SqlAnswers implements SqlEngine {
         return single(
           'contact',
           p.contactID,
-          'tagtrack_contacts($1, NULL, $2, NULL, 0)',
+          'tagtrack_contacts($1, $2, NULL, $3, NULL, 0)',
           contactRecord,
         );
       case 'contacts.tag':
-        if (!(await this.tagVisible(db, me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(db, team, me, p.tagID))) return missing('tag', p.tagID);
         return list(contacts(p.tagID!, null));
     }
   }
@@ -393,36 +431,42 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  private memberVisible(db: Queryable, me: string, memberID: string | undefined): Promise<boolean> {
-    return this.visible(db, 'tagtrack_member_visible', me, memberID);
+  private memberVisible(db: Queryable, team: string, me: string, memberID: string | undefined) {
+    return this.visible(db, 'tagtrack_member_visible', team, me, memberID);
   }
 
-  private tagVisible(db: Queryable, me: string, tagID: string | undefined): Promise<boolean> {
-    return this.visible(db, 'tagtrack_tag_visible', me, tagID);
+  private tagVisible(db: Queryable, team: string, me: string, tagID: string | undefined) {
+    return this.visible(db, 'tagtrack_tag_visible', team, me, tagID);
   }
 
   /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
   private async visible(
     db: Queryable,
     fn: string,
+    team: string,
     me: string,
     id: string | undefined,
   ): Promise<boolean> {
     if (!storable(id)) return false;
-    const [row] = await db.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
+    const [row] = await db.query<{ v: boolean }>(`SELECT ${fn}($1, $2, $3) AS v`, [
+      team,
+      me,
+      id,
+    ]);
     return row!.v;
   }
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
   private async group(
     db: Queryable,
+    team: string,
     me: string,
     segment: string | undefined,
   ): Promise<string | null> {
     if (!storable(segment)) return null;
     const [row] = await db.query<{ g: string | null }>(
-      'SELECT tagtrack_resolve_group($1, $2) AS g',
-      [me, segment],
+      'SELECT tagtrack_resolve_group($1, $2, $3) AS g',
+      [team, me, segment],
     );
     return row?.g ?? null;
   }

@@ -37,7 +37,7 @@ export async function liveBase(db: Queryable, tagsPerTeam: number): Promise<Data
                       FROM recipients AS r WHERE r."tagID" = g."tagID"), '[]'::json) AS recipients
      FROM teams AS tm
      CROSS JOIN LATERAL (SELECT s."tagID" FROM tagtrack_tag_scopes AS s
-                         WHERE s.scope = 'team:' || tm."teamID"
+                         WHERE s."teamID" = tm."teamID" AND s.scope = 'team:' || tm."teamID"
                          ORDER BY s.shown DESC, s."tagID" COLLATE "C"
                          LIMIT $1) AS latest
      JOIN tags AS g ON g."tagID" = latest."tagID"`,
