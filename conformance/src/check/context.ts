@@ -27,7 +27,6 @@ import {
   STILL_FAILURES,
 } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
-import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
 import {
   type CheckScope,
   currentScope,
@@ -37,6 +36,7 @@ import {
   Violation,
   type ViolationDetails,
 } from './failure.ts';
+import type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
 
 export {

@@ -18,7 +18,7 @@ import {
 } from '../report/index.ts';
 import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
-import { ConfigError, type RunResult, runConformance } from '../run/runner.ts';
+import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
 import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
@@ -153,10 +153,9 @@ export async function runCommand(
   } catch (e) {
     // no answer from the base URL, or a misconfiguration the preflight found: the reports
     // still say so, check by check (none run) and in `configError`
-    if ((e instanceof ConnectionError || e instanceof ConfigError) && e.result !== undefined) {
-      await writeRunReports(e.result, opts);
-    }
+    if (e instanceof PreflightError) await writeRunReports(e.result, opts);
     if (
+      e instanceof PreflightError ||
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||

@@ -10,7 +10,7 @@ import {
   watermarkMove,
 } from '../check/watermark.ts';
 import type { HttpClient } from '../http/client.ts';
-import { ConfigError } from './options.ts';
+import { ConfigError } from './errors.ts';
 
 /** How a run watched its data (results.json `data`; decisions §3 Revision 3). */
 export interface DataReport {

@@ -7,8 +7,9 @@ import type { Rerun } from '../http/rerun.ts';
 import type { TlsOptions } from '../http/transport.ts';
 import type { Profile, ProfileInput } from '../profile/profile.ts';
 import type { ChecksError } from './custom-checks.ts';
+import { ConfigError } from './errors.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
-import type { RunEvent, RunResult } from './result.ts';
+import type { RunEvent } from './result.ts';
 
 /** Options of {@link runConformance}. Only `baseUrl` is required. */
 export interface RunOptions {
@@ -113,18 +114,6 @@ export interface RunOptions {
 
 /** Default fast-check runs per property check. */
 export const DEFAULT_NUM_RUNS = 25;
-
-/** The options are unusable (no credential, unknown expected-failure id, rejected credential). */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'invalid_configuration' as const;
-  /**
-   * Set by `runConformance` when its preflight found the misconfiguration: the run's result,
-   * every check an error "not run: …" and `configError` set, so that callers can still write
-   * reports.
-   */
-  result?: RunResult | undefined;
-}
 
 /** Default `concurrency` for a local (or in-memory) base URL and for any other. */
 export const DEFAULT_CONCURRENCY = { local: 4, remote: 2 } as const;

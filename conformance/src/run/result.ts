@@ -4,10 +4,12 @@ import type { Failure } from '../check/failure.ts';
 import { type CheckStatus, checkVerdict, tallyOf } from '../check/outcome.ts';
 import { specClause } from '../check/spec-clause.ts';
 import type { Exchange } from '../http/client.ts';
+import type { ConnectionError } from '../http/errors.ts';
 import type { Rerun } from '../http/rerun.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { DataReport } from './attempt.ts';
 import type { Outcome } from './check.ts';
+import type { ConfigError } from './errors.ts';
 
 /** Progress of a run. */
 export type RunEvent =
@@ -146,4 +148,24 @@ export function summaryOf(results: readonly CheckResult[]): {
   for (const r of results) summary[tallyOf(r.status, r.expectedFailure !== undefined)]++;
   const stale = results.filter((r) => r.expectedFailure !== undefined && r.status === 'pass');
   return { summary, stale: stale.map((r) => r.id) };
+}
+
+/**
+ * The preflight stopped the run before any check ran: the base URL did not answer (`cause` a
+ * {@link ConnectionError}) or the implementation contradicts the options (`cause` a
+ * {@link ConfigError}: a rejected credential, a profile option the implementation does not
+ * have). `message` and `code` are the cause's; `result` is the run's result all the same,
+ * every check an error naming the cause and `configError` set, so that callers still write
+ * the reports.
+ */
+export class PreflightError extends Error {
+  override readonly name = 'PreflightError';
+  readonly code: ConnectionError['code'] | ConfigError['code'];
+  constructor(
+    readonly result: RunResult,
+    override readonly cause: ConnectionError | ConfigError,
+  ) {
+    super(cause.message, { cause });
+    this.code = cause.code;
+  }
 }

@@ -9,10 +9,10 @@ import { parseProfile } from '../profile/profile.ts';
 import { DataWatch } from './attempt.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
 import { discover } from './discover.ts';
+import { ConfigError } from './errors.ts';
 import { makeOracle } from './fixture-oracle.ts';
 import { RunGuard } from './guard.ts';
 import {
-  ConfigError,
   credentialsOf,
   DEFAULT_NUM_RUNS,
   defaultConcurrency,
@@ -21,7 +21,7 @@ import {
   validateRunOptions,
 } from './options.ts';
 import { preflight } from './preflight.ts';
-import { isBad, type RunEvent, type RunResult, summaryOf } from './result.ts';
+import { isBad, PreflightError, type RunEvent, type RunResult, summaryOf } from './result.ts';
 import { schedule } from './schedule.ts';
 import { selectChecks } from './select.ts';
 
@@ -31,21 +31,22 @@ export { type CheckStatus, STATUS_ORDER } from '../check/outcome.ts';
 // (run-guard.ts), discovery (discover.ts), one check's run (run-check.ts), the verdict on a
 // check (verdict.ts), the scheduler (schedule.ts), results (run-result.ts). What other
 // modules import from here stays importable from here:
+export { ConfigError } from './errors.ts';
 export {
-  ConfigError,
   DEFAULT_CONCURRENCY,
   DEFAULT_NUM_RUNS,
   defaultConcurrency,
   type RunOptions,
 } from './options.ts';
-export type { CheckResult, RunEvent, RunResult } from './result.ts';
+export { type CheckResult, PreflightError, type RunEvent, type RunResult } from './result.ts';
 export { matchesOnly, matchesPattern, selectChecks, splitPatterns } from './select.ts';
 
 /**
  * Runs the conformance suite against `options.baseUrl` and returns structured results.
- * Read-only unless `probeMethods`. Throws {@link ConnectionError} when the base URL cannot be
- * reached, {@link ConfigError} for unusable options, `ProfileError` for an invalid profile,
- * {@link ChecksError} for an invalid `checks` list.
+ * Read-only unless `probeMethods`. Throws {@link PreflightError} (with the result, every check
+ * an error naming the cause) when the base URL cannot be reached or the preflight finds the
+ * implementation contradicting the options, {@link ConfigError} for unusable options,
+ * `ProfileError` for an invalid profile, {@link ChecksError} for an invalid `checks` list.
  */
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -243,9 +244,6 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     exchanges,
   };
   onEvent({ type: 'end', result });
-  if (notRun !== undefined) {
-    notRun.result = result;
-    throw notRun;
-  }
+  if (notRun !== undefined) throw new PreflightError(result, notRun);
   return result;
 }

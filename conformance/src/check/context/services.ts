@@ -1,7 +1,7 @@
 import type { RecordOf } from '@tagtrack/core';
 import type { Exchange, HttpClient } from '../../http/client.ts';
-import type { CheckEnv, SuiteCredential } from '../define.ts';
 import { type Failure, type FailureKind, Violation, type ViolationDetails } from '../failure.ts';
+import type { CheckEnv, SuiteCredential } from '../types.ts';
 import type { Walk } from '../walk.ts';
 import { type Watermarks, watermarkMove } from '../watermark.ts';
 

@@ -1,7 +1,7 @@
 import type { EndpointId } from '@tagtrack/core';
 import type { Exchange } from '../../http/client.ts';
-import type { SuiteCredential } from '../define.ts';
 import { type CheckScope, inScope } from '../failure.ts';
+import type { SuiteCredential } from '../types.ts';
 import { type Walk, walkPages } from '../walk.ts';
 import { type EndpointCall, queryPairs } from './calls.ts';
 
