@@ -20,7 +20,7 @@ import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
 import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
-import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
+import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
  * `tagtrack-conformance run`: reads the options (after `buildProgram` parsed them), runs the
@@ -100,6 +100,7 @@ export async function runCommand(
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
+      cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,
@@ -115,6 +116,7 @@ export async function runCommand(
       signal: stopped.signal,
       endpoints: endpoints === undefined ? undefined : [...endpoints],
       maxFailures: opts.maxFailures as number | undefined,
+      ...gatesOf(opts),
       headers: extra.headers,
       tls,
       rerun,

@@ -9,6 +9,7 @@ import {
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from '../profile/profile.ts';
+import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import { ConnectionError } from './errors.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
 import { SecretRedactor } from './secrets.ts';
@@ -55,6 +56,11 @@ export interface HttpClientOptions {
   readonly rerun?: Rerun | undefined;
   /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
   readonly tlsConnect?: TlsConnect | undefined;
+  /**
+   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
+   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
+   */
+  readonly cacheBytes?: number | undefined;
 }
 
 /** Default response-body cap of the suite: 32 MiB. */
@@ -105,8 +111,8 @@ export class HttpClient {
   get epoch(): number {
     return this.counters.epoch;
   }
-  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
-  private cache = new Map<string, Promise<Exchange>>();
+  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
+  private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
   /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
   get extraHeaders(): Readonly<Record<string, string>> {
@@ -129,6 +135,7 @@ export class HttpClient {
     this.ownFetch = options.ownFetch ?? options.fetch !== undefined;
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.cache = this.newCache();
     this.redactor = new SecretRedactor(options.credentials ?? []);
     for (const [name, value] of Object.entries(options.headers ?? {}))
       this.redactor.addSecret(value, `<header ${name}>`);
@@ -220,19 +227,24 @@ export class HttpClient {
     if (cacheable) {
       const cache = this.cache;
       cache.set(key, promise);
-      // only this entry: after a new epoch the key may hold a later request's answer
-      const drop = () => {
-        if (cache.get(key) === promise) cache.delete(key);
-      };
+      // a large body is not kept in the cache: memory stays flat against huge answers (only
+      // this entry: after a new epoch the key may hold a later request's answer)
       promise.then(
-        // a large body is not kept in the cache: memory stays flat against huge answers
         (ex) => {
-          if (ex.body.length > CACHE_MAX_BODY_CHARS) drop();
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
         },
-        drop,
+        () => {},
       );
     }
     return promise;
+  }
+
+  /** An empty response cache of this client's byte cap. */
+  private newCache(): ByteCache<Exchange> {
+    return new ByteCache<Exchange>(
+      this.options.cacheBytes ?? DEFAULT_CACHE_BYTES / 4,
+      (ex) => ex.body.length + 1024,
+    );
   }
 
   /**
@@ -241,7 +253,7 @@ export class HttpClient {
    * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
    */
   newEpoch(): number {
-    this.cache = new Map();
+    this.cache = this.newCache();
     return ++this.counters.epoch;
   }
 
@@ -253,7 +265,7 @@ export class HttpClient {
    */
   fork(): HttpClient {
     const view = Object.create(this) as HttpClient;
-    view.cache = new Map();
+    view.cache = this.newCache();
     return view;
   }
 

@@ -73,7 +73,8 @@ export interface RunResult {
   readonly staleExpectedFailures: readonly string[];
   /**
    * True when every required check passed (or failed as expected), no entry is stale, no
-   * request was answered with a 5xx and the run was not interrupted.
+   * request was answered with a 5xx, the run was not interrupted and it met its gates
+   * (`gateFailures`).
    */
   readonly ok: boolean;
   /** Checks run at the same time (set by every run; optional for results built elsewhere). */
@@ -87,7 +88,16 @@ export interface RunResult {
    * error "not run: …" (or "interrupted: the base URL did not answer: …"), never a verdict.
    */
   readonly configError?: string | undefined;
-  /** What the preflight saw differ from the profile without proving it wrong (one line each). */
+  /**
+   * The release-gate policies the run broke (gates.ts: `--max-inconclusive`, `--max-skipped`,
+   * `--require` or the profile's fields), one sentence each naming the policy; absent when
+   * it met them. Any fails the run.
+   */
+  readonly gateFailures?: readonly string[] | undefined;
+  /**
+   * What the preflight saw differ from the profile without proving it wrong, and each changed
+   * rule the implementation passes only under the older revision its profile pins (one line each).
+   */
   readonly warnings?: readonly string[] | undefined;
   /** How the run watched for data changing under it (set by every run; see attempt.ts). */
   readonly data?: DataReport | undefined;
