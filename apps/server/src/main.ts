@@ -8,7 +8,7 @@ import {
   canonicalDataset,
   DEMO_CREDENTIALS,
 } from '@tagtrack/dataset/canonical';
-import { type ColumnarSource, writeSnapshotFile } from '@tagtrack/engine';
+import { type ColumnarSource, type SqlEngine, writeSnapshotFile } from '@tagtrack/engine';
 import { CommanderError } from 'commander';
 import {
   type CliEngine,
@@ -337,10 +337,15 @@ async function listenOn(started: Started, opts: CliOptions): Promise<string> {
 
 /** The start-up banner: the URL, what answers, the options in force and credentials to try. */
 function bannerLines(started: Started, opts: CliOptions, kind: CliEngine, url: string): string[] {
-  const { server, served, origin } = started;
+  const { server, served, origin, engine } = started;
   const lines = [
     `tagtrack-server listening on ${url}`,
-    engineLine(kind, opts.databaseUrl, served !== undefined),
+    engineLine(
+      kind,
+      opts.databaseUrl,
+      served !== undefined,
+      engine !== undefined && 'topology' in engine ? (engine as SqlEngine).topology : undefined,
+    ),
     `dataset: ${origin}`,
   ];
   if (started.snapshotLine !== undefined) lines.push(started.snapshotLine);

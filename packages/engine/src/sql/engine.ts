@@ -17,7 +17,7 @@ import {
 import type { DatasetTables } from '@tagtrack/dataset';
 import { type Database, openPglite, openPostgres } from './database.ts';
 import { SqlEngineError } from './errors.ts';
-import { checkSchema, loadDataset } from './schema.ts';
+import { checkSchema, isCitus, isStandby, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
 export interface SqlEngineOptions {
@@ -41,12 +41,22 @@ export interface SqlEngineOptions {
   readonly database?: Database;
 }
 
+/**
+ * Where an SQL engine's database stands (docs/sql.md §5): `embedded` PGlite, a `single`
+ * PostgreSQL server (a primary), a Citus `coordinator` (tables sharded by team over its
+ * workers), or a read-only hot `standby` (streaming from a primary; nothing installed or
+ * refreshed there).
+ */
+export type SqlTopology = 'embedded' | 'single' | 'coordinator' | 'standby';
+
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
 export interface SqlEngine extends ReportingEngine {
   /** `pglite` or `postgres`, as the database. */
   readonly name: 'pglite' | 'postgres';
   /** A list window is one SQL query (`LIMIT`/`OFFSET` and the count). */
   readonly servesWindows: true;
+  /** Where the database stands: embedded, single server, Citus coordinator or standby. */
+  readonly topology: SqlTopology;
   /** The database, for tools and tests (one query at a time on PGlite). */
   readonly database: Database;
 }
@@ -67,6 +77,12 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       ? await openPglite()
       : await openPostgres(options.databaseUrl, options.maxConnections));
   try {
+    const standby = await isStandby(db);
+    if (standby && options.load !== undefined)
+      throw new SqlEngineError(
+        'read_only',
+        'the database is a read-only standby: load the dataset into its primary instead',
+      );
     if (options.load !== undefined) await loadDataset(db, options.load);
     else if (db.kind === 'pglite' && given === undefined)
       throw new SqlEngineError(
@@ -75,7 +91,15 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       );
     // tables already there: checked, and served as they are (objects of this version are
     // this version's SQL; nothing is rewritten under another server using the database)
-    else await checkSchema(db);
+    else await checkSchema(db, standby);
+    const topology: SqlTopology =
+      db.kind === 'pglite'
+        ? 'embedded'
+        : standby
+          ? 'standby'
+          : (await isCitus(db))
+            ? 'coordinator'
+            : 'single';
     const credentials = await db.query<{
       authId: string;
       accessKey: string;
@@ -95,7 +119,13 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
         },
       ]),
     );
-    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit', given === undefined);
+    return new SqlAnswers(
+      db,
+      byAuthId,
+      options.memberWithoutGroup ?? 'omit',
+      given === undefined,
+      topology,
+    );
   } catch (e) {
     if (given === undefined) await db.close().catch(() => {});
     throw e;
@@ -124,6 +154,8 @@ interface SqlContext {
 
 /**
  * The rules of core's endpoint plan in SQL: one SQL function per list (sql/40 … sql/80),
+ * the caller's team its first parameter (a database sharded by team routes each request to
+ * the one shard holding it: docs/sql.md §5),
  * each asked for the window alone when the plan computes windows in the query; a list the
  * plan cuts (one tag's events) and an aggregated stats record are read whole and cut.
  * `undefined` is not found (an unknown, out-of-scope or unstorable subject id).
@@ -132,34 +164,34 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
   async members({ sql, window }, { caller, plan, id, query: q }) {
     let group: string | null = null;
     if (plan.subject === 'group') {
-      group = await sql.group(caller.memberID, id);
+      group = await sql.group(caller, id);
       if (group === null) return undefined;
     }
     return sql.list(
       {
-        rows: 'tagtrack_members($1, $2, $3, NULL, $4, $5)',
-        count: 'tagtrack_members_count($1, $2, $3)',
-        params: [caller.memberID, q.type ?? null, group],
+        rows: 'tagtrack_members($1, $2, $3, $4, NULL, $5, $6)',
+        count: 'tagtrack_members_count($1, $2, $3, $4)',
+        params: [caller.teamID, caller.memberID, q.type ?? null, group],
         record: (r) => sql.member(r),
       },
       window,
     );
   },
   member: ({ sql }, { caller, id }) =>
-    sql.single(caller.memberID, id, 'tagtrack_members($1, NULL, NULL, $2, NULL, 0)', (r) =>
+    sql.single(caller, id, 'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)', (r) =>
       sql.member(r),
     ),
   async tags({ sql, window }, { caller, plan, id, query: q }) {
-    const me = caller.memberID;
-    if (plan.subject === 'member' && !(await sql.visible('tagtrack_member_visible', me, id))) {
+    if (plan.subject === 'member' && !(await sql.visible('tagtrack_member_visible', caller, id))) {
       return undefined;
     }
     return sql.list(
       {
-        rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8)',
+        rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+        count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8, $9)',
         params: [
-          me,
+          caller.teamID,
+          caller.memberID,
           id ?? null,
           ...daysOf(q),
           q.isOpened ?? false,
@@ -173,30 +205,29 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
     );
   },
   async stats({ sql, window }, { caller, plan, id, query: q }) {
-    const me = caller.memberID;
     let group: string | null = null;
     let memberID: string | null = null;
     let type = q.type ?? null;
     if (plan.subject === 'group') {
-      group = await sql.group(me, id);
+      group = await sql.group(caller, id);
       if (group === null) return undefined;
     } else if (plan.subject === 'member') {
-      if (!(await sql.visible('tagtrack_member_visible', me, id))) return undefined;
+      if (!(await sql.visible('tagtrack_member_visible', caller, id))) return undefined;
       memberID = id!;
       type = null;
     }
-    const params = [me, group, memberID, type, ...daysOf(q)];
+    const params = [caller.teamID, caller.memberID, group, memberID, type, ...daysOf(q)];
     if (q.aggregateData) {
       const rows = await sql.database.query<Row>(
-        'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6)',
+        'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6, $7)',
         params,
       );
       return cut(rows.map(statsRecord), window);
     }
     return sql.list(
       {
-        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
-        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6)',
+        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6, $7)',
         params,
         record: statsRecord,
       },
@@ -207,9 +238,9 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
     const kind = plan.events!;
     return sql.list(
       {
-        rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
-        count: 'tagtrack_event_groups_count($1, $2, $3, $4)',
-        params: [caller.memberID, kind, ...daysOf(q)],
+        rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6, $7)',
+        count: 'tagtrack_event_groups_count($1, $2, $3, $4, $5)',
+        params: [caller.teamID, caller.memberID, kind, ...daysOf(q)],
         record: (r) => ({
           tagID: r.tagID,
           [kind]: (r.events as EventRow[]).map((e) => ({
@@ -222,11 +253,11 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
     );
   },
   async tagEvents({ sql, window }, { caller, plan, id }) {
-    if (!(await sql.visible('tagtrack_tag_visible', caller.memberID, id))) return undefined;
+    if (!(await sql.visible('tagtrack_tag_visible', caller, id))) return undefined;
     const kind = plan.events!;
     const rows = await sql.database.query<{ event: EventRow }>(
-      'SELECT event FROM tagtrack_tag_events($1, $2, NULL, NULL)',
-      [kind, id],
+      'SELECT event FROM tagtrack_tag_events($1, $2, $3)',
+      [caller.teamID, kind, id],
     );
     return cut(
       rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: id })),
@@ -234,30 +265,29 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
     );
   },
   async daily({ sql }, { caller, id, query: q }) {
-    if (!(await sql.visible('tagtrack_tag_visible', caller.memberID, id))) return undefined;
+    if (!(await sql.visible('tagtrack_tag_visible', caller, id))) return undefined;
     const [row] = await sql.database.query<{ opens: number; clicks: number }>(
-      'SELECT * FROM tagtrack_daily($1, $2)',
-      [id, q.date],
+      'SELECT * FROM tagtrack_daily($1, $2, $3)',
+      [caller.teamID, id, q.date],
     );
     return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
   },
   async contacts({ sql, window }, { caller, plan, id }) {
-    const me = caller.memberID;
-    if (plan.subject === 'tag' && !(await sql.visible('tagtrack_tag_visible', me, id))) {
+    if (plan.subject === 'tag' && !(await sql.visible('tagtrack_tag_visible', caller, id))) {
       return undefined;
     }
     return sql.list(
       {
-        rows: 'tagtrack_contacts($1, $2, $3, $4, $5)',
-        count: 'tagtrack_contacts_count($1, $2)',
-        params: [me, id ?? null, null],
+        rows: 'tagtrack_contacts($1, $2, $3, $4, $5, $6)',
+        count: 'tagtrack_contacts_count($1, $2, $3)',
+        params: [caller.teamID, caller.memberID, id ?? null, null],
         record: contactRecord,
       },
       window,
     );
   },
   contact: ({ sql }, { caller, id }) =>
-    sql.single(caller.memberID, id, 'tagtrack_contacts($1, NULL, $2, NULL, 0)', contactRecord),
+    sql.single(caller, id, 'tagtrack_contacts($1, $2, NULL, $3, NULL, 0)', contactRecord),
 };
 
 /** The day window of a query as SQL parameters (`NULL` for an open bound). */
@@ -289,6 +319,7 @@ class SqlAnswers implements SqlEngine {
     >,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
+    readonly topology: SqlTopology,
   ) {
     this.name = database.kind;
   }
@@ -339,31 +370,42 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  /** The record `call` (over the caller `$1` and the id `$2`) finds for `id`, or `undefined`. */
+  /**
+   * The record `call` (over the caller's team `$1`, the caller `$2` and the id `$3`) finds
+   * for `id`, or `undefined`.
+   */
   async single(
-    me: string,
+    caller: Caller,
     id: string | undefined,
     call: string,
     record: (row: Row) => unknown,
   ): Promise<EngineAnswer | undefined> {
     if (!storable(id)) return undefined;
-    const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [me, id]);
+    const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [
+      caller.teamID,
+      caller.memberID,
+      id,
+    ]);
     return row ? { kind: 'single', record: record(row) } : undefined;
   }
 
   /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
-  async visible(fn: string, me: string, id: string | undefined): Promise<boolean> {
+  async visible(fn: string, caller: Caller, id: string | undefined): Promise<boolean> {
     if (!storable(id)) return false;
-    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
+    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2, $3) AS v`, [
+      caller.teamID,
+      caller.memberID,
+      id,
+    ]);
     return row!.v;
   }
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
-  async group(me: string, segment: string | undefined): Promise<string | null> {
+  async group(caller: Caller, segment: string | undefined): Promise<string | null> {
     if (!storable(segment)) return null;
     const [row] = await this.database.query<{ g: string | null }>(
-      'SELECT tagtrack_resolve_group($1, $2) AS g',
-      [me, segment],
+      'SELECT tagtrack_resolve_group($1, $2, $3) AS g',
+      [caller.teamID, caller.memberID, segment],
     );
     return row?.g ?? null;
   }
