@@ -12,6 +12,7 @@ import {
 } from './checks/failure.ts';
 import { ConnectionError, type Exchange } from './http.ts';
 import { isBudgetRefusal, type RunGuard } from './run-guard.ts';
+import type { RetriedRequest } from './run-result.ts';
 import type { CheckCause } from './verdict.ts';
 
 /**
@@ -32,6 +33,29 @@ export interface Outcome {
   readonly serverErrors: number;
   /** Runs made, when the check ran again because its data changed (attempt.ts). */
   readonly attempts?: number | undefined;
+  /** Requests of its log answered only after retries (retry.ts), in log order. */
+  readonly retried?: readonly RetriedRequest[] | undefined;
+}
+
+/**
+ * The requests of `exchanges` that were answered only after one or more tries failed on the
+ * transport (each once, by exchange id, in order).
+ */
+export function retriedRequests(exchanges: readonly Exchange[]): RetriedRequest[] {
+  const seen = new Set<number>();
+  const out: RetriedRequest[] = [];
+  for (const ex of exchanges) {
+    if (ex.retries === undefined || ex.retries.length === 0 || seen.has(ex.id)) continue;
+    seen.add(ex.id);
+    out.push({
+      exchangeId: ex.id,
+      method: ex.method,
+      target: ex.target,
+      tries: ex.retries.length + 1,
+      causes: ex.retries.map((r) => r.cause),
+    });
+  }
+  return out;
 }
 
 /** The outcome of a check that did not run (or ran none of its own code), of cause `cause`. */
@@ -93,6 +117,7 @@ export async function runCheck(
     );
   }
   const failed = ctx.failures.length > 0;
+  const retried = retriedRequests(exchanges);
   let cause: CheckCause;
   if (error !== undefined && guard.interrupted !== undefined) {
     cause = { kind: 'interrupted', reason: guard.interrupted };
@@ -128,6 +153,7 @@ export async function runCheck(
       durationMs: Math.round(performance.now() - t0),
       comparisons: ctx.comparisons,
       serverErrors: fiveXx.length,
+      ...(retried.length === 0 ? {} : { retried }),
     },
     exchanges,
   };

@@ -38,8 +38,17 @@ export interface RunOptions {
   readonly exclude?: string | undefined;
   /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
   readonly rateLimit?: number | undefined;
-  /** Per-request timeout in ms. Default 10,000. */
+  /** Per-request timeout in ms (of each try). Default 10,000. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Retries of a GET or HEAD whose transport failed: a timeout, a reset connection, a 502,
+   * 503 or 504 (never a 500), after a backoff or the server's `Retry-After` (retry.ts,
+   * docs/spec.md §11). Default 2 (`DEFAULT_RETRIES`); 0 sends each request once. A non-negative
+   * integer, else a {@link ConfigError}.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250). */
+  readonly retryBackoffMs?: number | undefined;
   /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
@@ -213,6 +222,13 @@ export function validateRunOptions(
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  }
+  for (const [name, value] of [
+    ['retries', options.retries],
+    ['retry-backoff', options.retryBackoffMs],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+      throw new ConfigError(`${name} must be a non-negative integer, got ${value}`);
   }
   return expected;
 }

@@ -99,6 +99,7 @@ export async function runCommand(
       exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
+      retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
