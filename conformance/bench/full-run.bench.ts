@@ -4,8 +4,8 @@
  * Target: under 60 s. Run with `pnpm bench` (or `pnpm --filter @tagtrack/conformance bench`).
  */
 import { createServer } from '@tagtrack/server';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { DEFAULT_NUM_RUNS, runConformance } from '../src/runner.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { DEFAULT_NUM_RUNS, runConformance } from '../src/run/runner.ts';
 
 const TARGET_MS = 60_000;
 const server = createServer();

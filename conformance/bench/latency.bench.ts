@@ -9,8 +9,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from '@tagtrack/server';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { DEFAULT_NUM_RUNS, runConformance } from '../src/runner.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { DEFAULT_NUM_RUNS, runConformance } from '../src/run/runner.ts';
 
 const LATENCY_MS = 200;
 const TARGET_MS = 60_000;

@@ -12,8 +12,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ENDPOINT_IDS, type EndpointId, LAWS, type Law } from '@tagtrack/core';
+import { specClause } from '../src/check/spec-clause.ts';
 import { ALL_CHECKS, AREA_TITLES, AREAS, type Area, type Check } from '../src/index.ts';
-import { specClause } from '../src/spec-clause.ts';
 
 /** Where the page is committed. */
 export const REQUIREMENTS_DOC = fileURLToPath(

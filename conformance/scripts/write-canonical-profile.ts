@@ -4,7 +4,7 @@
  * Run: `pnpm --filter @tagtrack/conformance canonical-profile`.
  */
 import { writeFile } from 'node:fs/promises';
-import { canonicalProfile } from '../src/fixtures.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
 
 const file = new URL('../fixtures/canonical-profile.json', import.meta.url);
 await writeFile(file, `${JSON.stringify(canonicalProfile(), null, 2)}\n`);

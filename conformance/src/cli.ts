@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DATA_MODES, DEFAULT_ATTEMPTS } from './check/watermark.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
@@ -8,10 +9,9 @@ import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
 import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
-import { DEFAULT_NUM_RUNS } from './runner.ts';
-import { DEFAULT_RETRIES } from './retry.ts';
-import { VERSION } from './version.ts';
-import { DATA_MODES, DEFAULT_ATTEMPTS } from './watermark.ts';
+import { DEFAULT_RETRIES } from './http/retry.ts';
+import { VERSION } from './report/version.ts';
+import { DEFAULT_NUM_RUNS } from './run/runner.ts';
 
 export { CANONICAL_PROFILE_FILE, EXIT } from './commands/run.ts';
 

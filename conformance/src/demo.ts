@@ -8,15 +8,15 @@
  */
 import { join, resolve } from 'node:path';
 import { createServer } from '@tagtrack/server';
-import { canonicalProfile } from './fixtures.ts';
+import { canonicalProfile } from './profile/fixtures.ts';
 import {
   formatSummary,
   progressReporter,
   useColor,
   writeHar,
   writeReports,
-} from './reporters/index.ts';
-import { runConformance } from './runner.ts';
+} from './report/index.ts';
+import { runConformance } from './run/runner.ts';
 
 const server = createServer();
 const baseUrl = await server.listen(0, '127.0.0.1');

@@ -1,5 +1,4 @@
-export { type DataReport, DataWatch } from './attempt.ts';
-export { CheckContext, type EachOptions, LOOP_BATCH } from './checks/context.ts';
+export { CheckContext, type EachOptions, LOOP_BATCH } from './check/context.ts';
 export {
   AREA_PRIORITY,
   AREA_TITLES,
@@ -17,7 +16,7 @@ export {
   priorityOf,
   type RequirementId,
   type SuiteCredential,
-} from './checks/define.ts';
+} from './check/define.ts';
 export {
   ensure,
   FAILURE_KINDS,
@@ -25,11 +24,19 @@ export {
   type FailureKind,
   SkipCheck,
   Violation,
-} from './checks/failure.ts';
+} from './check/failure.ts';
+export {
+  DATA_MODES,
+  type DataMode,
+  DEFAULT_ATTEMPTS,
+  readWatermarks,
+  type Watermark,
+  type Watermarks,
+  watermarkMove,
+} from './check/watermark.ts';
 /** The built-in checks, in run order: `runConformance({ checks: [...builtInChecks, mine] })`. */
 export { ALL_CHECKS, ALL_CHECKS as builtInChecks, CHECK_MODULES } from './checks/index.ts';
 export { CANONICAL_PROFILE_FILE, EXIT, main } from './cli.ts';
-export { ChecksError, loadChecks, validateChecks } from './custom-checks.ts';
 export { type CompareOptions, type Difference, differences } from './diff/compare.ts';
 export {
   type Observation,
@@ -39,20 +46,14 @@ export {
 } from './diff/observe.ts';
 export { type DiffOptions, type DiffResult, runDiff } from './diff/run.ts';
 export {
-  ExpectedFailure,
-  ExpectedFailuresError,
-  ExpectedFailuresFile,
-  loadExpectedFailures,
-} from './expected-failures.ts';
-export { canonicalProfile } from './fixtures.ts';
-export {
   ConnectionError,
   type Credential,
   type Exchange,
   type FetchLike,
   HttpClient,
   type RequestSpec,
-} from './http.ts';
+} from './http/client.ts';
+export { canonicalProfile } from './profile/fixtures.ts';
 export {
   loadProfile,
   Profile,
@@ -61,7 +62,7 @@ export {
   type ProfileInput,
   ProfileRateLimit,
   parseProfile,
-} from './profile.ts';
+} from './profile/profile.ts';
 export {
   formatSummary,
   type Har,
@@ -76,7 +77,15 @@ export {
   verdictOf,
   writeHar,
   writeReports,
-} from './reporters/index.ts';
+} from './report/index.ts';
+export { type DataReport, DataWatch } from './run/attempt.ts';
+export { ChecksError, loadChecks, validateChecks } from './run/custom-checks.ts';
+export {
+  ExpectedFailure,
+  ExpectedFailuresError,
+  ExpectedFailuresFile,
+  loadExpectedFailures,
+} from './run/expected-failures.ts';
 export {
   type CheckResult,
   type CheckStatus,
@@ -93,13 +102,4 @@ export {
   STATUS_ORDER,
   selectChecks,
   splitPatterns,
-} from './runner.ts';
-export {
-  DATA_MODES,
-  type DataMode,
-  DEFAULT_ATTEMPTS,
-  readWatermarks,
-  type Watermark,
-  type Watermarks,
-  watermarkMove,
-} from './watermark.ts';
+} from './run/runner.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, test } from 'vitest';
 import { ALL_CHECKS } from './checks/index.ts';
-import { failureText } from './reporters/text.ts';
-import { matchesOnly, type RunOptions, type RunResult, runConformance } from './runner.ts';
+import { failureText } from './report/text.ts';
+import { matchesOnly, type RunOptions, type RunResult, runConformance } from './run/runner.ts';
 
 /** Options of {@link defineConformanceSuite}. */
 export interface ConformanceSuiteOptions {

@@ -16,9 +16,9 @@ import {
   MAX_ANNOTATIONS,
   stepSummary,
 } from '../../scripts/action/annotate.mjs';
-import { writeReports } from '../src/reporters/index.ts';
-import { toResultsJson } from '../src/reporters/json.ts';
-import type { RunResult } from '../src/runner.ts';
+import { writeReports } from '../src/report/index.ts';
+import { toResultsJson } from '../src/report/json.ts';
+import type { RunResult } from '../src/run/runner.ts';
 import { runInMemory, team1Admin } from './helpers.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../scripts/action/annotate.mjs', import.meta.url));

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage } from 'node:htt
 import type { AddressInfo } from 'node:net';
 import { createServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**

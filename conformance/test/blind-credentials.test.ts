@@ -1,8 +1,8 @@
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import type { ProfileInput } from '../src/profile.ts';
-import { type RunResult, runConformance } from '../src/runner.ts';
+import type { ProfileInput } from '../src/profile/profile.ts';
+import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**

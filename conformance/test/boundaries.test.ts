@@ -8,7 +8,7 @@ import {
   middleWindow,
   nearMidnight,
   withPicks,
-} from '../src/checks/sample.ts';
+} from '../src/check/sample.ts';
 
 /**
  * The picks from the data that make time-boundary detection deterministic (issue 10 point 3):

@@ -1,12 +1,12 @@
 import { endpointById, matchEndpoint, signableForms } from '@tagtrack/core';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { resolveGroupSegment } from '../src/check/groups.ts';
+import { setParam } from '../src/check/sample.ts';
 import { formEncode, phpUrldecode } from '../src/checks/auth/shared.ts';
-import { resolveGroupSegment } from '../src/checks/groups.ts';
 import { encodedPath, groupNearMisses } from '../src/checks/input/paths.ts';
 import { pagingUrlProblem } from '../src/checks/input/same-answer.ts';
 import { namesWord } from '../src/checks/input/values.ts';
-import { setParam } from '../src/checks/sample.ts';
 
 describe('input checks: pure helpers', () => {
   test('pagingUrlProblem: the same URL with the sent total/next kept is fine, in any place', () => {

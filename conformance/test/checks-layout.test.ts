@@ -2,9 +2,9 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { AREAS, areaOf, FORMER_AREAS } from '../src/checks/define.ts';
+import { AREAS, areaOf, FORMER_AREAS } from '../src/check/define.ts';
 import { ALL_CHECKS, CHECK_MODULES } from '../src/checks/index.ts';
-import { matchesOnly } from '../src/runner.ts';
+import { matchesOnly } from '../src/run/runner.ts';
 
 /**
  * Checks are findable by name: a requirement id's prefix names its area, and the area names
@@ -13,8 +13,8 @@ import { matchesOnly } from '../src/runner.ts';
  */
 const CHECKS_DIR = fileURLToPath(new URL('../src/checks/', import.meta.url));
 
-/** The check-writing API and shared helpers: files under checks/ that define no check. */
-const HELPERS = ['compare', 'context', 'define', 'failure', 'groups', 'index', 'sample', 'walk'];
+/** The check-writing API (`check/`): files that define no check. */
+const CHECK_API_DIR = fileURLToPath(new URL('../src/check/', import.meta.url));
 
 type Module = { prefix?: unknown; checks?: readonly { id: string; area: string }[] };
 
@@ -64,20 +64,22 @@ describe('prefix -> area -> file', () => {
     },
   );
 
-  test('checks/ holds an area file or folder per area and the helpers, nothing else', async () => {
+  test('checks/ holds an area file or folder per area and the registry, nothing else', () => {
     for (const name of readdirSync(CHECKS_DIR)) {
       const path = join(CHECKS_DIR, name);
       if (statSync(path).isDirectory()) {
-        // a helper's internals live in a folder of its name (`context.ts` + `context/`)
-        if (HELPERS.includes(name) && existsSync(join(CHECKS_DIR, `${name}.ts`))) continue;
         expect(AREAS as readonly string[], `folder ${name}/ is no area`).toContain(name);
-      } else if (name.endsWith('.ts')) {
-        const base = name.slice(0, -3);
-        if (HELPERS.includes(base)) {
-          const mod = await load(path);
-          if (base !== 'index') expect(mod.checks, `${name} defines no check`).toBeUndefined();
-        } else expect(AREAS as readonly string[], `${name} is no area`).toContain(base);
+      } else if (name.endsWith('.ts') && name !== 'index.ts') {
+        expect(AREAS as readonly string[], `${name} is no area`).toContain(name.slice(0, -3));
       }
+    }
+  });
+
+  test('check/, the API a check is written with, defines no check', async () => {
+    const files = readdirSync(CHECK_API_DIR, { recursive: true, encoding: 'utf8' });
+    for (const name of files.filter((f) => f.endsWith('.ts'))) {
+      const mod = await load(join(CHECK_API_DIR, name));
+      expect(mod.checks, `check/${name} defines no check`).toBeUndefined();
     }
   });
 

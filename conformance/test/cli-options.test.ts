@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { endpointsMatching, selectEndpoints } from '../src/endpoint-filter.ts';
-import { HttpClient } from '../src/http.ts';
-import { ResultsJson } from '../src/reporters/index.ts';
+import { endpointsMatching, selectEndpoints } from '../src/commands/endpoint-filter.ts';
+import { HttpClient } from '../src/http/client.ts';
+import { ResultsJson } from '../src/report/index.ts';
 import { failing, runCli, runInMemory } from './helpers.ts';
 
 /**

@@ -11,10 +11,10 @@ import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 import { main } from '../src/cli.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { Profile } from '../src/profile.ts';
-import { ResultsJson, useColor, writeReports } from '../src/reporters/index.ts';
-import { runConformance } from '../src/runner.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { Profile } from '../src/profile/profile.ts';
+import { ResultsJson, useColor, writeReports } from '../src/report/index.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { team1Admin } from './helpers.ts';
 
 const BIN = fileURLToPath(new URL('../bin/tagtrack-conformance.js', import.meta.url));

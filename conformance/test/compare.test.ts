@@ -5,8 +5,8 @@ import {
   instantOf,
   linksOf,
   normaliseTable,
-} from '../src/checks/compare.ts';
-import { firstDifference } from '../src/checks/sample.ts';
+} from '../src/check/compare.ts';
+import { firstDifference } from '../src/check/sample.ts';
 import { contentTypeMatches } from '../src/checks/schema.ts';
 
 /** The suite compares meaning, never incidental form (decisions preamble, §3, §7, §8 Revision 2). */

@@ -8,7 +8,6 @@ import { stripVTControlCharacters } from 'node:util';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { ChecksError, loadChecks, validateChecks } from '../src/custom-checks.ts';
 import { builtInChecks, defineCheck } from '../src/index.ts';
 import {
   formatSummary,
@@ -16,8 +15,9 @@ import {
   toHtml,
   toJUnit,
   toResultsJson,
-} from '../src/reporters/index.ts';
-import type { RunResult } from '../src/runner.ts';
+} from '../src/report/index.ts';
+import { ChecksError, loadChecks, validateChecks } from '../src/run/custom-checks.ts';
+import type { RunResult } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, runCli, runInMemory } from './helpers.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/vendor-version-header.mjs', import.meta.url));

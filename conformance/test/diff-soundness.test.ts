@@ -4,8 +4,8 @@ import { generateDataset, withEveryEdgeCase } from '@tagtrack/dataset';
 import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { runDiff } from '../src/diff/run.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
-import type { ProfileInput } from '../src/profile.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import type { ProfileInput } from '../src/profile/profile.ts';
 
 /**
  * The soundness of the differential audit (issue 19): two conforming implementations on the

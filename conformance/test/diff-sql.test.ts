@@ -5,7 +5,7 @@ import { openSqlEngine } from '@tagtrack/engine';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { runDiff } from '../src/diff/run.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
 import { credentialsOf } from './soundness.ts';
 
 /**

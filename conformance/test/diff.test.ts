@@ -17,7 +17,7 @@ import { describe, expect, test } from 'vitest';
 import { differences } from '../src/diff/compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from '../src/diff/observe.ts';
 import { runDiff, sameAnswer } from '../src/diff/run.ts';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /** Contact ids by email for a side that names contacts with `idOf`. */

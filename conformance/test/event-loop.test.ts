@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
-import { HttpClient } from '../src/http.ts';
+import { HttpClient } from '../src/http/client.ts';
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
 

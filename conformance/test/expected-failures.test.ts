@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ExpectedFailuresError, loadExpectedFailures } from '../src/expected-failures.ts';
-import { ConfigError } from '../src/runner.ts';
+import { ExpectedFailuresError, loadExpectedFailures } from '../src/run/expected-failures.ts';
+import { ConfigError } from '../src/run/runner.ts';
 import { runInMemory } from './helpers.ts';
 
 const ONLY = 'INPUT-400-UNKNOWN-PARAM,INPUT-400-BAD-ENUM';

@@ -9,8 +9,8 @@ import {
 } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/run.ts';
-import type { RunResult } from '../src/runner.ts';
-import { runConformance } from '../src/runner.ts';
+import type { RunResult } from '../src/run/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import {
   behindProxy,
   MEMORY_BASE_URL,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, FAULTS } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import {
   declaredFor,
   FAULT_PARTS,

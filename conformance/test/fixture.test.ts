@@ -20,7 +20,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { main } from '../src/cli.ts';
 import { FixtureError, writeFixture } from '../src/commands/fixture.ts';
-import { Profile } from '../src/profile.ts';
+import { Profile } from '../src/profile/profile.ts';
 
 /*
  * `tagtrack-conformance fixture`: every format written for the canonical dataset and read

@@ -2,9 +2,9 @@ import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
 import { vi } from 'vitest';
 import { main } from '../src/cli.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
-import type { ProfileInput } from '../src/profile.ts';
-import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import type { ProfileInput } from '../src/profile/profile.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';
 
 /** Base URL used for in-memory runs through `server.fetch` (never resolved). */
 export const MEMORY_BASE_URL = 'http://tagtrack.memory';

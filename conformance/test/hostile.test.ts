@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { KEPT_BODY_CHARS } from '../src/http.ts';
-import { runConformance } from '../src/runner.ts';
+import { KEPT_BODY_CHARS } from '../src/http/client.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { runCli } from './helpers.ts';
 import { type HostileKind, measure, startHostile } from './hostile.ts';
 

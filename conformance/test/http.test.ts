@@ -6,7 +6,7 @@ import {
   HttpClient,
   type HttpClientOptions,
   KEPT_BODY_CHARS,
-} from '../src/http.ts';
+} from '../src/http/client.ts';
 
 function reset(code: string): Error {
   return Object.assign(new TypeError('fetch failed'), { cause: { code, message: 'socket' } });

@@ -5,8 +5,8 @@ import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type ServerOptions } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { accessKeyVariable, inferProfile, initCredentials } from '../src/commands/init.ts';
-import { loadProfile } from '../src/profile.ts';
-import { runConformance } from '../src/runner.ts';
+import { loadProfile } from '../src/profile/profile.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, runCli, team1Admin } from './helpers.ts';
 
 /**

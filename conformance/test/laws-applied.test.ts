@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LAWS, lawById, MERGE_LAWS, mergeIsCommutativeMonoid } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
-import { defineCheck, lawCheck, lawOf } from '../src/checks/define.ts';
+import { defineCheck, lawCheck, lawOf } from '../src/check/define.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 
 /**

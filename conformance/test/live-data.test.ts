@@ -8,18 +8,12 @@ import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type TagtrackServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { CheckContext } from '../src/checks/context.ts';
-import { Violation } from '../src/checks/failure.ts';
-import { HttpClient } from '../src/http.ts';
+import type { CheckContext } from '../src/check/context.ts';
+import { Violation } from '../src/check/failure.ts';
+import { HttpClient } from '../src/http/client.ts';
 import { builtInChecks, defineCheck } from '../src/index.ts';
-import {
-  formatSummary,
-  ResultsJson,
-  toHtml,
-  toJUnit,
-  toResultsJson,
-} from '../src/reporters/index.ts';
-import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+import { formatSummary, ResultsJson, toHtml, toJUnit, toResultsJson } from '../src/report/index.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
-import { type RunResult, runConformance } from '../src/runner.ts';
+import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { declaredFor, exhaustRateLimit, NUM_RUNS, serverFor } from './fault-matrix.ts';
 import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError } from '../src/runner.ts';
+import { ConfigError } from '../src/run/runner.ts';
 import { failing, profileFor, runInMemory } from './helpers.ts';
 
 function others(result: Parameters<typeof failing>[0], id: string): string[] {

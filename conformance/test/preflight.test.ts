@@ -14,13 +14,13 @@ import {
   type VariantName,
 } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import type { SuiteCredential } from '../src/checks/define.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { HttpClient } from '../src/http.ts';
-import { preflight } from '../src/preflight.ts';
-import { type Profile, type ProfileInput, parseProfile } from '../src/profile.ts';
-import { ResultsJson } from '../src/reporters/index.ts';
-import { ConfigError, runConformance } from '../src/runner.ts';
+import type { SuiteCredential } from '../src/check/define.ts';
+import { HttpClient } from '../src/http/client.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { type Profile, type ProfileInput, parseProfile } from '../src/profile/profile.ts';
+import { ResultsJson } from '../src/report/index.ts';
+import { preflight } from '../src/run/preflight.ts';
+import { ConfigError, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { describe, expect, test } from 'vitest';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { closest, ProfileError, parseProfile } from '../src/profile.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { closest, ProfileError, parseProfile } from '../src/profile/profile.ts';
 
 describe('profile', () => {
   test('{} is the reference profile tagtrack/v1', () => {

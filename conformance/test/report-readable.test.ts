@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bodyView, pathInMessage, prettyJson, WINDOW_CONTEXT } from '../src/reporters/body.ts';
-import { formatSummary } from '../src/reporters/console.ts';
+import { bodyView, pathInMessage, prettyJson, WINDOW_CONTEXT } from '../src/report/body.ts';
+import { formatSummary } from '../src/report/console.ts';
 import {
   countsOf,
   failedChecks,
@@ -21,8 +21,8 @@ import {
   toResultsJson,
   verdictOf,
   writeReports,
-} from '../src/reporters/index.ts';
-import type { CheckResult, RunResult } from '../src/runner.ts';
+} from '../src/report/index.ts';
+import type { CheckResult, RunResult } from '../src/run/runner.ts';
 import { type FaultName, runInMemory, team1Admin } from './helpers.ts';
 
 /** Issue 22: reports a person reads (verdict, index, bodies, Markdown summary). */

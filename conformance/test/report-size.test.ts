@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { LISTED_EXCHANGES } from '../src/reporters/html.ts';
-import { toHtml } from '../src/reporters/index.ts';
-import { DEFAULT_NUM_RUNS } from '../src/runner.ts';
+import { LISTED_EXCHANGES } from '../src/report/html.ts';
+import { toHtml } from '../src/report/index.ts';
+import { DEFAULT_NUM_RUNS } from '../src/run/runner.ts';
 import { runInMemory } from './helpers.ts';
 
 /** 1 MB: what a passing run's report.html must stay under (issue 12). */

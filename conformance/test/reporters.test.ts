@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { create } from 'xmlbuilder2';
 import * as z from 'zod';
-import { formatSummary } from '../src/reporters/console.ts';
+import { formatSummary } from '../src/report/console.ts';
 import {
   ResultsJson,
   rerunCommand,
@@ -17,9 +17,9 @@ import {
   toResultsJson,
   writeHar,
   writeReports,
-} from '../src/reporters/index.ts';
-import type { RunResult } from '../src/runner.ts';
-import { VERSION } from '../src/version.ts';
+} from '../src/report/index.ts';
+import { VERSION } from '../src/report/version.ts';
+import type { RunResult } from '../src/run/runner.ts';
 import { runInMemory, team1Admin } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**

@@ -1,20 +1,20 @@
 import {
   Agent,
   createServer as createHttpServer,
-  type IncomingMessage,
   request as httpRequest,
+  type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@tagtrack/core';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { ConnectionError, HttpClient } from '../src/http.ts';
-import { toJUnit } from '../src/reporters/junit.ts';
-import { toResultsJson } from '../src/reporters/json.ts';
-import { formatSummary, toHtml } from '../src/reporters/index.ts';
-import { RetriesExhausted, withRetries } from '../src/retry.ts';
-import { runConformance } from '../src/runner.ts';
+import { ConnectionError, HttpClient } from '../src/http/client.ts';
+import { RetriesExhausted, withRetries } from '../src/http/retry.ts';
+import { formatSummary, toHtml } from '../src/report/index.ts';
+import { toResultsJson } from '../src/report/json.ts';
+import { toJUnit } from '../src/report/junit.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { failing, profileFor, team1Admin } from './helpers.ts';
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };

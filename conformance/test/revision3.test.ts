@@ -3,8 +3,8 @@ import { createServer, type ServerOptions, type VariantName } from '@tagtrack/se
 import { describe, expect, test } from 'vitest';
 import { otherSpelling } from '../src/checks/page/links.ts';
 import { pagingUrlProblem } from '../src/checks/page/shared.ts';
-import type { Exchange } from '../src/http.ts';
-import { runConformance } from '../src/runner.ts';
+import type { Exchange } from '../src/http/client.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { problems } from './fault-matrix.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 import { REVISION_3_DATASET } from './revision3-dataset.ts';

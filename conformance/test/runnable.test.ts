@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { decodeHTML } from 'entities';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { canonicalProfile } from '../src/fixtures.ts';
-import { ResultsJson } from '../src/reporters/index.ts';
-import { rerunWords, runAgainCommand } from '../src/rerun.ts';
+import { rerunWords, runAgainCommand } from '../src/http/rerun.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import { ResultsJson } from '../src/report/index.ts';
 import { runCli, team1Admin } from './helpers.ts';
 
 /**

@@ -5,18 +5,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { defineCheck, priorityOf } from '../src/checks/define.ts';
-import { ensure, Violation } from '../src/checks/failure.ts';
+import { defineCheck, priorityOf } from '../src/check/define.ts';
+import { ensure, Violation } from '../src/check/failure.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { ConnectionError, type FetchLike } from '../src/http.ts';
-import { ResultsJson, writeReports } from '../src/reporters/index.ts';
+import { ConnectionError, type FetchLike } from '../src/http/client.ts';
+import { ResultsJson, writeReports } from '../src/report/index.ts';
 import {
   ConfigError,
   defaultConcurrency,
   matchesOnly,
   type RunResult,
   runConformance,
-} from '../src/runner.ts';
+} from '../src/run/runner.ts';
 import {
   failing,
   MEMORY_BASE_URL,

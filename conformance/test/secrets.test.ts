@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import * as reporters from '../src/reporters/index.ts';
-import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
-import { SecretRedactor } from '../src/secrets.ts';
+import { SecretRedactor } from '../src/http/secrets.ts';
+import * as reporters from '../src/report/index.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**

@@ -2,7 +2,7 @@ import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 import {
   arbSoundnessConfig,

@@ -4,8 +4,8 @@ import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canon
 import { openSqlEngine, type SqlEngine } from '@tagtrack/engine';
 import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@tagtrack/server';
 import fc from 'fast-check';
-import type { ProfileCredential, ProfileInput } from '../src/profile.ts';
-import { type RunResult, runConformance } from '../src/runner.ts';
+import type { ProfileCredential, ProfileInput } from '../src/profile/profile.ts';
+import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL } from './helpers.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { LAWS } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
+import { SPEC_SECTION_OF_DECISION, specClause } from '../src/check/spec-clause.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
-import { SPEC_SECTION_OF_DECISION, specClause } from '../src/spec-clause.ts';
 
 /** Users see docs/spec.md's numbering, never the decisions document's (issue 22). */
 

@@ -2,10 +2,10 @@ import type { Dataset } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer, type TagtrackServer } from '@tagtrack/server';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CheckContext } from '../src/checks/context.ts';
-import { defineCheck } from '../src/checks/define.ts';
-import { Violation } from '../src/checks/failure.ts';
-import { type RunResult, runConformance } from '../src/runner.ts';
+import type { CheckContext } from '../src/check/context.ts';
+import { defineCheck } from '../src/check/define.ts';
+import { Violation } from '../src/check/failure.ts';
+import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
 
 /**

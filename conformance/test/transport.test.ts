@@ -2,9 +2,9 @@ import { type Clock, verifySignature } from '@tagtrack/core';
 import { arbStatsSummary } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { Violation } from '../src/checks/failure.ts';
-import { walkPages } from '../src/checks/walk.ts';
-import { type Exchange, HttpClient } from '../src/http.ts';
+import { Violation } from '../src/check/failure.ts';
+import { walkPages } from '../src/check/walk.ts';
+import { type Exchange, HttpClient } from '../src/http/client.ts';
 
 /** The suite on core's transport steps: pacing on an injected clock, signing, ctx.walk's guards. */
 

@@ -1,6 +1,6 @@
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { runConformance } from '../src/runner.ts';
+import { runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**

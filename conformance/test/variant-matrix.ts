@@ -8,9 +8,9 @@ import {
 } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type DiffResult, runDiff } from '../src/diff/run.ts';
-import { canonicalProfile } from '../src/fixtures.ts';
-import type { ProfileInput } from '../src/profile.ts';
-import { type RunOptions, type RunResult, runConformance } from '../src/runner.ts';
+import { canonicalProfile } from '../src/profile/fixtures.ts';
+import type { ProfileInput } from '../src/profile/profile.ts';
+import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch, team1Admin } from './helpers.ts';
 
 /**

@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { ConnectionError } from '../src/http.ts';
-import { isBudgetRefusal, RunStopped } from '../src/run-guard.ts';
 import {
   type CheckCause,
   type CheckVerdict,
   checkVerdict,
   tallyOf,
   withNote,
-} from '../src/verdict.ts';
+} from '../src/check/outcome.ts';
+import { ConnectionError } from '../src/http/client.ts';
+import { isBudgetRefusal, RunStopped } from '../src/run/guard.ts';
 
 const fiveXx = { id: 7, method: 'GET', target: '/teams/t1/tags', status: 503 };
 

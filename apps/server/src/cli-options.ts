@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { FAULT_NAMES, type FaultName, isFaultName } from './faults/index.ts';
 import { parseRate, type RateLimit } from './rate-limit.ts';
 import { normalisePublicUrl } from './server.ts';
-import { isVariantName, VARIANT_NAMES, type VariantName } from './variants.ts';
+import { isVariantName, VARIANT_NAMES, type VariantName } from './variants/index.ts';
 
 /** The parsed flags of `tagtrack-server`. */
 export interface CliOptions {

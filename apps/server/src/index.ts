@@ -7,6 +7,7 @@ export {
   type FaultName,
   isFaultName,
 } from './faults/index.ts';
+export { type AppLayers, CLEAN_LAYERS } from './layers.ts';
 export {
   type LiveHandle,
   type LiveOptions,
@@ -23,8 +24,6 @@ export {
   ServerOptionsError,
   type TagtrackServer,
 } from './server.ts';
-export { alternativeContactId, extraFieldsOf } from './store-variants.ts';
-export { EXTRA_HEADERS, REASON_PHRASE_VARIANT } from './transport.ts';
 export {
   isVariantName,
   VARIANT_NAMES,
@@ -32,4 +31,6 @@ export {
   type VariantInfo,
   type VariantName,
   type VariantServerOptions,
-} from './variants.ts';
+} from './variants/index.ts';
+export { alternativeContactId, extraFieldsOf } from './variants/records.ts';
+export { EXTRA_HEADERS, REASON_PHRASE_VARIANT } from './variants/transport.ts';

@@ -20,7 +20,7 @@ import {
   storeFaultsRefusal,
   type TagtrackServer,
 } from './server.ts';
-import { VARIANTS, variantInfo } from './variants.ts';
+import { VARIANTS, variantInfo } from './variants/index.ts';
 
 /** Exit code for bad usage, an unusable dataset, or a port that cannot be bound. */
 const EXIT_USAGE = 2;

@@ -11,6 +11,9 @@ import {
 } from '@tagtrack/core';
 import type { RequestTarget } from './request.ts';
 
+/** The path of paging URLs (decisions §3 Revision 3, free): as received, or its canonical form. */
+export type PagingPathForm = 'as-received' | 'canonical';
+
 /** What the paging layer needs to cut one page of a list answer. */
 export interface ListRequest {
   /**
@@ -35,10 +38,9 @@ export interface ListRequest {
   readonly method: string;
   /**
    * The path of the paging URLs (decisions §3 Revision 3, free): the path as received
-   * (default, the reference) or its canonical form (core's `canonicalPath`; variant
-   * `paging-path-canonical`).
+   * (default, the reference) or its canonical form (core's `canonicalPath`).
    */
-  readonly pathForm?: 'as-received' | 'canonical';
+  readonly pathForm?: PagingPathForm;
   /** A request header by its lower-case name (read only by faults); absent: none. */
   readonly header?: (name: string) => string | undefined;
 }

@@ -13,7 +13,7 @@ import {
 } from '@tagtrack/core';
 import * as z from 'zod';
 import { type HtmlOptions, renderHtmlDocument } from './render-html.ts';
-import type { VariantSet } from './variants.ts';
+import type { VariantSet } from './variants/index.ts';
 
 /** A response before it becomes a `Response`: status, headers and body text. */
 export interface Rendered {

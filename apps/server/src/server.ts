@@ -4,29 +4,32 @@ import {
   type Dataset,
   DEFAULT_PAGE_SIZE,
   DEFAULT_PAGING_END,
-  indexEngine,
   openApiDocument,
   type PagingEnd,
   type ReportingEngine,
   type ReportingIndex,
 } from '@tagtrack/core';
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
-import { buildIndex, type ColumnarSource } from '@tagtrack/engine';
+import {
+  type BuildIndexOptions,
+  buildIndex,
+  type ColumnarSource,
+  indexEngine,
+} from '@tagtrack/engine';
 import { pino } from 'pino';
 import { createApp } from './app.ts';
+import { type Composition, compose } from './compose.ts';
 import { type FaultName, FaultSet } from './faults/index.ts';
 import { LiveData, type LiveHandle, type LiveOptions } from './live.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
-import { Renderer } from './render.ts';
-import { Store, type StoreSource } from './store.ts';
-import { RECIPIENT_VARIANTS } from './store-recipients.ts';
-import { withTransport } from './transport.ts';
 import {
   type VariantName,
   type VariantServerOptions,
   VariantSet,
   variantInfo,
-} from './variants.ts';
+} from './variants/index.ts';
+import { RECIPIENT_VARIANTS } from './variants/recipients.ts';
+import type { FetchHandler } from './variants/transport.ts';
 
 /**
  * Options of {@link createServer} that cannot work: a page size below 1, an unknown paging
@@ -185,27 +188,28 @@ function withVariantOptions(
   return out;
 }
 
-/** The store variants that read the dataset's ids and emails (`store-variants.ts`). */
+/** The store variants that read the dataset's ids and emails (`variants/records.ts`, `variants/recipients.ts`). */
 const DATASET_VARIANTS = ['contact-ids-alternative', ...RECIPIENT_VARIANTS] as const;
 
 /**
- * Why `faults` cannot be injected with the engine `kind`, or `undefined` when they can: the
- * store faults wrap the store over the in-memory index (`FaultSet.wrap('store', …)`), so a
- * SQL engine refuses them (the message names them).
+ * Why `faults` cannot be injected with the engine named `engineName` (which has no in-memory
+ * index), or `undefined` when they can: the store faults wrap the store over the in-memory
+ * index (`FaultSet.wrap('store', …)`), so a SQL engine refuses them (the message names them).
  */
 export function storeFaultsRefusal(
   faults: readonly FaultName[],
-  kind: ReportingEngine['kind'],
+  engineName: string,
 ): string | undefined {
   const store = new FaultSet(faults).wrapping('store');
   if (store.length === 0) return undefined;
-  return `fault ${store.join(', ')} wraps the store over the in-memory index: it needs the in-memory engine, not ${kind}`;
+  return `fault ${store.join(', ')} wraps the store over the in-memory index: it needs the in-memory engine, not ${engineName}`;
 }
 
 /**
  * Throws {@link ServerOptionsError} for what an `engine` option cannot serve: a store fault
- * or `live` (both need the in-memory index), `columnar` (a second source), or a store variant
- * reading the dataset when no `dataset` says what the engine serves.
+ * (without the engine's in-memory index) or `live` (it rebuilds an in-memory index),
+ * `columnar` (a second source), or a store variant reading the dataset when no `dataset`
+ * says what the engine serves.
  */
 function refuseWithEngine(
   options: ServerOptions,
@@ -213,10 +217,12 @@ function refuseWithEngine(
   faults: FaultSet,
   variants: VariantSet,
 ): void {
-  const storeFaults = storeFaultsRefusal(faults.list(), engine.kind);
-  if (storeFaults !== undefined) throw new ServerOptionsError(storeFaults);
+  if (engine.index === undefined) {
+    const storeFaults = storeFaultsRefusal(faults.list(), engine.name);
+    if (storeFaults !== undefined) throw new ServerOptionsError(storeFaults);
+  }
   if (options.live !== undefined) {
-    throw new ServerOptionsError(`live data needs the in-memory engine, not ${engine.kind}`);
+    throw new ServerOptionsError(`live data needs the in-memory engine, not ${engine.name}`);
   }
   if (options.columnar !== undefined) {
     throw new ServerOptionsError('columnar and engine are two sources of answers: give one');
@@ -224,23 +230,26 @@ function refuseWithEngine(
   const needy = DATASET_VARIANTS.find((v) => variants.has(v));
   if (needy !== undefined && options.dataset === undefined) {
     throw new ServerOptionsError(
-      `variant ${needy} needs the dataset the ${engine.kind} engine serves (option dataset)`,
+      `variant ${needy} needs the dataset the ${engine.name} engine serves (option dataset)`,
     );
   }
 }
 
-/**
- * Creates the reference server of the `tagtrack/v1` profile over `options.dataset`, or
- * answering from `options.engine`. Without an engine, builds core's index once
- * (`buildIndex`, which throws core's `DatasetError`, code `invalid_dataset`, when the dataset
- * is not referentially consistent); throws an Error for an unknown fault or variant, and
- * {@link ServerOptionsError} for a page size below 1, an invalid public URL, an option that
- * contradicts a variant, or what an engine cannot serve (a store fault, `live`).
- */
-export function createServer(serverOptions: ServerOptions = {}): TagtrackServer {
+/** The options of {@link createServer} checked, with the variants' options applied. */
+interface Settings {
+  readonly options: ServerOptions;
+  readonly faults: FaultSet;
+  readonly variants: VariantSet;
+  readonly pageSize: number;
+  readonly pagingEnd: PagingEnd;
+  /** `publicUrl` normalised, when given. */
+  readonly configuredUrl: string | undefined;
+}
+
+/** Step 1 of {@link createServer}: the options checked (see there for what throws). */
+function settingsOf(serverOptions: ServerOptions): Settings {
   const variants = new VariantSet(serverOptions.variants ?? []);
   const options = withVariantOptions(serverOptions, variants.list());
-  const dataset = options.dataset ?? canonicalDataset;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     throw new ServerOptionsError(`invalid page size ${pageSize}: expected an integer >= 1`);
@@ -253,85 +262,120 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   }
   const configuredUrl =
     options.publicUrl === undefined ? undefined : normalisePublicUrl(options.publicUrl);
-  let listenUrl: string | undefined;
-  const publicUrl = () => configuredUrl ?? listenUrl ?? DEFAULT_PUBLIC_URL;
   const faults = new FaultSet(options.faults ?? []);
   if (options.engine !== undefined) refuseWithEngine(options, options.engine, faults, variants);
-  const indexOptions = options.memberWithoutGroup
-    ? { memberWithoutGroup: options.memberWithoutGroup }
-    : {};
-  const index =
-    options.engine !== undefined
-      ? undefined
-      : options.columnar
-        ? options.columnar.finish(indexOptions).index
-        : buildIndex(dataset, indexOptions);
-  const engine = options.engine ?? indexEngine(index!);
+  return { options, faults, variants, pageSize, pagingEnd, configuredUrl };
+}
+
+/** What answers: the engine, its in-memory index (none with an `engine` option), the dataset served. */
+interface Source {
+  readonly engine: ReportingEngine;
+  readonly index: ReportingIndex | undefined;
+  readonly dataset: Dataset | undefined;
+}
+
+/**
+ * Step 2 of {@link createServer}: the `engine` option, or the in-memory index over
+ * `columnar` or `dataset` (default the canonical dataset) built once (`buildIndex`).
+ */
+function sourceOf(options: ServerOptions): Source {
+  if (options.engine !== undefined) {
+    const index = options.engine.index;
+    return { engine: options.engine, index, dataset: index?.dataset ?? options.dataset };
+  }
+  const index = options.columnar
+    ? options.columnar.finish(indexOptionsOf(options)).index
+    : buildIndex(options.dataset ?? canonicalDataset, indexOptionsOf(options));
+  return { engine: indexEngine(index), index, dataset: index.dataset };
+}
+
+function indexOptionsOf(options: ServerOptions): BuildIndexOptions {
+  return options.memberWithoutGroup ? { memberWithoutGroup: options.memberWithoutGroup } : {};
+}
+
+/**
+ * Step 3 of {@link createServer}: the application over one version of the data. One
+ * application per version: its store, and the caches of its middleware (responses, verified
+ * signatures), answer from that version only (live.ts).
+ */
+function servingOf(
+  settings: Settings,
+  composition: Composition,
+  publicUrl: () => string,
+): (source: Source) => Served {
+  const { options, pageSize, pagingEnd } = settings;
   const logger = options.logger ? pino({ name: 'tagtrack-server' }) : undefined;
-  let openApi: string | undefined;
-  const renderer = new Renderer(variants, (clean) => faults.wrap('render', clean));
+  if (logger && settings.faults.list().length > 0) {
+    logger.warn({ faults: settings.faults.list() }, 'faults injected');
+  }
+  if (logger && settings.variants.list().length > 0) {
+    logger.info({ variants: settings.variants.list() }, 'variants');
+  }
   const rateLimiter = options.rateLimit
     ? new RateLimiter(options.rateLimit, options.clock)
     : undefined;
-  // One application per version of the data: its store, and the caches of its middleware
-  // (responses, verified signatures), answer from that version only (live.ts).
-  const serve = (source: StoreSource): Served => {
+  let openApi: string | undefined;
+  const openApiJson = () => {
+    openApi ??= JSON.stringify(openApiDocument());
+    return openApi;
+  };
+  return (source) => {
     const app = createApp({
-      store: new Store(source, (clean) => faults.wrap('store', clean), variants),
-      renderer,
-      faults,
-      variants,
+      store: composition.store(source.engine, source.dataset),
+      renderer: composition.renderer,
+      layers: composition.layers,
       pageSize,
       pagingEnd,
       publicUrl,
       rateLimiter,
       logger,
-      openApiJson: () => {
-        openApi ??= JSON.stringify(openApiDocument());
-        return openApi;
-      },
-      // a database answers a page in milliseconds: keep 8 MiB of responses, not 64, so the
-      // server process stays small (issue 23's goal: RSS under 200 MB at 10 M events)
-      responseCacheBytes: source.engine.kind === 'memory' ? undefined : 8 * 1024 * 1024,
+      openApiJson,
+      // an engine that answers a page in milliseconds: keep 8 MiB of responses, not 64, so
+      // the server process stays small and the database does the remembering
+      responseCacheBytes: source.engine.servesWindows ? 8 * 1024 * 1024 : undefined,
     });
     return { index: source.index, fetch: app.fetch };
   };
-  // the store variants read the dataset served: the index's, or with an engine the option's
-  const first = serve({ engine, index, dataset: index?.dataset ?? options.dataset });
-  let live: LiveData<Served & { readonly index: ReportingIndex }> | undefined;
-  if (options.live !== undefined && index !== undefined) {
-    try {
-      live = new LiveData(index.dataset, { ...first, index }, options.live, (d) => {
-        const next = buildIndex(d, indexOptions);
-        return { ...serve({ engine: indexEngine(next), index: next }), index: next };
-      });
-    } catch (e) {
-      if (e instanceof RangeError) throw new ServerOptionsError(e.message);
-      throw e;
-    }
+}
+
+/**
+ * Step 4 of {@link createServer}: the live data over the in-memory index (`undefined`
+ * without `options.live`); a bad rate or seed is a {@link ServerOptionsError}.
+ */
+function liveOf(
+  options: ServerOptions,
+  first: Served,
+  index: ReportingIndex | undefined,
+  serve: (source: Source) => Served,
+): LiveData<Served & { readonly index: ReportingIndex }> | undefined {
+  if (options.live === undefined || index === undefined) return undefined;
+  try {
+    return new LiveData(index.dataset, { ...first, index }, options.live, (d) => {
+      const next = buildIndex(d, indexOptionsOf(options));
+      return {
+        ...serve({ engine: indexEngine(next), index: next, dataset: next.dataset }),
+        index: next,
+      };
+    });
+  } catch (e) {
+    if (e instanceof RangeError) throw new ServerOptionsError(e.message);
+    throw e;
   }
-  const served = () => live?.current.served ?? first;
-  const app = { fetch: (request: Request, env?: object) => served().fetch(request, env) };
-  if (logger && faults.list().length > 0) logger.warn({ faults: faults.list() }, 'faults injected');
-  if (logger && variants.list().length > 0) logger.info({ variants: variants.list() }, 'variants');
-  const socketFetch = withTransport(app.fetch, variants);
+}
 
+/** A server socket for `fetch`: `listen` resolves the URL it listens on, `close` stops it. */
+interface Socket {
+  listen(port: number, host: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Step 5 of {@link createServer}: listening and closing (one socket at a time). */
+function socketOf(fetch: FetchHandler): Socket {
   let http: ReturnType<typeof createAdaptorServer> | undefined;
-
   return {
-    get index() {
-      return served().index;
-    },
-    engine,
-    live,
-    get publicUrl() {
-      return publicUrl();
-    },
-    variants: variants.list(),
-    fetch: async (request) => app.fetch(request),
-    listen(port = 0, host = '127.0.0.1') {
+    listen(port, host) {
       if (http) return Promise.reject(new Error('server is already listening'));
-      const server = createAdaptorServer({ fetch: socketFetch });
+      const server = createAdaptorServer({ fetch });
       return new Promise<string>((resolve, reject) => {
         const onError = (err: Error) => {
           server.removeListener('listening', onListening);
@@ -342,8 +386,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
           http = server;
           const address = server.address() as AddressInfo;
           const h = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          listenUrl = `http://${h}:${address.port}`;
-          resolve(listenUrl);
+          resolve(`http://${h}:${address.port}`);
         };
         server.once('error', onError);
         server.once('listening', onListening);
@@ -351,15 +394,57 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
       });
     },
     close() {
-      live?.stop();
       const server = http;
       http = undefined;
-      listenUrl = undefined;
       if (!server) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
+    },
+  };
+}
+
+/**
+ * Creates the reference server of the `tagtrack/v1` profile over `options.dataset`, or
+ * answering from `options.engine`. Without an engine, builds core's index once
+ * (`buildIndex`, which throws core's `DatasetError`, code `invalid_dataset`, when the dataset
+ * is not referentially consistent); throws an Error for an unknown fault or variant, and
+ * {@link ServerOptionsError} for a page size below 1, an invalid public URL, an option that
+ * contradicts a variant, or what an engine cannot serve (a store fault, `live`).
+ */
+export function createServer(serverOptions: ServerOptions = {}): TagtrackServer {
+  const settings = settingsOf(serverOptions);
+  const { options, faults, variants } = settings;
+  let listenUrl: string | undefined;
+  const publicUrl = () => settings.configuredUrl ?? listenUrl ?? DEFAULT_PUBLIC_URL;
+  const source = sourceOf(options);
+  const composition = compose(faults, variants);
+  const serve = servingOf(settings, composition, publicUrl);
+  const first = serve(source);
+  const live = liveOf(options, first, source.index, serve);
+  const served = () => live?.current.served ?? first;
+  const fetch = (request: Request, env?: object) => served().fetch(request, env);
+  const socket = socketOf(composition.socket(fetch));
+  return {
+    get index() {
+      return served().index;
+    },
+    engine: source.engine,
+    live,
+    get publicUrl() {
+      return publicUrl();
+    },
+    variants: variants.list(),
+    fetch: async (request) => fetch(request),
+    async listen(port = 0, host = '127.0.0.1') {
+      listenUrl = await socket.listen(port, host);
+      return listenUrl;
+    },
+    close() {
+      live?.stop();
+      listenUrl = undefined;
+      return socket.close();
     },
   };
 }

@@ -1,126 +1,79 @@
 import type {
   Answer,
-  AnswerSlice,
   Caller,
-  Dataset,
   EndpointRequest,
+  EngineAnswer,
   RecordWindow,
   ReportingEngine,
-  ReportingIndex,
 } from '@tagtrack/core';
 import { LruCache } from './cache.ts';
-import { EventRecipients } from './store-recipients.ts';
-import { RecordVariants } from './store-variants.ts';
-import { VariantSet } from './variants.ts';
-
-/**
- * What the store answers: core's {@link Answer}, or (only under the fault
- * `out-of-scope-403`) `forbidden` for an id that exists outside the caller's scope.
- */
-export type StoreAnswer = Answer | { readonly kind: 'forbidden'; readonly message: string };
 
 /** The query pairs of a request as received (decoded, in request order). */
 export type RawQuery = readonly (readonly [string, string])[];
 
 /**
- * The store's query methods a fault wraps (`faults/store.ts`, `faults/store-windows.ts`):
- * clean in {@link storeLayer} unless a fault replaced them (decisions §2, §3, §8, §9).
+ * What {@link Store.answer} resolves: core's `Answer` (a whole list, a single record, or not
+ * found) or, for a list asked with a window the reader serves, core's `AnswerSlice`.
  */
-export interface StoreLayer {
-  /** The index the store answers from (a fault may ask it again, e.g. without a window). */
-  readonly index: ReportingIndex;
+export type StoreReply = EngineAnswer;
+
+/**
+ * Where a {@link Store} reads its answers: an engine ({@link engineReader}), or a reader
+ * wrapping another (composed in `compose.ts`). Answers mean what core's `ReportingEngine`
+ * answers mean (decisions §2, §3, §9).
+ */
+export interface StoreReader {
+  /**
+   * Whether a list asked with a window is answered as that window only (core's
+   * `AnswerSlice`); then the store passes windows on and does not cache.
+   */
+  readonly servesWindows: boolean;
   /**
    * Whether answers depend on `rtn` or on the raw query beyond the parsed parameters (then
-   * both are part of the store's cache key): false.
+   * both are part of the store's cache key).
    */
   readonly rawInKey: boolean;
-  /** The request the index answers, from the parsed one and the raw query: unchanged. */
-  request(request: EndpointRequest, raw: RawQuery): EndpointRequest;
-  /** The answer to `request` for `caller`: core's `ReportingIndex.answer`. */
-  answer(caller: Caller, request: EndpointRequest): StoreAnswer;
+  /**
+   * The answer to `request` for `caller`; `raw` is the query as received (decoded pairs in
+   * request order). With `window` (only when {@link servesWindows}), a list may come as the
+   * slice of that window; without, never a slice.
+   */
+  answer(
+    caller: Caller,
+    request: EndpointRequest,
+    raw: RawQuery,
+    window?: RecordWindow,
+  ): Promise<StoreReply>;
 }
 
-/** The clean {@link StoreLayer} over `index`. */
-export function storeLayer(index: ReportingIndex): StoreLayer {
+/** The {@link StoreReader} of `engine`: its answers, windows when it serves them. */
+export function engineReader(engine: ReportingEngine): StoreReader {
   return {
-    index,
+    servesWindows: engine.servesWindows,
     rawInKey: false,
-    request: (request) => request,
-    answer: (caller, request) => index.answer(caller, request),
+    answer: (caller, request, _raw, window) => engine.answer(caller, request, window),
   };
 }
 
 /**
- * What a {@link Store} answers from: the engine, and what only some faults and variants need.
- * `createServer` gives the in-memory index's engine (core's `indexEngine`) with its `index`,
- * or an engine of its `engine` option (a SQL database) without one.
- */
-export interface StoreSource {
-  /** Where answers come from (decisions §2, §3, §9). */
-  readonly engine: ReportingEngine;
-  /**
-   * The in-memory index behind `engine`, when there is one: the store faults wrap it
-   * synchronously ({@link StoreLayer}); absent for a SQL engine.
-   */
-  readonly index?: ReportingIndex | undefined;
-  /**
-   * The dataset `engine` serves, when known: the store variants that rewrite ids or emails
-   * (`contact-ids-alternative`, `event-recipient-email-*`) read it; absent: they throw.
-   */
-  readonly dataset?: Dataset | undefined;
-}
-
-/**
- * What {@link Store.answer} resolves: a {@link StoreAnswer} or, for a list asked with a
- * window the store could pass on to its engine, core's {@link AnswerSlice} of that window.
- */
-export type StoreReply = StoreAnswer | AnswerSlice;
-
-/**
- * The server's read side: a {@link ReportingEngine} (the in-memory index built once at
- * start-up, or a SQL database) plus the store variants ({@link RecordVariants},
- * {@link EventRecipients}), with a bounded cache of whole answers per (caller, request
- * without `cursor` and `rtn`), so walking the pages of a large list does not recompute it.
- * The data is immutable, so a cached answer never goes stale. `wrap` gets the clean
- * {@link StoreLayer} over the source's index and returns the one to use (the store faults
- * wrap it: `FaultSet.wrap('store', …)`); without an index it is not called (`createServer`
- * refuses the store faults then).
+ * The server's read side: the credentials of a {@link ReportingEngine} (decisions §1) and the
+ * answers of a {@link StoreReader} (by default the engine's), with a bounded cache of whole
+ * answers per (caller, request without `cursor` and `rtn`), so walking the pages of a large
+ * list does not recompute it. The data is immutable, so a cached answer never goes stale.
  *
- * A request with a window (`RecordWindow`: the page's cursor and size) is passed on to a
- * SQL engine as is, and its {@link AnswerSlice} returned uncached (a database answers a page
- * fast, and identical requests are replayed by the response cache), when nothing reads the
- * whole list: no store fault and no store variant. Otherwise, and always with the in-memory
- * engine, the window is ignored and the whole list answered.
+ * A request with a window (`RecordWindow`: the page's cursor and size) is passed on as is
+ * when the reader serves windows (a SQL engine), and its slice returned uncached (a database
+ * answers a page fast, and identical requests are replayed by the response cache).
+ * Otherwise the window is ignored and the whole list answered.
  */
 export class Store {
-  readonly #cache = new LruCache<StoreAnswer>(2048);
-  readonly #variants: RecordVariants;
-  readonly #recipients: EventRecipients;
+  readonly #cache = new LruCache<Answer>(2048);
   readonly #engine: ReportingEngine;
-  /** The store faults' layer over the index, or `undefined` when no fault wraps the store. */
-  readonly #faulted: StoreLayer | undefined;
-  /** Whether a window is passed on to the engine (see the class comment). */
-  readonly #windows: boolean;
+  readonly #reader: StoreReader;
 
-  constructor(
-    source: StoreSource,
-    wrap: (clean: StoreLayer) => StoreLayer = (clean) => clean,
-    variants: VariantSet = new VariantSet(),
-  ) {
-    this.#engine = source.engine;
-    const dataset = source.dataset ?? source.index?.dataset;
-    this.#variants = new RecordVariants(dataset, variants);
-    this.#recipients = new EventRecipients(dataset, variants);
-    if (source.index !== undefined) {
-      const clean = storeLayer(source.index);
-      const layer = wrap(clean);
-      this.#faulted = layer === clean ? undefined : layer;
-    }
-    this.#windows =
-      source.engine.kind !== 'memory' &&
-      this.#faulted === undefined &&
-      !this.#variants.active &&
-      !this.#recipients.active;
+  constructor(engine: ReportingEngine, reader: StoreReader = engineReader(engine)) {
+    this.#engine = engine;
+    this.#reader = reader;
   }
 
   /** The access key and caller of an auth id (decisions §1), `undefined` when unknown. */
@@ -130,11 +83,10 @@ export class Store {
 
   /**
    * Answers `request` for `caller` (decisions §2, §3, §9): the whole ordered list, the
-   * single record, not found, or (fault `out-of-scope-403`) forbidden; with `window`, a list
-   * may come as the {@link AnswerSlice} of that window (see the class comment). `raw` is the
-   * query as received (decoded pairs in request order): only some faults read it. Rejects
-   * when the engine does (e.g. a database gone), and with core's `QueryParamError` when
-   * endpoint 14 has no `date`.
+   * single record, or not found; with `window`, a list may come as the slice of that window
+   * (see the class comment). `raw` is the query as received (decoded pairs in request
+   * order). Rejects when the engine does (e.g. a database gone), and with core's
+   * `QueryParamError` when endpoint 14 has no `date`.
    */
   async answer(
     caller: Caller,
@@ -142,33 +94,22 @@ export class Store {
     raw: RawQuery = [],
     window?: RecordWindow,
   ): Promise<StoreReply> {
-    if (window !== undefined && this.#windows) {
-      return this.#engine.answer(caller, request, window);
+    const reader = this.#reader;
+    if (window !== undefined && reader.servesWindows) {
+      return reader.answer(caller, request, raw, window);
     }
-    const layer = this.#faulted;
     const { cursor: _cursor, rtn: _rtn, ...rest } = request.query;
-    // under the faults that read the raw query or rtn, those are part of the answer
-    const extra = layer?.rawInKey
+    const extra = reader.rawInKey
       ? `\u0000${request.query.rtn}\u0000${JSON.stringify(raw.filter(([k]) => k !== 'cursor'))}`
       : '';
     const key = `${caller.memberID}\u0000${request.endpoint}\u0000${JSON.stringify(request.pathParams)}\u0000${JSON.stringify(rest)}${extra}`;
     const cached = this.#cache.get(key);
     if (cached) return cached;
-    const { request: variantIn, echo } = this.#variants.requestIn(request);
-    const inCore = layer ? layer.request(variantIn, raw) : variantIn;
-    let computed = layer ? layer.answer(caller, inCore) : await this.#whole(caller, inCore);
-    if (this.#recipients.active) computed = this.#recipients.answerOut(inCore, computed);
-    const answer = this.#variants.answerOut(request.endpoint, computed, echo);
-    this.#cache.set(key, answer);
-    return answer;
-  }
-
-  /** The engine's answer without a window: never a slice. */
-  async #whole(caller: Caller, request: EndpointRequest): Promise<Answer> {
-    const answer = await this.#engine.answer(caller, request);
+    const answer = await reader.answer(caller, request, raw);
     if (answer.kind === 'slice') {
-      throw new Error(`the ${this.#engine.kind} engine answered a window to a whole-list request`);
+      throw new Error(`the ${this.#engine.name} engine answered a window to a whole-list request`);
     }
+    this.#cache.set(key, answer);
     return answer;
   }
 }

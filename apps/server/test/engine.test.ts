@@ -26,7 +26,8 @@ function windowedEngine(over: ReportingIndex): ReportingEngine & {
 } {
   const asked = { windows: 0, whole: 0 };
   return {
-    kind: 'pglite',
+    name: 'pglite',
+    servesWindows: true,
     asked,
     credential: (authId) => over.credential(authId),
     answer: async (caller: Caller, request: EndpointRequest, window?: RecordWindow) => {
@@ -180,8 +181,10 @@ describe('an engine option (createServer)', () => {
   test('has no in-memory index, and says which engine answers', () => {
     const server = createServer({ engine });
     expect(server.index).toBeUndefined();
-    expect(server.engine.kind).toBe('pglite');
-    expect(createServer().engine.kind).toBe('memory');
+    expect(server.engine.name).toBe('pglite');
+    expect(server.engine.servesWindows).toBe(true);
+    expect(createServer().engine.name).toBe('memory');
+    expect(createServer().engine.servesWindows).toBe(false);
   });
 
   test('refuses a store fault, naming it and the in-memory engine it needs', () => {

@@ -11,11 +11,11 @@ import {
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
 } from '@tagtrack/core';
-import type { Exchange } from '../http.ts';
-import type { CheckContext } from './context.ts';
-import { type Check, lawCheck } from './define.ts';
-import { Violation } from './failure.ts';
-import { addDays, dayOf, type TagRecord } from './sample.ts';
+import type { CheckContext } from '../check/context.ts';
+import { type Check, lawCheck } from '../check/define.ts';
+import { Violation } from '../check/failure.ts';
+import { addDays, dayOf, type TagRecord } from '../check/sample.ts';
+import type { Exchange } from '../http/client.ts';
 
 /** Requirement id prefix of this file's checks (area `agg`). */
 export const prefix = 'AGG';

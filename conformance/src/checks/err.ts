@@ -1,7 +1,7 @@
 import { ErrorBody, REASON_PHRASES } from '@tagtrack/core';
-import type { Exchange } from '../http.ts';
-import { type Check, defineCheck } from './define.ts';
-import { countComparison, describe, Violation } from './failure.ts';
+import { type Check, defineCheck } from '../check/define.ts';
+import { countComparison, describe, Violation } from '../check/failure.ts';
+import type { Exchange } from '../http/client.ts';
 import { contentTypeMatches } from './schema.ts';
 
 /** Requirement id prefix of this file's checks (area `err`). */

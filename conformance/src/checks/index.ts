@@ -1,6 +1,6 @@
+import type { Check, Prefix } from '../check/define.ts';
 import * as agg from './agg.ts';
 import * as auth from './auth/index.ts';
-import type { Check, Prefix } from './define.ts';
 import * as err from './err.ts';
 import * as input from './input/index.ts';
 import * as method from './method.ts';

@@ -1,8 +1,8 @@
 import { buildPath, ENDPOINT_LIST } from '@tagtrack/core';
-import { type Check, defineCheck } from './define.ts';
+import { type Check, defineCheck } from '../check/define.ts';
+import { describe, Violation } from '../check/failure.ts';
+import { sampleCalls } from '../check/sample.ts';
 import { expectError } from './err.ts';
-import { describe, Violation } from './failure.ts';
-import { sampleCalls } from './sample.ts';
 
 /** Requirement id prefix of this file's checks (area `method`). */
 export const prefix = 'METHOD';

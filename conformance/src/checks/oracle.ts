@@ -9,10 +9,10 @@ import {
 } from '@tagtrack/core';
 import { arbDayFor, arbDayWindowFor } from '@tagtrack/core/testing';
 import fc from 'fast-check';
-import { comparable } from './compare.ts';
-import { type CheckContext, LOOP_BATCH } from './context.ts';
-import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from './define.ts';
-import { describe, ensure, Violation } from './failure.ts';
+import { comparable } from '../check/compare.ts';
+import { type CheckContext, LOOP_BATCH } from '../check/context.ts';
+import { type Check, type CheckEnv, defineCheck, type SuiteCredential } from '../check/define.ts';
+import { describe, ensure, Violation } from '../check/failure.ts';
 import {
   addDays,
   boundaryWindows,
@@ -22,7 +22,7 @@ import {
   recordLabel,
   windowQuery,
   withPicks,
-} from './sample.ts';
+} from '../check/sample.ts';
 
 /** Requirement id prefix of this file's checks (area `oracle`). */
 export const prefix = 'ORACLE';

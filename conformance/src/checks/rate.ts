@@ -1,7 +1,7 @@
-import type { Exchange } from '../http.ts';
-import { type Check, defineCheck } from './define.ts';
+import { type Check, defineCheck } from '../check/define.ts';
+import { describe, Violation } from '../check/failure.ts';
+import type { Exchange } from '../http/client.ts';
 import { errorBodyProblem } from './err.ts';
-import { describe, Violation } from './failure.ts';
 
 /** Requirement id prefix of this file's checks (area `rate`). */
 export const prefix = 'RATE';

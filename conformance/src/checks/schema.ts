@@ -17,12 +17,12 @@ import {
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
 } from '@tagtrack/core';
-import type { Exchange } from '../http.ts';
-import { mediaType } from './compare.ts';
-import type { CheckContext, EndpointCall } from './context.ts';
-import { type Check, defineCheck } from './define.ts';
-import { describe, ensure, Violation } from './failure.ts';
-import { busiestTag, dayOf, flattenEvents, sampleCalls } from './sample.ts';
+import { mediaType } from '../check/compare.ts';
+import type { CheckContext, EndpointCall } from '../check/context.ts';
+import { type Check, defineCheck } from '../check/define.ts';
+import { describe, ensure, Violation } from '../check/failure.ts';
+import { busiestTag, dayOf, flattenEvents, sampleCalls } from '../check/sample.ts';
+import type { Exchange } from '../http/client.ts';
 
 /** Requirement id prefix of this file's checks (area `schema`). */
 export const prefix = 'SCHEMA';

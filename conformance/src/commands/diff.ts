@@ -1,10 +1,10 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { runDiff } from '../diff/run.ts';
-import { ConnectionError } from '../http.ts';
-import { loadProfile, ProfileError } from '../profile.ts';
-import { writeReports } from '../reporters/index.ts';
-import { ConfigError, DEFAULT_NUM_RUNS } from '../runner.ts';
-import { TlsConfigError, tlsFetch, waitForAnswer } from '../transport.ts';
+import { ConnectionError } from '../http/client.ts';
+import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
+import { loadProfile, ProfileError } from '../profile/profile.ts';
+import { writeReports } from '../report/index.ts';
+import { ConfigError, DEFAULT_NUM_RUNS } from '../run/runner.ts';
 import {
   boundOptions,
   boundsOf,

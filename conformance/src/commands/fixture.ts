@@ -21,7 +21,7 @@ import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'csv-stringify';
 import * as z from 'zod';
-import { canonicalProfile } from '../fixtures.ts';
+import { canonicalProfile } from '../profile/fixtures.ts';
 
 /*
  * `tagtrack-conformance fixture --out DIR`: the dataset a vendor loads into their own storage

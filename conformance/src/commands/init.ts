@@ -1,7 +1,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import type { Credential } from '../http.ts';
-import { type Profile, ProfileError } from '../profile.ts';
+import type { Credential } from '../http/client.ts';
+import { type Profile, ProfileError } from '../profile/profile.ts';
 import { InitError, type InitResult, inferProfile, isObject } from './init/infer.ts';
 
 export {

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { absolutePath, type Rerun } from '../rerun.ts';
+import { absolutePath, type Rerun } from '../http/rerun.ts';
 
 /** A commander parser of a positive integer option; the error names the option. */
 export function positiveInt(name: string) {

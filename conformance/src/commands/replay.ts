@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import { ExpectedFailuresError } from '../expected-failures.ts';
-import { ConnectionError } from '../http.ts';
-import { loadProfile, ProfileError, type ProfileInput } from '../profile.ts';
-import { failureText, ResultsJson } from '../reporters/index.ts';
-import { type Rerun, rerunNote } from '../rerun.ts';
-import { ConfigError, runConformance } from '../runner.ts';
-import { TlsConfigError } from '../transport.ts';
+import { ConnectionError } from '../http/client.ts';
+import { type Rerun, rerunNote } from '../http/rerun.ts';
+import { TlsConfigError } from '../http/transport.ts';
+import { loadProfile, ProfileError, type ProfileInput } from '../profile/profile.ts';
+import { failureText, ResultsJson } from '../report/index.ts';
+import { ExpectedFailuresError } from '../run/expected-failures.ts';
+import { ConfigError, runConformance } from '../run/runner.ts';
 import {
   credentialOptions,
   extraHeadersOf,

@@ -1,14 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { canonicalProfile } from '../fixtures.ts';
 import {
   ConnectionError,
   type Credential,
   DEFAULT_MAX_BODY_BYTES,
   type FetchLike,
   HttpClient,
-} from '../http.ts';
-import { loadProfile, type Profile, ProfileError, parseProfile } from '../profile.ts';
-import { TlsConfigError, tlsFetch } from '../transport.ts';
+} from '../http/client.ts';
+import { TlsConfigError, tlsFetch } from '../http/transport.ts';
+import { canonicalProfile } from '../profile/fixtures.ts';
+import { loadProfile, type Profile, ProfileError, parseProfile } from '../profile/profile.ts';
 import {
   extraHeadersOf,
   headerOption,

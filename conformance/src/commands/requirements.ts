@@ -1,7 +1,7 @@
-import type { Check } from '../checks/define.ts';
+import type { Check } from '../check/define.ts';
+import { specClause } from '../check/spec-clause.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
-import { ChecksError, loadChecks } from '../custom-checks.ts';
-import { specClause } from '../spec-clause.ts';
+import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 
 import { EXIT, usage } from './run.ts';
 

@@ -2,12 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { DataMode } from '../check/watermark.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
-import { ChecksError, loadChecks } from '../custom-checks.ts';
-import { selectEndpoints } from '../endpoint-filter.ts';
-import { ExpectedFailuresError, loadExpectedFailures } from '../expected-failures.ts';
-import { ConnectionError } from '../http.ts';
-import { loadProfile, ProfileError } from '../profile.ts';
+import { ConnectionError } from '../http/client.ts';
+import { absolutePath, rerunNote, shellQuote } from '../http/rerun.ts';
+import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
+import { loadProfile, ProfileError } from '../profile/profile.ts';
 import {
   formatSummary,
   progressReporter,
@@ -15,11 +15,11 @@ import {
   useColor,
   writeHar,
   writeReports,
-} from '../reporters/index.ts';
-import { absolutePath, rerunNote, shellQuote } from '../rerun.ts';
-import { ConfigError, type RunResult, runConformance } from '../runner.ts';
-import { TlsConfigError, tlsFetch, waitForAnswer } from '../transport.ts';
-import type { DataMode } from '../watermark.ts';
+} from '../report/index.ts';
+import { ChecksError, loadChecks } from '../run/custom-checks.ts';
+import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
+import { ConfigError, type RunResult, runConformance } from '../run/runner.ts';
+import { selectEndpoints } from './endpoint-filter.ts';
 import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Endpoint, matchEndpoint, type Table, tableColumns } from '@tagtrack/core';
-import type { FailureKind } from '../checks/failure.ts';
+import type { FailureKind } from '../check/failure.ts';
 import { type Observation, tieOrderColumns } from './observe.ts';
 
 /** One difference between the two sides' answers to the same request, in domain words. */

@@ -10,7 +10,7 @@ import {
   tableColumns,
   toTable,
 } from '@tagtrack/core';
-import { linksOf } from '../checks/compare.ts';
+import { linksOf } from '../check/compare.ts';
 import { normalSegment } from '../checks/page/shared.ts';
 
 /**

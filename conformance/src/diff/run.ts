@@ -11,13 +11,13 @@ import {
   signRequest,
   walkCursor,
 } from '@tagtrack/core';
-import type { Failure } from '../checks/failure.ts';
-import type { FetchLike } from '../http.ts';
-import { type Profile, parseProfile } from '../profile.ts';
-import { type Rerun, rerunWords, shellQuote } from '../rerun.ts';
-import type { CheckResult, RunOptions, RunResult } from '../runner.ts';
-import { runConformance } from '../runner.ts';
-import { tlsFetch } from '../transport.ts';
+import type { Failure } from '../check/failure.ts';
+import type { FetchLike } from '../http/client.ts';
+import { type Rerun, rerunWords, shellQuote } from '../http/rerun.ts';
+import { tlsFetch } from '../http/transport.ts';
+import { type Profile, parseProfile } from '../profile/profile.ts';
+import type { CheckResult, RunOptions, RunResult } from '../run/runner.ts';
+import { runConformance } from '../run/runner.ts';
 import { type CompareOptions, type Difference, differences } from './compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
 

@@ -32,21 +32,20 @@ export {
   zeroCounters,
 } from './aggregate/rules.ts';
 export { dayNumber, dayString, daysFromCivil, parseTimestampMs } from './aggregate/time.ts';
-export {
-  type Answer,
-  type AnswerSlice,
-  type Caller,
-  type DayWindow,
-  type EndpointRequest,
-  type EngineAnswer,
-  indexEngine,
-  type RecordWindow,
-  type ReportingEngine,
-  type ReportingIndex,
-  type StatsQuery,
-  type StatsSubject,
-  type TagFilters,
-  type TagQuery,
+export type {
+  Answer,
+  AnswerSlice,
+  Caller,
+  DayWindow,
+  EndpointRequest,
+  EngineAnswer,
+  RecordWindow,
+  ReportingEngine,
+  ReportingIndex,
+  StatsQuery,
+  StatsSubject,
+  TagFilters,
+  TagQuery,
 } from './aggregate/types.ts';
 export { DatasetError, validateDataset } from './aggregate/validate.ts';
 export {

@@ -38,6 +38,8 @@ export {
   loadSnapshotFile,
   writeSnapshotFile,
 } from './memory/columnar/snapshot-file.ts';
+export { indexEngine } from './memory/engine.ts';
+export { type EngineName, type OpenEngineOptions, openEngine } from './open.ts';
 export {
   type CopyNdjsonOptions,
   type CopyNdjsonResult,

@@ -138,7 +138,7 @@ describe.skipIf(testDatabaseUrl() === undefined)('SqlEngineError on a PostgreSQL
     expect(e.code).toBe('missing_tables');
     await (await openSqlEngine({ databaseUrl: database().url, load: dataset })).close();
     const engine = await openSqlEngine({ databaseUrl: database().url });
-    expect(engine.kind).toBe('postgres');
+    expect(engine.name).toBe('postgres');
     await engine.close();
   });
 });

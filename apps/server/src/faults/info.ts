@@ -5,7 +5,7 @@ import type { PathMatcher } from '../middleware/route.ts';
 import type { PagingLayer } from '../paging.ts';
 import type { RenderLayer } from '../render.ts';
 import type { ParamsLayer } from '../request.ts';
-import type { StoreLayer } from '../store.ts';
+import type { StoreLayer } from './store-layer.ts';
 
 /** The layer of the server a fault is injected into. */
 export type FaultArea =

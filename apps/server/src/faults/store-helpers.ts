@@ -9,11 +9,11 @@ import {
   type Dataset,
   type EndpointRequest,
 } from '@tagtrack/core';
-import type { StoreAnswer, StoreLayer } from '../store.ts';
+import type { StoreLayer } from './store-layer.ts';
 
 /** A wrapper passing each answer of the layer it wraps through `change`. */
 export function answerOf(
-  change: (caller: Caller, request: EndpointRequest, answer: StoreAnswer) => StoreAnswer,
+  change: (caller: Caller, request: EndpointRequest, answer: Answer) => Answer,
 ): (s: StoreLayer) => StoreLayer {
   return (s) => ({
     ...s,

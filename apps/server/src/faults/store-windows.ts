@@ -12,8 +12,9 @@ import {
   type Tag,
   utcDay,
 } from '@tagtrack/core';
-import type { RawQuery, StoreLayer } from '../store.ts';
+import type { RawQuery } from '../store.ts';
 import type { FaultInfo } from './info.ts';
+import type { StoreLayer } from './store-layer.ts';
 
 /**
  * Faults of the store about days, windows, order, defaults and spellings (decisions §3, §4,
@@ -307,16 +308,13 @@ function requestOf(
   });
 }
 
-/** A wrapper passing each answer of the layer it wraps (but a `forbidden`) through `change`. */
+/** A wrapper passing each answer of the layer it wraps through `change`. */
 function answerOf(
   change: (caller: Caller, request: EndpointRequest, answer: Answer) => Answer,
 ): (s: StoreLayer) => StoreLayer {
   return (s) => ({
     ...s,
-    answer: (caller, request) => {
-      const answer = s.answer(caller, request);
-      return answer.kind === 'forbidden' ? answer : change(caller, request, answer);
-    },
+    answer: (caller, request) => change(caller, request, s.answer(caller, request)),
   });
 }
 

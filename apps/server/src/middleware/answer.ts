@@ -1,19 +1,18 @@
 import { type Caller, type PagingEnd, QueryParamError, type QueryParams } from '@tagtrack/core';
 import type { Context } from 'hono';
-import { listPage, PAGING_LAYER, type PagingLayer } from '../paging.ts';
+import type { AppLayers } from '../layers.ts';
+import { listPage } from '../paging.ts';
 import type { Rendered, Renderer } from '../render.ts';
-import { type ParamsLayer, parseRequestQuery, queryEntries } from '../request.ts';
+import { parseRequestQuery, queryEntries } from '../request.ts';
 import type { Store } from '../store.ts';
 import { type Env, respond } from './context.ts';
 
-/** What answering needs: the store, the renderer, the query parser, the paging layer and options. */
+/** What answering needs: the store, the renderer, the layers and options. */
 export interface AnswerDeps {
   readonly store: Store;
   readonly renderer: Renderer;
-  /** The query parser: the clean `PARAMS_LAYER` or as the parameter faults break it. */
-  readonly params: ParamsLayer;
-  /** The paging layer: the clean `PAGING_LAYER` or as the paging faults break it. */
-  readonly paging: PagingLayer;
+  /** The query parser (`params`), the paging layer (`paging`, `pageWindows`, `pagingPath`). */
+  readonly layers: Pick<AppLayers, 'params' | 'paging' | 'pageWindows' | 'pagingPath'>;
   /** Records per page (decisions §3, profile option). */
   readonly pageSize: number;
   /** How a list ends (decisions §3 Revision 2, profile option). */
@@ -27,17 +26,14 @@ export interface AnswerDeps {
  * parameters (decisions §4: 400), unknown or out-of-scope id (decisions §2: 404), then 200,
  * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
- * The store faults live in the store; the parameter, paging and render faults wrap
- * `deps.params`, `deps.paging` and the renderer.
  *
- * Unless a paging fault wraps the paging layer (its stages may read the whole list), the
- * store is asked for the page's window only (`offset` the cursor, clipped to 2^53 − 1,
+ * With `layers.pageWindows`, the store is asked for the page's window only (`offset` the cursor, clipped to 2^53 − 1,
  * `limit` the page size): a SQL engine then answers one page (core's `AnswerSlice`), which
  * `listPage` cuts exactly as it would the whole list.
  */
 export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response> {
-  const { store, renderer, params, paging: pagingLayer, pageSize, pagingEnd } = deps;
-  const windowed = pagingLayer === PAGING_LAYER;
+  const { store, renderer, pageSize, pagingEnd } = deps;
+  const { params, paging: pagingLayer, pageWindows, pagingPath } = deps.layers;
 
   async function render(c: Context<Env>, caller: Caller, method: string): Promise<Rendered> {
     const target = c.get('target');
@@ -49,7 +45,7 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response>
       if (e instanceof QueryParamError) return renderer.error(400, e.message);
       throw e;
     }
-    const window = windowed
+    const window = pageWindows
       ? { offset: Math.min(Number(query.cursor), Number.MAX_SAFE_INTEGER), limit: pageSize }
       : undefined;
     const answer = await store.answer(
@@ -62,8 +58,6 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response>
     switch (answer.kind) {
       case 'not_found':
         return renderer.error(404, answer.message);
-      case 'forbidden':
-        return renderer.error(403, answer.message);
       case 'single':
         if (pagingLayer.singleNoContent(query.cursor))
           return { status: 204, headers: { ...contentType, 'X-Total-Count': '1' }, body: '' };
@@ -85,7 +79,7 @@ export function answer(deps: AnswerDeps): (c: Context<Env>) => Promise<Response>
             target,
             rtn: query.rtn,
             method,
-            pathForm: renderer.variants.has('paging-path-canonical') ? 'canonical' : 'as-received',
+            pathForm: pagingPath,
             header: (name) => c.req.header(name),
           },
           pagingLayer,

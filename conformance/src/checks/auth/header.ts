@@ -1,8 +1,8 @@
 import { buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import type { Pair } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import type { Pair } from '../sample.ts';
 import { b64, hmacOnly, NoSocket, statusOverSocket } from './shared.ts';
 
 /** The Authorization header (decisions §1): the forms it may take and its name in any case. */

@@ -1,4 +1,4 @@
-import type { Check } from '../define.ts';
+import type { Check } from '../../check/define.ts';
 import { checks as header } from './header.ts';
 import { checks as refusals } from './refusals.ts';
 import { checks as signature } from './signature.ts';

@@ -1,8 +1,8 @@
 import { authorizationHeader, signQuery } from '@tagtrack/core';
 import fc from 'fast-check';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { type Sample, sampleCalls } from '../sample.ts';
 import { arbUnknownAuthId, b64, ensureSame401, expect401, hmacOnly } from './shared.ts';
 
 /** Requests refused with 401 (decisions §1): missing, wrong, unknown and malformed credentials, one body for all. */

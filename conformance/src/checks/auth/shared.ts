@@ -2,12 +2,12 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { authorizationHeader, buildQueryString } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import type { CheckContext } from '../context.ts';
+import type { CheckContext } from '../../check/context.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { firstDifference, type Sample, sampleCalls } from '../../check/sample.ts';
+import { parseJson } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { firstDifference, type Sample, sampleCalls } from '../sample.ts';
-import { parseJson } from '../walk.ts';
 
 /** Helpers of the `auth` checks: encodings, raw requests, 401 expectations. */
 

@@ -6,11 +6,11 @@ import {
   signQuery,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { type Pair, sampleCalls } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { type Pair, sampleCalls } from '../sample.ts';
 import { b64, formEncode, hmacOnly, phpUrldecode, sendRawQuery } from './shared.ts';
 
 /** The HMAC signature (decisions §1): its hex in any case, what it covers, the decoded form of the query it signs. */

@@ -1,12 +1,12 @@
 import { type EndpointId, endpointById } from '@tagtrack/core';
 import { arbHostileString } from '@tagtrack/core/testing';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { type CheckContext, LOOP_BATCH } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type CheckContext, LOOP_BATCH } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { type Pair, type Sample, sampleCalls, setParam, showPairs } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { type Pair, type Sample, sampleCalls, setParam, showPairs } from '../sample.ts';
 import { ensureSameAnswer } from './same-answer.ts';
 import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 

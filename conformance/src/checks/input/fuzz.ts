@@ -1,9 +1,9 @@
 import { arbHostileString } from '@tagtrack/core/testing';
 import fc from 'fast-check';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { sampleCalls } from '../../check/sample.ts';
 import { errorBodyProblem } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { sampleCalls } from '../sample.ts';
 import { ALL_ENDPOINTS } from './shared.ts';
 
 /** No input yields a 5xx (decisions §5). */

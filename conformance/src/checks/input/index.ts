@@ -1,4 +1,4 @@
-import type { Check } from '../define.ts';
+import type { Check } from '../../check/define.ts';
 import { checks as cursor } from './cursor.ts';
 import { checks as fuzz } from './fuzz.ts';
 import { checks as order } from './order.ts';

@@ -1,9 +1,9 @@
 import type { EndpointId } from '@tagtrack/core';
-import type { Exchange } from '../../http.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import type { Pair } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import type { Pair } from '../sample.ts';
 
 const UNKNOWN_ID = 'zz0000unknown0000id00zz';
 

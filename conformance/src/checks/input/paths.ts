@@ -1,16 +1,16 @@
 import { ENDPOINT_LIST, type Endpoint, endpointById } from '@tagtrack/core';
 import fc from 'fast-check';
-import { type Check, defineCheck } from '../define.ts';
-import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
 import {
   answersNoMember,
   type GroupRef,
   knownVisibleGroups,
   mayHideEmptyGroups,
   resolveGroupSegment,
-} from '../groups.ts';
-import { type Pair, type Sample, sampleCalls } from '../sample.ts';
+} from '../../check/groups.ts';
+import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
+import { expectError } from '../err.ts';
 import { ensureSameAnswer } from './same-answer.ts';
 import { ALL_ENDPOINTS } from './shared.ts';
 

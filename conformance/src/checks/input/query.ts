@@ -5,11 +5,11 @@ import {
   IGNORED_PARAMS,
   type ParamName,
 } from '@tagtrack/core';
-import { type CheckContext, LOOP_BATCH } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { type CheckContext, LOOP_BATCH } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { type Pair, type Sample, sampleCalls } from '../sample.ts';
 import { ensureSameAnswer } from './same-answer.ts';
 import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 import { VALID_VALUE } from './values.ts';

@@ -1,9 +1,9 @@
 import { type EndpointId, IGNORED_PARAMS } from '@tagtrack/core';
-import type { Exchange } from '../../http.ts';
-import { comparable } from '../compare.ts';
-import { describe, type FailureKind, Violation } from '../failure.ts';
-import { firstDifference, type Pair, showPairs } from '../sample.ts';
-import { parseJson } from '../walk.ts';
+import { comparable } from '../../check/compare.ts';
+import { describe, type FailureKind, Violation } from '../../check/failure.ts';
+import { firstDifference, type Pair, showPairs } from '../../check/sample.ts';
+import { parseJson } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 
 /** How {@link ensureSameAnswer} compares `paging.previousURL` and `paging.nextURL`. */
 export interface SameAnswerOptions {

@@ -1,6 +1,6 @@
 import { ENDPOINT_LIST, type EndpointId } from '@tagtrack/core';
-import type { EndpointCall } from '../context.ts';
-import type { Pair, Sample } from '../sample.ts';
+import type { EndpointCall } from '../../check/context.ts';
+import type { Pair, Sample } from '../../check/sample.ts';
 
 /** Catalogue endpoint ids, for checks that cover every endpoint. */
 export const ALL_ENDPOINTS: readonly EndpointId[] = ENDPOINT_LIST.map((e) => e.id);

@@ -13,11 +13,11 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import * as z from 'zod';
-import { LOOP_BATCH } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
+import { LOOP_BATCH } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { type Sample, sampleCalls, setParam } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
-import { type Sample, sampleCalls, setParam } from '../sample.ts';
 import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 
 /** Endpoints taking a date parameter (2, 4, 6, 7, 8, 9, 11, 13, 14). */

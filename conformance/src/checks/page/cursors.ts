@@ -1,12 +1,12 @@
 import { parseJsonExact } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { linksOf } from '../compare.ts';
-import type { EndpointCall } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure, Violation } from '../failure.ts';
-import { firstDifference } from '../sample.ts';
-import { headerCount } from '../walk.ts';
+import { linksOf } from '../../check/compare.ts';
+import type { EndpointCall } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, ensure, Violation } from '../../check/failure.ts';
+import { firstDifference } from '../../check/sample.ts';
+import { headerCount } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 import { listCalls, PAGED, pagingUrlProblem, type SizedList, withQuery } from './shared.ts';
 
 /**

@@ -1,8 +1,8 @@
-import type { Exchange } from '../../http.ts';
-import { linksOf } from '../compare.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, type FailureKind } from '../failure.ts';
-import { headerCount } from '../walk.ts';
+import { linksOf } from '../../check/compare.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, type FailureKind } from '../../check/failure.ts';
+import { headerCount } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 import {
   cursorIn,
   EMPTY_LIST,

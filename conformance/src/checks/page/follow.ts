@@ -1,9 +1,9 @@
-import type { Exchange } from '../../http.ts';
-import { comparable } from '../compare.ts';
-import type { CheckContext } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure, Violation } from '../failure.ts';
-import { firstDifference } from '../sample.ts';
+import { comparable } from '../../check/compare.ts';
+import type { CheckContext } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, ensure, Violation } from '../../check/failure.ts';
+import { firstDifference } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 import { follow, LISTS, lastPageStart, listCalls, type SizedList, withQuery } from './shared.ts';
 
 /**

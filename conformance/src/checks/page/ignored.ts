@@ -1,11 +1,11 @@
 import { compareTables, endpointById, parseHtml, parseText, type Table } from '@tagtrack/core';
-import type { Exchange } from '../../http.ts';
-import { comparable, linksOf, normaliseTable } from '../compare.ts';
-import type { CheckContext, EndpointCall } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, type FailureKind, Violation } from '../failure.ts';
-import { firstDifference, sampleCalls, showPairs } from '../sample.ts';
-import { parseJson } from '../walk.ts';
+import { comparable, linksOf, normaliseTable } from '../../check/compare.ts';
+import type { CheckContext, EndpointCall } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, type FailureKind, Violation } from '../../check/failure.ts';
+import { firstDifference, sampleCalls, showPairs } from '../../check/sample.ts';
+import { parseJson } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 import {
   cursorIn,
   LISTS,

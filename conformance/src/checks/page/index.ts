@@ -1,4 +1,4 @@
-import type { Check } from '../define.ts';
+import type { Check } from '../../check/define.ts';
 import { checks as cursors } from './cursors.ts';
 import { checks as end } from './end.ts';
 import { checks as follow } from './follow.ts';

@@ -6,13 +6,13 @@ import {
   type ParamName,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { linksOf } from '../compare.ts';
-import type { CheckContext, EndpointCall } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure } from '../failure.ts';
-import { sampleCalls } from '../sample.ts';
-import { headerCount } from '../walk.ts';
+import { linksOf } from '../../check/compare.ts';
+import type { CheckContext, EndpointCall } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, ensure } from '../../check/failure.ts';
+import { sampleCalls } from '../../check/sample.ts';
+import { headerCount } from '../../check/walk.ts';
+import type { Exchange } from '../../http/client.ts';
 import {
   LISTS,
   listCalls,

@@ -11,9 +11,9 @@ import {
   TAG_FILTER_PARAMS,
   tagsNewestFirst,
 } from '@tagtrack/core';
-import type { CheckContext } from '../context.ts';
-import { type Check, lawCheck } from '../define.ts';
-import { describe, ensure } from '../failure.ts';
+import type { CheckContext } from '../../check/context.ts';
+import { type Check, lawCheck } from '../../check/define.ts';
+import { describe, ensure } from '../../check/failure.ts';
 import {
   dayOf,
   flattenEvents,
@@ -22,8 +22,8 @@ import {
   sampleCalls,
   sendDays,
   windowQuery,
-} from '../sample.ts';
-import type { Walk } from '../walk.ts';
+} from '../../check/sample.ts';
+import type { Walk } from '../../check/walk.ts';
 
 /**
  * The stable order of every list (decisions §3 and its Revision 2: strings by UTF-16 code

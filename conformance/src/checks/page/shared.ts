@@ -6,10 +6,10 @@ import {
   endpointById,
   queryWithCursor,
 } from '@tagtrack/core';
-import type { Exchange } from '../../http.ts';
-import type { CheckContext, EndpointCall } from '../context.ts';
-import { describe, ensure } from '../failure.ts';
-import { sampleCalls } from '../sample.ts';
+import type { CheckContext, EndpointCall } from '../../check/context.ts';
+import { describe, ensure } from '../../check/failure.ts';
+import { sampleCalls } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 
 /** Query pairs as sent. */
 export type Pairs = [string, string][];

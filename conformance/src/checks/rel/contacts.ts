@@ -5,12 +5,17 @@ import {
   recipientEmails,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { comparable } from '../compare.ts';
-import type { CheckContext } from '../context.ts';
-import { type Check, defineCheck, lawCheck } from '../define.ts';
-import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
-import { type ContactRecord, firstDifference, flattenEvents, type TagRecord } from '../sample.ts';
+import { comparable } from '../../check/compare.ts';
+import type { CheckContext } from '../../check/context.ts';
+import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
+import { describe, ensure, listDifferenceKind, Violation } from '../../check/failure.ts';
+import {
+  type ContactRecord,
+  firstDifference,
+  flattenEvents,
+  type TagRecord,
+} from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 
 /** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;

@@ -6,9 +6,9 @@ import {
   uniqueOpensAreDistinctRecipients,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import { comparable, instantOf } from '../compare.ts';
-import { type Check, defineCheck, lawCheck } from '../define.ts';
-import { describe, ensure, listDifferenceKind, Violation } from '../failure.ts';
+import { comparable, instantOf } from '../../check/compare.ts';
+import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
+import { describe, ensure, listDifferenceKind, Violation } from '../../check/failure.ts';
 import {
   addDays,
   boundaryWindows,
@@ -19,7 +19,7 @@ import {
   nearMidnight,
   windowQuery,
   withPicks,
-} from '../sample.ts';
+} from '../../check/sample.ts';
 import { allTags, arbWindow } from './shared.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */

@@ -15,12 +15,16 @@ import {
   toTable,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import { comparable, linksOf, listsEvents, mediaType, normaliseTable } from '../compare.ts';
-import type { CheckContext, EndpointCall } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure, type FailureKind, Violation } from '../failure.ts';
-import { ensureSameAnswer } from '../input/same-answer.ts';
+import {
+  comparable,
+  linksOf,
+  listsEvents,
+  mediaType,
+  normaliseTable,
+} from '../../check/compare.ts';
+import type { CheckContext, EndpointCall } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, ensure, type FailureKind, Violation } from '../../check/failure.ts';
 import {
   dayOf,
   firstDifference,
@@ -31,7 +35,9 @@ import {
   sendDays,
   windowQuery,
   withPicks,
-} from '../sample.ts';
+} from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
+import { ensureSameAnswer } from '../input/same-answer.ts';
 import { arbWindow, members, type Pairs, windowDays } from './shared.ts';
 
 const RTN_PARSERS: Record<'text' | 'html', (body: string) => Table> = {

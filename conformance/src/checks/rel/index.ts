@@ -1,4 +1,4 @@
-import type { Check } from '../define.ts';
+import type { Check } from '../../check/define.ts';
 import { checks as contacts } from './contacts.ts';
 import { checks as events } from './events.ts';
 import { checks as forms } from './forms.ts';

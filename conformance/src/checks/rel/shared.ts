@@ -1,9 +1,9 @@
 import type { StatsSummary } from '@tagtrack/core';
 import fc from 'fast-check';
-import type { Exchange } from '../../http.ts';
-import type { CheckContext, EndpointCall } from '../context.ts';
-import { describe, ensure, type FailureKind } from '../failure.ts';
-import { addDays, type MemberRecord, sendDays, showStats, statsKey } from '../sample.ts';
+import type { CheckContext, EndpointCall } from '../../check/context.ts';
+import { describe, ensure, type FailureKind } from '../../check/failure.ts';
+import { addDays, type MemberRecord, sendDays, showStats, statsKey } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 
 /** Query pairs as sent. */
 export type Pairs = [string, string][];

@@ -12,11 +12,17 @@ import {
   typedStatsMergeToUntyped,
 } from '@tagtrack/core';
 import fc from 'fast-check';
-import { LOOP_BATCH } from '../context.ts';
-import { type Check, defineCheck, lawCheck } from '../define.ts';
-import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { knownVisibleGroups, mayHideEmptyGroups, resolveGroupSegment } from '../groups.ts';
-import { addDays, boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
+import { LOOP_BATCH } from '../../check/context.ts';
+import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
+import { describe, ensure, listDifferenceKind } from '../../check/failure.ts';
+import { knownVisibleGroups, mayHideEmptyGroups, resolveGroupSegment } from '../../check/groups.ts';
+import {
+  addDays,
+  boundaryWindows,
+  firstDifference,
+  windowQuery,
+  withPicks,
+} from '../../check/sample.ts';
 import {
   aggregated,
   allTags,

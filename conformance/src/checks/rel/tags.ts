@@ -1,9 +1,9 @@
 import { inDayWindow, matchesTagFilters } from '@tagtrack/core';
 import fc from 'fast-check';
-import { comparable } from '../compare.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, ensure, listDifferenceKind } from '../failure.ts';
-import { boundaryWindows, firstDifference, windowQuery, withPicks } from '../sample.ts';
+import { comparable } from '../../check/compare.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, ensure, listDifferenceKind } from '../../check/failure.ts';
+import { boundaryWindows, firstDifference, windowQuery, withPicks } from '../../check/sample.ts';
 import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;

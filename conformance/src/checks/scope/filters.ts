@@ -1,8 +1,8 @@
 import { mergeAllStats, type StatsSummary } from '@tagtrack/core';
-import type { EndpointCall } from '../context.ts';
-import { type Check, defineCheck } from '../define.ts';
-import { describe, Violation } from '../failure.ts';
-import { firstDifference, type Pair, showStats } from '../sample.ts';
+import type { EndpointCall } from '../../check/context.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { firstDifference, type Pair, showStats } from '../../check/sample.ts';
 
 import { aggregatedStats, answerDifference, CACHE_PROBES, TYPES } from './shared.ts';
 

@@ -1,4 +1,4 @@
-import type { Check } from '../define.ts';
+import type { Check } from '../../check/define.ts';
 import { checks as filters } from './filters.ts';
 import { checks as isolation } from './isolation.ts';
 import { checks as outOfScope } from './out-of-scope.ts';

@@ -1,5 +1,5 @@
-import { type Check, defineCheck } from '../define.ts';
-import { describe } from '../failure.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe } from '../../check/failure.ts';
 
 import { declared, visible } from './shared.ts';
 

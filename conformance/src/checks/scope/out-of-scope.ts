@@ -1,6 +1,6 @@
-import { type Check, defineCheck } from '../define.ts';
+import { type Check, defineCheck } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
 import { expectError } from '../err.ts';
-import { describe, Violation } from '../failure.ts';
 
 import {
   bodyWithoutId,

@@ -1,10 +1,10 @@
 import { AccountType, type EndpointId, normaliseEmail, type StatsSummary } from '@tagtrack/core';
-import type { Exchange } from '../../http.ts';
-import { type CheckContext, type EndpointCall, LOOP_BATCH } from '../context.ts';
-import type { CheckEnv, SuiteCredential } from '../define.ts';
-import { describe, Violation } from '../failure.ts';
+import { type CheckContext, type EndpointCall, LOOP_BATCH } from '../../check/context.ts';
+import type { CheckEnv, SuiteCredential } from '../../check/define.ts';
+import { describe, Violation } from '../../check/failure.ts';
+import { dayOf, type Pair } from '../../check/sample.ts';
+import type { Exchange } from '../../http/client.ts';
 import { ensureSameAnswer } from '../input/same-answer.ts';
-import { dayOf, type Pair } from '../sample.ts';
 
 /** Helpers of the `scope` checks: declared credentials, what each sees, out-of-scope calls. */
 

@@ -1,6 +1,6 @@
 import type { AccountType } from '@tagtrack/core';
-import type { Credential } from '../../http.ts';
-import type { ProfileInput } from '../../profile.ts';
+import type { Credential } from '../../http/client.ts';
+import type { ProfileInput } from '../../profile/profile.ts';
 import type { Inferred, MemberSeen } from './infer.ts';
 
 /**

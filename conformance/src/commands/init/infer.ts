@@ -6,9 +6,9 @@ import {
   type FetchLike,
   HttpClient,
   type RequestSpec,
-} from '../../http.ts';
-import { type FirstPage, firstPage, pageSizeBound, pagingEndOf } from '../../preflight.ts';
-import { type Profile, type ProfileInput, parseProfile } from '../../profile.ts';
+} from '../../http/client.ts';
+import { type Profile, type ProfileInput, parseProfile } from '../../profile/profile.ts';
+import { type FirstPage, firstPage, pageSizeBound, pagingEndOf } from '../../run/preflight.ts';
 import { describeCredentials } from './credentials.ts';
 
 /**

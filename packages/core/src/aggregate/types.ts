@@ -143,14 +143,28 @@ export type EngineAnswer = Answer | AnswerSlice;
 
 /**
  * Where a server's answers come from, behind one interface (decisions §2, §3, §9): the
- * in-memory index ({@link ReportingIndex}, through `indexEngine`) or a SQL database
- * (`@tagtrack/engine`'s `openSqlEngine`). Answers are asynchronous (a database is asked) and,
- * for lists, may be one window: the same records a whole list would hold at those places,
- * in the same stable order. Credentials are few and looked up synchronously.
+ * in-memory index ({@link ReportingIndex}, through `@tagtrack/engine`'s `indexEngine`) or a
+ * SQL database (`@tagtrack/engine`'s `openSqlEngine`). Answers are asynchronous (a database
+ * is asked) and, for lists, may be one window: the same records a whole list would hold at
+ * those places, in the same stable order. Credentials are few and looked up synchronously.
+ * What an engine can do is said by its capability flags ({@link servesWindows},
+ * {@link index}); its {@link name} is for messages only.
  */
 export interface ReportingEngine {
-  /** What answers: `memory`, `pglite` or `postgres`. */
-  readonly kind: 'memory' | 'pglite' | 'postgres';
+  /** What answers, for messages and logs (e.g. `memory`, `pglite`, `postgres`); never switched on. */
+  readonly name: string;
+  /**
+   * Whether a list asked with a window is answered as that window only (an
+   * {@link AnswerSlice}, computed where the data lives): a caller then asks page by page and
+   * keeps few whole answers. False: a window is ignored and the whole list answered.
+   */
+  readonly servesWindows: boolean;
+  /**
+   * The in-memory index the engine answers from, when it has one: what needs answers
+   * synchronously or the index's own methods (a server's store layer over the index, live
+   * data) asks it. Absent for an engine answering elsewhere (a database).
+   */
+  readonly index?: ReportingIndex | undefined;
   /** The access key and member of an auth id (decisions §1), or `undefined` when unknown. */
   credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined;
   /**
@@ -162,17 +176,4 @@ export interface ReportingEngine {
   answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer>;
   /** Releases what the engine holds (database connections); the in-memory one holds nothing. */
   close(): Promise<void>;
-}
-
-/**
- * The {@link ReportingEngine} of an in-memory {@link ReportingIndex}: `kind` `memory`,
- * whole lists (a window is ignored), nothing to close.
- */
-export function indexEngine(index: ReportingIndex): ReportingEngine {
-  return {
-    kind: 'memory',
-    credential: (authId) => index.credential(authId),
-    answer: async (caller, request) => index.answer(caller, request),
-    close: async () => {},
-  };
 }

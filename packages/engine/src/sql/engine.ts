@@ -40,7 +40,10 @@ export interface SqlEngineOptions {
 
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
 export interface SqlEngine extends ReportingEngine {
-  readonly kind: 'pglite' | 'postgres';
+  /** `pglite` or `postgres`, as the database. */
+  readonly name: 'pglite' | 'postgres';
+  /** A list window is one SQL query (`LIMIT`/`OFFSET` and the count). */
+  readonly servesWindows: true;
   /** The database, for tools and tests (one query at a time on PGlite). */
   readonly database: Database;
 }
@@ -112,7 +115,8 @@ interface ListQuery {
 
 /** The answers of {@link openSqlEngine}: one SQL function per list (sql/40 … sql/80). */
 class SqlAnswers implements SqlEngine {
-  readonly kind: 'pglite' | 'postgres';
+  readonly name: 'pglite' | 'postgres';
+  readonly servesWindows = true;
 
   constructor(
     readonly database: Database,
@@ -123,7 +127,7 @@ class SqlAnswers implements SqlEngine {
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
   ) {
-    this.kind = database.kind;
+    this.name = database.kind;
   }
 
   credential(authId: string) {

@@ -1,0 +1,484 @@
+import {
+  type Answer,
+  buildPath,
+  type EndpointId,
+  endpointById,
+  type PathParamName,
+  parseQuery,
+  type RecordOf,
+} from '@tagtrack/core';
+import fc from 'fast-check';
+import type { Credential, Exchange, HttpClient } from '../http/client.ts';
+import type { Profile } from '../profile/profile.ts';
+import { runInBatches } from './context/batches.ts';
+import {
+  DEFAULT_EACH_CONCURRENCY,
+  type EachOptions,
+  type EndpointCall,
+  MAX_LISTED,
+  queryPairs,
+} from './context/calls.ts';
+import {
+  type Discovery,
+  failureOf,
+  hashString,
+  type RunServices,
+  readOnStill,
+  STILL_FAILURES,
+} from './context/services.ts';
+import { walkThroughCache } from './context/walk-cache.ts';
+import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
+import {
+  type CheckScope,
+  currentScope,
+  type Failure,
+  SkipCheck,
+  StopCheck,
+  Violation,
+  type ViolationDetails,
+} from './failure.ts';
+import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
+
+export {
+  DEFAULT_EACH_CONCURRENCY,
+  type EachOptions,
+  type EndpointCall,
+  LOOP_BATCH,
+  MAX_LISTED,
+  queryPairs,
+} from './context/calls.ts';
+export {
+  type Discovery,
+  hashString,
+  type RunServices,
+  readOnStillData,
+  type StillWatch,
+} from './context/services.ts';
+
+/**
+ * What a running check can do: call endpoints, walk lists, read the oracle, record failures
+ * (typed, deduplicated by key, capped per loop) and run properties.
+ */
+export class CheckContext {
+  readonly seed: number;
+  requests = 0;
+  private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
+  private count = 0;
+  private properties = 0;
+  private readonly problems: string[] = [];
+  /** Tries of {@link onStillData} under way: calls and raw requests bypass the cache meanwhile. */
+  private fresh = 0;
+
+  /**
+   * `id` is the check's requirement id (its seed derives from it). `scope` counts its
+   * comparisons and logs its requests; the runner runs `run` inside it (`inScope`).
+   */
+  constructor(
+    readonly id: string,
+    private readonly services: RunServices,
+    readonly scope: CheckScope = { comparisons: 0, log: [] },
+  ) {
+    this.seed = (services.baseSeed + hashString(id)) | 0;
+  }
+
+  /** The scope calls are counted in: the running item of a parallel `each`, else the check's. */
+  private get active(): CheckScope {
+    return currentScope() ?? this.scope;
+  }
+
+  /**
+   * How many comparisons the check made: each `ensure` that held, each Violation made, each
+   * `firstDifference` and error-body check, each walk that ended, each run of
+   * {@link property} that held, each {@link fail} and {@link compared}. A loop item is not one
+   * by itself: an item that judged nothing adds nothing. A check that compared nothing does
+   * not pass (the runner makes it a skip, or an error when a discovery it used failed).
+   */
+  get comparisons(): number {
+    return this.scope.comparisons;
+  }
+
+  /** Counts `n` comparisons made without the helpers (e.g. a hand-written `if`). */
+  compared(n = 1): void {
+    this.active.comparisons += n;
+  }
+
+  /** Why a discovery this check used could not walk a list (see {@link Discovery.problems}). */
+  get discoveryProblems(): readonly string[] {
+    return this.problems;
+  }
+
+  /** Reserves the log entry of a call now (call order) and fills it when `p` resolves. */
+  private logged(p: Promise<Exchange>): Promise<Exchange> {
+    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+    this.active.log.push(entry);
+    p.then(
+      (ex) => {
+        entry.exchanges = [ex];
+      },
+      () => {},
+    );
+    return p;
+  }
+
+  get profile(): Profile {
+    return this.services.env.profile;
+  }
+  get mode(): 'blind' | 'fixture' {
+    return this.services.env.mode;
+  }
+  get numRuns(): number {
+    return this.services.numRuns;
+  }
+  get http(): HttpClient {
+    return this.services.http;
+  }
+  /** The credential used when a call names none. */
+  get primary(): SuiteCredential {
+    return this.services.primary;
+  }
+  get credentials(): readonly SuiteCredential[] {
+    return this.services.env.credentials;
+  }
+  get oracle(): Oracle | undefined {
+    return this.services.env.oracle;
+  }
+  /** What the check may know about the run (profile, mode, credentials, options). */
+  get env(): CheckEnv {
+    return this.services.env;
+  }
+  /** The failures recorded so far, deduplicated (a repeated key counts on its first failure). */
+  get failures(): readonly Failure[] {
+    return this.recorded;
+  }
+  /** How many failures were recorded, repeats included. */
+  get failureCount(): number {
+    return this.count;
+  }
+
+  /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
+  call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
+    this.requests++;
+    return this.logged(
+      this.services.http.request({
+        method: call.method ?? 'GET',
+        path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
+        query: queryPairs(call),
+        ...(call.rawQuery === undefined ? {} : { rawQuery: call.rawQuery }),
+        credential: call.credential === undefined ? this.primary : call.credential,
+        ...(call.headers === undefined ? {} : { headers: call.headers }),
+        ...(this.fresh > 0
+          ? { cache: false }
+          : call.cache === undefined
+            ? {}
+            : { cache: call.cache }),
+      }),
+    );
+  }
+
+  /** Sends a raw request (any path). */
+  raw(spec: Parameters<HttpClient['request']>[0]): Promise<Exchange> {
+    this.requests++;
+    return this.logged(
+      this.services.http.request(this.fresh > 0 ? { ...spec, cache: false } : spec),
+    );
+  }
+
+  /** A 200 JSON response of `endpoint` parsed with core's envelope schema (see `readEnvelope`). */
+  envelope(endpoint: EndpointId, exchange: Exchange): { data: unknown; paging?: unknown } {
+    return readEnvelope(endpoint, exchange);
+  }
+
+  /**
+   * The record of a 200 answer of a single endpoint, parsed with core's envelope schema and
+   * typed by the catalogue (`single('tags.daily', ex)` is `DailyCounts`); a `Violation` else.
+   */
+  single<Id extends EndpointId>(endpoint: Id, exchange: Exchange): RecordOf<Id> {
+    return recordsOf(endpoint, [readEnvelope(endpoint, exchange).data])[0]!;
+  }
+
+  /**
+   * One list response as a page, a 204 as a page without records (see `readPage`). Use it
+   * instead of `envelope` wherever a list may be empty.
+   */
+  page(endpoint: EndpointId, exchange: Exchange): ListPage {
+    return readPage(endpoint, exchange);
+  }
+
+  /**
+   * Every record of a list endpoint, walked from cursor 0 whatever paging end the
+   * implementation uses (see `walkPages`), bounded by total/pageSize + 3 pages. Cached per
+   * run by endpoint, path parameters, query and credential. Typed by the catalogue:
+   * `walk('teams.tags')` gives `Walk<Tag>` (`RecordOf<'teams.tags'>`).
+   */
+  walk<Id extends EndpointId>(
+    endpoint: Id,
+    call: EndpointCall<Id> = {},
+  ): Promise<Walk<RecordOf<Id>>> {
+    return this.walkOnce(endpoint, call).then((w) => ({
+      ...w,
+      records: recordsOf(endpoint, w.records),
+    }));
+  }
+
+  /** {@link walk} untyped, through the run's walk cache. */
+  private walkOnce(endpoint: EndpointId, named: EndpointCall): Promise<Walk> {
+    return walkThroughCache(
+      {
+        scope: this.active,
+        fresh: this.fresh > 0,
+        cache: this.services.walkCache,
+        pageSize: this.profile.pageSize,
+        primary: this.primary,
+        countRequests: (n) => {
+          this.requests += n;
+        },
+        call: (endpoint, call) => this.call(endpoint, call),
+      },
+      endpoint,
+      named,
+    );
+  }
+
+  /**
+   * All records of a list endpoint (walked), or the one record of a single endpoint, typed
+   * by the catalogue (`records('opens.tag')` gives `Open[]`).
+   */
+  async records<Id extends EndpointId>(
+    endpoint: Id,
+    call: EndpointCall<Id> = {},
+  ): Promise<RecordOf<Id>[]> {
+    if (endpointById(endpoint).response === 'single') {
+      const ex = await this.call(endpoint, call);
+      return recordsOf(endpoint, [this.envelope(endpoint, ex).data]);
+    }
+    return (await this.walk(endpoint, call)).records;
+  }
+
+  /** Ids discovered from the list endpoints for `credential` (default primary). */
+  discover(credential: SuiteCredential = this.primary): Promise<Discovery> {
+    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+    this.active.log.push(entry);
+    return this.services.discover(credential).then((d) => {
+      entry.exchanges = d.exchanges ?? [];
+      for (const p of d.problems ?? []) if (!this.problems.includes(p)) this.problems.push(p);
+      return d;
+    });
+  }
+
+  /**
+   * The oracle's answer to a request (fixture mode): parses the query with core's
+   * `parseQuery` and asks the plain rules (`Oracle.answer`). Throws when not in fixture mode.
+   */
+  expected(
+    credential: Credential,
+    endpoint: EndpointId,
+    pathParams: Partial<Record<PathParamName, string>>,
+    query: readonly (readonly [string, string])[],
+  ): Answer {
+    const oracle = this.oracle;
+    if (oracle === undefined) throw new Error('expected() needs fixture mode');
+    const caller = oracle.callerOf(credential);
+    if (caller === undefined)
+      throw new Error(`credential ${credential.label} is not in the dataset`);
+    const e = endpointById(endpoint);
+    const parsed = parseQuery(query, { allowed: e.query, required: e.requiredQuery });
+    return oracle.answer(caller, { endpoint, pathParams, query: parsed });
+  }
+
+  /** Records a failure of `details.kind` and continues (a failure is a comparison made). */
+  fail(message: string, details: ViolationDetails): void {
+    this.active.comparisons++;
+    this.record(this.failureOf(message, details));
+  }
+
+  /** Records a failure built elsewhere (a Violation that escaped `run`, a property's). */
+  record(unredacted: Failure): void {
+    // no secret in any artifact: access keys, signatures and signed headers become labels
+    const failure = this.services.http.redactor.redactValue(unredacted);
+    // an item of a parallel `each` keeps its failures until the loop takes them in item order
+    const pending = currentScope()?.pending;
+    if (pending !== undefined && currentScope() !== this.scope) {
+      pending.push(failure);
+      return;
+    }
+    this.count++;
+    let same = this.recorded.find((f) => f.key === failure.key);
+    if (same === undefined) {
+      same = { ...failure };
+      this.recorded.push(same);
+    } else same.repeats = (same.repeats ?? 0) + 1;
+    if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
+  }
+
+  /** Marks the check skipped (does not return). */
+  skip(reason: string): never {
+    throw new SkipCheck(reason);
+  }
+
+  /**
+   * Ends the check (as returning from `run` does; its failures stand) when it has recorded
+   * `n` failures or more: more would be noise, or cost requests against a broken server.
+   */
+  stopAt(n: number): void {
+    if (this.count >= n) throw new StopCheck(`${this.count} failures`);
+  }
+
+  /**
+   * Runs `fn` on every item in order, recording each {@link Violation} it throws as a failure
+   * (with `options.note(item)` appended) and going on: the one way a check loops over cases.
+   * After `options.list` (default {@link MAX_LISTED}) failures of this loop, the others are
+   * only counted, and one more failure (kind `summary`) says how many items failed in all.
+   * With `options.stopAt`, ends the check once it has that many failures (checked after each
+   * item). Any other exception propagates (an error of the check). Resolves the number of
+   * items that failed. Not for use inside a property predicate (a Violation there is the
+   * property's counterexample).
+   */
+  async each<T>(
+    items: Iterable<T>,
+    fn: (item: T) => Promise<void> | void,
+    options: EachOptions<T> = {},
+  ): Promise<number> {
+    const list = options.list ?? MAX_LISTED;
+    if (options.readsOwn) {
+      const own = fn;
+      fn = (item) => this.onStillData(async () => own(item));
+    }
+    let failed = 0;
+    let n = 0;
+    const onViolation = (item: T, e: Violation) => {
+      failed++;
+      if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
+    };
+    if ((options.concurrency ?? DEFAULT_EACH_CONCURRENCY) > 1) {
+      n = await runInBatches(
+        [...items],
+        fn,
+        options.concurrency ?? DEFAULT_EACH_CONCURRENCY,
+        (item, scope, error) => {
+          const parent = this.active;
+          parent.comparisons += scope.comparisons;
+          parent.log.push({ log: scope.log });
+          for (const f of scope.pending) this.record(f);
+          if (error !== undefined) {
+            if (!(error instanceof Violation)) throw error;
+            onViolation(item, error);
+          }
+          if (options.stopAt !== undefined) this.stopAt(options.stopAt);
+        },
+      );
+    } else {
+      for (const item of items) {
+        n++;
+        try {
+          await fn(item);
+        } catch (e) {
+          if (!(e instanceof Violation)) throw e;
+          onViolation(item, e);
+        }
+        if (options.stopAt !== undefined) this.stopAt(options.stopAt);
+      }
+    }
+    if (failed > list)
+      this.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
+        kind: 'summary',
+      });
+    return failed;
+  }
+
+  /**
+   * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
+   * formats, say), not on what the check read before (decisions §3 Revision 3: a verdict of
+   * non-conformance rests on responses read while the caller's data did not change). Runs
+   * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
+   * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again:
+   * meanwhile the context's calls and walks bypass the caches) between two watermark reads,
+   * up to the run's attempts: a pass there is the
+   * pass (the first answers were read across a change); a Violation read between equal
+   * watermarks is thrown marked as read on still data, so the check's failure stands without
+   * the whole check running again (attempt.ts); so is the first Violation when one watermark
+   * read shows that nothing moved since the epoch its reads were made in began; when the data moved on every try, the last
+   * Violation is thrown as it is (the check runs again, or ends inconclusive). On still data
+   * a failing comparison costs one watermark read (per watched credential); a passing one
+   * costs nothing; on moving data a failing one costs its reads again and two watermark reads
+   * per try. Other exceptions propagate.
+   */
+  async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
+    return readOnStill(this.services.http, this.services.still, fn, (d) => {
+      this.fresh += d;
+    });
+  }
+
+  /**
+   * Runs `fn` once: resolves its value, or records the {@link Violation} it throws as a
+   * failure and resolves `undefined`. Any other exception propagates.
+   */
+  async attempt<T>(fn: () => T | Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof Violation)) throw e;
+      this.fail(e.message, e.details);
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs a fast-check property with the run's `numRuns` and this check's seed (plus the
+   * given `examples`, tried first: edge cases that must always be checked). A
+   * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
+   * seed and path are recorded with the failing exchange (under a key of its own, so it is
+   * never counted on another failure). Other exceptions propagate (error). With
+   * `options.readsOwn`, each run's verdict rests only on the reads it makes (see
+   * {@link EachOptions.readsOwn}): a failing run is read again on still data when the data moves.
+   */
+  async property<T>(
+    arb: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<void>,
+    options: { numRuns?: number; examples?: readonly T[]; readsOwn?: boolean } = {},
+  ): Promise<void> {
+    const index = this.properties++;
+    if (options.readsOwn) {
+      const own = predicate;
+      predicate = (value) => this.onStillData(() => own(value));
+    }
+    const replay = this.services.replay?.get(`${this.id}#${index}`);
+    const details = await fc.check(
+      fc.asyncProperty(arb, async (value) => {
+        await predicate(value);
+        // a run that held is a comparison made (a failing one counts by its Violation)
+        this.active.comparisons++;
+      }),
+      {
+        numRuns: options.numRuns ?? this.numRuns,
+        seed: replay?.seed ?? this.seed,
+        ...(replay?.path === undefined ? {} : { path: replay.path }),
+        endOnFailure: false,
+        examples: (options.examples ?? []).map((e): [T] => [e]),
+      },
+    );
+    if (!details.failed) return;
+    const err = details.errorInstance;
+    if (!(err instanceof Violation)) throw err;
+    const failure = this.failureOf(err.message, err.details);
+    const counterexample: Failure = {
+      ...failure,
+      // never folded into a loop's failure of the same message: the counterexample reproduces it
+      key: `${failure.key} (property)`,
+      seed: details.seed,
+      path: details.counterexamplePath ?? undefined,
+      property: index,
+      // a credential drawn by the property is shown by label: never print an access key
+      counterexample: JSON.stringify(details.counterexample?.[0], (_k, v) =>
+        this.services.http.redactor.replace(v),
+      ),
+      numShrinks: details.numShrinks,
+    };
+    if (STILL_FAILURES.has(failure)) STILL_FAILURES.add(counterexample);
+    this.record(counterexample);
+  }
+
+  /** Builds a failure record from a message and details (exchange → reproduce line, key by default). */
+  failureOf(message: string, details: ViolationDetails): Failure {
+    return failureOf(message, details, this.services.http);
+  }
+}

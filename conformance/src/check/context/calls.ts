@@ -1,0 +1,73 @@
+import type { EndpointId, PathParamName, QueryOf } from '@tagtrack/core';
+import type { Credential } from '../../http/client.ts';
+
+/**
+ * Path parameters and query of one request to catalogue endpoint `Id`. The query is sent as
+ * `params` (the endpoint's parameters by name, typed by the catalogue's `QueryOf<Id>`; values
+ * in any form, a string sent as it is) followed by the raw `query` pairs (any name, any value:
+ * what the input and probe checks send).
+ */
+export interface EndpointCall<Id extends EndpointId = EndpointId> {
+  readonly pathParams?: Partial<Record<PathParamName, string>>;
+  readonly params?: { readonly [K in keyof QueryOf<Id>]?: string | number | boolean | undefined };
+  readonly query?: readonly (readonly [string, string])[];
+  /**
+   * The query string to send verbatim instead of `params` and `query` (no leading `?`; empty
+   * pieces, `+`, malformed escapes kept), signed exactly as sent: for the query-syntax checks
+   * (decisions §4 Revision 3). Not for {@link CheckContext.walk}.
+   */
+  readonly rawQuery?: string;
+  readonly credential?: Credential | null;
+  readonly method?: 'GET' | 'HEAD' | 'POST';
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly cache?: boolean;
+}
+
+/** The query pairs `call` sends: its named `params` (in their order) then its raw `query`. */
+export function queryPairs(call: EndpointCall): readonly (readonly [string, string])[] {
+  const named = Object.entries(call.params ?? {}).flatMap(([name, value]) =>
+    value === undefined ? [] : [[name, String(value)] as const],
+  );
+  return named.length === 0 ? (call.query ?? []) : [...named, ...(call.query ?? [])];
+}
+
+/** Items a {@link CheckContext.each} loop runs at once by default: one after the other. */
+export const DEFAULT_EACH_CONCURRENCY = 1;
+
+/**
+ * Items at once for the loops of many independent requests that are the long chains of a
+ * run (`ctx.each(items, fn, { concurrency: LOOP_BATCH })`): against a service answering in
+ * 200 ms, a loop of 400 requests takes 10 s instead of 80 s. The run's pacer still keeps
+ * every request to the declared rate.
+ */
+export const LOOP_BATCH = 8;
+
+/** Failures of one {@link CheckContext.each} loop listed one by one unless it says otherwise. */
+export const MAX_LISTED = 10;
+
+/** Options of {@link CheckContext.each}. */
+export interface EachOptions<T> {
+  /**
+   * Failures of this loop listed one by one (default {@link MAX_LISTED}); the rest are
+   * counted, and one failure of kind `summary` says how many items failed in all.
+   */
+  readonly list?: number;
+  /** Ends the check (as returning from `run` does) once it has this many failures, checked after each item. */
+  readonly stopAt?: number;
+  /** Words appended to the message of an item's failure (e.g. which header was sent). */
+  readonly note?: (item: T) => string;
+  /**
+   * Items run at the same time, in batches of this size (default 1: one after the other):
+   * for loops of many requests against a slow service. Items must then not depend on each
+   * other; their failures, comparisons and request logs are still taken in item order, so
+   * the verdict and the request log are those of the sequential loop.
+   */
+  readonly concurrency?: number;
+  /**
+   * Each item's verdict rests only on the reads the item makes (a status, a body, two forms
+   * of one call), never on what the check read before the loop: a failing item is then read
+   * again on still data when the data moves ({@link CheckContext.onStillData}, decisions §3
+   * Revision 3), instead of the whole check running again.
+   */
+  readonly readsOwn?: boolean;
+}

@@ -1,0 +1,147 @@
+import type { RecordOf } from '@tagtrack/core';
+import type { Exchange, HttpClient } from '../../http/client.ts';
+import type { CheckEnv, SuiteCredential } from '../define.ts';
+import { type Failure, type FailureKind, Violation, type ViolationDetails } from '../failure.ts';
+import type { Walk } from '../walk.ts';
+import { type Watermarks, watermarkMove } from '../watermark.ts';
+
+/** Ids discovered from list endpoints for one credential (blind mode needs nothing else). */
+export interface Discovery {
+  readonly members: RecordOf<'teams.list'>[];
+  readonly tags: RecordOf<'teams.tags'>[];
+  readonly contacts: RecordOf<'contacts.list'>[];
+  readonly groups: { groupID: string; groupName: string }[];
+  /** The exchanges the discovery made, in call order (they join the log of each check using it). */
+  readonly exchanges?: readonly Exchange[];
+  /** Why a list could not be walked (its part is then empty), one line each. */
+  readonly problems?: readonly string[];
+}
+
+/** Shared per-run services a {@link CheckContext} is built from. */
+export interface RunServices {
+  readonly http: HttpClient;
+  readonly env: CheckEnv;
+  readonly primary: SuiteCredential;
+  readonly numRuns: number;
+  readonly baseSeed: number;
+  readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
+  readonly walkCache: Map<string, Promise<Walk>>;
+  /**
+   * Set by the run's data watch when it watches watermarks (attempt.ts, decisions §3 Revision
+   * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.
+   */
+  still?: StillWatch | undefined;
+  /**
+   * Replay (`tagtrack-conformance replay`): the fast-check seed and shrink path of a property
+   * of a check, by `CHECK-ID#n` (n: the check's n-th `ctx.property` call, from 0). That
+   * property runs only the recorded counterexample.
+   */
+  readonly replay?: ReadonlyMap<
+    string,
+    { readonly seed: number; readonly path?: string | undefined }
+  >;
+}
+
+/** How {@link CheckContext.onStillData} reads the watermarks of the run (attempt.ts). */
+export interface StillWatch {
+  /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
+  read(): Promise<Watermarks>;
+  /**
+   * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began,
+   * for answers read through `http` (false for a fork: its cache outlives epochs): one
+   * watermark read; a move seen starts a new epoch.
+   */
+  stillSince(epoch: number, http: HttpClient): Promise<boolean>;
+  /** Tries at most (the run's `--attempts`). */
+  readonly attempts: number;
+}
+
+/** Details of the Violations {@link CheckContext.onStillData} read on still data. */
+export const STILL_DETAILS = new WeakSet<object>();
+/** Failures recorded from those Violations (see {@link readOnStillData}). */
+export const STILL_FAILURES = new WeakSet<object>();
+
+/**
+ * Whether `failure` (of a check's outcome) rests on reads made between two equal watermark
+ * reads ({@link CheckContext.onStillData}): a failure that stands on moving data without the
+ * check running again (decisions §3 Revision 3).
+ */
+export function readOnStillData(failure: object): boolean {
+  return STILL_FAILURES.has(failure);
+}
+
+/** FNV-1a 32-bit of a string (per-check seed offsets). */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/**
+ * `CheckContext.onStillData` over the run's `http` and `still` watch: runs `fn(false)`; on a
+ * {@link Violation} reads it again with `fn(true)` between watermark reads (`fresh(1)` before a
+ * try, `fresh(-1)` after: the context's reads bypass the caches meanwhile). See there.
+ */
+export async function readOnStill<T>(
+  http: HttpClient,
+  still: StillWatch | undefined,
+  fn: (fresh: boolean) => Promise<T>,
+  fresh: (delta: 1 | -1) => void,
+): Promise<T> {
+  const epoch = http.epoch;
+  try {
+    return await fn(false);
+  } catch (e) {
+    if (!(e instanceof Violation) || still === undefined) throw e;
+    // nothing moved since its reads' epoch began: the failure rests on still data already
+    if (await still.stillSince(epoch, http)) {
+      STILL_DETAILS.add(e.details);
+      throw e;
+    }
+    let last: Violation = e;
+    for (let i = 0; i < still.attempts; i++) {
+      const w0 = await still.read();
+      fresh(1);
+      try {
+        return await fn(true);
+      } catch (again) {
+        if (!(again instanceof Violation)) throw again;
+        last = again;
+      } finally {
+        fresh(-1);
+      }
+      if (watermarkMove(w0, await still.read()) === undefined) {
+        STILL_DETAILS.add(last.details);
+        throw last;
+      }
+    }
+    throw last;
+  }
+}
+
+/** A failure record of a message and details (exchange → its reproduce line, key by default). */
+export function failureOf(message: string, details: ViolationDetails, http: HttpClient): Failure {
+  const ex = details.exchange;
+  const kind: FailureKind = details.kind;
+  const failure: Failure = {
+    kind,
+    key: details.key ?? `${kind}: ${message}`,
+    message,
+    expected: details.expected === undefined ? undefined : show(details.expected),
+    actual: details.actual === undefined ? undefined : show(details.actual),
+    exchangeId: ex?.id,
+    request: ex === undefined ? undefined : `${ex.method} ${ex.target}`,
+    reproduce: ex === undefined ? undefined : http.reproduce(ex),
+  };
+  if (STILL_DETAILS.has(details)) STILL_FAILURES.add(failure);
+  return failure;
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
+}

@@ -1,0 +1,91 @@
+import type { EndpointId } from '@tagtrack/core';
+import type { Exchange } from '../../http/client.ts';
+import type { SuiteCredential } from '../define.ts';
+import { type CheckScope, inScope } from '../failure.ts';
+import { type Walk, walkPages } from '../walk.ts';
+import { type EndpointCall, queryPairs } from './calls.ts';
+
+/** What {@link walkThroughCache} needs of the check walking (`CheckContext`). */
+export interface WalkHost {
+  /** The scope the walk is logged and counted in. */
+  readonly scope: CheckScope;
+  /** A try of `onStillData` is under way: walk again, leave the cache as it was. */
+  readonly fresh: boolean;
+  /** The run's walks, by endpoint, path parameters, query and credential. */
+  readonly cache: Map<string, Promise<Walk>>;
+  readonly pageSize: number;
+  /** The credential used when the call names none. */
+  readonly primary: SuiteCredential;
+  /** Counts `n` requests this check relied on (a cached walk's pages). */
+  countRequests(n: number): void;
+  /** Sends one page's request (`CheckContext.call`). */
+  call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
+}
+
+/** The pages a walk had fetched, by its promise (what a failed walk logs). */
+const WALKED = new WeakMap<Promise<Walk>, readonly Exchange[]>();
+
+/**
+ * `CheckContext.walk` untyped, through the run's walk cache: a walk another check made is
+ * reused (its pages join this check's log and count as its requests); a walk that ends
+ * (envelopes valid, cursor advancing, total stable) is one comparison.
+ */
+export function walkThroughCache(
+  host: WalkHost,
+  endpoint: EndpointId,
+  named: EndpointCall,
+): Promise<Walk> {
+  // the named params become raw pairs once: each page's request adds only `cursor`
+  const { params, ...rest } = named;
+  const call: EndpointCall = params === undefined ? rest : { ...rest, query: queryPairs(named) };
+  const credential = call.credential === undefined ? host.primary : call.credential;
+  const key = JSON.stringify([endpoint, call.pathParams, call.query, credential?.label]);
+  // the walk's pages join this check's log whether it made the walk or found it cached; a
+  // walk that ends (envelopes valid, cursor advancing, total stable) is a comparison made
+  const scope = host.scope;
+  const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
+  scope.log.push(entry);
+  // a try of onStillData walks again, without the cache, and leaves the cache as it was
+  const fresh = host.fresh;
+  const hit = fresh ? undefined : host.cache.get(key);
+  if (hit !== undefined) {
+    // a walk another check made still counts as requests this check relied on
+    return hit.then(
+      (w) => {
+        host.countRequests(w.pages.length);
+        entry.exchanges = w.pages;
+        scope.comparisons++;
+        return w;
+      },
+      (e: unknown) => {
+        entry.exchanges = WALKED.get(hit) ?? [];
+        throw e;
+      },
+    );
+  }
+  // shared by every check that asks: its comparisons and calls count for none of them
+  const pages: Exchange[] = [];
+  const p = inScope({ comparisons: 0, log: [] }, () =>
+    walkPages(endpoint, call.query ?? [], host.pageSize, async (query) => {
+      const ex = await host.call(endpoint, { ...call, credential, query });
+      pages.push(ex);
+      return ex;
+    }),
+  );
+  WALKED.set(p, pages);
+  if (!fresh) {
+    host.cache.set(key, p);
+    p.catch(() => host.cache.delete(key));
+  }
+  return p.then(
+    (w) => {
+      entry.exchanges = w.pages;
+      scope.comparisons++;
+      return w;
+    },
+    (e: unknown) => {
+      entry.exchanges = pages;
+      throw e;
+    },
+  );
+}

@@ -1,0 +1,261 @@
+import {
+  type EndpointId,
+  endpointById,
+  envelopeSchema,
+  type PageReading,
+  type RecordOf,
+  type WalkViolation,
+  walkCursor,
+} from '@tagtrack/core';
+import type { Exchange } from '../http/client.ts';
+import { describe, ensure, snippet, Violation } from './failure.ts';
+
+/** The `paging` object of a list body (decisions §3). */
+export interface PagingBody {
+  readonly cursors: { readonly previous: number; readonly next: number; readonly total: number };
+  readonly previousURL: string | null;
+  readonly nextURL: string | null;
+}
+
+/** One list response read as a page (see {@link readPage}). */
+export interface ListPage {
+  readonly data: unknown[];
+  /** `undefined` for a 204 No Content. */
+  readonly paging: PagingBody | undefined;
+  readonly noContent: boolean;
+}
+
+/**
+ * A walked list: every record of every page, and the pages' exchanges. `R` is the record
+ * type: `ctx.walk('teams.tags')` gives `Walk<Tag>` (see {@link recordsOf}).
+ */
+export interface Walk<R = unknown> {
+  readonly records: R[];
+  readonly pages: Exchange[];
+  readonly total: number;
+}
+
+/**
+ * Parsed JSON bodies, frozen, by body text (see {@link parseJson}), for the runs of the
+ * process: the runs against one server read many of the same answers (a fault's six runs
+ * share about five in six). Bodies of at least {@link SHARED_MIN_CHARS} characters, at most
+ * {@link SHARED_MAX_CHARS} of them in all (the oldest go first); smaller ones parse faster
+ * than they are looked up.
+ */
+const SHARED = new Map<string, unknown>();
+const SHARED_MIN_CHARS = 512;
+const SHARED_MAX_CHARS = 16 * 1024 * 1024;
+let sharedChars = 0;
+
+/** The parsed body of each exchange read so far (a cache hit hands checks the same exchange). */
+const PARSED = new WeakMap<Exchange, unknown>();
+
+/**
+ * The envelopes each parsed body was found to conform to (see {@link readEnvelope}): the
+ * schema is a pure function of the body, so a body read again is not validated again.
+ */
+const CONFORMS = new WeakMap<object, Set<EndpointId>>();
+
+/** `value`, with every object and array in it frozen. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * Parses a JSON body or throws a {@link Violation} (kind `schema`) naming the exchange. A body
+ * is parsed once and the value frozen: the checks (and runs) that read the same answer share
+ * it, and none can change what the next one reads (as with the oracle's answers). Checks copy
+ * what they reorder.
+ */
+export function parseJson(exchange: Exchange): unknown {
+  if (PARSED.has(exchange)) return PARSED.get(exchange);
+  const text = exchange.body;
+  const shared = text.length >= SHARED_MIN_CHARS;
+  let value: unknown;
+  if (shared && SHARED.has(text)) value = SHARED.get(text);
+  else {
+    try {
+      value = deepFreeze(JSON.parse(text));
+    } catch {
+      throw new Violation(`${describe(exchange)}: body is not JSON: ${snippet(text)}`, {
+        kind: 'schema',
+        exchange,
+      });
+    }
+    if (shared && text.length <= SHARED_MAX_CHARS) {
+      SHARED.set(text, value);
+      sharedChars += text.length;
+      for (const [oldest] of SHARED) {
+        if (sharedChars <= SHARED_MAX_CHARS) break;
+        SHARED.delete(oldest);
+        sharedChars -= oldest.length;
+      }
+    }
+  }
+  PARSED.set(exchange, value);
+  return value;
+}
+
+/** `X-Total-Count` of a response as a number, or `undefined` when absent or not a count. */
+export function headerCount(exchange: Exchange): number | undefined {
+  const v = exchange.responseHeaders['x-total-count'];
+  return v !== undefined && /^[0-9]+$/.test(v.trim()) ? Number(v.trim()) : undefined;
+}
+
+/**
+ * Parses a 200 JSON response of `endpoint` with core's envelope schema. Throws a
+ * {@link Violation} of kind `status` for another status, of kind `schema` for a body that is
+ * not JSON or does not conform (message from zod, first three issues).
+ */
+export function readEnvelope(
+  endpoint: EndpointId,
+  exchange: Exchange,
+): { data: unknown; paging?: unknown } {
+  ensure(
+    exchange.status === 200,
+    () =>
+      `${describe(exchange)} answered ${exchange.status}, expected 200: ${snippet(exchange.body)}`,
+    { kind: 'status', exchange },
+  );
+  const body = parseJson(exchange);
+  const e = endpointById(endpoint);
+  // a body found to conform before is not validated again (the check still counts it)
+  const known = typeof body === 'object' && body !== null ? CONFORMS.get(body) : undefined;
+  const parsed = known?.has(endpoint) ? undefined : envelopeSchema(e).safeParse(body);
+  if (parsed?.success && typeof body === 'object' && body !== null) {
+    if (known === undefined) CONFORMS.set(body, new Set([endpoint]));
+    else known.add(endpoint);
+  }
+  ensure(
+    parsed === undefined || parsed.success,
+    () =>
+      `${describe(exchange)}: body does not match the ${e.id} envelope: ${parsed?.error?.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+    { kind: 'schema', exchange },
+  );
+  return body as { data: unknown; paging?: unknown };
+}
+
+/**
+ * One response of a list endpoint as a page: a 200 parsed with the envelope schema, or a
+ * 204 No Content read as a page without records (`paging` undefined, `noContent` true)
+ * whatever the declared paging end (decisions §3 Revision 2; the PAGE-END checks judge the
+ * form). Throws a {@link Violation} for any other status or a body that does not conform.
+ */
+export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
+  if (exchange.status === 204) return { data: [], paging: undefined, noContent: true };
+  const body = readEnvelope(endpoint, exchange) as { data: unknown[]; paging: PagingBody };
+  return { data: body.data, paging: body.paging, noContent: false };
+}
+
+/**
+ * Walks a list endpoint from cursor 0 following `paging.cursors.next` until the list ends,
+ * whichever paging end the implementation uses (decisions §3 Revision 2): `next >= total`,
+ * a 200 page with `data: []`, or a 204 No Content (its body is not read). Judging which end
+ * the profile declares is the job of PAGE-END-NO-CONTENT and PAGE-END-EMPTY-PAGE, so a walk
+ * never fails on the other form. `send(query)` sends one page's request: `query` plus
+ * `cursor` from the second page on. Throws a {@link Violation} when a page does not parse,
+ * `next` does not advance, `total` changes between pages, or the pages do not end within
+ * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`); throws an `Error`
+ * (the check's error) past {@link WALK_MAX_RECORDS} records. When the first
+ * page is a 204, `total` is its `X-Total-Count` (0 when absent).
+ */
+export async function walkPages(
+  endpoint: EndpointId,
+  query: readonly (readonly [string, string])[],
+  pageSize: number,
+  send: (query: readonly (readonly [string, string])[]) => Promise<Exchange>,
+): Promise<Walk> {
+  const records: unknown[] = [];
+  const pages: Exchange[] = [];
+  let total = 0;
+  // the loop and its guards (cursor advances, total stable, page cap) are core's walkCursor,
+  // shared with the client; this reads each response and maps a guard failure to a Violation
+  const steps = walkCursor(
+    async (cursor): Promise<PageReading<unknown[]>> => {
+      const q = [...query];
+      if (cursor > 0) q.push(['cursor', String(cursor)]);
+      const ex = await send(q);
+      pages.push(ex);
+      if (ex.status === 204) {
+        if (pages.length === 1) total = headerCount(ex) ?? 0;
+        return { end: true, page: [] };
+      }
+      const env = readEnvelope(endpoint, ex) as {
+        data: unknown[];
+        paging: { cursors: { next: number; total: number } };
+      };
+      total = env.paging.cursors.total;
+      const { next } = env.paging.cursors;
+      if (env.data.length === 0) return { end: true, page: [] };
+      return { end: false, page: env.data, count: env.data.length, next, total };
+    },
+    // total/pageSize + 3 pages after the first (the bound the suite has always used), and
+    // never more than WALK_MAX_RECORDS records whatever the server's total says
+    { maxPages: (t) => Math.min(Math.floor((t ?? 0) / pageSize) + 5, walkPageCap(pageSize)) },
+  );
+  for await (const step of steps) {
+    if (step.kind === 'page') records.push(...step.page);
+    if (records.length > WALK_MAX_RECORDS + pageSize)
+      // pages over the page size cannot make a walk hold more either
+      throw new Error(
+        `${describe(pages[pages.length - 1] as Exchange)}: the list gave ${records.length} records in ${pages.length} pages; the suite walks at most ${WALK_MAX_RECORDS} records of one list`,
+      );
+    if (step.kind === 'violation') {
+      const ex = pages[pages.length - 1] as Exchange;
+      const v = step.violation;
+      if (v.law === 'page-cap' && v.pages >= walkPageCap(pageSize))
+        // a list this long may be legitimate: the suite cannot judge it (an error, not a failure)
+        throw new Error(
+          `${describe(ex)}: the list reports ${v.total} records; the suite walks at most ${WALK_MAX_RECORDS} records (${v.pages} pages) of one list`,
+        );
+      throw new Violation(`${describe(ex)}: ${walkViolationMessage(step.violation)}`, {
+        kind: 'value',
+        exchange: ex,
+      });
+    }
+  }
+  return { records, pages, total };
+}
+
+/**
+ * Most records one walk reads, whatever `paging.cursors.total` says: a huge or growing total
+ * cannot make a walk unbounded (memory and requests stay bounded).
+ */
+export const WALK_MAX_RECORDS = 100_000;
+
+/** Most pages of one walk: {@link WALK_MAX_RECORDS} at `pageSize`, plus the page that ends it. */
+export function walkPageCap(pageSize: number): number {
+  return Math.ceil(WALK_MAX_RECORDS / pageSize) + 1;
+}
+
+/** What a walk guard failure means, in the suite's words. */
+function walkViolationMessage(v: WalkViolation): string {
+  switch (v.law) {
+    case 'cursor-advances':
+    case 'cursor-contiguous':
+      return `paging.cursors.next ${v.next} does not advance`;
+    case 'total-stable':
+      return `paging.cursors.total ${v.total} differs from ${v.previousTotal} on the first page`;
+    case 'page-cap':
+      return `walking the pages does not end after ${v.pages} pages`;
+  }
+}
+
+/**
+ * Names the record type of `endpoint` on data its envelope schema accepted ({@link readEnvelope}
+ * parsed every page of a walk and every single answer with core's record schema of `endpoint`):
+ * the suite's one place where walked data gets its type, no check of its own.
+ */
+export function recordsOf<Id extends EndpointId>(
+  _endpoint: Id,
+  data: readonly unknown[],
+): RecordOf<Id>[] {
+  return data as RecordOf<Id>[];
+}

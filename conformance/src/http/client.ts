@@ -1,0 +1,576 @@
+import {
+  authorizationHeader,
+  BodyTooLargeError,
+  type Clock,
+  Deadline,
+  monotonicClock,
+  Pacer,
+  readCappedBody,
+  signRequest,
+} from '@tagtrack/core';
+import type { Profile } from '../profile/profile.ts';
+import type { RunResult } from '../run/runner.ts';
+import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
+import {
+  DEFAULT_RETRIES,
+  describeTries,
+  faultOfStatus,
+  type RetriedTry,
+  RetriesExhausted,
+  type TransportFault,
+  withRetries,
+} from './retry.ts';
+import { SecretRedactor } from './secrets.ts';
+import type { TlsConnect } from './transport.ts';
+
+export { SecretRedactor } from './secrets.ts';
+
+/** A credential the suite signs requests with (decisions §1). */
+export interface Credential {
+  readonly label: string;
+  readonly authId: string;
+  readonly accessKey: string;
+}
+
+/** A function with the shape of WHATWG `fetch` taking a `Request` (global fetch or `server.fetch`). */
+export type FetchLike = (request: Request) => Promise<Response>;
+
+/** One recorded HTTP exchange: what was sent and what came back (body as text). */
+export interface Exchange {
+  readonly id: number;
+  readonly method: string;
+  /** The full URL as sent. */
+  readonly url: string;
+  /** Path and query relative to the base URL, e.g. `/teams/tags?isOpened=true`. */
+  readonly target: string;
+  /** Label of the credential that signed the request; `null` when the client signed none. */
+  readonly credential: string | null;
+  /**
+   * Headers as sent, except the Authorization value: `<credential LABEL>` when the client
+   * signed it, else the probe's header with every secret in it replaced (see
+   * {@link SecretRedactor}). An exchange never holds an access key or a signature.
+   */
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly status: number;
+  readonly responseHeaders: Readonly<Record<string, string>>;
+  /**
+   * The body as UTF-8 text. The exchange a request resolves holds it whole (at most
+   * `maxBodyBytes`); the copy kept in {@link HttpClient.exchanges} for reports holds its
+   * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`), and its body and response
+   * headers hold no secret a server echoed back (`SecretRedactor.redactEchoes`).
+   */
+  readonly body: string;
+  /** Size of the whole body in bytes (as received, before any truncation). */
+  readonly bodyBytes: number;
+  /** Wall time of the request in milliseconds. */
+  readonly durationMs: number;
+  /** When the request went out: ISO 8601 in UTC (HAR's `startedDateTime`). */
+  readonly startedAt?: string | undefined;
+  /**
+   * The tries that failed on the transport before this answer (a timeout, a reset
+   * connection, a 502/503/504; see retry.ts), in order; absent when the first try was
+   * answered. Only this answer was compared.
+   */
+  readonly retries?: readonly RetriedTry[] | undefined;
+}
+
+/** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
+export interface RequestSpec {
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  readonly path: string;
+  readonly query?: readonly (readonly [string, string])[];
+  /**
+   * The query string to send verbatim instead of `query` (no leading `?`; a `+` or `%2b`
+   * stays as written), signed as sent: for probes of the signed forms (decisions §1). The
+   * WHATWG URL serializer still escapes characters a URL cannot hold (space, `"`, `<`…).
+   */
+  readonly rawQuery?: string;
+  /** Signs with this credential; `null` sends no Authorization header. */
+  readonly credential: Credential | null;
+  /** Extra headers; an `authorization` here replaces the signed one. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Reuse an identical earlier request's exchange (default true for GET/HEAD). */
+  readonly cache?: boolean;
+  /** Bypass the pacing of the configured rate (rate-limit probe only). */
+  readonly unpaced?: boolean;
+}
+
+/**
+ * The base URL could not be reached or gave no usable answer: DNS, refused, reset, timeout
+ * (headers or body), or a body over the `maxBodyBytes` cap. `message` is one line. (A redirect
+ * is never followed: it is an exchange with its 3xx status.)
+ */
+export class ConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+  readonly code = 'connection_failed' as const;
+  /**
+   * Set by `runConformance` when the base URL did not answer its first request: the run's
+   * result, every check an error naming the cause, so that callers can still write reports.
+   */
+  result?: RunResult | undefined;
+  /** `options.cause`: what the transport threw (e.g. the run guard's refusal, runner's `RunStopped`). */
+  constructor(
+    readonly url: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  readonly baseUrl: string;
+  readonly auth: Profile['auth'];
+  /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
+  readonly ownFetch?: boolean | undefined;
+  readonly fetch?: FetchLike | undefined;
+  /** Per-request timeout in milliseconds (of each try). */
+  readonly timeoutMs: number;
+  /**
+   * Retries of a GET or HEAD whose transport failed (a timeout, a reset connection, a 502,
+   * 503 or 504; never a 500): default {@link DEFAULT_RETRIES}; 0 sends each request once.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250; tests pass less). */
+  readonly retryBackoffMs?: number | undefined;
+  /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
+  readonly signal?: AbortSignal | undefined;
+  /** Requests per second to pace to; `undefined` for no pacing. */
+  readonly ratePerSecond?: number | undefined;
+  /** Clock of the pacing; default `performance.now()` and `setTimeout` (tests pass a fake). */
+  readonly clock?: Clock | undefined;
+  /** Called after every exchange sent over the wire (not cache hits). */
+  readonly onExchange?: ((exchange: Exchange) => void) | undefined;
+  /**
+   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}): the body
+   * is streamed and reading stops past the cap (a `Content-Length` over it is refused before
+   * reading), so a 200 MB or endless body never sits in memory; the request then throws a
+   * {@link ConnectionError}.
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /** The run's credentials: their access keys and signed headers never appear in an artifact. */
+  readonly credentials?: readonly Credential[] | undefined;
+  /**
+   * Extra headers sent with every request (`-H`, e.g. a gateway's key), by lower-case name;
+   * a request's own `headers` win over them. Their values are secrets: an exchange shows
+   * `<redacted>`, and the redactor replaces them in any text. Never `authorization`.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Where the run took its credentials, headers and TLS settings: what {@link HttpClient.reproduce} names. */
+  readonly rerun?: Rerun | undefined;
+  /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
+  readonly tlsConnect?: TlsConnect | undefined;
+}
+
+/** Default response-body cap of the suite: 32 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Characters of a body kept in {@link HttpClient.exchanges} for reports (the rest dropped). */
+export const KEPT_BODY_CHARS = 16 * 1024;
+
+/** Once the kept bodies hold this many characters, later ones keep only their first 1,024. */
+const KEPT_BODIES_BUDGET = 32 * 1024 * 1024;
+
+/** A body over this size is not kept in the run's request cache (the next identical request goes out again). */
+const CACHE_MAX_BODY_CHARS = 1024 * 1024;
+
+/**
+ * The suite's only way to talk to an implementation: signs requests (decisions §1) and paces
+ * them to a rate with core's transport steps (`signRequest`, `Pacer`, shared with the client),
+ * applies a timeout (headers and body) and a streamed body cap (core's `Deadline` and
+ * `readCappedBody`), never follows a redirect,
+ * caches identical GET/HEAD requests within a run (the relation checks reuse responses), and
+ * records every exchange for the report: without secrets (Authorization values named by the
+ * credential's label) and with truncated bodies, so memory stays flat.
+ */
+export class HttpClient {
+  readonly baseUrl: string;
+  /** Every exchange sent, for reports: bodies truncated, no secret (see {@link Exchange}). */
+  readonly exchanges: Exchange[] = [];
+  /** Replaces the run's secrets in any text (failures, counterexamples, probe headers). */
+  readonly redactor: SecretRedactor;
+  /**
+   * Counters shared by the client and its {@link fork}s: requests sent, cache hits, and the
+   * characters of the bodies kept for reports.
+   */
+  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0, retried: 0 };
+  /** Requests sent over the wire by this client and its forks. */
+  get requestCount(): number {
+    return this.counters.requests;
+  }
+  /** Requests that were answered after one or more retries (this client's and its forks'). */
+  get retriedCount(): number {
+    return this.counters.retried;
+  }
+  /** Retries of a GET or HEAD whose transport failed (`retries` option, default {@link DEFAULT_RETRIES}). */
+  get retries(): number {
+    return this.options.retries ?? DEFAULT_RETRIES;
+  }
+  /** Requests answered from a response cache (this client's or a fork's). */
+  get cacheHits(): number {
+    return this.counters.cacheHits;
+  }
+  /**
+   * The response cache's epoch: it starts at 0 and {@link newEpoch} moves it on. A response is
+   * only ever served from the cache in the epoch it was requested in (decisions §3 Revision 3:
+   * nothing is served across a watermark change).
+   */
+  get epoch(): number {
+    return this.counters.epoch;
+  }
+  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
+  private cache = new Map<string, Promise<Exchange>>();
+  private readonly fetchFn: FetchLike;
+  /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
+  get extraHeaders(): Readonly<Record<string, string>> {
+    return this.options.headers ?? {};
+  }
+  /** The TLS options of the transport, for a probe over a socket of its own; undefined: Node's defaults. */
+  get tlsConnect(): TlsConnect | undefined {
+    return this.options.tlsConnect;
+  }
+  /** Whether requests go through a fetch given in the options (e.g. an in-memory server). */
+  readonly ownFetch: boolean;
+  private readonly pacer: Pacer;
+  private readonly maxBodyBytes: number;
+  /** The deadlines of the requests in flight (see {@link abortable}). */
+  private readonly inFlight = new Set<Deadline>();
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchFn = options.fetch ?? ((r) => fetch(r));
+    this.ownFetch = options.ownFetch ?? options.fetch !== undefined;
+    this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.redactor = new SecretRedactor(options.credentials ?? []);
+    for (const [name, value] of Object.entries(options.headers ?? {}))
+      this.redactor.addSecret(value, `<header ${name}>`);
+    const stop = options.signal;
+    stop?.addEventListener(
+      'abort',
+      () => {
+        for (const c of this.inFlight) c.abort(stop.reason);
+      },
+      { once: true },
+    );
+  }
+
+  /**
+   * The deadline of one request (core's `Deadline`): aborts after the timeout (a
+   * `TimeoutError`, as `AbortSignal.timeout` does) or when the client's `signal` aborts (with
+   * its reason: one listener for every request in flight, none added per request). `dispose`
+   * clears the timer once the request is answered and its body read.
+   */
+  private abortable(): { signal: AbortSignal; dispose: () => void } {
+    const deadline = new Deadline(this.options.timeoutMs);
+    const stop = this.options.signal;
+    if (stop?.aborted) deadline.abort(stop.reason);
+    this.inFlight.add(deadline);
+    return {
+      signal: deadline.signal,
+      dispose: () => {
+        deadline.dispose();
+        this.inFlight.delete(deadline);
+      },
+    };
+  }
+
+  /** The Authorization header value for `credential` over `queryString` (no leading `?`). */
+  authorization(credential: Credential, queryString: string): string {
+    return this.options.auth === 'bearer'
+      ? `Bearer ${credential.accessKey}`
+      : authorizationHeader(credential.authId, credential.accessKey, queryString);
+  }
+
+  /** Sends (or reuses) a request; resolves its {@link Exchange}. Throws {@link ConnectionError}. */
+  request(spec: RequestSpec): Promise<Exchange> {
+    const method = spec.method ?? 'GET';
+    // signs exactly the query string the URL serializer will send (core's signRequest; a
+    // `rawQuery` goes out and is signed verbatim)
+    const credential = spec.credential;
+    if (credential !== null) this.redactor.addCredential(credential);
+    const { target, authorization } = signRequest(
+      { baseUrl: this.baseUrl, path: spec.path, query: spec.query, rawQuery: spec.rawQuery },
+      credential === null ? null : (qs) => this.authorization(credential, qs),
+    );
+    const headers: Record<string, string> = {};
+    if (authorization !== undefined) headers.authorization = authorization;
+    const extra = this.options.headers ?? {};
+    for (const [k, v] of Object.entries(extra)) headers[k] = v;
+    for (const [k, v] of Object.entries(spec.headers ?? {})) headers[k.toLowerCase()] = v;
+    // what the exchange shows: the label of a signing credential, or the probe's header with
+    // its secrets replaced (a header given in `spec.headers` replaces the signed one)
+    const sent = headers.authorization;
+    const probe =
+      spec.headers !== undefined &&
+      Object.keys(spec.headers).some((k) => k.toLowerCase() === 'authorization');
+    if (sent !== undefined) this.redactor.addHeader(sent, probe ? undefined : credential?.label);
+    const shown = { ...headers };
+    // an extra header's value is a secret (a gateway key): never in an exchange
+    for (const k of Object.keys(extra)) if (shown[k] === extra[k]) shown[k] = '<redacted>';
+    if (sent !== undefined)
+      shown.authorization =
+        !probe && credential !== null
+          ? `<credential ${credential.label}>`
+          : this.redactor.redact(sent);
+    const cacheable = (spec.cache ?? true) && (method === 'GET' || method === 'HEAD');
+    const key = `${method} ${target} ${sent ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
+    if (cacheable) {
+      const hit = this.cache.get(key);
+      if (hit !== undefined) {
+        this.counters.cacheHits++;
+        return hit;
+      }
+    }
+    const promise = this.send(
+      method,
+      target,
+      headers,
+      shown,
+      probe ? null : (credential?.label ?? null),
+      spec.unpaced,
+    );
+    if (cacheable) {
+      const cache = this.cache;
+      cache.set(key, promise);
+      // only this entry: after a new epoch the key may hold a later request's answer
+      const drop = () => {
+        if (cache.get(key) === promise) cache.delete(key);
+      };
+      promise.then(
+        // a large body is not kept in the cache: memory stays flat against huge answers
+        (ex) => {
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) drop();
+        },
+        drop,
+      );
+    }
+    return promise;
+  }
+
+  /**
+   * Starts a new cache epoch: every cached response (answered or in flight) is dropped, so
+   * none read before this call is served after it (decisions §3 Revision 3: the runner calls
+   * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
+   */
+  newEpoch(): number {
+    this.cache = new Map();
+    return ++this.counters.epoch;
+  }
+
+  /**
+   * A view of this client with a private, empty response cache: same transport, pacer, rate,
+   * timeout, secrets, recorded exchanges and counters; what it caches only it serves, and it
+   * serves nothing this client cached. A check run again on data that moved runs on one (see
+   * watermark.ts), so no answer read in another attempt or by another check reaches it.
+   */
+  fork(): HttpClient {
+    const view = Object.create(this) as HttpClient;
+    view.cache = new Map();
+    return view;
+  }
+
+  /**
+   * A command line reproducing `exchange` without a secret, runnable as printed in the shell
+   * the run started in: `tagtrack-conformance request` signs with the credential named by its
+   * label, read from where the run read it (`rerun`: the profile file, or the variables of
+   * the environment; see rerun.ts and commands/request.ts), and sends the run's extra
+   * headers (read from `TAGTRACK_HEADERS`) and TLS settings. A probe's own Authorization
+   * header is named in a comment with its secrets replaced.
+   */
+  reproduce(exchange: Exchange): string {
+    const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
+    parts.push('--base-url', shellQuote(this.baseUrl), ...rerunWords(this.options.rerun));
+    if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
+    else parts.push('--no-credential');
+    const extra = this.options.headers ?? {};
+    for (const [k, v] of Object.entries(exchange.requestHeaders)) {
+      if (k === 'authorization' || (k in extra && v === '<redacted>')) continue;
+      parts.push('--header', shellQuote(`${k}: ${v}`));
+    }
+    const probe =
+      exchange.credential === null && exchange.requestHeaders.authorization !== undefined
+        ? `  # the check sent its own Authorization header: ${exchange.requestHeaders.authorization}`
+        : '';
+    return `${parts.join(' ')}${probe}`;
+  }
+
+  /**
+   * One try of a request on the wire: the fetch and its body read (capped) within one
+   * deadline (`timeoutMs`, core's `Deadline`). Throws what the fetch, the read or the
+   * deadline threw.
+   */
+  private async tryOnce(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<Answered> {
+    const abort = this.abortable();
+    try {
+      const response = await this.fetchFn(
+        new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
+      );
+      const { text, bytes } = await readCappedBody(response, this.maxBodyBytes, abort.signal);
+      return { response, body: text, bodyBytes: bytes };
+    } finally {
+      abort.dispose();
+    }
+  }
+
+  private async pace(unpaced: boolean | undefined): Promise<void> {
+    if (!unpaced) await this.pacer.acquire();
+  }
+
+  private async send(
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    shownHeaders: Record<string, string>,
+    credential: string | null,
+    unpaced: boolean | undefined,
+  ): Promise<Exchange> {
+    const url = `${this.baseUrl}${target}`;
+    const idempotent = method === 'GET' || method === 'HEAD';
+    const clock = this.options.clock ?? monotonicClock;
+    let started = 0;
+    let startedAt = '';
+    let answered: Answered;
+    let retries: readonly RetriedTry[];
+    try {
+      ({ answer: answered, retries } = await withRetries(
+        async () => {
+          // every try is paced and counted: the rate and the budget hold for retries too
+          await this.pace(unpaced);
+          started = performance.now();
+          startedAt = new Date().toISOString();
+          this.counters.requests++;
+          return this.tryOnce(method, url, headers);
+        },
+        {
+          // only a GET or HEAD is sent again: they change nothing (spec §11, transport faults)
+          retries: idempotent ? this.retries : 0,
+          backoffMs: this.options.retryBackoffMs,
+          clock,
+          signal: this.options.signal,
+          onAbort: () => toError(this.options.signal?.reason),
+          faultOfAnswer: (a) => faultOfStatus(a.response.status, a.response.headers, clock.now()),
+          faultOfError: (e) => (idempotent ? transportFault(e) : undefined),
+          // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server closed as idle
+          // just as the request went out is sent again once, even with no retries asked
+          extraTries: (fault, i) => (i === 0 && fault.reset === true ? 1 : 0),
+        },
+      ));
+    } catch (e) {
+      if (e instanceof RetriesExhausted) {
+        const last = e.last;
+        if (last instanceof ConnectionError) throw last;
+        const cause = describeTries(e.tries);
+        const retried = this.retries > 0 || e.tries.length > 1;
+        throw new ConnectionError(
+          url,
+          last === undefined
+            ? `${method} ${url}: no answer but a gateway's: ${cause}${retried ? ` (--retries ${this.retries})` : ''}`
+            : `cannot reach ${url}: ${cause}${retried ? ` (--retries ${this.retries})` : ''}`,
+          { cause: last },
+        );
+      }
+      if (e instanceof ConnectionError) throw e;
+      if (e instanceof BodyTooLargeError)
+        throw new ConnectionError(
+          url,
+          `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
+        );
+      throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
+        cause: e,
+      });
+    }
+    if (retries.length > 0) this.counters.retried++;
+    const { response, body, bodyBytes } = answered;
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((v, k) => {
+      responseHeaders[k.toLowerCase()] = v;
+    });
+    const exchange: Exchange = {
+      id: this.exchanges.length + 1,
+      method,
+      url,
+      target,
+      credential,
+      requestHeaders: shownHeaders,
+      status: response.status,
+      responseHeaders,
+      body,
+      bodyBytes,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      startedAt,
+      ...(retries.length === 0 ? {} : { retries }),
+    };
+    // the report's copy holds a truncated body: memory stays flat over long runs
+    const keep = this.counters.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
+    // …and no secret a server echoed back (a 401 body quoting the header it refused)
+    const kept: Exchange = {
+      ...exchange,
+      body: this.redactor.redactEchoesIn(
+        body.length > keep ? body.slice(0, keep) : body,
+        response.status,
+      ),
+      responseHeaders: Object.fromEntries(
+        Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redactEchoes(v)]),
+      ),
+    };
+    this.counters.keptChars += kept.body.length;
+    this.exchanges.push(kept);
+    this.options.onExchange?.(kept);
+    return exchange;
+  }
+}
+
+/** The answer of one try: the response (its body read) within the request's deadline. */
+interface Answered {
+  readonly response: Response;
+  readonly body: string;
+  readonly bodyBytes: number;
+}
+
+/** `reason` (an abort's) as an Error: itself, or an Error with it in words. */
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason ?? 'aborted'));
+}
+
+/**
+ * The transport fault of what a try threw (a timeout of its own deadline, a reset or closed
+ * connection; `reset` for the latter), or undefined for anything else: the run's stop, a
+ * refusal of the run guard, a body over the cap, DNS, a refused connection, TLS.
+ */
+function transportFault(e: unknown): TransportFault | undefined {
+  if (e instanceof Error && e.name === 'TimeoutError') return { cause: 'request timed out' };
+  if (isConnectionReset(e)) return { cause: describeFetchError(e), reset: true };
+  return undefined;
+}
+
+function formatBytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
+}
+
+/** Whether a fetch failed because the connection was reset or closed under it. */
+function isConnectionReset(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } })?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
+/** Error codes of a certificate Node's TLS did not accept (OpenSSL's verify errors, Node's own). */
+const TLS_CODE =
+  /CERT|SELF_SIGNED|UNABLE_TO_(GET_ISSUER|VERIFY)|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH/;
+
+function describeFetchError(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  if (e.name === 'TimeoutError') return 'request timed out';
+  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code !== undefined && TLS_CODE.test(cause.code))
+    return `TLS: the server's certificate is not trusted: ${cause.code}${cause.message ? ` (${cause.message})` : ''}; --ca-file FILE trusts the CA that signed it, --insecure skips verification`;
+  if (cause?.code !== undefined)
+    return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
+  if (cause?.message !== undefined) return `${e.message} (${cause.message})`;
+  return e.message;
+}

@@ -1,0 +1,46 @@
+import type { EndpointId } from '@tagtrack/core';
+import type { Discovery, RunServices } from '../check/context.ts';
+import { CheckContext } from '../check/context.ts';
+import type { SuiteCredential } from '../check/define.ts';
+import { type CheckScope, flattenLog, inScope, Violation } from '../check/failure.ts';
+
+/**
+ * Walks the list endpoints for a credential, in a scope of its own (no check counts its
+ * comparisons; its exchanges join the log of each check that uses it). A list that cannot be
+ * walked gives an empty part and a line in `problems` (the checks using it report it).
+ */
+export async function discover(
+  services: RunServices,
+  credential: SuiteCredential,
+): Promise<Discovery> {
+  const scope: CheckScope = { comparisons: 0, log: [] };
+  const ctx = new CheckContext('DISCOVERY', services, scope);
+  const problems: string[] = [];
+  const list = async <Id extends EndpointId>(endpoint: Id) => {
+    try {
+      return (await ctx.walk(endpoint, { credential })).records;
+    } catch (e) {
+      if (!(e instanceof Violation)) throw e;
+      problems.push(`${endpoint} as ${credential.label}: ${e.message}`);
+      return [];
+    }
+  };
+  const [members, tags, contacts] = await inScope(scope, () =>
+    Promise.all([list('teams.list'), list('teams.tags'), list('contacts.list')]),
+  );
+  const groups = new Map<string, { groupID: string; groupName: string }>();
+  for (const m of members) {
+    const id = m.groupID;
+    const name = m.groupName;
+    if (typeof id === 'string' && id !== '' && typeof name === 'string')
+      groups.set(id, { groupID: id, groupName: name });
+  }
+  return {
+    members,
+    tags,
+    contacts,
+    groups: [...groups.values()],
+    exchanges: flattenLog(scope.log),
+    problems,
+  };
+}
