@@ -68,7 +68,7 @@ export interface Exchange {
   readonly startedAt?: string | undefined;
   /**
    * The tries that failed on the transport before this answer (a timeout, a reset
-   * connection, a 502/503/504; see retry.ts), in order; absent when the first try was
+   * connection, a 502/503/504; see http/retry.ts), in order; absent when the first try was
    * answered. Only this answer was compared.
    */
   readonly retries?: readonly RetriedTry[] | undefined;

@@ -46,7 +46,7 @@ export interface CheckResult {
   readonly attempts?: number | undefined;
   /**
    * The requests it relied on that were answered only after retries (a timeout, a reset
-   * connection, a 502/503/504 before; retry.ts): the check is marked as having retried, like
+   * connection, a 502/503/504 before; http/retry.ts): the check is marked as having retried, like
    * a test runner's "flaky". Its verdict rests on the answers it got. Absent when none.
    */
   readonly retried?: readonly RetriedRequest[] | undefined;
@@ -77,7 +77,7 @@ export interface RunResult {
   readonly requests: {
     readonly sent: number;
     readonly cacheHits: number;
-    /** Requests answered only after retries (set by every run; see retry.ts). */
+    /** Requests answered only after retries (set by every run; see http/retry.ts). */
     readonly retried?: number | undefined;
     /** The run's retries of a request whose transport failed (`--retries`; set by every run). */
     readonly retries?: number | undefined;
