@@ -109,8 +109,8 @@ Transport faults are not verdicts: a GET that times out (--timeout, per try), ha
 connection reset or gets a 502, 503 or 504 is sent again, --retries times at most (default 2),
 after a backoff of 250 ms doubling, or the server's Retry-After (at most 30 s). Only the
 answer it finally got is compared; a check that needed retries is marked "retried" in every
-report, and a request that failed every try is an error naming the cause and the tries. A
-500 is an answer: never retried.
+report. A request that got no answer on any try is an error naming the cause and the tries;
+a 502/503/504 on every try is judged as the 5xx it is. A 500 is an answer: never retried.
 
 Every command the run prints (reproduce lines, "run it again", the replay line) runs as
 printed in this shell: it reads the credentials where the run read them (--profile FILE by

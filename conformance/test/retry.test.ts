@@ -152,11 +152,11 @@ describe('HttpClient: a GET whose transport failed is retried and the retries re
     expect(s.calls()).toBe(1);
   });
 
-  test('a request that fails every try is a ConnectionError naming the cause and the tries', async () => {
-    const gateway = scripted([504]);
-    await expect(client(gateway.fetch).request({ path: '/teams', credential })).rejects.toThrow(
-      /answered 504 \(each of 3 tries\) \(--retries 2\)/,
-    );
+  test('a request that gets no answer on any try is a ConnectionError naming the cause and the tries', async () => {
+    const hangs = scripted(['hang']);
+    await expect(
+      client(hangs.fetch, { timeoutMs: 20 }).request({ path: '/teams', credential }),
+    ).rejects.toThrow(/request timed out \(each of 3 tries\) \(--retries 2\)/);
     const resets = scripted([reset()]);
     const e = await client(resets.fetch, { retries: 1 })
       .request({ path: '/teams', credential })
@@ -165,12 +165,23 @@ describe('HttpClient: a GET whose transport failed is retried and the retries re
     expect((e as Error).message).toMatch(/ECONNRESET \(socket hang up\) \(each of 2 tries\)/);
   });
 
-  test('a POST is never retried', async () => {
+  test('a 504 on every try: the last one is the answer (a 5xx, judged as one), the tries before recorded', async () => {
+    const gateway = scripted([504]);
+    const ex = await client(gateway.fetch).request({ path: '/teams', credential });
+    expect(ex.status).toBe(504);
+    expect(ex.retries?.map((r) => r.cause)).toEqual(['answered 504', 'answered 504']);
+    expect(gateway.calls()).toBe(3);
+  });
+
+  test('a POST is never retried: its 503 is the answer, its reset an error', async () => {
     const s = scripted([503, 200]);
+    const ex = await client(s.fetch).request({ method: 'POST', path: '/teams', credential });
+    expect([ex.status, ex.retries, s.calls()]).toEqual([503, undefined, 1]);
+    const r = scripted([reset(), 200]);
     await expect(
-      client(s.fetch).request({ method: 'POST', path: '/teams', credential }),
+      client(r.fetch).request({ method: 'POST', path: '/teams', credential }),
     ).rejects.toThrow(ConnectionError);
-    expect(s.calls()).toBe(1);
+    expect(r.calls()).toBe(1);
   });
 });
 

@@ -463,17 +463,11 @@ export class HttpClient {
       ));
     } catch (e) {
       if (e instanceof RetriesExhausted) {
-        const last = e.last;
-        if (last instanceof ConnectionError) throw last;
-        const cause = describeTries(e.tries);
-        const retried = this.retries > 0 || e.tries.length > 1;
-        throw new ConnectionError(
-          url,
-          last === undefined
-            ? `${method} ${url}: no answer but a gateway's: ${cause}${retried ? ` (--retries ${this.retries})` : ''}`
-            : `cannot reach ${url}: ${cause}${retried ? ` (--retries ${this.retries})` : ''}`,
-          { cause: last },
-        );
+        if (e.last instanceof ConnectionError) throw e.last;
+        const asked = this.retries > 0 || e.tries.length > 1 ? ` (--retries ${this.retries})` : '';
+        throw new ConnectionError(url, `cannot reach ${url}: ${describeTries(e.tries)}${asked}`, {
+          cause: e.last,
+        });
       }
       if (e instanceof ConnectionError) throw e;
       if (e instanceof BodyTooLargeError)

@@ -5,7 +5,7 @@ import { type Clock, retryDelayMs, sleep } from '@tagtrack/core';
  * composable step over "one try" of a request, as tRPC's retryLink is over a link. A timeout,
  * a reset connection and a 502, 503 or 504 answer are transport faults: the request is sent
  * again after a backoff (or the server's `Retry-After`); any other answer, a 500 included, is
- * the answer and is returned as it came. Pure web-platform code (no Node module): the suite
+ * the answer and is returned as it came, as is a 502, 503 or 504 on the last try. Pure web-platform code (no Node module): the suite
  * may run in a browser bundle.
  */
 
@@ -58,7 +58,7 @@ export class RetriesExhausted extends Error {
   override readonly name = 'RetriesExhausted';
   constructor(
     readonly tries: readonly RetriedTry[],
-    /** What the last try threw (undefined when it was answered with a 502, 503 or 504). */
+    /** What the last try threw. */
     readonly last: unknown,
   ) {
     super(describeTries(tries));
@@ -97,8 +97,10 @@ export interface RetryStep<A> extends RetryPolicy {
  * Runs `attempt` (one try of a request) until it gives an answer that is no transport fault,
  * at most `1 + retries` times, waiting between tries (backoff doubling from `backoffMs`, or
  * the fault's `retryAfterMs` up to {@link MAX_RETRY_AFTER_MS}). Resolves the answer and the
- * tries that failed before it; throws {@link RetriesExhausted} when every try failed, and
- * rethrows at once what `faultOfError` does not call a transport fault.
+ * tries that failed before it; when the last try is answered with a fault status (a 503
+ * every time), that answer is resolved as the answer. Throws {@link RetriesExhausted} when
+ * every try got no answer (timed out, reset), and rethrows at once what `faultOfError` does
+ * not call a transport fault.
  */
 export async function withRetries<A>(
   attempt: (tryIndex: number) => Promise<A>,
@@ -110,8 +112,10 @@ export async function withRetries<A>(
     const t0 = step.clock.now();
     let fault: TransportFault | undefined;
     let thrown: unknown;
+    let answered: { readonly answer: A } | undefined;
     try {
       const answer = await attempt(i);
+      answered = { answer };
       fault = step.faultOfAnswer(answer);
       if (fault === undefined) return { answer, retries: failed };
     } catch (e) {
@@ -122,6 +126,9 @@ export async function withRetries<A>(
     const durationMs = Math.round(step.clock.now() - t0);
     const allowed = step.retries + (step.extraTries?.(fault, i) ?? 0);
     if (i >= allowed) {
+      // the last try was answered (a 502, 503, 504): that answer is the answer, judged as
+      // such (a 5xx fails the run); only tries that got no answer at all exhaust
+      if (answered !== undefined) return { answer: answered.answer, retries: failed };
       failed.push({ cause: fault.cause, durationMs, waitedMs: 0 });
       throw new RetriesExhausted(failed, thrown);
     }

@@ -111,7 +111,7 @@ export async function runCheck(
     fiveXx.push(ex);
     ctx.record(
       ctx.failureOf(
-        `${describe(ex)} answered ${ex.status}: a 5xx fails the run, whichever check sent the request`,
+        `${describe(ex)} answered ${ex.status}${triesWords(ex)}: a 5xx fails the run, whichever check sent the request`,
         { kind: 'status', key: `5xx: ${ex.method} ${ex.target}`, exchange: ex },
       ),
     );
@@ -157,6 +157,16 @@ export async function runCheck(
     },
     exchanges,
   };
+}
+
+/** How often a request answered with a 5xx was tried, when more than once (`''`: once). */
+function triesWords(ex: Exchange): string {
+  const before = ex.retries;
+  if (before === undefined) return '';
+  const n = before.length + 1;
+  return before.every((r) => r.cause === `answered ${ex.status}`)
+    ? ` on each of ${n} tries`
+    : ` on the last of ${n} tries (before: ${before.map((r) => r.cause).join(', ')})`;
 }
 
 /** An unexpected exception in words: a ConnectionError's message, else name, message and where. */
