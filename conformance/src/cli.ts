@@ -4,7 +4,13 @@ import { DATA_MODES, DEFAULT_ATTEMPTS } from './check/watermark.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
-import { credentialOptions, headerOption, tlsOptions, waitForOption } from './commands/options.ts';
+import {
+  credentialOptions,
+  gateOptions,
+  headerOption,
+  tlsOptions,
+  waitForOption,
+} from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
@@ -234,6 +240,14 @@ export function buildProgram(done: (code: number) => void): Command {
     )
     .addOption(
       new Option(
+        '--cache-bytes <n>',
+        'bytes the run keeps of walked lists and responses (default 128 MiB; the least recently used are read again)',
+      )
+        .argParser(positiveInt('cache-bytes'))
+        .env('TAGTRACK_CACHE_BYTES'),
+    )
+    .addOption(
+      new Option(
         '--concurrency <n>',
         'checks run at the same time (default: 1 rate-limited, 4 local, 2 remote)',
       )
@@ -331,6 +345,9 @@ export function buildProgram(done: (code: number) => void): Command {
         .argParser(positiveInt('max-failures'))
         .env('TAGTRACK_MAX_FAILURES'),
     )
+    .addOption(gateOptions()[0]!)
+    .addOption(gateOptions()[1]!)
+    .addOption(gateOptions()[2]!)
     .addOption(headerOption())
     .addOption(tlsOptions()[0]!)
     .addOption(tlsOptions()[1]!)

@@ -95,6 +95,7 @@ export {
   defaultConcurrency,
   matchesOnly,
   matchesPattern,
+  PreflightError,
   type RunEvent,
   type RunOptions,
   type RunResult,

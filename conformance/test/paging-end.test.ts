@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError } from '../src/run/runner.ts';
+import { ConfigError, PreflightError } from '../src/run/runner.ts';
 import { failing, profileFor, runInMemory } from './helpers.ts';
 
 function others(result: Parameters<typeof failing>[0], id: string): string[] {
@@ -25,13 +25,14 @@ describe('a paging end other than the declared one', () => {
         { pageSize: 40, pagingEnd: server },
         { profile: { ...profileFor({ pageSize: 40 }), pagingEnd: declared }, numRuns: 5 },
       ).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).message).toMatch(
+      expect(error).toBeInstanceOf(PreflightError);
+      expect((error as PreflightError).cause).toBeInstanceOf(ConfigError);
+      expect((error as PreflightError).message).toMatch(
         new RegExp(
           `^profile declares "pagingEnd": "${declared}", .*: set "pagingEnd": "${server}"$`,
         ),
       );
-      expect((error as ConfigError).result?.checks.every((c) => c.status === 'error')).toBe(true);
+      expect((error as PreflightError).result.checks.every((c) => c.status === 'error')).toBe(true);
     },
   );
 

@@ -20,7 +20,7 @@ import { canonicalProfile } from '../src/profile/fixtures.ts';
 import { type Profile, type ProfileInput, parseProfile } from '../src/profile/profile.ts';
 import { ResultsJson } from '../src/report/index.ts';
 import { preflight } from '../src/run/preflight.ts';
-import { ConfigError, runConformance } from '../src/run/runner.ts';
+import { ConfigError, PreflightError, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**
@@ -434,7 +434,7 @@ describe('the preflight passes every correct configuration and leaves every faul
 });
 
 describe('runConformance and the preflight', () => {
-  test('a ConfigError carries the result: every check an error "not run: …", configError set', async () => {
+  test('a PreflightError caused by a ConfigError carries the result: every check an error "not run: …", configError set', async () => {
     const server = createServer({ publicUrl: MEMORY_BASE_URL, pageSize: 7 });
     const events: string[] = [];
     try {
@@ -445,9 +445,10 @@ describe('runConformance and the preflight', () => {
         mode: 'fixture',
         onEvent: (e) => events.push(e.type),
       }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ConfigError);
-      const { result } = error as ConfigError;
-      expect(result?.configError).toBe((error as ConfigError).message);
+      expect(error).toBeInstanceOf(PreflightError);
+      expect((error as PreflightError).cause).toBeInstanceOf(ConfigError);
+      const { result } = error as PreflightError;
+      expect(result?.configError).toBe((error as PreflightError).message);
       expect(result?.ok).toBe(false);
       expect(
         result?.checks.every(

@@ -14,6 +14,7 @@ import {
   ConfigError,
   defaultConcurrency,
   matchesOnly,
+  PreflightError,
   type RunResult,
   runConformance,
 } from '../src/run/runner.ts';
@@ -91,15 +92,23 @@ describe('runConformance against the reference server', () => {
     ]);
   });
 
-  test('an unreachable base URL is a ConnectionError, a missing credential a ConfigError', async () => {
-    await expect(
-      runConformance({
-        baseUrl: 'http://127.0.0.1:9',
-        authId: 'a',
-        accessKey: 'b',
-        timeoutMs: 2000,
-      }),
-    ).rejects.toBeInstanceOf(ConnectionError);
+  test('an unreachable base URL is a PreflightError caused by a ConnectionError, carrying the result; a missing credential a ConfigError', async () => {
+    const error = await runConformance({
+      baseUrl: 'http://127.0.0.1:9',
+      authId: 'a',
+      accessKey: 'b',
+      timeoutMs: 2000,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PreflightError);
+    const { cause, result, message, code } = error as PreflightError;
+    expect(cause).toBeInstanceOf(ConnectionError);
+    expect([message, code]).toEqual([cause.message, 'connection_failed']);
+    expect(result.configError).toBe(message);
+    expect(result.ok).toBe(false);
+    expect(result.checks.filter((c) => c.status !== 'skip').map((c) => c.status)).toContain(
+      'error',
+    );
+    expect(result.checks.every((c) => c.status === 'error' || c.status === 'skip')).toBe(true);
     await expect(runConformance({ baseUrl: MEMORY_BASE_URL })).rejects.toBeInstanceOf(ConfigError);
   });
 

@@ -10,6 +10,7 @@ import {
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
+import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
 import { runInBatches } from './context/batches.ts';
 import {
   DEFAULT_EACH_CONCURRENCY,
@@ -27,7 +28,6 @@ import {
   STILL_FAILURES,
 } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
-import type { CheckEnv, Oracle, SuiteCredential } from './define.ts';
 import {
   type CheckScope,
   currentScope,
@@ -37,6 +37,7 @@ import {
   Violation,
   type ViolationDetails,
 } from './failure.ts';
+import type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
 
 export {
@@ -63,6 +64,8 @@ export class CheckContext {
   readonly seed: number;
   requests = 0;
   private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
+  /** {@link recorded} by key: a repeated failure is found in one lookup, whatever their number. */
+  private readonly recordedByKey = new Map<string, (typeof this.recorded)[number]>();
   private count = 0;
   private properties = 0;
   private readonly problems: string[] = [];
@@ -122,6 +125,24 @@ export class CheckContext {
 
   get profile(): Profile {
     return this.services.env.profile;
+  }
+
+  /**
+   * Whether the changed rule `id` (revisions.ts, spec §12) is judged as the older revision the
+   * profile pins stated it (a rule changed after that revision), rather than as now.
+   */
+  judgesOldRule(id: string): boolean {
+    return judgesOldRule(this.profile.revision, id);
+  }
+
+  /**
+   * Records that the implementation fails the current form of the changed rule `id` and
+   * passed only under the older revision the profile pins (`example`: the answer, in words).
+   * The run warns once per rule, with the first example recorded.
+   */
+  failsNewerRule(id: string, example: string): void {
+    const sink = this.services.env.upgrades;
+    if (sink !== undefined && !sink.has(id)) sink.set(id, upgradeWarning(id, this.id, example));
   }
   get mode(): 'blind' | 'fixture' {
     return this.services.env.mode;
@@ -302,10 +323,11 @@ export class CheckContext {
       return;
     }
     this.count++;
-    let same = this.recorded.find((f) => f.key === failure.key);
+    let same = this.recordedByKey.get(failure.key);
     if (same === undefined) {
       same = { ...failure };
       this.recorded.push(same);
+      this.recordedByKey.set(failure.key, same);
     } else same.repeats = (same.repeats ?? 0) + 1;
     if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
   }

@@ -1,7 +1,8 @@
-import type { Answer, Caller, Dataset, EndpointId, EndpointRequest, Law } from '@tagtrack/core';
-import type { Credential } from '../http/client.ts';
-import type { Profile } from '../profile/profile.ts';
+import type { EndpointId, Law } from '@tagtrack/core';
 import type { CheckContext } from './context.ts';
+import type { CheckEnv } from './types.ts';
+
+export type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 
 /**
  * Requirement areas, in report order. An area is its requirement ids' prefix in lower case,
@@ -218,40 +219,4 @@ export function priorityOf(check: Pick<Check, 'area' | 'priority'>): number {
 /** Whether a check runs alone (see {@link Check.exclusive}). */
 export function runsAlone(check: Pick<Check, 'area' | 'exclusive'>): boolean {
   return check.exclusive ?? check.area === 'rate';
-}
-
-/** What a check may know before it runs (for `skipIf`). */
-export interface CheckEnv {
-  readonly profile: Profile;
-  readonly mode: 'blind' | 'fixture';
-  readonly probeMethods: boolean;
-  /** `--max-response-time` in ms: every response must arrive within it (undefined: not checked). */
-  readonly maxResponseTimeMs?: number | undefined;
-  readonly credentials: readonly SuiteCredential[];
-  readonly oracle: Oracle | undefined;
-}
-
-/** A credential with what the profile says about its owner. */
-export interface SuiteCredential extends Credential {
-  readonly teamID?: string | undefined;
-  readonly accountType?: 'admin' | 'manager' | 'user' | undefined;
-  readonly memberID?: string | undefined;
-}
-
-/**
- * Fixture mode's expected answers: core's plain rules (`plainAnswer`) over the dataset the
- * implementation serves, never the reference server's engine (`buildIndex`), so the suite
- * judges the reference server independently.
- */
-export interface Oracle {
-  /** The dataset the implementation serves (canonical unless the run names another). */
-  readonly dataset: Dataset;
-  /** The caller a credential belongs to in the dataset, or undefined when unknown. */
-  callerOf(credential: Credential): Caller | undefined;
-  /**
-   * The plain rules' answer to a request of `caller` (same shape as `ReportingIndex.answer`:
-   * whole ordered list, single record or `not_found`). Throws core's `QueryParamError` for
-   * a missing required parameter.
-   */
-  answer(caller: Caller, request: EndpointRequest): Answer;
 }

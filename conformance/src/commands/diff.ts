@@ -4,7 +4,7 @@ import { ConnectionError } from '../http/client.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
 import { writeReports } from '../report/index.ts';
-import { ConfigError, DEFAULT_NUM_RUNS } from '../run/runner.ts';
+import { ConfigError, DEFAULT_NUM_RUNS, PreflightError } from '../run/runner.ts';
 import {
   boundOptions,
   boundsOf,
@@ -183,6 +183,7 @@ async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise
     return result.ok ? 0 : 1;
   } catch (e) {
     if (
+      e instanceof PreflightError ||
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||

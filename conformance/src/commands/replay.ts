@@ -6,7 +6,7 @@ import { TlsConfigError } from '../http/transport.ts';
 import { loadProfile, ProfileError, type ProfileInput } from '../profile/profile.ts';
 import { failureText, ResultsJson } from '../report/index.ts';
 import { ExpectedFailuresError } from '../run/expected-failures.ts';
-import { ConfigError, runConformance } from '../run/runner.ts';
+import { ConfigError, PreflightError, runConformance } from '../run/runner.ts';
 import {
   credentialOptions,
   extraHeadersOf,
@@ -247,6 +247,7 @@ async function replayCommand(
     return again > 0 ? 1 : 0;
   } catch (e) {
     if (
+      e instanceof PreflightError ||
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||

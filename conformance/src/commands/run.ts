@@ -18,9 +18,9 @@ import {
 } from '../report/index.ts';
 import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
-import { ConfigError, type RunResult, runConformance } from '../run/runner.ts';
+import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
-import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
+import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
  * `tagtrack-conformance run`: reads the options (after `buildProgram` parsed them), runs the
@@ -101,6 +101,7 @@ export async function runCommand(
       timeoutMs: opts.timeout as number,
       retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
+      cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,
@@ -116,6 +117,7 @@ export async function runCommand(
       signal: stopped.signal,
       endpoints: endpoints === undefined ? undefined : [...endpoints],
       maxFailures: opts.maxFailures as number | undefined,
+      ...gatesOf(opts),
       headers: extra.headers,
       tls,
       rerun,
@@ -154,10 +156,9 @@ export async function runCommand(
   } catch (e) {
     // no answer from the base URL, or a misconfiguration the preflight found: the reports
     // still say so, check by check (none run) and in `configError`
-    if ((e instanceof ConnectionError || e instanceof ConfigError) && e.result !== undefined) {
-      await writeRunReports(e.result, opts);
-    }
+    if (e instanceof PreflightError) await writeRunReports(e.result, opts);
     if (
+      e instanceof PreflightError ||
       e instanceof ConnectionError ||
       e instanceof ConfigError ||
       e instanceof ProfileError ||

@@ -9,7 +9,8 @@ import {
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from '../profile/profile.ts';
-import type { RunResult } from '../run/runner.ts';
+import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
+import { ConnectionError } from './errors.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
@@ -22,101 +23,11 @@ import {
 } from './retry.ts';
 import { SecretRedactor } from './secrets.ts';
 import type { TlsConnect } from './transport.ts';
+import type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
 
 export { SecretRedactor } from './secrets.ts';
-
-/** A credential the suite signs requests with (decisions §1). */
-export interface Credential {
-  readonly label: string;
-  readonly authId: string;
-  readonly accessKey: string;
-}
-
-/** A function with the shape of WHATWG `fetch` taking a `Request` (global fetch or `server.fetch`). */
-export type FetchLike = (request: Request) => Promise<Response>;
-
-/** One recorded HTTP exchange: what was sent and what came back (body as text). */
-export interface Exchange {
-  readonly id: number;
-  readonly method: string;
-  /** The full URL as sent. */
-  readonly url: string;
-  /** Path and query relative to the base URL, e.g. `/teams/tags?isOpened=true`. */
-  readonly target: string;
-  /** Label of the credential that signed the request; `null` when the client signed none. */
-  readonly credential: string | null;
-  /**
-   * Headers as sent, except the Authorization value: `<credential LABEL>` when the client
-   * signed it, else the probe's header with every secret in it replaced (see
-   * {@link SecretRedactor}). An exchange never holds an access key or a signature.
-   */
-  readonly requestHeaders: Readonly<Record<string, string>>;
-  readonly status: number;
-  readonly responseHeaders: Readonly<Record<string, string>>;
-  /**
-   * The body as UTF-8 text. The exchange a request resolves holds it whole (at most
-   * `maxBodyBytes`); the copy kept in {@link HttpClient.exchanges} for reports holds its
-   * first {@link KEPT_BODY_CHARS} characters (see `bodyBytes`), and its body and response
-   * headers hold no secret a server echoed back (`SecretRedactor.redactEchoes`).
-   */
-  readonly body: string;
-  /** Size of the whole body in bytes (as received, before any truncation). */
-  readonly bodyBytes: number;
-  /** Wall time of the request in milliseconds. */
-  readonly durationMs: number;
-  /** When the request went out: ISO 8601 in UTC (HAR's `startedDateTime`). */
-  readonly startedAt?: string | undefined;
-  /**
-   * The tries that failed on the transport before this answer (a timeout, a reset
-   * connection, a 502/503/504; see http/retry.ts), in order; absent when the first try was
-   * answered. Only this answer was compared.
-   */
-  readonly retries?: readonly RetriedTry[] | undefined;
-}
-
-/** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
-export interface RequestSpec {
-  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-  readonly path: string;
-  readonly query?: readonly (readonly [string, string])[];
-  /**
-   * The query string to send verbatim instead of `query` (no leading `?`; a `+` or `%2b`
-   * stays as written), signed as sent: for probes of the signed forms (decisions §1). The
-   * WHATWG URL serializer still escapes characters a URL cannot hold (space, `"`, `<`…).
-   */
-  readonly rawQuery?: string;
-  /** Signs with this credential; `null` sends no Authorization header. */
-  readonly credential: Credential | null;
-  /** Extra headers; an `authorization` here replaces the signed one. */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Reuse an identical earlier request's exchange (default true for GET/HEAD). */
-  readonly cache?: boolean;
-  /** Bypass the pacing of the configured rate (rate-limit probe only). */
-  readonly unpaced?: boolean;
-}
-
-/**
- * The base URL could not be reached or gave no usable answer: DNS, refused, reset, timeout
- * (headers or body), or a body over the `maxBodyBytes` cap. `message` is one line. (A redirect
- * is never followed: it is an exchange with its 3xx status.)
- */
-export class ConnectionError extends Error {
-  override readonly name = 'ConnectionError';
-  readonly code = 'connection_failed' as const;
-  /**
-   * Set by `runConformance` when the base URL did not answer its first request: the run's
-   * result, every check an error naming the cause, so that callers can still write reports.
-   */
-  result?: RunResult | undefined;
-  /** `options.cause`: what the transport threw (e.g. the run guard's refusal, runner's `RunStopped`). */
-  constructor(
-    readonly url: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
+export type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
+export { ConnectionError };
 
 /** Options of {@link HttpClient}. */
 export interface HttpClientOptions {
@@ -161,6 +72,11 @@ export interface HttpClientOptions {
   readonly rerun?: Rerun | undefined;
   /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
   readonly tlsConnect?: TlsConnect | undefined;
+  /**
+   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
+   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
+   */
+  readonly cacheBytes?: number | undefined;
 }
 
 /** Default response-body cap of the suite: 32 MiB. */
@@ -219,8 +135,8 @@ export class HttpClient {
   get epoch(): number {
     return this.counters.epoch;
   }
-  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
-  private cache = new Map<string, Promise<Exchange>>();
+  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
+  private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
   /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
   get extraHeaders(): Readonly<Record<string, string>> {
@@ -243,6 +159,7 @@ export class HttpClient {
     this.ownFetch = options.ownFetch ?? options.fetch !== undefined;
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.cache = this.newCache();
     this.redactor = new SecretRedactor(options.credentials ?? []);
     for (const [name, value] of Object.entries(options.headers ?? {}))
       this.redactor.addSecret(value, `<header ${name}>`);
@@ -334,19 +251,24 @@ export class HttpClient {
     if (cacheable) {
       const cache = this.cache;
       cache.set(key, promise);
-      // only this entry: after a new epoch the key may hold a later request's answer
-      const drop = () => {
-        if (cache.get(key) === promise) cache.delete(key);
-      };
+      // a large body is not kept in the cache: memory stays flat against huge answers (only
+      // this entry: after a new epoch the key may hold a later request's answer)
       promise.then(
-        // a large body is not kept in the cache: memory stays flat against huge answers
         (ex) => {
-          if (ex.body.length > CACHE_MAX_BODY_CHARS) drop();
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
         },
-        drop,
+        () => {},
       );
     }
     return promise;
+  }
+
+  /** An empty response cache of this client's byte cap. */
+  private newCache(): ByteCache<Exchange> {
+    return new ByteCache<Exchange>(
+      this.options.cacheBytes ?? DEFAULT_CACHE_BYTES / 4,
+      (ex) => ex.body.length + 1024,
+    );
   }
 
   /**
@@ -355,7 +277,7 @@ export class HttpClient {
    * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
    */
   newEpoch(): number {
-    this.cache = new Map();
+    this.cache = this.newCache();
     return ++this.counters.epoch;
   }
 
@@ -367,7 +289,7 @@ export class HttpClient {
    */
   fork(): HttpClient {
     const view = Object.create(this) as HttpClient;
-    view.cache = new Map();
+    view.cache = this.newCache();
     return view;
   }
 

@@ -1,4 +1,4 @@
-import type { Credential } from './client.ts';
+import type { Credential } from './types.ts';
 
 /**
  * Replaces the run's secrets in text, so no report, log or console line holds one: access

@@ -1,4 +1,4 @@
-import type { FetchLike } from './client.ts';
+import type { FetchLike } from './types.ts';
 
 /**
  * TLS settings of the suite's requests: `caFile`, a PEM file of CA certificates trusted on

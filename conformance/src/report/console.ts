@@ -175,10 +175,10 @@ export function formatSummary(result: RunResult, color = false): string {
       `${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests (${result.requests.cacheHits} cache hits${result.requests.retried ? `, ${result.requests.retried} answered after retries` : ''}); ` +
       `mode ${result.mode}${result.data === undefined ? '' : `, data ${result.data.mode}`}, seed ${result.seed}, ${result.numRuns} runs per property`,
     v.tone === 'fail'
-      ? c.red(c.bold(v.label))
+      ? c.red(c.bold(v.line))
       : v.tone === 'partial'
-        ? c.yellow(c.bold(v.label))
-        : c.green(c.bold(v.label)),
+        ? c.yellow(c.bold(v.line))
+        : c.green(c.bold(v.line)),
   );
   return out.join('\n');
 }

@@ -436,6 +436,7 @@ export function toHtml(result: RunResult): string {
       ? [`${failing.length} of ${result.checks.length} checks did not pass`]
       : []),
     ...(result.interrupted === undefined ? [] : [`the run was interrupted: ${result.interrupted}`]),
+    ...(result.gateFailures ?? []).map((g) => `policy ${g}`),
   ];
   // otherwise a 5xx answer to a check listed as an expected failure (a 5xx fails the run)
   if (why.length === 0) why.push('a request was answered with a 5xx');
@@ -447,6 +448,7 @@ export function toHtml(result: RunResult): string {
         ? `${v.label}: every check that applies passed (${tally})`
         : `${v.label}: no required check failed${n.expectedFailures > 0 ? ` beyond the ${n.expectedFailures} listed as expected` : ''}${v.notChecked === undefined ? '' : ', but not everything was checked'} (${tally})`
     : `FAIL: ${why.join('; ')} (${tally})`;
+  const judged = v.judged === undefined ? '' : `, judged under ${v.judged}`;
   const failures =
     failing.length === 0
       ? ''
@@ -475,10 +477,10 @@ export function toHtml(result: RunResult): string {
 <body>
 <h1>tagtrack conformance report</h1>
 <section id="summary">
-<p class="verdict ${v.tone}">${e(verdict)}</p>
+<p class="verdict ${v.tone}">${e(verdict)}${e(judged)}</p>
 ${v.notChecked === undefined ? '' : `<p class="not-checked">Not checked: ${e(v.notChecked)}.</p>`}
 ${countsTable(result)}
-<p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
+<p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>${v.judged === undefined ? '' : ` (${e(v.judged)})`}, mode ${e(result.mode)},
 seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${e(VERSION)}; started ${e(result.startedAt)}, ${result.durationMs} ms,
 ${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache${result.requests.retried ? `; ${result.requests.retried} answered after retries` : ''}).</p>
 ${(result.warnings ?? []).map((w) => `<p class="meta">Warning: ${e(w)}</p>`).join('\n')}

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FAILURE_KINDS, type FailureKind } from '../check/failure.ts';
+import { revisionLabel } from '../profile/revisions.ts';
 import type { RunResult } from '../run/runner.ts';
 import { VERSION } from './version.ts';
 
@@ -16,6 +17,10 @@ export const ResultsJson = z.object({
   /** The suite's version (`tagtrack-conformance --version`); absent in results.json before 0.3. */
   version: z.string().optional(),
   profile: z.object({ name: z.string() }).loose(),
+  /** The profile revision judged, e.g. `tagtrack/v1 Revision 3` (spec §12; 0.6, absent before). */
+  revision: z.string().optional(),
+  /** The release-gate policies the run broke, one sentence each (0.6; absent when none). */
+  gateFailures: z.array(z.string()).optional(),
   mode: z.enum(['blind', 'fixture']),
   baseUrl: z.string(),
   seed: z.int(),
@@ -163,6 +168,7 @@ export function toResultsJson(result: RunResult): ResultsJson {
     JSON.stringify({
       suite,
       version: VERSION,
+      ...(typeof profile.revision === 'number' ? { revision: revisionLabel(profile) } : {}),
       ...rest,
       profile: {
         ...profile,

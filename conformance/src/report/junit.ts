@@ -1,5 +1,6 @@
 import { create } from 'xmlbuilder2';
 import { AREAS } from '../check/define.ts';
+import { revisionLabel } from '../profile/revisions.ts';
 import type { CheckResult, RunResult } from '../run/runner.ts';
 import { failureText } from './text.ts';
 import { countsOf, isExpectedFailure } from './verdict.ts';
@@ -22,6 +23,9 @@ export function junitProperties(result: RunResult): [string, string][] {
     ['seed', String(result.seed)],
     ['baseUrl', result.baseUrl],
     ['profile', result.profile.name],
+    ...(typeof result.profile.revision === 'number'
+      ? ([['revision', revisionLabel(result.profile)]] as [string, string][])
+      : []),
     ['mode', result.mode],
     ['numRuns', String(result.numRuns)],
     ['tool', 'tagtrack-conformance'],

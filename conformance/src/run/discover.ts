@@ -3,6 +3,7 @@ import type { Discovery, RunServices } from '../check/context.ts';
 import { CheckContext } from '../check/context.ts';
 import type { SuiteCredential } from '../check/define.ts';
 import { type CheckScope, flattenLog, inScope, Violation } from '../check/failure.ts';
+import { ByteCache } from '../http/byte-cache.ts';
 
 /**
  * Walks the list endpoints for a credential, in a scope of its own (no check counts its
@@ -43,4 +44,17 @@ export async function discover(
     exchanges: flattenLog(scope.log),
     problems,
   };
+}
+
+/**
+ * An empty cache of discoveries by credential, capped at `maxBytes` (least recently used go
+ * first; a discovery asked for again after it went is made again, its walks then from the
+ * walk cache or the wire). A discovery counts three times the body characters it read.
+ */
+export function newDiscoveryCache(maxBytes: number): ByteCache<Discovery> {
+  return new ByteCache<Discovery>(maxBytes, (d) => {
+    let chars = 0;
+    for (const ex of d.exchanges ?? []) chars += ex.body.length;
+    return 3 * chars + 1024;
+  });
 }

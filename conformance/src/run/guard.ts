@@ -1,5 +1,11 @@
 import type { FetchLike } from '../http/client.ts';
-import type { RunOptions } from './options.ts';
+
+/** What stops a run: the run options `maxRequests`, `maxDurationMs` (ms) and `signal`. */
+export interface GuardLimits {
+  readonly maxRequests?: number | undefined;
+  readonly maxDurationMs?: number | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
 
 /** How long running checks get to end once the run is stopped, in ms. */
 export const INTERRUPT_GRACE_MS = 2000;
@@ -49,9 +55,7 @@ export class RunGuard {
   private readonly timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onOutside: (() => void) | undefined;
 
-  constructor(
-    private readonly options: Pick<RunOptions, 'maxRequests' | 'maxDurationMs' | 'signal'>,
-  ) {
+  constructor(private readonly options: GuardLimits) {
     this.stopped = new Promise<never>((_, reject) => {
       this.controller.signal.addEventListener(
         'abort',

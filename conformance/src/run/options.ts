@@ -7,8 +7,9 @@ import type { Rerun } from '../http/rerun.ts';
 import type { TlsOptions } from '../http/transport.ts';
 import type { Profile, ProfileInput } from '../profile/profile.ts';
 import type { ChecksError } from './custom-checks.ts';
+import { ConfigError } from './errors.ts';
 import type { ExpectedFailure } from './expected-failures.ts';
-import type { RunEvent, RunResult } from './result.ts';
+import type { RunEvent } from './result.ts';
 
 /** Options of {@link runConformance}. Only `baseUrl` is required. */
 export interface RunOptions {
@@ -49,6 +50,12 @@ export interface RunOptions {
   readonly retries?: number | undefined;
   /** Wait before the first retry in ms, doubled each time (default 250). */
   readonly retryBackoffMs?: number | undefined;
+  /**
+   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): half
+   * for walks of lists, a quarter for the credentials' discovered lists, a quarter for single
+   * responses; the least recently used go first and are read again when asked for.
+   */
+  readonly cacheBytes?: number | undefined;
   /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
@@ -118,22 +125,19 @@ export interface RunOptions {
   readonly tls?: TlsOptions | undefined;
   /** Where the run took its credentials, headers and TLS settings, as printed commands name it (rerun.ts). */
   readonly rerun?: Rerun | undefined;
+  /**
+   * Gate: the most checks that may end inconclusive for the run to pass (`--max-inconclusive`,
+   * overrides the profile's `maxInconclusive`; see gates.ts). Absent: no bound.
+   */
+  readonly maxInconclusive?: number | undefined;
+  /** Gate: the most skipped checks, those the profile rules out not counted (`--max-skipped`). */
+  readonly maxSkipped?: number | undefined;
+  /** Gate: ids of checks that must pass, not merely not fail (`--require`; joined with the profile's). */
+  readonly require?: readonly string[] | undefined;
 }
 
 /** Default fast-check runs per property check. */
 export const DEFAULT_NUM_RUNS = 25;
-
-/** The options are unusable (no credential, unknown expected-failure id, rejected credential). */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'invalid_configuration' as const;
-  /**
-   * Set by `runConformance` when its preflight found the misconfiguration: the run's result,
-   * every check an error "not run: …" and `configError` set, so that callers can still write
-   * reports.
-   */
-  result?: RunResult | undefined;
-}
 
 /** Default `concurrency` for a local (or in-memory) base URL and for any other. */
 export const DEFAULT_CONCURRENCY = { local: 4, remote: 2 } as const;
@@ -226,6 +230,8 @@ export function validateRunOptions(
   for (const [name, value] of [
     ['retries', options.retries],
     ['retry-backoff', options.retryBackoffMs],
+    ['max-inconclusive', options.maxInconclusive],
+    ['max-skipped', options.maxSkipped],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0))
       throw new ConfigError(`${name} must be a non-negative integer, got ${value}`);

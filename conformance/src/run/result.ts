@@ -4,10 +4,12 @@ import type { Failure } from '../check/failure.ts';
 import { type CheckStatus, checkVerdict, tallyOf } from '../check/outcome.ts';
 import { specClause } from '../check/spec-clause.ts';
 import type { Exchange } from '../http/client.ts';
+import type { ConnectionError } from '../http/errors.ts';
 import type { Rerun } from '../http/rerun.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { DataReport } from './attempt.ts';
 import type { Outcome } from './check.ts';
+import type { ConfigError } from './errors.ts';
 
 /** Progress of a run. */
 export type RunEvent =
@@ -96,7 +98,8 @@ export interface RunResult {
   readonly staleExpectedFailures: readonly string[];
   /**
    * True when every required check passed (or failed as expected), no entry is stale, no
-   * request was answered with a 5xx and the run was not interrupted.
+   * request was answered with a 5xx, the run was not interrupted and it met its gates
+   * (`gateFailures`).
    */
   readonly ok: boolean;
   /** Checks run at the same time (set by every run; optional for results built elsewhere). */
@@ -110,7 +113,16 @@ export interface RunResult {
    * error "not run: …" (or "interrupted: the base URL did not answer: …"), never a verdict.
    */
   readonly configError?: string | undefined;
-  /** What the preflight saw differ from the profile without proving it wrong (one line each). */
+  /**
+   * The release-gate policies the run broke (gates.ts: `--max-inconclusive`, `--max-skipped`,
+   * `--require` or the profile's fields), one sentence each naming the policy; absent when
+   * it met them. Any fails the run.
+   */
+  readonly gateFailures?: readonly string[] | undefined;
+  /**
+   * What the preflight saw differ from the profile without proving it wrong, and each changed
+   * rule the implementation passes only under the older revision its profile pins (one line each).
+   */
   readonly warnings?: readonly string[] | undefined;
   /** How the run watched for data changing under it (set by every run; see attempt.ts). */
   readonly data?: DataReport | undefined;
@@ -172,4 +184,24 @@ export function summaryOf(results: readonly CheckResult[]): {
   for (const r of results) summary[tallyOf(r.status, r.expectedFailure !== undefined)]++;
   const stale = results.filter((r) => r.expectedFailure !== undefined && r.status === 'pass');
   return { summary, stale: stale.map((r) => r.id) };
+}
+
+/**
+ * The preflight stopped the run before any check ran: the base URL did not answer (`cause` a
+ * {@link ConnectionError}) or the implementation contradicts the options (`cause` a
+ * {@link ConfigError}: a rejected credential, a profile option the implementation does not
+ * have). `message` and `code` are the cause's; `result` is the run's result all the same,
+ * every check an error naming the cause and `configError` set, so that callers still write
+ * the reports.
+ */
+export class PreflightError extends Error {
+  override readonly name = 'PreflightError';
+  readonly code: ConnectionError['code'] | ConfigError['code'];
+  constructor(
+    readonly result: RunResult,
+    override readonly cause: ConnectionError | ConfigError,
+  ) {
+    super(cause.message, { cause });
+    this.code = cause.code;
+  }
 }

@@ -1,18 +1,21 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { Discovery, RunServices } from '../check/context.ts';
 import type { CheckEnv } from '../check/define.ts';
-import type { Walk } from '../check/walk.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
+import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
 import { parseProfile } from '../profile/profile.ts';
+import { unjudgedChecks, upgradeWarning } from '../profile/revisions.ts';
 import { DataWatch } from './attempt.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
-import { discover } from './discover.ts';
+import { discover, newDiscoveryCache } from './discover.ts';
+import { ConfigError } from './errors.ts';
 import { makeOracle } from './fixture-oracle.ts';
+import { gateFailures, gatePolicy, unknownRequired } from './gates.ts';
 import { RunGuard } from './guard.ts';
 import {
-  ConfigError,
   credentialsOf,
   DEFAULT_NUM_RUNS,
   defaultConcurrency,
@@ -21,7 +24,14 @@ import {
   validateRunOptions,
 } from './options.ts';
 import { preflight } from './preflight.ts';
-import { isBad, type RunEvent, type RunResult, summaryOf } from './result.ts';
+import {
+  type CheckResult,
+  isBad,
+  PreflightError,
+  type RunEvent,
+  type RunResult,
+  summaryOf,
+} from './result.ts';
 import { schedule } from './schedule.ts';
 import { selectChecks } from './select.ts';
 
@@ -31,21 +41,22 @@ export { type CheckStatus, STATUS_ORDER } from '../check/outcome.ts';
 // (run-guard.ts), discovery (discover.ts), one check's run (run-check.ts), the verdict on a
 // check (verdict.ts), the scheduler (schedule.ts), results (run-result.ts). What other
 // modules import from here stays importable from here:
+export { ConfigError } from './errors.ts';
 export {
-  ConfigError,
   DEFAULT_CONCURRENCY,
   DEFAULT_NUM_RUNS,
   defaultConcurrency,
   type RunOptions,
 } from './options.ts';
-export type { CheckResult, RunEvent, RunResult } from './result.ts';
+export { type CheckResult, PreflightError, type RunEvent, type RunResult } from './result.ts';
 export { matchesOnly, matchesPattern, selectChecks, splitPatterns } from './select.ts';
 
 /**
  * Runs the conformance suite against `options.baseUrl` and returns structured results.
- * Read-only unless `probeMethods`. Throws {@link ConnectionError} when the base URL cannot be
- * reached, {@link ConfigError} for unusable options, `ProfileError` for an invalid profile,
- * {@link ChecksError} for an invalid `checks` list.
+ * Read-only unless `probeMethods`. Throws {@link PreflightError} (with the result, every check
+ * an error naming the cause) when the base URL cannot be reached or the preflight finds the
+ * implementation contradicting the options, {@link ConfigError} for unusable options,
+ * `ProfileError` for an invalid profile, {@link ChecksError} for an invalid `checks` list.
  */
 export async function runConformance(options: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -69,6 +80,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         : `no check with the id ${options.ids.join(', ')} is selected`,
     );
   const expected = validateRunOptions(options, new Set(catalogue.map((c) => c.id)));
+  const policy = gatePolicy(options, profile);
+  const unknownGate = unknownRequired(policy, new Set(catalogue.map((c) => c.id)));
+  if (unknownGate !== undefined) throw new ConfigError(unknownGate);
 
   const rate =
     options.rateLimit ??
@@ -84,6 +98,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const tlsConnect = options.fetch === undefined ? await tlsConnectOptions(options.tls) : undefined;
   const transport = options.fetch ?? (await tlsFetch(options.tls));
   const guard = new RunGuard(options);
+  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const http = new HttpClient({
     baseUrl: options.baseUrl,
     auth: profile.auth,
@@ -99,11 +114,14 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     headers: lowerCaseNames(options.headers),
     rerun: options.rerun,
     tlsConnect,
+    cacheBytes: cacheBytes / 4,
   });
 
   const oracle =
     mode === 'fixture' ? makeOracle(options.dataset ?? canonicalDataset, profile) : undefined;
+  const upgrades = new Map<string, string>();
   const env: CheckEnv = {
+    upgrades,
     profile,
     mode,
     probeMethods: options.probeMethods ?? false,
@@ -142,8 +160,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const onEvent = (event: RunEvent) => {
     if (notRun === undefined) options.onEvent?.(event);
   };
-  const walkCache = new Map<string, Promise<Walk>>();
-  const discoveries = new Map<string, Promise<Discovery>>();
+  const walkCache = newWalkCache(cacheBytes / 2);
+  const discoveries = newDiscoveryCache(cacheBytes / 4);
   const services: RunServices = {
     http,
     env,
@@ -198,8 +216,26 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   for (const check of selected) for (const ex of done.get(check.id)!.exchanges) take(ex.id);
   for (const ex of http.exchanges) take(ex.id);
   const newId = (id: number | undefined) => (id === undefined ? undefined : renumber.get(id));
-  const results = selected.map((check) => {
-    const { result, exchanges } = done.get(check.id)!;
+  // a rule the revision the profile pins did not state is no verdict: its check's failure
+  // (not a 5xx) is a skip naming the revision, and the run warns (profile/revisions.ts)
+  const unjudged = unjudgedChecks(profile.revision);
+  const results = selected.map((check): CheckResult => {
+    const { result, exchanges, serverErrors } = done.get(check.id)!;
+    const change = unjudged.get(check.id);
+    if (change !== undefined && result.status === 'fail' && serverErrors === 0) {
+      if (!upgrades.has(change.id))
+        upgrades.set(
+          change.id,
+          upgradeWarning(change.id, check.id, result.failures[0]?.message ?? 'failed'),
+        );
+      return {
+        ...result,
+        status: 'skip',
+        reason: `the profile pins Revision ${profile.revision}, which did not state this rule (${change.section}, changed in Revision ${change.revision})`,
+        failures: [],
+        exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
+      };
+    }
     return {
       ...result,
       failures: result.failures.map((f) =>
@@ -225,6 +261,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const { summary, stale } = summaryOf(results);
   // a 5xx fails the run whichever check got it, listed in the expected-failures file or not
   const serverError = selected.some((check) => done.get(check.id)!.serverErrors > 0);
+  // the release gate's policy (gates.ts): judged only on a run whose checks ran
+  const gates = notRun === undefined ? gateFailures(results, policy) : [];
   const result: RunResult = {
     suite: 'tagtrack-conformance',
     profile,
@@ -248,19 +286,20 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       stale.length === 0 &&
       !serverError &&
       guard.interrupted === undefined &&
-      notRun === undefined,
+      notRun === undefined &&
+      gates.length === 0,
     concurrency,
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
     ...(notRun === undefined ? {} : { configError: notRun.message }),
-    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(gates.length === 0 ? {} : { gateFailures: gates }),
+    ...(warnings.length + upgrades.size === 0
+      ? {}
+      : { warnings: [...warnings, ...upgrades.values()] }),
     data: watch.report(),
     ...(options.rerun === undefined ? {} : { rerun: options.rerun }),
     exchanges,
   };
   onEvent({ type: 'end', result });
-  if (notRun !== undefined) {
-    notRun.result = result;
-    throw notRun;
-  }
+  if (notRun !== undefined) throw new PreflightError(result, notRun);
   return result;
 }

@@ -4,8 +4,9 @@ import type { CheckCause } from '../check/outcome.ts';
 import type { Exchange } from '../http/client.ts';
 import type { DataWatch } from './attempt.ts';
 import { errorText, notRunOutcome, type Outcome, runCheck } from './check.ts';
+import type { ConfigError } from './errors.ts';
 import { INTERRUPT_GRACE_MS, type RunGuard } from './guard.ts';
-import type { ConfigError, RunOptions } from './options.ts';
+import type { RunOptions } from './options.ts';
 import { type CheckResult, isBad, type RunEvent, resultOf } from './result.ts';
 
 /** What the scheduler keeps of a check that ended (or was reported as not run). */

@@ -1,5 +1,5 @@
 import { AREAS, type Area, type Check, FORMER_AREAS } from '../check/define.ts';
-import { ConfigError } from './options.ts';
+import { ConfigError } from './errors.ts';
 
 /**
  * Whether a requirement id or area matches an `--only` pattern (see {@link RunOptions.only}):

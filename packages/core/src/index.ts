@@ -1,4 +1,5 @@
 export { contactIdOf } from './aggregate/contact-id.ts';
+export { contactsOf } from './aggregate/contacts.ts';
 export { answerRequest } from './aggregate/dispatch.ts';
 export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/plain-answer.ts';
 export {
@@ -162,6 +163,7 @@ export {
   membersByName,
   mergeIsCommutativeMonoid,
   plainEvents,
+  plainEventsByTag,
   rangeSplitMerges,
   STATS_LAWS,
   STATS_MERGE_LAWS,

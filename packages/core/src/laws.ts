@@ -79,6 +79,25 @@ export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEve
   );
 }
 
+/**
+ * The events of event groups (endpoints 9, 11) as {@link LawEvent}s, by `tagID` (a tag's
+ * groups, if it has several, in list order): built once, so a law of one tag and its events
+ * reads only that tag's events (linear over all tags, where passing every event per tag
+ * would be tags × events).
+ */
+export function plainEventsByTag(
+  groups: readonly (OpenGroup | ClickGroup)[],
+): Map<string, LawEvent[]> {
+  const out = new Map<string, LawEvent[]>();
+  for (const g of groups) {
+    const list = out.get(g.tagID);
+    const events = plainEvents([g]);
+    if (list === undefined) out.set(g.tagID, events);
+    else for (const e of events) list.push(e);
+  }
+  return out;
+}
+
 function eventOf(tagID: string, e: { recipient: { email: string }; details: { device: string } }) {
   return { tagID, email: e.recipient.email, device: e.details.device };
 }

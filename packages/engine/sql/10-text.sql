@@ -53,3 +53,71 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_ids (
   contact_id text NOT NULL,
   sort_key bytea NOT NULL
 );
+
+-- x * y modulo 2^32, for x and y in [0, 2^32): JavaScript's Math.imul on unsigned values
+-- (each partial product stays below 2^49, inside bigint).
+CREATE OR REPLACE FUNCTION tagtrack_imul32(x bigint, y bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT (x * (y & 65535) + (((x * (y >> 16)) & 65535) << 16)) & 4294967295
+$$;
+
+-- The murmur3 finaliser of a 32-bit value, as 8 lowercase hex digits.
+CREATE OR REPLACE FUNCTION tagtrack_fmix32_hex(h bigint) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT lpad(to_hex(h3 # (h3 >> 16)), 8, '0')
+  FROM (SELECT tagtrack_imul32(h2 # (h2 >> 13), 3266489909) AS h3
+        FROM (SELECT tagtrack_imul32(h # (h >> 16), 2246822507) AS h2) AS a) AS b
+$$;
+
+-- The contact id of a contact key (decisions §8, §9), exactly core's contactIdOfNormalised:
+-- three 32-bit FNV-1a lanes over the key's UTF-16 code units, each finished by murmur3's
+-- finaliser, 24 hex digits. The engine computes ids in JavaScript when it loads; this is
+-- what the upkeep of file 35 uses for an email it has never seen (a vendor's own INSERT).
+CREATE OR REPLACE FUNCTION tagtrack_contact_id(email_key text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+  a bigint := 2166136261;
+  b bigint := 1000000007;
+  c bigint := 1779033703;
+  n integer := 0;
+  cp integer;
+  u integer;
+BEGIN
+  FOR i IN 1 .. length(email_key) LOOP
+    cp := ascii(substr(email_key, i, 1));
+    FOREACH u IN ARRAY CASE WHEN cp < 65536 THEN ARRAY[cp]
+                            ELSE ARRAY[55296 + ((cp - 65536) >> 10), 56320 + ((cp - 65536) & 1023)]
+                       END LOOP
+      a := tagtrack_imul32(a # u, 16777619);
+      b := tagtrack_imul32(b # u, 16777629);
+      c := tagtrack_imul32(c # u, 16777651);
+      n := n + 1;
+    END LOOP;
+  END LOOP;
+  RETURN tagtrack_fmix32_hex(a # n)
+      || tagtrack_fmix32_hex(b # tagtrack_imul32(a, 2654435761))
+      || tagtrack_fmix32_hex(c # b);
+END
+$$;
+
+-- The contact key of an email as written, from tagtrack_email_keys; an email not there yet
+-- gets its key from normalise_email (created with the tables: JavaScript's trim, then
+-- lower(), which agrees with core's normaliseEmail for ordinary addresses on a UTF-8
+-- database) and its contact id and sort key, both written to the key tables. An application
+-- that inserts an email's key rows first (as the engine does, from core) decides the key.
+CREATE OR REPLACE FUNCTION tagtrack_contact_key(email text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  k text;
+BEGIN
+  SELECT x.email_key INTO k FROM tagtrack_email_keys AS x WHERE x.email = tagtrack_contact_key.email;
+  IF FOUND THEN
+    RETURN k;
+  END IF;
+  k := normalise_email(email);
+  INSERT INTO tagtrack_email_keys (email, email_key) VALUES (email, k) ON CONFLICT DO NOTHING;
+  INSERT INTO tagtrack_contact_ids (email_key, contact_id, sort_key)
+    VALUES (k, tagtrack_contact_id(k), tagtrack_utf16_key(k)) ON CONFLICT DO NOTHING;
+  RETURN k;
+END
+$$;

@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
 -- §4 and the event lists ask (uniqueOpens > 0 exactly when totalOpens > 0). The index holds
 -- them, so a page, its offset and the list's length are read from the index alone.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_scopes (
+  "teamID" text NOT NULL,
   scope text NOT NULL,
   shown timestamptz NOT NULL,
   "tagID" text NOT NULL,
@@ -59,6 +60,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_tag_scopes_order
 -- (name and email as written, position), and the contact's events on the tag. Tags list
 -- these rows as their distinct recipients (decisions §3 Revision 2); contacts sum them.
 CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
+  "teamID" text NOT NULL,
   "tagID" text NOT NULL,
   email_key text NOT NULL,
   "memberID" text NOT NULL,
@@ -81,11 +83,13 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
 -- them in tag order. Scopes (file 20, tagtrack_scope): 'team:T' (an admin), 'group:T:G' (a
 -- manager with a group), 'member:M' (everyone else).
 CREATE TABLE IF NOT EXISTS tagtrack_contact_scopes (
+  "teamID" text NOT NULL,
   scope text NOT NULL,
   email_key text NOT NULL,
   sort_key bytea NOT NULL,
   contact_id text NOT NULL,
   name text NOT NULL,
+  name_tag text NOT NULL,
   "dateLastSent" timestamptz NOT NULL,
   "totalSent" integer NOT NULL,
   "totalOpens" integer NOT NULL,
@@ -105,6 +109,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id ON tagtrack_contact_scopes
 -- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
 -- group or a member come from their sums by scope (tagtrack_scope_days).
 CREATE TABLE IF NOT EXISTS tagtrack_member_days (
+  "teamID" text NOT NULL,
   "memberID" text NOT NULL,
   day date NOT NULL,
   "totalSent" integer NOT NULL,
@@ -120,6 +125,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_member_days (
 -- day's tags sent by the scope's members of that type (the sums of tagtrack_member_days).
 -- Stats of a team, a group or a member (file 60) read one scope's rows, one per day.
 CREATE TABLE IF NOT EXISTS tagtrack_scope_days (
+  "teamID" text NOT NULL,
   scope text NOT NULL,
   "accountType" text NOT NULL,
   day date NOT NULL,
@@ -132,68 +138,103 @@ CREATE TABLE IF NOT EXISTS tagtrack_scope_days (
   PRIMARY KEY (scope, "accountType", day)
 );
 
--- Recomputes every table above from the eight tables and tagtrack_email_keys.
-CREATE OR REPLACE FUNCTION tagtrack_refresh() RETURNS void
+-- The sender's scopes of a member of team team_id (file 20, tagtrack_scope): 'team:T',
+-- 'member:M' and, when the member has a group, 'group:T:G'; with the member's account type,
+-- which the stats rows are kept under besides '*'. A tag, its events and its recipients count
+-- in exactly these scopes.
+CREATE OR REPLACE FUNCTION tagtrack_sender_scopes(team_id text, member_id text)
+RETURNS TABLE (scope text, "accountType" text)
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT s.scope, m."accountType"
+  FROM members AS m
+  CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
+                             ('member:' || m."memberID"),
+                             ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
+  WHERE m."memberID" = member_id AND m."teamID" = team_id AND s.scope IS NOT NULL
+$$;
+
+-- Computes the counter rows of team team_id (every team when NULL) from the eight tables
+-- and the key tables, into counter tables that hold none of that team's rows (emptied by
+-- tagtrack_refresh() or tagtrack_refresh_team()). One pass over each event table: the events
+-- are counted once per (tag, contact) into a temporary work table (not written to the WAL),
+-- and the tag counters and the (tag, contact) rows both read it; the scope tables are sums
+-- of those.
+CREATE OR REPLACE FUNCTION tagtrack_fill(team_id text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  TRUNCATE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
-           tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days;
+  DROP TABLE IF EXISTS pg_temp.tagtrack_work_tags, pg_temp.tagtrack_work_pairs;
+  -- the tags of the team (all tags when team_id is NULL), with their sender's team
+  CREATE TEMPORARY TABLE tagtrack_work_tags ON COMMIT DROP AS
+    SELECT t."tagID", t."memberID", m."teamID", t."dateSent"
+    FROM tags AS t JOIN members AS m ON m."memberID" = t."memberID"
+    WHERE team_id IS NULL OR m."teamID" = team_id;
+  -- one row per tag and contact with an event: its opens and clicks, and their devices
+  CREATE TEMPORARY TABLE tagtrack_work_pairs ON COMMIT DROP AS
+    SELECT e."tagID", k.email_key,
+           count(*) FILTER (WHERE e.o) AS opens,
+           count(*) FILTER (WHERE e.o AND e.device = 'desktop') AS "desktopOpens",
+           count(*) FILTER (WHERE e.o AND e.device IN ('mobile', 'tablet')) AS "mobileOpens",
+           count(*) FILTER (WHERE NOT e.o) AS clicks,
+           count(*) FILTER (WHERE NOT e.o AND e.device = 'desktop') AS "desktopClicks",
+           count(*) FILTER (WHERE NOT e.o AND e.device IN ('mobile', 'tablet')) AS "mobileClicks"
+    FROM (SELECT x."tagID", x.email, x.device, true AS o FROM opens AS x
+          UNION ALL
+          SELECT x."tagID", x.email, x.device, false AS o FROM clicks AS x) AS e
+    JOIN tagtrack_email_keys AS k ON k.email = e.email
+    WHERE team_id IS NULL OR e."tagID" IN (SELECT w."tagID" FROM tagtrack_work_tags AS w)
+    GROUP BY e."tagID", k.email_key;
+  ANALYZE tagtrack_work_tags, tagtrack_work_pairs;
 
   INSERT INTO tagtrack_tag_counters
-  SELECT t."tagID", t."memberID", m."teamID",
+    ("tagID", "memberID", "teamID", shown, day, "totalOpens", "uniqueOpens", "totalClicks",
+     "uniqueClicks", "desktopOpens", "mobileOpens", "desktopClicks", "mobileClicks")
+  SELECT t."tagID", t."memberID", t."teamID",
          date_trunc('second', t."dateSent", 'UTC'),
          (t."dateSent" AT TIME ZONE 'UTC')::date,
-         coalesce(o.total, 0), coalesce(o.contacts, 0),
-         coalesce(c.total, 0), coalesce(c.contacts, 0),
-         coalesce(o.desktop, 0), coalesce(o.mobile, 0),
-         coalesce(c.desktop, 0), coalesce(c.mobile, 0)
-  FROM tags AS t
-  JOIN members AS m ON m."memberID" = t."memberID"
-  LEFT JOIN (SELECT e."tagID", count(*) AS total, count(DISTINCT k.email_key) AS contacts,
-                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
-                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
-             FROM opens AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
-             GROUP BY e."tagID") AS o ON o."tagID" = t."tagID"
-  LEFT JOIN (SELECT e."tagID", count(*) AS total, count(DISTINCT k.email_key) AS contacts,
-                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
-                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
-             FROM clicks AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
-             GROUP BY e."tagID") AS c ON c."tagID" = t."tagID";
+         coalesce(p.opens, 0), coalesce(p."uniqueOpens", 0),
+         coalesce(p.clicks, 0), coalesce(p."uniqueClicks", 0),
+         coalesce(p."desktopOpens", 0), coalesce(p."mobileOpens", 0),
+         coalesce(p."desktopClicks", 0), coalesce(p."mobileClicks", 0)
+  FROM tagtrack_work_tags AS t
+  LEFT JOIN (SELECT w."tagID", sum(w.opens) AS opens, count(*) FILTER (WHERE w.opens > 0) AS "uniqueOpens",
+                    sum(w.clicks) AS clicks, count(*) FILTER (WHERE w.clicks > 0) AS "uniqueClicks",
+                    sum(w."desktopOpens") AS "desktopOpens", sum(w."mobileOpens") AS "mobileOpens",
+                    sum(w."desktopClicks") AS "desktopClicks", sum(w."mobileClicks") AS "mobileClicks"
+             FROM tagtrack_work_pairs AS w
+             GROUP BY w."tagID") AS p ON p."tagID" = t."tagID";
 
-  INSERT INTO tagtrack_tag_scopes
-  SELECT s.scope, tc.shown, tc."tagID", tc."totalOpens" > 0, tc."totalClicks" > 0
+  INSERT INTO tagtrack_tag_scopes ("teamID", scope, shown, "tagID", opened, clicked)
+  SELECT tc."teamID", s.scope, tc.shown, tc."tagID", tc."totalOpens" > 0, tc."totalClicks" > 0
   FROM tagtrack_tag_counters AS tc
   JOIN members AS m ON m."memberID" = tc."memberID"
   CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
                              ('member:' || m."memberID"),
                              ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
-  WHERE s.scope IS NOT NULL;
+  WHERE s.scope IS NOT NULL AND (team_id IS NULL OR tc."teamID" = team_id);
 
   INSERT INTO tagtrack_contact_tags
-  SELECT r."tagID", r.email_key, tc."memberID", tc.shown, r.position, r.name, r.email,
-         coalesce(o.total, 0), coalesce(o.desktop, 0), coalesce(o.mobile, 0),
-         coalesce(c.total, 0), coalesce(c.desktop, 0), coalesce(c.mobile, 0)
+    ("teamID", "tagID", email_key, "memberID", shown, position, name, email, opens,
+     "desktopOpens", "mobileOpens", clicks, "desktopClicks", "mobileClicks")
+  SELECT tc."teamID", r."tagID", r.email_key, tc."memberID", tc.shown, r.position, r.name, r.email,
+         coalesce(p.opens, 0), coalesce(p."desktopOpens", 0), coalesce(p."mobileOpens", 0),
+         coalesce(p.clicks, 0), coalesce(p."desktopClicks", 0), coalesce(p."mobileClicks", 0)
   FROM (SELECT DISTINCT ON (x."tagID", k.email_key)
                x."tagID", k.email_key, x.position, x.name, x.email
         FROM recipients AS x JOIN tagtrack_email_keys AS k ON k.email = x.email
+        WHERE team_id IS NULL OR x."tagID" IN (SELECT w."tagID" FROM tagtrack_work_tags AS w)
         ORDER BY x."tagID", k.email_key, x.position) AS r
   JOIN tagtrack_tag_counters AS tc ON tc."tagID" = r."tagID"
-  LEFT JOIN (SELECT e."tagID", k.email_key, count(*) AS total,
-                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
-                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
-             FROM opens AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
-             GROUP BY e."tagID", k.email_key) AS o
-    ON o."tagID" = r."tagID" AND o.email_key = r.email_key
-  LEFT JOIN (SELECT e."tagID", k.email_key, count(*) AS total,
-                    count(*) FILTER (WHERE e.device = 'desktop') AS desktop,
-                    count(*) FILTER (WHERE e.device IN ('mobile', 'tablet')) AS mobile
-             FROM clicks AS e JOIN tagtrack_email_keys AS k ON k.email = e.email
-             GROUP BY e."tagID", k.email_key) AS c
-    ON c."tagID" = r."tagID" AND c.email_key = r.email_key;
+  LEFT JOIN tagtrack_work_pairs AS p ON p."tagID" = r."tagID" AND p.email_key = r.email_key;
 
+  -- name: the contact's name on the first of its tags in tag order (newest shown first,
+  -- then tagID), and that tag (name_tag), which live upkeep compares a new tag with
   INSERT INTO tagtrack_contact_scopes
-  SELECT s.scope, ct.email_key, ids.sort_key, ids.contact_id,
+    ("teamID", scope, email_key, sort_key, contact_id, name, name_tag, "dateLastSent",
+     "totalSent", "totalOpens", "uniqueOpens", "totalClicks", "uniqueClicks",
+     "desktopOpens", "mobileOpens", "desktopClicks", "mobileClicks")
+  SELECT m."teamID", s.scope, ct.email_key, ids.sort_key, ids.contact_id,
          (array_agg(ct.name ORDER BY ct.shown DESC, ct."tagID" COLLATE "C"))[1],
+         (array_agg(ct."tagID" ORDER BY ct.shown DESC, ct."tagID" COLLATE "C"))[1],
          max(ct.shown),
          count(*),
          sum(ct.opens), count(*) FILTER (WHERE ct.opens > 0),
@@ -206,19 +247,24 @@ BEGIN
   CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
                              ('member:' || m."memberID"),
                              ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
-  WHERE s.scope IS NOT NULL
-  GROUP BY s.scope, ct.email_key, ids.sort_key, ids.contact_id;
+  WHERE s.scope IS NOT NULL AND (team_id IS NULL OR ct."teamID" = team_id)
+  GROUP BY m."teamID", s.scope, ct.email_key, ids.sort_key, ids.contact_id;
 
   INSERT INTO tagtrack_member_days
-  SELECT tc."memberID", tc.day, count(*),
+    ("teamID", "memberID", day, "totalSent", "totalOpens", "totalClicks", "uniqueOpens",
+     "uniqueClicks", "lastSent")
+  SELECT tc."teamID", tc."memberID", tc.day, count(*),
          sum(tc."totalOpens"), sum(tc."totalClicks"),
          sum(tc."uniqueOpens"), sum(tc."uniqueClicks"),
          max(tc.shown)
   FROM tagtrack_tag_counters AS tc
-  GROUP BY tc."memberID", tc.day;
+  WHERE team_id IS NULL OR tc."teamID" = team_id
+  GROUP BY tc."teamID", tc."memberID", tc.day;
 
   INSERT INTO tagtrack_scope_days
-  SELECT s.scope, a."accountType", d.day, sum(d."totalSent"),
+    ("teamID", scope, "accountType", day, "totalSent", "totalOpens", "totalClicks",
+     "uniqueOpens", "uniqueClicks", "lastSent")
+  SELECT d."teamID", s.scope, a."accountType", d.day, sum(d."totalSent"),
          sum(d."totalOpens"), sum(d."totalClicks"),
          sum(d."uniqueOpens"), sum(d."uniqueClicks"),
          max(d."lastSent")
@@ -228,12 +274,47 @@ BEGIN
                              ('member:' || m."memberID"),
                              ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
   CROSS JOIN LATERAL (VALUES (m."accountType"), ('*')) AS a ("accountType")
-  WHERE s.scope IS NOT NULL
-  GROUP BY s.scope, a."accountType", d.day;
+  WHERE s.scope IS NOT NULL AND (team_id IS NULL OR d."teamID" = team_id)
+  GROUP BY d."teamID", s.scope, a."accountType", d.day;
 
+  DROP TABLE pg_temp.tagtrack_work_tags, pg_temp.tagtrack_work_pairs;
+END
+$$;
+
+-- Recomputes every table above from the eight tables and tagtrack_email_keys: for a batch
+-- load. Its cost grows with all the data; live data keeps the tables current row by row
+-- (file 35), and tagtrack_refresh_team recomputes one team.
+CREATE OR REPLACE FUNCTION tagtrack_refresh() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  TRUNCATE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
+           tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days;
+  PERFORM tagtrack_fill(NULL);
   ANALYZE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
           tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days,
           tagtrack_email_keys, tagtrack_contact_ids;
+END
+$$;
+
+-- Recomputes the counter rows of one team (its tags, their recipients and events, its
+-- scopes), leaving every other team's rows as they are: after rows of the team were
+-- changed or deleted, or a member moved to another group (live upkeep, file 35, follows
+-- appended rows only). Rows are found by their "teamID" column, so a member moved to another
+-- team needs both teams refreshed.
+CREATE OR REPLACE FUNCTION tagtrack_refresh_team(team_id text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF team_id IS NULL THEN
+    RAISE EXCEPTION 'tagtrack_refresh_team needs a teamID (tagtrack_refresh() refreshes every team)'
+      USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  DELETE FROM tagtrack_tag_counters AS x WHERE x."teamID" = team_id;
+  DELETE FROM tagtrack_tag_scopes AS x WHERE x."teamID" = team_id;
+  DELETE FROM tagtrack_contact_tags AS x WHERE x."teamID" = team_id;
+  DELETE FROM tagtrack_contact_scopes AS x WHERE x."teamID" = team_id;
+  DELETE FROM tagtrack_member_days AS x WHERE x."teamID" = team_id;
+  DELETE FROM tagtrack_scope_days AS x WHERE x."teamID" = team_id;
+  PERFORM tagtrack_fill(team_id);
 END
 $$;
 

@@ -40,12 +40,19 @@ export {
 } from './memory/columnar/snapshot-file.ts';
 export { indexEngine } from './memory/engine.ts';
 export { type EngineName, type OpenEngineOptions, openEngine } from './open.ts';
+export { type AppendedRecords, appendRecords } from './sql/append.ts';
 export {
   type CopyNdjsonOptions,
   type CopyNdjsonResult,
   copyTablesFromNdjson,
 } from './sql/copy-ndjson.ts';
-export { type Database, openPglite, openPostgres } from './sql/database.ts';
+export {
+  type Database,
+  openPglite,
+  openPostgres,
+  type Queryable,
+  type TransactionOptions,
+} from './sql/database.ts';
 export {
   openSqlEngine,
   type SqlEngine,
@@ -57,6 +64,7 @@ export {
   installSql,
   loadDataset,
   refreshCounters,
+  registerEmails,
   SQL_SCHEMA_VERSION,
   sqlFiles,
 } from './sql/schema.ts';

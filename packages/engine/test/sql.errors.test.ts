@@ -144,16 +144,26 @@ describe.skipIf(testDatabaseUrl() === undefined)('SqlEngineError on a PostgreSQL
 });
 
 describe('the data rules the tables cannot state, and timestamps finer than PostgreSQL keeps', () => {
-  it('an event of an email that is not a recipient of its tag, or before its send, is invalid_data', async () => {
+  it('an event of an email that is not a recipient of its tag, or before its send, is refused when appended, and invalid_data when bulk-loaded', async () => {
     const db = shared;
     await (await openSqlEngine({ database: db, load: dataset })).close();
     const tag = dataset.tags[0]!;
-    await db.exec(`
-      INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
-        '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;
-      INSERT INTO clicks SELECT max(position) + 1, '${tag.tagID}', '${tag.recipients[0]!.email}',
+    const stranger = `INSERT INTO opens SELECT max(position) + 1, '${tag.tagID}', 'stranger@example.com',
+        '${tag.dateSent}', 'desktop', 'os', 'browser', 'c', 'r', 'city', 0, 0 FROM opens;`;
+    const early = `INSERT INTO clicks SELECT max(position) + 1, '${tag.tagID}', '${tag.recipients[0]!.email}',
         timestamptz '${tag.dateSent}' - interval '1 day', 'desktop', 'os', 'browser', 'c', 'r',
-        'city', 0, 0 FROM clicks;
+        'city', 0, 0 FROM clicks;`;
+    // appended live, each is refused by the upkeep trigger (sql/35-upkeep.sql)
+    await expect(db.exec(stranger)).rejects.toThrow(/not a recipient of the tag/);
+    await expect(db.exec(early)).rejects.toThrow(/before the tag was sent/);
+    // bulk-loaded with the triggers disabled, the refresh finds them
+    await db.exec(`
+      ALTER TABLE opens DISABLE TRIGGER USER;
+      ALTER TABLE clicks DISABLE TRIGGER USER;
+      ${stranger}
+      ${early}
+      ALTER TABLE opens ENABLE TRIGGER USER;
+      ALTER TABLE clicks ENABLE TRIGGER USER;
       DELETE FROM tagtrack_meta WHERE key = 'refreshed_at';`);
     const e = await failure(() => openSqlEngine({ database: db }));
     expect(e.code).toBe('invalid_data');

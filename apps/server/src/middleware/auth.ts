@@ -1,6 +1,6 @@
 import { AuthError, type Endpoint, QueryParamError } from '@tagtrack/core';
+import { LRUCache } from 'lru-cache';
 import { type Authenticated, type AuthLayer, authenticate } from '../auth.ts';
-import { LruCache } from '../cache.ts';
 import type { Renderer } from '../render.ts';
 import type { Store } from '../store.ts';
 import { type Middleware, respond } from './context.ts';
@@ -22,7 +22,11 @@ export function auth(
   parseQuery: (endpoint: Endpoint, rawQuery: string) => unknown,
   renderer: Renderer,
 ): Middleware {
-  const verified = new LruCache<Authenticated>(16_384, 16 * 1024 * 1024);
+  const verified = new LRUCache<string, Authenticated>({
+    max: 16_384,
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (_, key) => key.length,
+  });
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     const { rawQuery } = c.get('target');
@@ -41,7 +45,7 @@ export function auth(
         if (e instanceof AuthError) return respond(c, renderer.error(401, e.message));
         throw e;
       }
-      verified.set(key, found, key.length);
+      verified.set(key, found);
     }
     c.set('caller', found.caller);
     c.set('authId', found.authId);

@@ -1,7 +1,7 @@
 import type { AccountType } from '@tagtrack/core';
 import type { Credential } from '../../http/client.ts';
 import type { ProfileInput } from '../../profile/profile.ts';
-import type { Inferred, MemberSeen } from './infer.ts';
+import type { Inferred, MemberSeen } from './types.ts';
 
 /**
  * The profile credentials with the team and account type their member lists show

@@ -10,20 +10,14 @@ import {
 import { type Profile, type ProfileInput, parseProfile } from '../../profile/profile.ts';
 import { type FirstPage, firstPage, pageSizeBound, pagingEndOf } from '../../run/preflight.ts';
 import { describeCredentials } from './credentials.ts';
+import type { Inferred, MemberSeen } from './types.ts';
+
+export type { Inferred, MemberSeen } from './types.ts';
 
 /**
  * What `tagtrack-conformance init` infers from an implementation's answers (see `../init.ts`):
  * the profile values and their evidence.
  */
-
-/** One inferred value and the answers it rests on, printed as one line. */
-export interface Inferred {
-  /** The profile field, e.g. `pageSize` or `credentials[team1-admin].accountType`. */
-  readonly field: string;
-  readonly value: unknown;
-  /** The answers that show it, in words (no secret). */
-  readonly evidence: string;
-}
 
 /** What {@link inferProfile} found. */
 export interface InitResult {
@@ -67,15 +61,6 @@ const MAX_RETRIES = 5;
 const MAX_WAIT_MS = 65_000;
 
 const MEDIA: Record<Exclude<Rtn, 'json'>, string> = { text: 'text/plain', html: 'text/html' };
-
-/** A member record as far as init reads it. */
-export interface MemberSeen {
-  readonly memberID: string;
-  readonly accountType: unknown;
-  /** `undefined`: no group field; `''`: an empty group field. */
-  readonly groupID: unknown;
-  readonly hasGroupField: boolean;
-}
 
 /**
  * Probes the implementation at `baseUrl` with `credentials` and returns the profile its

@@ -5,18 +5,36 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { redactUrl, SqlEngineError } from './errors.ts';
 
-/**
- * The few things the SQL engine asks of a PostgreSQL database, over embedded PGlite or a
- * server through node-postgres: parameterised queries, scripts of several statements, and
- * COPY of CSV text into a table.
- */
-export interface Database {
-  /** `pglite` (embedded, in memory) or `postgres` (a server). */
-  readonly kind: 'pglite' | 'postgres';
+/** Statements on one connection: a {@link Database}, or one of its transactions. */
+export interface Queryable {
   /** The rows of one parameterised statement (`$1`, `$2`, …), columns by name. */
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Runs a script of several statements without parameters. */
   exec(script: string): Promise<void>;
+}
+
+/** How {@link Database.transaction} runs: read-only, and its isolation level. */
+export interface TransactionOptions {
+  /**
+   * `true`: `REPEATABLE READ READ ONLY`, every statement reading one snapshot of the data
+   * (a request's answer); `false` (default): `READ COMMITTED`, read-write (an append).
+   */
+  readonly readOnly?: boolean;
+}
+
+/**
+ * The few things the SQL engine asks of a PostgreSQL database, over embedded PGlite or a
+ * server through node-postgres: parameterised queries, scripts of several statements,
+ * transactions, and COPY of CSV text into a table.
+ */
+export interface Database extends Queryable {
+  /** `pglite` (embedded, in memory) or `postgres` (a server). */
+  readonly kind: 'pglite' | 'postgres';
+  /**
+   * Runs `work` in one transaction on one connection and commits, or rolls back and rejects
+   * with `work`'s error. On PGlite (one connection) other statements wait for it.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * COPY `table (columns)` FROM CSV text (RFC 4180, header row, '' quoted, NULL empty), in
    * chunks; an async iterable streams to a server (PGlite gathers the chunks first).
@@ -41,6 +59,20 @@ export async function openPglite(): Promise<Database> {
     },
     async exec(script) {
       await db.exec(script);
+    },
+    transaction(work, options = {}) {
+      return db.transaction(async (tx) => {
+        if (options.readOnly)
+          await tx.exec('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        return work({
+          async query<R>(text: string, params: readonly unknown[] = []) {
+            return (await tx.query<R>(text, [...params])).rows;
+          },
+          async exec(script: string) {
+            await tx.exec(script);
+          },
+        });
+      });
     },
     async copyCsv(table, columns, csv) {
       const parts: string[] = [];
@@ -102,6 +134,33 @@ export async function openPostgres(url: string, maxConnections = 8): Promise<Dat
     },
     async exec(script) {
       await pool.query(script);
+    },
+    async transaction(work, options = {}) {
+      const client = await pool.connect();
+      let broken: unknown;
+      try {
+        await client.query(
+          options.readOnly ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+        );
+        const out = await work({
+          async query<R>(text: string, params: readonly unknown[] = []) {
+            return (await client.query(text, [...params])).rows as R[];
+          },
+          async exec(script: string) {
+            await client.query(script);
+          },
+        });
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch((rollback: unknown) => {
+          broken = rollback;
+        });
+        throw e;
+      } finally {
+        // a connection that could not roll back is closed, not reused
+        client.release(broken instanceof Error ? broken : undefined);
+      }
     },
     async copyCsv(table, columns, csv) {
       const client = await pool.connect();

@@ -9,11 +9,11 @@ import {
   tablesDdl,
 } from '@tagtrack/dataset';
 import { stringify } from 'csv-stringify/sync';
-import { type Database, quote } from './database.ts';
+import { type Database, type Queryable, quote } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 
 /** The version of the tagtrack_* objects this engine writes and reads (sql/00-meta.sql). */
-export const SQL_SCHEMA_VERSION = '3';
+export const SQL_SCHEMA_VERSION = '4';
 
 /** The folder of the engine's SQL files, shipped in the package (`sql/`, beside `src/`, `dist/`). */
 const SQL_DIR = new URL('../../sql/', import.meta.url);
@@ -212,25 +212,10 @@ export async function refreshCounters(db: Database): Promise<void> {
      ) AS x
      WHERE NOT EXISTS (SELECT 1 FROM tagtrack_email_keys AS k WHERE k.email = x.email)`,
   );
-  for (let i = 0; i < emails.length; i += KEY_BATCH) {
-    const batch = emails.slice(i, i + KEY_BATCH).map((r) => r.email);
-    await db.query(
-      'INSERT INTO tagtrack_email_keys (email, email_key) SELECT * FROM unnest($1::text[], $2::text[])',
-      [batch, batch.map(normaliseEmail)],
-    );
-  }
-  const keys = await db.query<{ email_key: string }>(
-    `SELECT DISTINCT k.email_key FROM tagtrack_email_keys AS k
-     WHERE NOT EXISTS (SELECT 1 FROM tagtrack_contact_ids AS c WHERE c.email_key = k.email_key)`,
+  await registerEmails(
+    db,
+    emails.map((r) => r.email),
   );
-  for (let i = 0; i < keys.length; i += KEY_BATCH) {
-    const batch = keys.slice(i, i + KEY_BATCH).map((r) => r.email_key);
-    await db.query(
-      `INSERT INTO tagtrack_contact_ids (email_key, contact_id, sort_key)
-       SELECT k, c, decode(s, 'hex') FROM unnest($1::text[], $2::text[], $3::text[]) AS u (k, c, s)`,
-      [batch, batch.map((k) => contactIdOf(k)), batch.map(utf16Hex)],
-    );
-  }
   await db.query('SELECT tagtrack_refresh()');
   // outside the refresh's transaction: marks the pages all-visible, so a list's page and
   // length come from index-only scans of the scope tables
@@ -250,6 +235,32 @@ export async function refreshCounters(db: Database): Promise<void> {
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
     [new Date().toISOString()],
   );
+}
+
+/**
+ * Writes the contact key (core's `normaliseEmail`) of each of `emails` not yet in
+ * `tagtrack_email_keys`, and the contact id (`contactIdOf`) and sort key of each key not yet
+ * in `tagtrack_contact_ids`, in batches: JavaScript's trim and toLowerCase, which
+ * PostgreSQL's lower() does not match everywhere (sql/10-text.sql).
+ */
+export async function registerEmails(db: Queryable, emails: readonly string[]): Promise<void> {
+  const distinct = [...new Set(emails)];
+  for (let i = 0; i < distinct.length; i += KEY_BATCH) {
+    const batch = distinct.slice(i, i + KEY_BATCH);
+    const keys = batch.map(normaliseEmail);
+    await db.query(
+      `INSERT INTO tagtrack_email_keys (email, email_key)
+       SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (email) DO NOTHING`,
+      [batch, keys],
+    );
+    const newKeys = [...new Set(keys)];
+    await db.query(
+      `INSERT INTO tagtrack_contact_ids (email_key, contact_id, sort_key)
+       SELECT k, c, decode(s, 'hex') FROM unnest($1::text[], $2::text[], $3::text[]) AS u (k, c, s)
+       ON CONFLICT (email_key) DO NOTHING`,
+      [newKeys, newKeys.map((k) => contactIdOf(k)), newKeys.map(utf16Hex)],
+    );
+  }
 }
 
 /** The UTF-16 code units of `s`, big-endian, as hex: byte order = code-unit order (decisions §3). */
