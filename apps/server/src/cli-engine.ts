@@ -5,7 +5,7 @@
  * the URL's password.
  */
 import type { Dataset, ReportingEngine } from '@tagtrack/core';
-import { openSqlEngine, redactUrl } from '@tagtrack/engine';
+import { openSqlEngine, redactUrl, type SqlTopology } from '@tagtrack/engine';
 
 /** What answers the CLI's server: core's in-memory index, embedded PGlite, or a PostgreSQL server. */
 export type CliEngine = 'memory' | 'pglite' | 'postgres';
@@ -105,11 +105,23 @@ export async function openEngine(
   }
 }
 
-/** The banner's line naming what answers (the URL redacted). */
+/** What the banner says of a server's database: a Citus coordinator, a standby, or neither. */
+const TOPOLOGY_NOTE: Record<SqlTopology, string> = {
+  embedded: '',
+  single: '',
+  coordinator: 'Citus coordinator, tables sharded by team; ',
+  standby: 'read-only hot standby, nothing installed or refreshed; ',
+};
+
+/**
+ * The banner's line naming what answers (the URL redacted); `topology`: where the SQL
+ * engine's database stands (Citus coordinator, standby), when known.
+ */
 export function engineLine(
   engine: CliEngine,
   databaseUrl: string | undefined,
   loaded: boolean,
+  topology: SqlTopology = 'single',
 ): string {
   switch (engine) {
     case 'memory':
@@ -117,6 +129,6 @@ export function engineLine(
     case 'pglite':
       return 'engine: pglite (embedded PostgreSQL in memory, dataset loaded)';
     case 'postgres':
-      return `engine: postgres at ${redactUrl(databaseUrl ?? '')} (${loaded ? 'dataset loaded' : 'serving the tables already there'})`;
+      return `engine: postgres at ${redactUrl(databaseUrl ?? '')} (${TOPOLOGY_NOTE[topology]}${loaded ? 'dataset loaded' : 'serving the tables already there'})`;
   }
 }

@@ -8,7 +8,7 @@ import {
   canonicalDataset,
   DEMO_CREDENTIALS,
 } from '@tagtrack/dataset/canonical';
-import { type ColumnarSource, writeSnapshotFile } from '@tagtrack/engine';
+import { type ColumnarSource, type SqlEngine, writeSnapshotFile } from '@tagtrack/engine';
 import { CommanderError } from 'commander';
 import { type CliEngine, EngineFlagError, engineLine, engineOf, openEngine } from './cli-engine.ts';
 import { type CliIo, type CliOptions, program } from './cli-options.ts';
@@ -276,7 +276,12 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
 
   const lines = [
     `tagtrack-server listening on ${url}`,
-    engineLine(kind, opts.databaseUrl, served !== undefined),
+    engineLine(
+      kind,
+      opts.databaseUrl,
+      served !== undefined,
+      engine !== undefined && 'topology' in engine ? (engine as SqlEngine).topology : undefined,
+    ),
     `dataset: ${origin}`,
   ];
   if (snapshotLine !== undefined) lines.push(snapshotLine);

@@ -1,3 +1,4 @@
+import { runPerCaller } from '../check/callers.ts';
 import { CheckContext, type RunServices } from '../check/context.ts';
 import type { Check, CheckEnv } from '../check/define.ts';
 import {
@@ -91,7 +92,8 @@ export async function runCheck(
   let skip: string | undefined;
   let error: { readonly thrown: unknown; readonly text: string } | undefined;
   try {
-    await inScope(scope, () => check.run(ctx));
+    // relations and laws run as every distinct declared caller in blind mode (callers.ts)
+    await inScope(scope, () => runPerCaller(check, ctx));
   } catch (e) {
     if (e instanceof SkipCheck) {
       skip = e.message;

@@ -14,7 +14,7 @@ import {
 import type { DatasetTables } from '@tagtrack/dataset';
 import { type Database, openPglite, openPostgres } from './database.ts';
 import { SqlEngineError } from './errors.ts';
-import { checkSchema, loadDataset } from './schema.ts';
+import { checkSchema, isCitus, isStandby, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
 export interface SqlEngineOptions {
@@ -38,12 +38,22 @@ export interface SqlEngineOptions {
   readonly database?: Database;
 }
 
+/**
+ * Where an SQL engine's database stands (docs/sql.md §5): `embedded` PGlite, a `single`
+ * PostgreSQL server (a primary), a Citus `coordinator` (tables sharded by team over its
+ * workers), or a read-only hot `standby` (streaming from a primary; nothing installed or
+ * refreshed there).
+ */
+export type SqlTopology = 'embedded' | 'single' | 'coordinator' | 'standby';
+
 /** A {@link ReportingEngine} answering in SQL: embedded PGlite or a PostgreSQL server. */
 export interface SqlEngine extends ReportingEngine {
   /** `pglite` or `postgres`, as the database. */
   readonly name: 'pglite' | 'postgres';
   /** A list window is one SQL query (`LIMIT`/`OFFSET` and the count). */
   readonly servesWindows: true;
+  /** Where the database stands: embedded, single server, Citus coordinator or standby. */
+  readonly topology: SqlTopology;
   /** The database, for tools and tests (one query at a time on PGlite). */
   readonly database: Database;
 }
@@ -64,6 +74,12 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       ? await openPglite()
       : await openPostgres(options.databaseUrl, options.maxConnections));
   try {
+    const standby = await isStandby(db);
+    if (standby && options.load !== undefined)
+      throw new SqlEngineError(
+        'read_only',
+        'the database is a read-only standby: load the dataset into its primary instead',
+      );
     if (options.load !== undefined) await loadDataset(db, options.load);
     else if (db.kind === 'pglite' && given === undefined)
       throw new SqlEngineError(
@@ -72,7 +88,15 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
       );
     // tables already there: checked, and served as they are (objects of this version are
     // this version's SQL; nothing is rewritten under another server using the database)
-    else await checkSchema(db);
+    else await checkSchema(db, standby);
+    const topology: SqlTopology =
+      db.kind === 'pglite'
+        ? 'embedded'
+        : standby
+          ? 'standby'
+          : (await isCitus(db))
+            ? 'coordinator'
+            : 'single';
     const credentials = await db.query<{
       authId: string;
       accessKey: string;
@@ -92,7 +116,13 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
         },
       ]),
     );
-    return new SqlAnswers(db, byAuthId, options.memberWithoutGroup ?? 'omit', given === undefined);
+    return new SqlAnswers(
+      db,
+      byAuthId,
+      options.memberWithoutGroup ?? 'omit',
+      given === undefined,
+      topology,
+    );
   } catch (e) {
     if (given === undefined) await db.close().catch(() => {});
     throw e;
@@ -126,6 +156,7 @@ class SqlAnswers implements SqlEngine {
     >,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
+    readonly topology: SqlTopology,
   ) {
     this.name = database.kind;
   }
@@ -145,6 +176,9 @@ class SqlAnswers implements SqlEngine {
   ): Promise<EngineAnswer> {
     const { pathParams: p, query: q } = request;
     const me = caller.memberID;
+    // the caller's team goes first to every function: a database sharded by team routes each
+    // request to the one shard holding it (docs/sql.md §5)
+    const team = caller.teamID;
     const days = [q.start ?? null, q.end ?? null];
     const list = (l: ListQuery) => this.list(l, window);
     const missing = (kind: string, id: string | undefined): EngineAnswer => ({
@@ -152,15 +186,16 @@ class SqlAnswers implements SqlEngine {
       message: notFoundMessage(kind, id),
     });
     const members = (type: string | null, group: string | null): ListQuery => ({
-      rows: 'tagtrack_members($1, $2, $3, NULL, $4, $5)',
-      count: 'tagtrack_members_count($1, $2, $3)',
-      params: [me, type, group],
+      rows: 'tagtrack_members($1, $2, $3, $4, NULL, $5, $6)',
+      count: 'tagtrack_members_count($1, $2, $3, $4)',
+      params: [team, me, type, group],
       record: (r) => this.member(r),
     });
     const tags = (memberID: string | null): ListQuery => ({
-      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8)',
+      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8, $9)',
       params: [
+        team,
         me,
         memberID,
         ...days,
@@ -172,25 +207,25 @@ class SqlAnswers implements SqlEngine {
       record: tagRecord,
     });
     const stats = async (group: string | null, memberID: string | null, type: string | null) => {
-      const params = [me, group, memberID, type, ...days];
+      const params = [team, me, group, memberID, type, ...days];
       if (q.aggregateData) {
         const rows = await this.database.query<Row>(
-          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6)',
+          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6, $7)',
           params,
         );
         return this.list({ rows: '', count: '', params, record: statsRecord }, window, rows);
       }
       return list({
-        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8)',
-        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6)',
+        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6, $7)',
         params,
         record: statsRecord,
       });
     };
     const eventGroups = (kind: 'opens' | 'clicks'): ListQuery => ({
-      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6)',
-      count: 'tagtrack_event_groups_count($1, $2, $3, $4)',
-      params: [me, kind, ...days],
+      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6, $7)',
+      count: 'tagtrack_event_groups_count($1, $2, $3, $4, $5)',
+      params: [team, me, kind, ...days],
       record: (r) => ({
         tagID: r.tagID,
         [kind]: (r.events as EventRow[]).map((e) => ({
@@ -200,13 +235,13 @@ class SqlAnswers implements SqlEngine {
       }),
     });
     const contacts = (tagID: string | null, contactID: string | null): ListQuery => ({
-      rows: 'tagtrack_contacts($1, $2, $3, $4, $5)',
-      count: 'tagtrack_contacts_count($1, $2)',
-      params: [me, tagID, contactID],
+      rows: 'tagtrack_contacts($1, $2, $3, $4, $5, $6)',
+      count: 'tagtrack_contacts_count($1, $2, $3)',
+      params: [team, me, tagID, contactID],
       record: contactRecord,
     });
     const type = q.type ?? null;
-    /** The record `call` (over the caller `$1` and the id `$2`) finds for `id`, or not found. */
+    /** The record `call` (over the team `$1`, the caller `$2`, the id `$3`) finds for `id`, or not found. */
     const single = async (
       kind: string,
       id: string | undefined,
@@ -214,7 +249,7 @@ class SqlAnswers implements SqlEngine {
       record: (row: Row) => unknown,
     ): Promise<EngineAnswer> => {
       if (!storable(id)) return missing(kind, id);
-      const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [me, id]);
+      const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [team, me, id]);
       return row ? { kind: 'single', record: record(row) } : missing(kind, id);
     };
 
@@ -224,25 +259,28 @@ class SqlAnswers implements SqlEngine {
       case 'teams.tags':
         return list(tags(null));
       case 'teams.member':
-        return single('member', p.memberID, 'tagtrack_members($1, NULL, NULL, $2, NULL, 0)', (r) =>
-          this.member(r),
+        return single(
+          'member',
+          p.memberID,
+          'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)',
+          (r) => this.member(r),
         );
       case 'teams.memberTags':
-        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
         return list(tags(p.memberID!));
       case 'teams.group': {
-        const group = await this.group(me, p.group);
+        const group = await this.group(team, me, p.group);
         return group === null ? missing('group', p.group) : list(members(type, group));
       }
       case 'stats.team':
       case 'stats.teamAlias':
         return stats(null, null, type);
       case 'stats.group': {
-        const group = await this.group(me, p.group);
+        const group = await this.group(team, me, p.group);
         return group === null ? missing('group', p.group) : stats(group, null, type);
       }
       case 'stats.member':
-        if (!(await this.memberVisible(me, p.memberID))) return missing('member', p.memberID);
+        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
         return stats(null, p.memberID!, null);
       case 'clicks.list':
         return list(eventGroups('clicks'));
@@ -250,21 +288,21 @@ class SqlAnswers implements SqlEngine {
         return list(eventGroups('opens'));
       case 'clicks.tag':
       case 'opens.tag': {
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
         const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
         const rows = await this.database.query<{ event: EventRow }>(
-          'SELECT event FROM tagtrack_tag_events($1, $2, NULL, NULL)',
-          [kind, p.tagID],
+          'SELECT event FROM tagtrack_tag_events($1, $2, $3)',
+          [team, kind, p.tagID],
         );
         const records = rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: p.tagID }));
         return this.list({ rows: '', count: '', params: [], record: (r) => r }, window, records);
       }
       case 'tags.daily': {
         if (q.date === undefined) throw missingParameter('date');
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
         const [row] = await this.database.query<{ opens: number; clicks: number }>(
-          'SELECT * FROM tagtrack_daily($1, $2)',
-          [p.tagID, q.date],
+          'SELECT * FROM tagtrack_daily($1, $2, $3)',
+          [team, p.tagID, q.date],
         );
         return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
       }
@@ -274,11 +312,11 @@ class SqlAnswers implements SqlEngine {
         return single(
           'contact',
           p.contactID,
-          'tagtrack_contacts($1, NULL, $2, NULL, 0)',
+          'tagtrack_contacts($1, $2, NULL, $3, NULL, 0)',
           contactRecord,
         );
       case 'contacts.tag':
-        if (!(await this.tagVisible(me, p.tagID))) return missing('tag', p.tagID);
+        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
         return list(contacts(p.tagID!, null));
     }
   }
@@ -325,27 +363,40 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  private memberVisible(me: string, memberID: string | undefined): Promise<boolean> {
-    return this.visible('tagtrack_member_visible', me, memberID);
+  private memberVisible(team: string, me: string, memberID: string | undefined) {
+    return this.visible('tagtrack_member_visible', team, me, memberID);
   }
 
-  private tagVisible(me: string, tagID: string | undefined): Promise<boolean> {
-    return this.visible('tagtrack_tag_visible', me, tagID);
+  private tagVisible(team: string, me: string, tagID: string | undefined) {
+    return this.visible('tagtrack_tag_visible', team, me, tagID);
   }
 
   /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
-  private async visible(fn: string, me: string, id: string | undefined): Promise<boolean> {
+  private async visible(
+    fn: string,
+    team: string,
+    me: string,
+    id: string | undefined,
+  ): Promise<boolean> {
     if (!storable(id)) return false;
-    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2) AS v`, [me, id]);
+    const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2, $3) AS v`, [
+      team,
+      me,
+      id,
+    ]);
     return row!.v;
   }
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
-  private async group(me: string, segment: string | undefined): Promise<string | null> {
+  private async group(
+    team: string,
+    me: string,
+    segment: string | undefined,
+  ): Promise<string | null> {
     if (!storable(segment)) return null;
     const [row] = await this.database.query<{ g: string | null }>(
-      'SELECT tagtrack_resolve_group($1, $2) AS g',
-      [me, segment],
+      'SELECT tagtrack_resolve_group($1, $2, $3) AS g',
+      [team, me, segment],
     );
     return row?.g ?? null;
   }
