@@ -44,9 +44,9 @@ function realpath(p: string): string | undefined {
 /**
  * The words a fresh shell starts this CLI with, from how this process was started (`argv`,
  * `env`):
+ * - `argv[1]` a bare name (a caller of `main` naming the command, not a path): that name;
  * - run through `pnpm exec` (`npm_command=exec`, a pnpm user agent): `pnpm exec tagtrack-conformance`;
  * - through `npx` / `npm exec`: `npx tagtrack-conformance`;
- * - `argv[1]` a bare name (a caller of `main` naming the command, not a path): that name;
  * - a `tagtrack-conformance` on `PATH` that is this package's bin (the same file once links
  *   are resolved), outside a package manager's own `node_modules/.bin` of a running script:
  *   `tagtrack-conformance`;
@@ -58,12 +58,12 @@ export function detectCommand(
   env: NodeJS.ProcessEnv = process.env,
   bin: string = BIN_PATH,
 ): string {
-  const agent = env.npm_config_user_agent ?? '';
-  if (env.npm_command === 'exec' && agent.startsWith('pnpm/')) return `pnpm exec ${BIN_NAME}`;
-  if (env.npm_command === 'exec' && agent.startsWith('npm/')) return `npx ${BIN_NAME}`;
   const invoked = argv[1];
   if (invoked !== undefined && invoked !== '' && !invoked.includes('/') && !isAbsolute(invoked))
     return invoked;
+  const agent = env.npm_config_user_agent ?? '';
+  if (env.npm_command === 'exec' && agent.startsWith('pnpm/')) return `pnpm exec ${BIN_NAME}`;
+  if (env.npm_command === 'exec' && agent.startsWith('npm/')) return `npx ${BIN_NAME}`;
   const target = realpath(bin);
   // a package script's PATH holds node_modules/.bin folders no fresh shell has
   const inScript = env.npm_lifecycle_event !== undefined;
