@@ -20,7 +20,7 @@ import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
 import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
-import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
+import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
  * `tagtrack-conformance run`: reads the options (after `buildProgram` parsed them), runs the
@@ -99,6 +99,7 @@ export async function runCommand(
       exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
+      retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
       cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,
@@ -116,6 +117,7 @@ export async function runCommand(
       signal: stopped.signal,
       endpoints: endpoints === undefined ? undefined : [...endpoints],
       maxFailures: opts.maxFailures as number | undefined,
+      ...gatesOf(opts),
       headers: extra.headers,
       tls,
       rerun,

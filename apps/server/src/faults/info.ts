@@ -36,6 +36,14 @@ export interface FaultInfo {
    */
   readonly blind?: readonly string[] | { readonly unobservable: string };
   /**
+   * Blind mode with the canonical profile's twelve credentials declared (every team, account
+   * type, with and without a group): the ids that fail there, when they differ from those of
+   * {@link detectedBy} and {@link blind} without the `ORACLE-*` ids (omitted: those), or
+   * `{ unobservable }` with the reason no credential can observe the fault without the
+   * dataset (the matrix lists it as an exception).
+   */
+  readonly blindDeclared?: readonly string[] | { readonly unobservable: string };
+  /**
    * The fault's implementation: for each layer it breaks, a wrapper that gets that layer as
    * the server composed it (clean, or already wrapped by an earlier fault) and returns the
    * broken one. Omitted for the faults of the layers not migrated yet (see `index.ts`).

@@ -54,6 +54,7 @@ async function listedIds(
 export const checks: readonly Check[] = [
   lawCheck(contactCountersOverTheirTags, {
     also: 'for every credential',
+    perCaller: false, // asks as every credential itself
     async run(ctx) {
       await ctx.each(ctx.credentials, async (credential) => {
         const tags = (await ctx.walk('teams.tags', { credential })).records;
@@ -139,6 +140,7 @@ export const checks: readonly Check[] = [
     clause:
       'decisions §8 Revision 2 (contact ids: stable, unique per normalised email, the same in every endpoint)',
     endpoints: ['contacts.list', 'contacts.get', 'contacts.tag', 'opens.list', 'clicks.list'],
+    perCaller: false, // asks as every credential itself
     async run(ctx) {
       let compared = 0;
       const teamIds = new Map<string, Map<string, { id: string; label: string }>>();
