@@ -15,6 +15,7 @@ import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
 import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
+import { DEFAULT_RETRIES } from './http/retry.ts';
 import { VERSION } from './report/version.ts';
 import { DEFAULT_NUM_RUNS } from './run/runner.ts';
 
@@ -48,6 +49,14 @@ function positiveInt(name: string) {
   return (v: string): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1)
       throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(v);
+  };
+}
+
+function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v.trim()))
+      throw new InvalidArgumentError(`${name} must be a non-negative integer`);
     return Number(v);
   };
 }
@@ -101,6 +110,13 @@ request, e.g. a gateway's key; their values are secrets, shown nowhere. -H canno
 Authorization (exit 2): the suite signs. --ca-file trusts a private CA, --insecure skips TLS
 verification (with a warning). --wait-for SEC retries connection errors and 502/503/504 with
 backoff until the base URL answers, else exits 2.
+
+Transport faults are not verdicts: a GET that times out (--timeout, per try), has its
+connection reset or gets a 502, 503 or 504 is sent again, --retries times at most (default 2),
+after a backoff of 250 ms doubling, or the server's Retry-After (at most 30 s). Only the
+answer it finally got is compared; a check that needed retries is marked "retried" in every
+report. A request that got no answer on any try is an error naming the cause and the tries;
+a 502/503/504 on every try is judged as the 5xx it is. A 500 is an answer: never retried.
 
 Every command the run prints (reproduce lines, "run it again", the replay line) runs as
 printed in this shell: it reads the credentials where the run read them (--profile FILE by
@@ -207,6 +223,15 @@ export function buildProgram(done: (code: number) => void): Command {
         .argParser(positiveInt('timeout'))
         .default(10_000)
         .env('TAGTRACK_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--retries <n>',
+        'retries of a request that timed out, had its connection reset or got a 502/503/504 (never a 500)',
+      )
+        .argParser(nonNegativeInt('retries'))
+        .default(DEFAULT_RETRIES)
+        .env('TAGTRACK_RETRIES'),
     )
     .addOption(
       new Option('--max-body-bytes <n>', 'largest response body read (default 32 MiB)')

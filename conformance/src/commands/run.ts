@@ -99,6 +99,7 @@ export async function runCommand(
       exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
+      retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
       cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,

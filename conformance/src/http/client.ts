@@ -12,6 +12,15 @@ import type { Profile } from '../profile/profile.ts';
 import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import { ConnectionError } from './errors.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
+import {
+  DEFAULT_RETRIES,
+  describeTries,
+  faultOfStatus,
+  type RetriedTry,
+  RetriesExhausted,
+  type TransportFault,
+  withRetries,
+} from './retry.ts';
 import { SecretRedactor } from './secrets.ts';
 import type { TlsConnect } from './transport.ts';
 import type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
@@ -27,8 +36,15 @@ export interface HttpClientOptions {
   /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
   readonly ownFetch?: boolean | undefined;
   readonly fetch?: FetchLike | undefined;
-  /** Per-request timeout in milliseconds. */
+  /** Per-request timeout in milliseconds (of each try). */
   readonly timeoutMs: number;
+  /**
+   * Retries of a GET or HEAD whose transport failed (a timeout, a reset connection, a 502,
+   * 503 or 504; never a 500): default {@link DEFAULT_RETRIES}; 0 sends each request once.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250; tests pass less). */
+  readonly retryBackoffMs?: number | undefined;
   /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
   readonly signal?: AbortSignal | undefined;
   /** Requests per second to pace to; `undefined` for no pacing. */
@@ -94,10 +110,18 @@ export class HttpClient {
    * Counters shared by the client and its {@link fork}s: requests sent, cache hits, and the
    * characters of the bodies kept for reports.
    */
-  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0 };
+  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0, retried: 0 };
   /** Requests sent over the wire by this client and its forks. */
   get requestCount(): number {
     return this.counters.requests;
+  }
+  /** Requests that were answered after one or more retries (this client's and its forks'). */
+  get retriedCount(): number {
+    return this.counters.retried;
+  }
+  /** Retries of a GET or HEAD whose transport failed (`retries` option, default {@link DEFAULT_RETRIES}). */
+  get retries(): number {
+    return this.options.retries ?? DEFAULT_RETRIES;
   }
   /** Requests answered from a response cache (this client's or a fork's). */
   get cacheHits(): number {
@@ -294,6 +318,28 @@ export class HttpClient {
     return `${parts.join(' ')}${probe}`;
   }
 
+  /**
+   * One try of a request on the wire: the fetch and its body read (capped) within one
+   * deadline (`timeoutMs`, core's `Deadline`). Throws what the fetch, the read or the
+   * deadline threw.
+   */
+  private async tryOnce(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<Answered> {
+    const abort = this.abortable();
+    try {
+      const response = await this.fetchFn(
+        new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
+      );
+      const { text, bytes } = await readCappedBody(response, this.maxBodyBytes, abort.signal);
+      return { response, body: text, bodyBytes: bytes };
+    } finally {
+      abort.dispose();
+    }
+  }
+
   private async pace(unpaced: boolean | undefined): Promise<void> {
     if (!unpaced) await this.pacer.acquire();
   }
@@ -306,44 +352,57 @@ export class HttpClient {
     credential: string | null,
     unpaced: boolean | undefined,
   ): Promise<Exchange> {
-    await this.pace(unpaced);
     const url = `${this.baseUrl}${target}`;
-    const started = performance.now();
-    const startedAt = new Date().toISOString();
-    this.counters.requests++;
-    let response: Response | undefined;
-    let body = '';
-    let bodyBytes = 0;
-    for (let attempt = 0; response === undefined; attempt++) {
-      const abort = this.abortable();
-      try {
-        response = await this.fetchFn(
-          new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
-        );
-        ({ text: body, bytes: bodyBytes } = await readCappedBody(
-          response,
-          this.maxBodyBytes,
-          abort.signal,
-        ));
-      } catch (e) {
-        response = undefined;
-        if (e instanceof ConnectionError) throw e;
-        if (e instanceof BodyTooLargeError)
-          throw new ConnectionError(
-            url,
-            `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
-          );
-        // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server
-        // closed as idle just as the request went out is retried once (GET and HEAD only)
-        if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
-          continue;
-        throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
-          cause: e,
+    const idempotent = method === 'GET' || method === 'HEAD';
+    const clock = this.options.clock ?? monotonicClock;
+    let started = 0;
+    let startedAt = '';
+    let answered: Answered;
+    let retries: readonly RetriedTry[];
+    try {
+      ({ answer: answered, retries } = await withRetries(
+        async () => {
+          // every try is paced and counted: the rate and the budget hold for retries too
+          await this.pace(unpaced);
+          started = performance.now();
+          startedAt = new Date().toISOString();
+          this.counters.requests++;
+          return this.tryOnce(method, url, headers);
+        },
+        {
+          // only a GET or HEAD is sent again: they change nothing (spec §11, transport faults)
+          retries: idempotent ? this.retries : 0,
+          backoffMs: this.options.retryBackoffMs,
+          clock,
+          signal: this.options.signal,
+          onAbort: () => toError(this.options.signal?.reason),
+          faultOfAnswer: (a) => faultOfStatus(a.response.status, a.response.headers, clock.now()),
+          faultOfError: (e) => (idempotent ? transportFault(e) : undefined),
+          // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server closed as idle
+          // just as the request went out is sent again once, even with no retries asked
+          extraTries: (fault, i) => (i === 0 && fault.reset === true ? 1 : 0),
+        },
+      ));
+    } catch (e) {
+      if (e instanceof RetriesExhausted) {
+        if (e.last instanceof ConnectionError) throw e.last;
+        const asked = this.retries > 0 || e.tries.length > 1 ? ` (--retries ${this.retries})` : '';
+        throw new ConnectionError(url, `cannot reach ${url}: ${describeTries(e.tries)}${asked}`, {
+          cause: e.last,
         });
-      } finally {
-        abort.dispose();
       }
+      if (e instanceof ConnectionError) throw e;
+      if (e instanceof BodyTooLargeError)
+        throw new ConnectionError(
+          url,
+          `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
+        );
+      throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
+        cause: e,
+      });
     }
+    if (retries.length > 0) this.counters.retried++;
+    const { response, body, bodyBytes } = answered;
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((v, k) => {
       responseHeaders[k.toLowerCase()] = v;
@@ -361,6 +420,7 @@ export class HttpClient {
       bodyBytes,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       startedAt,
+      ...(retries.length === 0 ? {} : { retries }),
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
     const keep = this.counters.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
@@ -380,6 +440,29 @@ export class HttpClient {
     this.options.onExchange?.(kept);
     return exchange;
   }
+}
+
+/** The answer of one try: the response (its body read) within the request's deadline. */
+interface Answered {
+  readonly response: Response;
+  readonly body: string;
+  readonly bodyBytes: number;
+}
+
+/** `reason` (an abort's) as an Error: itself, or an Error with it in words. */
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason ?? 'aborted'));
+}
+
+/**
+ * The transport fault of what a try threw (a timeout of its own deadline, a reset or closed
+ * connection; `reset` for the latter), or undefined for anything else: the run's stop, a
+ * refusal of the run guard, a body over the cap, DNS, a refused connection, TLS.
+ */
+function transportFault(e: unknown): TransportFault | undefined {
+  if (e instanceof Error && e.name === 'TimeoutError') return { cause: 'request timed out' };
+  if (isConnectionReset(e)) return { cause: describeFetchError(e), reset: true };
+  return undefined;
 }
 
 function formatBytes(n: number): string {

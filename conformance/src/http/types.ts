@@ -1,7 +1,10 @@
 /**
  * The HTTP layer's shared types: what a request is, what came back, what signs it and what
- * sends it. A leaf: imports nothing of the suite.
+ * sends it. A leaf: imports nothing of the suite but the retry step's types (retry.ts, itself a
+ * leaf).
  */
+
+import type { RetriedTry } from './retry.ts';
 
 /** A credential the suite signs requests with (decisions §1). */
 export interface Credential {
@@ -44,6 +47,12 @@ export interface Exchange {
   readonly durationMs: number;
   /** When the request went out: ISO 8601 in UTC (HAR's `startedDateTime`). */
   readonly startedAt?: string | undefined;
+  /**
+   * The tries that failed on the transport before this answer (a timeout, a reset
+   * connection, a 502/503/504; see retry.ts), in order; absent when the first try was
+   * answered. Only this answer was compared.
+   */
+  readonly retries?: readonly RetriedTry[] | undefined;
 }
 
 /** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */

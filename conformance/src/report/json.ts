@@ -27,7 +27,14 @@ export const ResultsJson = z.object({
   numRuns: z.int().positive(),
   startedAt: z.iso.datetime(),
   durationMs: z.number().nonnegative(),
-  requests: z.object({ sent: z.int().nonnegative(), cacheHits: z.int().nonnegative() }),
+  requests: z.object({
+    sent: z.int().nonnegative(),
+    cacheHits: z.int().nonnegative(),
+    /** Requests answered only after retries (transport faults; absent in older results.json). */
+    retried: z.int().nonnegative().optional(),
+    /** The run's `--retries` (absent in older results.json). */
+    retries: z.int().nonnegative().optional(),
+  }),
   ok: z.boolean(),
   summary: z.object({
     skip: z.int(),
@@ -108,6 +115,21 @@ export const ResultsJson = z.object({
       exchangeIds: z.array(z.int().positive()).optional(),
       /** Runs made, when the check ran again because its data changed (0.4). */
       attempts: z.int().positive().optional(),
+      /**
+       * Requests of the check answered only after retries: the check is marked as having
+       * retried ("flaky"), its verdict resting on the answers it got (absent: none).
+       */
+      retried: z
+        .array(
+          z.object({
+            exchangeId: z.int().positive(),
+            method: z.string(),
+            target: z.string(),
+            tries: z.int().min(2),
+            causes: z.array(z.string()),
+          }),
+        )
+        .optional(),
       failures: z.array(
         z.object({
           /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */

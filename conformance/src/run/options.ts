@@ -39,8 +39,17 @@ export interface RunOptions {
   readonly exclude?: string | undefined;
   /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
   readonly rateLimit?: number | undefined;
-  /** Per-request timeout in ms. Default 10,000. */
+  /** Per-request timeout in ms (of each try). Default 10,000. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Retries of a GET or HEAD whose transport failed: a timeout, a reset connection, a 502,
+   * 503 or 504 (never a 500), after a backoff or the server's `Retry-After` (http/retry.ts,
+   * docs/spec.md §11). Default 2 (`DEFAULT_RETRIES`); 0 sends each request once. A non-negative
+   * integer, else a {@link ConfigError}.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250). */
+  readonly retryBackoffMs?: number | undefined;
   /**
    * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): half
    * for walks of lists, a quarter for the credentials' discovered lists, a quarter for single
@@ -219,6 +228,8 @@ export function validateRunOptions(
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);
   }
   for (const [name, value] of [
+    ['retries', options.retries],
+    ['retry-backoff', options.retryBackoffMs],
     ['max-inconclusive', options.maxInconclusive],
     ['max-skipped', options.maxSkipped],
   ] as const) {

@@ -46,6 +46,24 @@ export interface CheckResult {
    * Revision 3); absent when it ran once. `requests` and `durationMs` add up every run.
    */
   readonly attempts?: number | undefined;
+  /**
+   * The requests it relied on that were answered only after retries (a timeout, a reset
+   * connection, a 502/503/504 before; http/retry.ts): the check is marked as having retried, like
+   * a test runner's "flaky". Its verdict rests on the answers it got. Absent when none.
+   */
+  readonly retried?: readonly RetriedRequest[] | undefined;
+}
+
+/** A request answered only after retries (a check's `retried`). */
+export interface RetriedRequest {
+  /** The exchange of the answer that was compared (results.json `exchanges`). */
+  readonly exchangeId: number;
+  readonly method: string;
+  readonly target: string;
+  /** Tries made, the answered one included (>= 2). */
+  readonly tries: number;
+  /** What went wrong with each failed try, in order (`request timed out`, `answered 503`…). */
+  readonly causes: readonly string[];
 }
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
@@ -58,7 +76,14 @@ export interface RunResult {
   readonly numRuns: number;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly requests: { readonly sent: number; readonly cacheHits: number };
+  readonly requests: {
+    readonly sent: number;
+    readonly cacheHits: number;
+    /** Requests answered only after retries (set by every run; see http/retry.ts). */
+    readonly retried?: number | undefined;
+    /** The run's retries of a request whose transport failed (`--retries`; set by every run). */
+    readonly retries?: number | undefined;
+  };
   readonly checks: readonly CheckResult[];
   /**
    * Checks by status; a check the expected-failures file lists that failed or errored counts
@@ -134,6 +159,7 @@ export function resultOf(
     comparisons: outcome.comparisons,
     exchangeIds: [],
     ...(outcome.attempts === undefined ? {} : { attempts: outcome.attempts }),
+    ...(outcome.retried === undefined ? {} : { retried: outcome.retried }),
     ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }

@@ -106,6 +106,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     signal: guard.signal,
     ownFetch: options.fetch !== undefined,
     timeoutMs: options.timeoutMs ?? 10_000,
+    retries: options.retries,
+    retryBackoffMs: options.retryBackoffMs,
     ratePerSecond: rate,
     maxBodyBytes: options.maxBodyBytes,
     credentials: all,
@@ -239,6 +241,14 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       failures: result.failures.map((f) =>
         f.exchangeId === undefined ? f : { ...f, exchangeId: newId(f.exchangeId) },
       ),
+      ...(result.retried === undefined
+        ? {}
+        : {
+            retried: result.retried.map((r) => ({
+              ...r,
+              exchangeId: newId(r.exchangeId) as number,
+            })),
+          }),
       exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
     };
   });
@@ -262,7 +272,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     numRuns,
     startedAt,
     durationMs: Math.round(performance.now() - started),
-    requests: { sent: guard.sent, cacheHits: http.cacheHits },
+    requests: {
+      sent: guard.sent,
+      cacheHits: http.cacheHits,
+      retried: http.retriedCount,
+      retries: http.retries,
+    },
     checks: results,
     summary,
     staleExpectedFailures: stale,
