@@ -135,6 +135,15 @@ export class HttpClient {
   get epoch(): number {
     return this.counters.epoch;
   }
+  /** The report's copy of each exchange sent (truncated body), by the exchange the caller got. */
+  private readonly keptOf = new WeakMap<Exchange, Exchange>();
+  /**
+   * What a check's log keeps of `exchange`: the report's copy (the same id, its body cut to
+   * 16 KB or less), so a long check's log does not hold every whole body it read until it ends.
+   */
+  forLog(exchange: Exchange): Exchange {
+    return this.keptOf.get(exchange) ?? exchange;
+  }
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
   private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
@@ -437,6 +446,7 @@ export class HttpClient {
     };
     this.counters.keptChars += kept.body.length;
     this.exchanges.push(kept);
+    this.keptOf.set(exchange, kept);
     this.options.onExchange?.(kept);
     return exchange;
   }
