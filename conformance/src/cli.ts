@@ -15,6 +15,7 @@ import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
 import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
+import { detectCommand, setSuiteCommand } from './http/invocation.ts';
 import { DEFAULT_RETRIES } from './http/retry.ts';
 import { VERSION } from './report/version.ts';
 import { DEFAULT_NUM_RUNS } from './run/runner.ts';
@@ -408,6 +409,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   // a closed pipe (`tagtrack-conformance requirements | head`) ends output quietly
   if (!process.stdout.listeners('error').includes(onStdoutError))
     process.stdout.on('error', onStdoutError);
+  // printed commands start the way this process was started (http/invocation.ts)
+  setSuiteCommand(detectCommand(argv));
   let code: number = EXIT.ok;
   const program = buildProgram((c) => {
     code = c;

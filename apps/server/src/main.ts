@@ -112,7 +112,7 @@ async function writeSnapshot(file: string, source: ColumnarSource): Promise<stri
 
 /**
  * The engine the flags pick (cli-engine.ts); what a SQL engine cannot do exits 2 here,
- * before any dataset is loaded: `--write-snapshot`, `--live`, a store fault.
+ * before any dataset is loaded: `--write-snapshot`, a store fault.
  */
 function engineKind(opts: CliOptions): CliEngine {
   let kind: CliEngine;
@@ -126,7 +126,6 @@ function engineKind(opts: CliOptions): CliEngine {
   if (opts.writeSnapshot !== undefined) {
     fail(`--write-snapshot needs the in-memory engine (it writes its columns), not ${kind}`);
   }
-  if (opts.live !== undefined) fail(`--live needs the in-memory engine, not ${kind}`);
   const refusal = storeFaultsRefusal(opts.fault, kind);
   if (refusal !== undefined) fail(refusal);
   return kind;
@@ -354,7 +353,9 @@ function bannerLines(started: Started, opts: CliOptions, kind: CliEngine, url: s
   lines.push(`public URL of paging links: ${server.publicUrl}`);
   if (opts.live !== undefined) {
     lines.push(
-      `live data: ${opts.live} records/s appended (seed ${opts.liveSeed ?? 1}); each response answers one version`,
+      kind === 'memory'
+        ? `live data: ${opts.live} records/s appended (seed ${opts.liveSeed ?? 1}); each response answers one version`
+        : `live data: ${opts.live} records/s appended to the database's tables (seed ${opts.liveSeed ?? 1}); each response reads one snapshot`,
     );
   }
   if (opts.rateLimit) {

@@ -11,6 +11,7 @@ import {
 import type { Profile } from '../profile/profile.ts';
 import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import { ConnectionError } from './errors.ts';
+import { suiteCommand } from './invocation.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
@@ -311,7 +312,7 @@ export class HttpClient {
    * header is named in a comment with its secrets replaced.
    */
   reproduce(exchange: Exchange): string {
-    const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
+    const parts = [suiteCommand(), 'request', exchange.method, shellQuote(exchange.target)];
     parts.push('--base-url', shellQuote(this.baseUrl), ...rerunWords(this.options.rerun));
     if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
     else parts.push('--no-credential');

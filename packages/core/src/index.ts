@@ -51,10 +51,12 @@ export { dayNumber, dayString, daysFromCivil, parseTimestampMs } from './aggrega
 export type {
   Answer,
   AnswerSlice,
+  AppendedRecords,
   Caller,
   DayWindow,
   EndpointRequest,
   EngineAnswer,
+  LiveEngine,
   RecordWindow,
   ReportingEngine,
   ReportingIndex,

@@ -4,6 +4,7 @@ import {
   type Dataset,
   type EndpointRequest,
   type EngineAnswer,
+  type LiveEngine,
   isAnswer,
   type MemberWithoutGroup,
   notFoundAnswer,
@@ -15,8 +16,10 @@ import {
   type TeamMember,
 } from '@tagtrack/core';
 import type { DatasetTables } from '@tagtrack/dataset';
-import { type Database, openPglite, openPostgres } from './database.ts';
+import { appendRecords } from './append.ts';
+import { type Database, openPglite, openPostgres, type Queryable } from './database.ts';
 import { SqlEngineError } from './errors.ts';
+import { liveBase } from './live-base.ts';
 import { checkSchema, isCitus, isStandby, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
@@ -100,25 +103,7 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
           : (await isCitus(db))
             ? 'coordinator'
             : 'single';
-    const credentials = await db.query<{
-      authId: string;
-      accessKey: string;
-      memberID: string;
-      teamID: string;
-      accountType: Caller['accountType'];
-    }>(
-      `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
-       FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
-    );
-    const byAuthId = new Map(
-      credentials.map((c) => [
-        c.authId,
-        {
-          accessKey: c.accessKey,
-          caller: { memberID: c.memberID, teamID: c.teamID, accountType: c.accountType },
-        },
-      ]),
-    );
+    const byAuthId = await readCredentials(db, new Map());
     return new SqlAnswers(
       db,
       byAuthId,
@@ -134,6 +119,55 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
 
 type Row = Record<string, unknown>;
 
+/** A credential as the engine keeps it: the access key and the caller (decisions §1). */
+interface KeptCredential {
+  readonly accessKey: string;
+  readonly caller: Caller;
+}
+
+/**
+ * The credentials table with each credential's member, by authId. An entry equal to one of
+ * `before` is that same object, so a cache holding it can tell it has not changed.
+ */
+async function readCredentials(
+  db: Queryable,
+  before: ReadonlyMap<string, KeptCredential>,
+): Promise<Map<string, KeptCredential>> {
+  const rows = await db.query<{
+    authId: string;
+    accessKey: string;
+    memberID: string;
+    teamID: string;
+    accountType: Caller['accountType'];
+  }>(
+    `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
+     FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
+  );
+  const out = new Map<string, KeptCredential>();
+  for (const r of rows) {
+    const old = before.get(r.authId);
+    const same =
+      old !== undefined &&
+      old.accessKey === r.accessKey &&
+      old.caller.memberID === r.memberID &&
+      old.caller.teamID === r.teamID &&
+      old.caller.accountType === r.accountType;
+    out.set(
+      r.authId,
+      same
+        ? old
+        : {
+            accessKey: r.accessKey,
+            caller: { memberID: r.memberID, teamID: r.teamID, accountType: r.accountType },
+          },
+    );
+  }
+  return out;
+}
+
+/** Credentials are re-read at most this often (ms). */
+const CREDENTIALS_MAX_AGE_MS = 1000;
+
 /**
  * A list's query: `rows`, the call of the SQL function giving its records in order (its last
  * two parameters `lim` and `off`, after `params`), and `count`, the call giving the list's
@@ -146,9 +180,17 @@ interface ListQuery {
   readonly record: (row: Row) => unknown;
 }
 
-/** What the SQL rules run in: the engine and the window a list is asked with. */
+/**
+ * The queries of one answer: the engine's methods with `database` the answer's read-only
+ * transaction (every query of an answer reads one snapshot of the data).
+ */
+type SqlQueries = Pick<SqlAnswers, 'list' | 'single' | 'visible' | 'group' | 'member'> & {
+  readonly database: Queryable;
+};
+
+/** What the SQL rules run in: the answer's queries and the window a list is asked with. */
 interface SqlContext {
-  readonly sql: SqlAnswers;
+  readonly sql: SqlQueries;
   readonly window: RecordWindow | undefined;
 }
 
@@ -310,22 +352,46 @@ function cut(records: readonly unknown[], window: RecordWindow | undefined): Eng
 class SqlAnswers implements SqlEngine {
   readonly name: 'pglite' | 'postgres';
   readonly servesWindows = true;
+  readonly live: LiveEngine;
+  #credentials: ReadonlyMap<string, KeptCredential>;
+  #credentialsRead = performance.now();
+  #reading: Promise<boolean> | undefined;
 
   constructor(
     readonly database: Database,
-    private readonly credentials: ReadonlyMap<
-      string,
-      { readonly accessKey: string; readonly caller: Caller }
-    >,
+    credentials: ReadonlyMap<string, KeptCredential>,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
     readonly topology: SqlTopology,
   ) {
     this.name = database.kind;
+    this.#credentials = credentials;
+    this.live = {
+      append: (records) => appendRecords(database, records),
+      base: (tagsPerTeam) => liveBase(database, tagsPerTeam),
+      refreshCredentials: () => this.#refreshCredentials(),
+    };
   }
 
   credential(authId: string) {
-    return this.credentials.get(authId);
+    return this.#credentials.get(authId);
+  }
+
+  /** Re-reads the credentials unless read less than a second ago (concurrent calls share one read). */
+  #refreshCredentials(): Promise<boolean> {
+    if (this.#reading !== undefined) return this.#reading;
+    if (performance.now() - this.#credentialsRead < CREDENTIALS_MAX_AGE_MS)
+      return Promise.resolve(false);
+    this.#reading = readCredentials(this.database, this.#credentials)
+      .then((next) => {
+        this.#credentials = next;
+        this.#credentialsRead = performance.now();
+        return true;
+      })
+      .finally(() => {
+        this.#reading = undefined;
+      });
+    return this.#reading;
   }
 
   close(): Promise<void> {
@@ -339,7 +405,14 @@ class SqlAnswers implements SqlEngine {
   ): Promise<EngineAnswer> {
     const call = planRequest(caller, request);
     if (isAnswer(call)) return call;
-    const found = await SQL_RULES[call.plan.rule]({ sql: this, window }, call);
+    // one read-only transaction per answer: this engine's methods over it (their `database`)
+    const found = await this.database.transaction(
+      (tx) => {
+        const sql: SqlQueries = Object.create(this, { database: { value: tx } });
+        return SQL_RULES[call.plan.rule]({ sql, window }, call);
+      },
+      { readOnly: true },
+    );
     return found ?? notFoundAnswer(call.plan, call.id);
   }
 
