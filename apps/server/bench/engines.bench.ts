@@ -825,7 +825,7 @@ for (const events of SIZES) {
       ? `PostgreSQL load (not in the start time): COPY of the NDJSON files ${load.copyS} s, counters' refresh ${load.refreshS} s, database ${load.databaseSize}${load.reused ? ' (measured when first loaded)' : ''}.`
       : '',
     citusLoad
-      ? `Citus load (not in the start time; a coordinator and two workers on this machine): COPY into the coordinator and the layout ${citusLoad.copyS} s, counters' refresh ${citusLoad.refreshS} s${citusLoad.reused ? ' (measured when first loaded)' : ''}.`
+      ? `Citus load (not in the start time; a coordinator and two workers on this machine), as copyTablesFromNdjson times it: COPY ${citusLoad.copyS} s, then ${citusLoad.refreshS} s${citusLoad.reused ? ' (measured when first loaded)' : ''}.`
       : '',
     snapshot
       ? `Snapshot: ${Math.round((snapshot.bytes as number) / 1e6)} MB${snapshot.writeS !== undefined ? `, written in ${snapshot.writeS} s (from the JSON, through the CLI)` : ''}.`
