@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { resolveGroupSegment } from '../src/check/groups.ts';
 import { setParam } from '../src/check/sample.ts';
-import { formEncode, phpUrldecode } from '../src/checks/auth/shared.ts';
+import { formEncode, phpUrldecode } from '../src/checks/auth/requests.ts';
 import { encodedPath, groupNearMisses } from '../src/checks/input/paths.ts';
 import { pagingUrlProblem } from '../src/checks/input/same-answer.ts';
 import { namesWord } from '../src/checks/input/values.ts';

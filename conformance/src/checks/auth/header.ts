@@ -3,7 +3,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import type { Pair } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { b64, hmacOnly, NoSocket, statusOverSocket } from './shared.ts';
+import { b64, hmacOnly, NoSocket, statusOverSocket } from './requests.ts';
 
 /** The Authorization header (decisions §1): the forms it may take and its name in any case. */
 export const checks: readonly Check[] = [

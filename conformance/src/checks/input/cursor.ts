@@ -7,8 +7,8 @@ import { describe, Violation } from '../../check/failure.ts';
 import { type Pair, type Sample, sampleCalls, setParam, showPairs } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
+import { ALL_ENDPOINTS, withQuery } from './calls.ts';
 import { ensureSameAnswer } from './same-answer.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 
 /** The sampled endpoints that page (`{ data: [...], paging }`). */
 function lists(samples: readonly Sample[]): Sample[] {

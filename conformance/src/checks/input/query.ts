@@ -10,8 +10,8 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
+import { ALL_ENDPOINTS, withQuery } from './calls.ts';
 import { ensureSameAnswer } from './same-answer.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 import { VALID_VALUE } from './values.ts';
 
 /*

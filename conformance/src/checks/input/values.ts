@@ -18,7 +18,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { type Sample, sampleCalls, setParam } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
+import { ALL_ENDPOINTS, withQuery } from './calls.ts';
 
 /** Endpoints taking a date parameter (2, 4, 6, 7, 8, 9, 11, 13, 14). */
 const DATE_PARAMS: readonly ParamName[] = ['start', 'end', 'date'];

@@ -7,7 +7,7 @@ import { describe, ensure, Violation } from '../../check/failure.ts';
 import { firstDifference } from '../../check/sample.ts';
 import { headerCount } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
-import { listCalls, PAGED, pagingUrlProblem, type SizedList, withQuery } from './shared.ts';
+import { listCalls, PAGED, pagingUrlProblem, type SizedList, withQuery } from './lists.ts';
 
 /**
  * Cursors above 2^53 − 1 (the profile sets no size limit, and allows leading zeros): the page

@@ -11,7 +11,7 @@ import {
   PAGED,
   type SizedList,
   withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** Skips a check of the paging end the profile does not declare. */
 const skipUnless =

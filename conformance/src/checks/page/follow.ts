@@ -4,7 +4,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, ensure, Violation } from '../../check/failure.ts';
 import { firstDifference } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
-import { follow, LISTS, lastPageStart, listCalls, type SizedList, withQuery } from './shared.ts';
+import { follow, LISTS, lastPageStart, listCalls, type SizedList, withQuery } from './lists.ts';
 
 /**
  * Follows `paging.nextURL` (or `previousURL` when `by` says so) from the page `first` until

@@ -15,7 +15,7 @@ import {
   pick,
   type SizedList,
   withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** A form of a request: the rtn sent (`null`: none) and GET or HEAD. */
 interface Form {

@@ -24,7 +24,7 @@ import {
   sameUrl,
   telltaleCursors,
   withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** Query values that leave a list as it is, per parameter (for PAGE-URLS-KEEP-QUERY). */
 const NEUTRAL_VALUES: Partial<Record<ParamName, (total: number) => string>> = {
