@@ -4,11 +4,19 @@ import { DATA_MODES, DEFAULT_ATTEMPTS } from './check/watermark.ts';
 import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
-import { credentialOptions, headerOption, tlsOptions, waitForOption } from './commands/options.ts';
+import {
+  credentialOptions,
+  gateOptions,
+  headerOption,
+  tlsOptions,
+  waitForOption,
+} from './commands/options.ts';
 import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
 import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
+import { detectCommand, setSuiteCommand } from './http/invocation.ts';
+import { DEFAULT_RETRIES } from './http/retry.ts';
 import { VERSION } from './report/version.ts';
 import { DEFAULT_NUM_RUNS } from './run/runner.ts';
 
@@ -42,6 +50,14 @@ function positiveInt(name: string) {
   return (v: string): number => {
     if (!/^\d+$/.test(v) || Number(v) < 1)
       throw new InvalidArgumentError(`${name} must be a positive integer`);
+    return Number(v);
+  };
+}
+
+function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v.trim()))
+      throw new InvalidArgumentError(`${name} must be a non-negative integer`);
     return Number(v);
   };
 }
@@ -95,6 +111,13 @@ request, e.g. a gateway's key; their values are secrets, shown nowhere. -H canno
 Authorization (exit 2): the suite signs. --ca-file trusts a private CA, --insecure skips TLS
 verification (with a warning). --wait-for SEC retries connection errors and 502/503/504 with
 backoff until the base URL answers, else exits 2.
+
+Transport faults are not verdicts: a GET that times out (--timeout, per try), has its
+connection reset or gets a 502, 503 or 504 is sent again, --retries times at most (default 2),
+after a backoff of 250 ms doubling, or the server's Retry-After (at most 30 s). Only the
+answer it finally got is compared; a check that needed retries is marked "retried" in every
+report. A request that got no answer on any try is an error naming the cause and the tries;
+a 502/503/504 on every try is judged as the 5xx it is. A 500 is an answer: never retried.
 
 Every command the run prints (reproduce lines, "run it again", the replay line) runs as
 printed in this shell: it reads the credentials where the run read them (--profile FILE by
@@ -203,9 +226,26 @@ export function buildProgram(done: (code: number) => void): Command {
         .env('TAGTRACK_TIMEOUT'),
     )
     .addOption(
+      new Option(
+        '--retries <n>',
+        'retries of a request that timed out, had its connection reset or got a 502/503/504 (never a 500)',
+      )
+        .argParser(nonNegativeInt('retries'))
+        .default(DEFAULT_RETRIES)
+        .env('TAGTRACK_RETRIES'),
+    )
+    .addOption(
       new Option('--max-body-bytes <n>', 'largest response body read (default 32 MiB)')
         .argParser(positiveInt('max-body-bytes'))
         .env('TAGTRACK_MAX_BODY_BYTES'),
+    )
+    .addOption(
+      new Option(
+        '--cache-bytes <n>',
+        'bytes the run keeps of walked lists and responses (default 256 MiB; the least recently used are read again)',
+      )
+        .argParser(positiveInt('cache-bytes'))
+        .env('TAGTRACK_CACHE_BYTES'),
     )
     .addOption(
       new Option(
@@ -306,6 +346,9 @@ export function buildProgram(done: (code: number) => void): Command {
         .argParser(positiveInt('max-failures'))
         .env('TAGTRACK_MAX_FAILURES'),
     )
+    .addOption(gateOptions()[0]!)
+    .addOption(gateOptions()[1]!)
+    .addOption(gateOptions()[2]!)
     .addOption(headerOption())
     .addOption(tlsOptions()[0]!)
     .addOption(tlsOptions()[1]!)
@@ -366,6 +409,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   // a closed pipe (`tagtrack-conformance requirements | head`) ends output quietly
   if (!process.stdout.listeners('error').includes(onStdoutError))
     process.stdout.on('error', onStdoutError);
+  // printed commands start the way this process was started (http/invocation.ts)
+  setSuiteCommand(detectCommand(argv));
   let code: number = EXIT.ok;
   const program = buildProgram((c) => {
     code = c;

@@ -345,7 +345,7 @@ describe('--quiet, --no-color, --endpoint, --max-failures', () => {
       join(dir, 'quiet'),
     ]);
     expect(out.code).toBe(1);
-    expect(out.stdout).toBe('FAIL\n');
+    expect(out.stdout).toBe('FAIL under tagtrack/v1 Revision 3\n');
     expect(out.stderr).toBe('');
     expect(await readdir(join(dir, 'quiet'))).toContain('results.json');
     const viaEnv = await runCli(

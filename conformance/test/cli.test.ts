@@ -180,7 +180,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
     expect(out.stderr).not.toMatch(/Error/);
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/\d+ checks, \d+ passed, 0 failed, 0 errors/);
-    expect(out.stdout.trim().split('\n').at(-2)).toBe('PASS');
+    expect(out.stdout.trim().split('\n').at(-2)).toBe('PASS under tagtrack/v1 Revision 3');
     expect((await readdir(join(dir, 'reports'))).sort()).toEqual([
       'junit.xml',
       'report.html',

@@ -23,21 +23,22 @@ function flaky(failures: Error[]) {
   return { fetch, calls: () => calls };
 }
 
-const client = (fetch: (r: Request) => Promise<Response>) =>
-  new HttpClient({ baseUrl: 'http://x.invalid', auth: 'bearer', fetch, timeoutMs: 1000 });
+const client = (fetch: (r: Request) => Promise<Response>, retries?: number) =>
+  new HttpClient({ baseUrl: 'http://x.invalid', auth: 'bearer', fetch, timeoutMs: 1000, retries });
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
 
 describe('HttpClient: keep-alive or not is free (decisions §7 Revision 2)', () => {
-  test('a GET whose reused connection was reset is sent again once', async () => {
+  test('a GET whose reused connection was reset is sent again once, even with --retries 0', async () => {
     const f = flaky([reset('ECONNRESET')]);
-    const ex = await client(f.fetch).request({ path: '/teams', credential });
+    const ex = await client(f.fetch, 0).request({ path: '/teams', credential });
     expect(ex.status).toBe(200);
     expect(f.calls()).toBe(2);
+    expect(ex.retries?.map((r) => r.cause)).toEqual(['ECONNRESET (socket)']);
   });
 
-  test('a second reset, a refused connection or a non-GET method is a ConnectionError', async () => {
+  test('with --retries 0, a second reset, a refused connection or a non-GET method is a ConnectionError', async () => {
     const twice = flaky([reset('UND_ERR_SOCKET'), reset('ECONNRESET')]);
-    await expect(client(twice.fetch).request({ path: '/teams', credential })).rejects.toThrow(
+    await expect(client(twice.fetch, 0).request({ path: '/teams', credential })).rejects.toThrow(
       ConnectionError,
     );
     const refused = flaky([reset('ECONNREFUSED')]);

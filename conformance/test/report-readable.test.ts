@@ -98,7 +98,9 @@ describe('an expected failure is counted apart from the failures in every format
     expect(text).not.toContain('not checked');
     expect(text).toContain('(listed in the expected-failures file: typos accepted; not counted)');
     expect(text).not.toMatch(/^FAIL /m);
-    expect(text.trim().split('\n').at(-1)).toBe('PASS (fixture, 1 expected failure)');
+    expect(text.trim().split('\n').at(-1)).toBe(
+      'PASS (fixture, 1 expected failure) under tagtrack/v1 Revision 3',
+    );
   });
 
   test('junit.xml: no failure, the testcase skipped as type expected-failure, the count as a property', () => {
@@ -159,7 +161,9 @@ describe('the verdict says what was not checked', () => {
     expect(html).toContain(
       `<title>tagtrack conformance report: PASS (blind, ${n} skipped)</title>`,
     );
-    expect(formatSummary(blind).trim().split('\n').at(-1)).toBe(`PASS (blind, ${n} skipped)`);
+    expect(formatSummary(blind).trim().split('\n').at(-1)).toBe(
+      `PASS (blind, ${n} skipped) under tagtrack/v1 Revision 3`,
+    );
     expect(toMarkdown(blind)).toContain(`**Not checked:** blind mode: ${n} checks skipped`);
   });
 
@@ -340,7 +344,7 @@ describe('the Markdown summary', () => {
     );
     const md = toMarkdown(result);
     expect(md.split('\n')[0]).toBe('## tagtrack conformance: FAIL');
-    expect(md).toContain('❌ **FAIL**: 2 of 3 checks did not pass');
+    expect(md).toContain('❌ **FAIL** under tagtrack/v1 Revision 3: 2 of 3 checks did not pass');
     expect(md).toContain('| 1 | 2 | 0 | 0 | 0 | 0 | 3 |');
     for (const c of failedChecks(result)) {
       const at = md.indexOf(`- **\`${c.id}\`** `);

@@ -162,6 +162,7 @@ describe('reporters', () => {
       <property name="seed" value="${result.seed}"/>
       <property name="baseUrl" value="http://tagtrack.memory"/>
       <property name="profile" value="${result.profile.name}"/>
+      <property name="revision" value="tagtrack/v1 Revision 3"/>
       <property name="mode" value="fixture"/>
       <property name="numRuns" value="20"/>
       <property name="tool" value="tagtrack-conformance"/>
@@ -174,7 +175,7 @@ describe('reporters', () => {
     expect(text).toContain('FAIL REL-TAG-COUNTERS-EVENTS');
     expect(text).toMatch(/reproduce: tagtrack-conformance request GET /);
     expect(text).toMatch(/fast-check: seed -?\d+/);
-    expect(text.trim().endsWith('FAIL')).toBe(true);
+    expect(text.trim().endsWith('\nFAIL under tagtrack/v1 Revision 3')).toBe(true);
   });
 
   test('exchanges name the signing credential by its label; report.html shows no signed value', async () => {

@@ -382,7 +382,7 @@ describe('a 5xx on any request fails the run', () => {
       const [ignores, discovery, clean] = result.checks;
       expect(ignores!.status).toBe('fail');
       expect(ignores!.failures.map((f) => f.message)).toEqual([
-        'GET /teams/tags (as team1-admin) answered 503: a 5xx fails the run, whichever check sent the request',
+        'GET /teams/tags (as team1-admin) answered 503 on each of 3 tries: a 5xx fails the run, whichever check sent the request',
       ]);
       expect(discovery!.status).toBe('fail');
       expect(discovery!.failures.map((f) => f.request)).toEqual(

@@ -24,8 +24,10 @@ test('the files of the variant matrix take every variant once', () => {
       return variantsOfPart(kind as keyof typeof MATRIX_FILES, i + 1).map((v) => v.name);
     }).flat(),
   );
-  expect(taken.sort()).toEqual(VARIANTS.map((v) => v.name).sort());
-  expect(new Set(taken).size).toBe(VARIANTS.length);
+  // an old rule kept as a variant is audited both ways in revisions.test.ts
+  const current = VARIANTS.filter((v) => !('revision' in v));
+  expect(taken.sort()).toEqual(current.map((v) => v.name).sort());
+  expect(new Set(taken).size).toBe(current.length);
 });
 
 /**

@@ -12,6 +12,7 @@ import { type AppLayers, CLEAN_LAYERS } from './layers.ts';
 import { Renderer } from './render.ts';
 import { engineReader, Store } from './store.ts';
 import type { VariantSet } from './variants/index.ts';
+import { withPagingVariants } from './variants/paging.ts';
 import { withStoreVariants } from './variants/store.ts';
 import { extraHeaders, type FetchHandler, withTransport } from './variants/transport.ts';
 
@@ -41,7 +42,7 @@ export function compose(faults: FaultSet, variants: VariantSet): Composition {
     auth: faults.wrap('auth', clean.auth),
     rateLimitRefusal: faults.wrap('rateLimitRefusal', clean.rateLimitRefusal),
     cacheKey: faults.wrap('cacheKey', clean.cacheKey),
-    paging: faults.wrap('paging', clean.paging),
+    paging: faults.wrap('paging', withPagingVariants(clean.paging, variants)),
     // a paging fault's stages may read the whole list, not only the page's window
     pageWindows: faults.wrapping('paging').length === 0,
     pagingPath: variants.has('paging-path-canonical') ? 'canonical' : 'as-received',

@@ -6,7 +6,21 @@ import type {
   RecordWindow,
   ReportingEngine,
 } from '@tagtrack/core';
-import { LruCache } from './cache.ts';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Bytes the store's cache of whole answers may hold, by {@link answerWeight}'s estimate: a
+ * few whole lists of a large dataset, whatever the number of callers walking them.
+ */
+const STORE_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The estimated bytes of a cached answer: 256 per record (a tag or event as the index holds
+ * it) plus 256 for the answer itself. An estimate: records the index shares are counted too.
+ */
+function answerWeight(answer: Answer): number {
+  return 256 + (answer.kind === 'list' ? answer.records.length * 256 : 256);
+}
 
 /** The query pairs of a request as received (decoded, in request order). */
 export type RawQuery = readonly (readonly [string, string])[];
@@ -67,7 +81,11 @@ export function engineReader(engine: ReportingEngine): StoreReader {
  * Otherwise the window is ignored and the whole list answered.
  */
 export class Store {
-  readonly #cache = new LruCache<Answer>(2048);
+  readonly #cache = new LRUCache<string, Answer>({
+    max: 2048,
+    maxSize: STORE_CACHE_BYTES,
+    sizeCalculation: answerWeight,
+  });
   readonly #engine: ReportingEngine;
   readonly #reader: StoreReader;
 
@@ -79,6 +97,15 @@ export class Store {
   /** The access key and caller of an auth id (decisions §1), `undefined` when unknown. */
   credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined {
     return this.#engine.credential(authId);
+  }
+
+  /**
+   * Re-reads the engine's credentials when they live in a database (`LiveEngine`) and were
+   * read more than a second ago; resolves whether it re-read them (`false` for an engine
+   * whose credentials never change).
+   */
+  refreshCredentials(): Promise<boolean> {
+    return this.#engine.live?.refreshCredentials() ?? Promise.resolve(false);
   }
 
   /**

@@ -79,6 +79,26 @@ const unpadded = btoa(`${adminCred.authId}:${signQuery('', adminCred.accessKey)}
   '',
 );
 
+/** Team 1's manager (with a group) as a caller. */
+const managerCred = credential(1, 'manager');
+const manager: Caller = {
+  memberID: managerCred.memberID,
+  teamID: managerCred.teamID,
+  accountType: 'manager',
+};
+/** The group of team 1's manager. */
+function managerGroupID(): string {
+  return index.members(manager).find((m) => m.memberID === manager.memberID)!.groupID!;
+}
+/** A contact team 1's manager sees over fewer tags than the admin: its record differs. */
+const narrowContact = index
+  .contacts(manager)
+  .find((c) => index.contact(admin, c.contactID)!.stats.totalSent !== c.stats.totalSent)!;
+/** A group name team 1 shares with team 2, where team 2 has the lower groupID. */
+const sharedName = ds.teams[0]!.groups.find((g) =>
+  ds.teams[1]!.groups.some((o) => o.groupName === g.groupName && o.groupID < g.groupID),
+)!.groupName;
+
 /** The canonical dataset with core's Revision 3 cases (equal dateSent, a recipient listed twice with events). */
 const REVISION_3_DATASET = withRevision3Cases(ds);
 
@@ -186,6 +206,16 @@ const PROBES: Record<FaultName, Probe> = {
   'out-of-scope-403': { requests: [[`/teams/member/${otherTeamMember}`, '']] },
   'alias-ignores-type': { requests: [['/teams/stats', 'type=user&aggregateData=true']] },
   'contacts-all-team-tags': { requests: [['/contacts', '', { as: credential(1, 'manager') }]] },
+  'scoped-group-name-as-id': { requests: [['/teams', '', { as: managerCred }]] },
+  'manager-group-self-only': {
+    requests: [[`/teams/group/${managerGroupID()}`, '', { as: managerCred }]],
+  },
+  'contact-single-team-counters': {
+    requests: [[`/contacts/${narrowContact.contactID}`, '', { as: managerCred }]],
+  },
+  'group-name-any-team': {
+    requests: [[`/teams/group/${encodeURIComponent(sharedName)}`, '']],
+  },
   'error-body-not-json': { requests: [['/no-such-path', '']] },
   'head-total-differs': { requests: [['/teams', 'cursor=1', { method: 'HEAD' }]] },
   'clicks-window-by-send-date': {

@@ -192,7 +192,7 @@ describe('VARIANTS (decisions: the free clauses and profile options)', () => {
   test('every variant is declared once with a description, a freedom clause and a layer', () => {
     expect(VARIANTS.map((v) => v.name)).toEqual([...VARIANT_NAMES]);
     expect(new Set(VARIANT_NAMES).size).toBe(VARIANT_NAMES.length);
-    expect(VARIANT_NAMES).toHaveLength(26);
+    expect(VARIANT_NAMES).toHaveLength(28);
     for (const v of VARIANTS) {
       expect(v.description.length).toBeGreaterThan(10);
       expect(v.freedom).toMatch(/decisions/);
@@ -246,6 +246,33 @@ describe('what each variant does', () => {
     expect(body).toContain('"data":[{"groupName":');
     const err = await (await get(vary('json-keys-shuffled'), '/nope')).text();
     expect(err.startsWith('{"message":')).toBe(true);
+  });
+
+  test('huge-cursor-clamp: past a cursor above 2^53 - 1, previous is 2^53 - 1 - pageSize (Revision 2); below it, the pages are those of the reference', async () => {
+    const server = vary('huge-cursor-clamp');
+    const res = await get(server, '/contacts', 'rtn=json&cursor=99999999999999999999');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('link')).toBe(
+      `<${PUBLIC}/contacts?rtn=json&cursor=${Number.MAX_SAFE_INTEGER - PAGE}>; rel="prev"`,
+    );
+    const plain = createServer({ publicUrl: PUBLIC, pageSize: PAGE });
+    expect(await (await get(server, '/contacts', 'cursor=3')).text()).toBe(
+      await (await get(plain, '/contacts', 'cursor=3')).text(),
+    );
+    await plain.close();
+  });
+
+  test('paging-query-empty-pieces-dropped: the paging URLs leave out the empty pieces of the query', async () => {
+    const res = await get(vary('paging-query-empty-pieces-dropped'), '/contacts', '&rtn=json&&');
+    expect(res.headers.get('link')).toBe(
+      `<${PUBLIC}/contacts?rtn=json&cursor=${PAGE}>; rel="next"`,
+    );
+    const plain = createServer({ publicUrl: PUBLIC, pageSize: PAGE });
+    const kept = await get(plain, '/contacts', '&rtn=json&&');
+    expect(kept.headers.get('link')).toBe(
+      `<${PUBLIC}/contacts?&rtn=json&&&cursor=${PAGE}>; rel="next"`,
+    );
+    await plain.close();
   });
 
   test('json-pretty: two-space indentation and a final newline', async () => {

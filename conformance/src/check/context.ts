@@ -10,6 +10,7 @@ import {
 import fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
+import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
 import { runInBatches } from './context/batches.ts';
 import {
   DEFAULT_EACH_CONCURRENCY,
@@ -24,6 +25,7 @@ import {
   hashString,
   type RunServices,
   readOnStill,
+  STILL_DETAILS,
   STILL_FAILURES,
 } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
@@ -56,6 +58,20 @@ export {
 } from './context/services.ts';
 
 /**
+ * A caller a check runs as, once per distinct declared caller in blind mode (`callers.ts`):
+ * its credential, its share of the run's property budget and what it adds to the check's
+ * seed (0 for the first caller, so one caller alone draws what the run drew before).
+ */
+export interface CallerShare {
+  readonly credential: SuiteCredential;
+  readonly numRuns: number;
+  readonly seedOffset: number;
+  /** Its place among the callers the check runs as (0: the primary), and how many they are. */
+  readonly index: number;
+  readonly of: number;
+}
+
+/**
  * What a running check can do: call endpoints, walk lists, read the oracle, record failures
  * (typed, deduplicated by key, capped per loop) and run properties.
  */
@@ -63,11 +79,15 @@ export class CheckContext {
   readonly seed: number;
   requests = 0;
   private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
+  /** {@link recorded} by key: a repeated failure is found in one lookup, whatever their number. */
+  private readonly recordedByKey = new Map<string, (typeof this.recorded)[number]>();
   private count = 0;
   private properties = 0;
   private readonly problems: string[] = [];
   /** Tries of {@link onStillData} under way: calls and raw requests bypass the cache meanwhile. */
   private fresh = 0;
+  /** The caller the check runs as while {@link asCaller} runs it (see {@link CallerShare}). */
+  private share: CallerShare | undefined;
 
   /**
    * `id` is the check's requirement id (its seed derives from it). `scope` counts its
@@ -113,7 +133,7 @@ export class CheckContext {
     this.active.log.push(entry);
     p.then(
       (ex) => {
-        entry.exchanges = [ex];
+        entry.exchanges = [this.services.http.forLog(ex)];
       },
       () => {},
     );
@@ -123,18 +143,83 @@ export class CheckContext {
   get profile(): Profile {
     return this.services.env.profile;
   }
+
+  /**
+   * Whether the changed rule `id` (revisions.ts, spec §12) is judged as the older revision the
+   * profile pins stated it (a rule changed after that revision), rather than as now.
+   */
+  judgesOldRule(id: string): boolean {
+    return judgesOldRule(this.profile.revision, id);
+  }
+
+  /**
+   * Records that the implementation fails the current form of the changed rule `id` and
+   * passed only under the older revision the profile pins (`example`: the answer, in words).
+   * The run warns once per rule, with the first example recorded.
+   */
+  failsNewerRule(id: string, example: string): void {
+    const sink = this.services.env.upgrades;
+    if (sink !== undefined && !sink.has(id)) sink.set(id, upgradeWarning(id, this.id, example));
+  }
   get mode(): 'blind' | 'fixture' {
     return this.services.env.mode;
   }
+  /** fast-check runs per property: the run's, or a caller's share of it (see {@link asCaller}). */
   get numRuns(): number {
-    return this.services.numRuns;
+    return this.share?.numRuns ?? this.services.numRuns;
   }
   get http(): HttpClient {
     return this.services.http;
   }
-  /** The credential used when a call names none. */
+  /**
+   * The credential used when a call names none: the run's primary credential, or the caller
+   * the check runs as (see {@link asCaller}).
+   */
   get primary(): SuiteCredential {
-    return this.services.primary;
+    return this.share?.credential ?? this.services.primary;
+  }
+  /**
+   * The cases of a fixed list this caller takes, when a check runs once per caller (see
+   * {@link asCaller}): the primary (and a check run once) takes every item; the other callers
+   * share the items out, each about `1 / (callers - 1)` of them, the split turned by the run's
+   * seed, so every item is tried as the primary and as one other caller. For lists whose cost
+   * grows with the callers and not the property budget (every endpoint in every format, say).
+   */
+  callerShare<T>(items: readonly T[]): T[] {
+    const share = this.share;
+    if (share === undefined || share.index === 0 || share.of < 2) return [...items];
+    const others = share.of - 1;
+    const turn = ((this.services.baseSeed % others) + others) % others;
+    return items.filter((_, i) => (i + turn) % others === share.index - 1);
+  }
+
+  /** The caller the check runs as when it runs once per caller (see {@link asCaller}), else undefined. */
+  get caller(): SuiteCredential | undefined {
+    return this.share?.credential;
+  }
+
+  /**
+   * Runs `fn` as `share.credential`: meanwhile it is {@link primary} (calls, walks and
+   * discoveries without a credential are its), {@link numRuns} is `share.numRuns` and every
+   * failure recorded names it (`as LABEL: …`, its key too, so two callers' failures are
+   * listed apart). A {@link Violation} escaping `fn` is recorded as its failure; a
+   * {@link SkipCheck} resolves `{ skipped: reason }`; any other exception propagates.
+   * Resolves `{}` when `fn` returned. Not re-entrant: one caller at a time.
+   */
+  async asCaller(share: CallerShare, fn: () => Promise<void>): Promise<{ skipped?: string }> {
+    if (this.share !== undefined) throw new Error('asCaller: already running as a caller');
+    this.share = share;
+    try {
+      await fn();
+      return {};
+    } catch (e) {
+      if (e instanceof SkipCheck) return { skipped: e.message };
+      if (!(e instanceof Violation)) throw e;
+      this.fail(e.message, e.details);
+      return {};
+    } finally {
+      this.share = undefined;
+    }
   }
   get credentials(): readonly SuiteCredential[] {
     return this.services.env.credentials;
@@ -229,6 +314,7 @@ export class CheckContext {
         cache: this.services.walkCache,
         pageSize: this.profile.pageSize,
         primary: this.primary,
+        forLog: (ex) => this.services.http.forLog(ex),
         countRequests: (n) => {
           this.requests += n;
         },
@@ -302,10 +388,11 @@ export class CheckContext {
       return;
     }
     this.count++;
-    let same = this.recorded.find((f) => f.key === failure.key);
+    let same = this.recordedByKey.get(failure.key);
     if (same === undefined) {
       same = { ...failure };
       this.recorded.push(same);
+      this.recordedByKey.set(failure.key, same);
     } else same.repeats = (same.repeats ?? 0) + 1;
     if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
   }
@@ -450,7 +537,7 @@ export class CheckContext {
       }),
       {
         numRuns: options.numRuns ?? this.numRuns,
-        seed: replay?.seed ?? this.seed,
+        seed: replay?.seed ?? (this.seed + (this.share?.seedOffset ?? 0)) | 0,
         ...(replay?.path === undefined ? {} : { path: replay.path }),
         endOnFailure: false,
         examples: (options.examples ?? []).map((e): [T] => [e]),
@@ -477,8 +564,21 @@ export class CheckContext {
     this.record(counterexample);
   }
 
-  /** Builds a failure record from a message and details (exchange → reproduce line, key by default). */
+  /**
+   * Builds a failure record from a message and details (exchange → reproduce line, key by
+   * default); while the check runs as a caller ({@link asCaller}) the message and key start
+   * with `as LABEL: `.
+   */
   failureOf(message: string, details: ViolationDetails): Failure {
-    return failureOf(message, details, this.services.http);
+    const label = this.share?.credential.label;
+    if (label === undefined) return failureOf(message, details, this.services.http);
+    const as = `as ${label}: `;
+    let named = details;
+    if (details.key !== undefined) {
+      named = { ...details, key: `${as}${details.key}` };
+      // a violation read on still data stays one under its caller's key
+      if (STILL_DETAILS.has(details)) STILL_DETAILS.add(named);
+    }
+    return failureOf(`${as}${message}`, named, this.services.http);
   }
 }

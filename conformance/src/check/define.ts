@@ -125,6 +125,14 @@ export interface Check {
    * checks read every exchange of the run).
    */
   readonly exclusive?: boolean;
+  /**
+   * Whether, in blind mode with several declared credentials, the check runs once as each
+   * distinct declared caller (one credential of every team, account type and with/without a
+   * group, `callers.ts`), each with its share of the property budget, its failures naming
+   * the caller (default: true for the `agg` and `rel` areas, whose laws and relations hold
+   * for every caller; false for a check that asks as several credentials itself).
+   */
+  readonly perCaller?: boolean;
   /** A reason the check does not apply to this profile/mode (reported as skip), or undefined. */
   skipIf?(env: CheckEnv): string | undefined;
   run(ctx: CheckContext): Promise<void>;
@@ -214,6 +222,11 @@ export const AREA_PRIORITY: Readonly<Record<Area, number>> = {
 /** A check's priority: its own, else its area's {@link AREA_PRIORITY}, else 5. */
 export function priorityOf(check: Pick<Check, 'area' | 'priority'>): number {
   return check.priority ?? AREA_PRIORITY[check.area as Area] ?? 5;
+}
+
+/** Whether a check runs once per distinct declared caller (see {@link Check.perCaller}). */
+export function runsPerCaller(check: Pick<Check, 'area' | 'perCaller'>): boolean {
+  return check.perCaller ?? (check.area === 'agg' || check.area === 'rel');
 }
 
 /** Whether a check runs alone (see {@link Check.exclusive}). */

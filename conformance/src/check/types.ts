@@ -16,6 +16,11 @@ export interface CheckEnv {
   readonly maxResponseTimeMs?: number | undefined;
   readonly credentials: readonly SuiteCredential[];
   readonly oracle: Oracle | undefined;
+  /**
+   * The run's warnings for changed rules (profile/revisions.ts) the implementation passes
+   * only under the older revision its profile pins, by rule id: one each, the first example.
+   */
+  readonly upgrades?: Map<string, string> | undefined;
 }
 
 /** A credential with what the profile says about its owner. */

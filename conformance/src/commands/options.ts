@@ -10,6 +10,57 @@ export function positiveInt(name: string) {
   };
 }
 
+/** A commander parser of a non-negative integer option; the error names the option. */
+export function nonNegativeInt(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v.trim()))
+      throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+    return Number(v);
+  };
+}
+
+/**
+ * The release-gate options (gates.ts, docs/conformance.md "Gates"), each with its variable:
+ * `--max-inconclusive N`, `--max-skipped N`, `--require ID,...` (repeatable).
+ */
+export function gateOptions(): Option[] {
+  return [
+    new Option(
+      '--max-inconclusive <n>',
+      "gate: fail the run when more than n checks end inconclusive (default: the profile's maxInconclusive, else no bound)",
+    )
+      .argParser(nonNegativeInt('max-inconclusive'))
+      .env('TAGTRACK_MAX_INCONCLUSIVE'),
+    new Option(
+      '--max-skipped <n>',
+      "gate: fail the run when more than n checks are skipped, those the profile rules out not counted (default: the profile's maxSkipped)",
+    )
+      .argParser(nonNegativeInt('max-skipped'))
+      .env('TAGTRACK_MAX_SKIPPED'),
+    new Option(
+      '--require <ids>',
+      "gate: these requirement ids must pass, not merely not fail (comma-separated, repeatable; joined with the profile's require)",
+    )
+      .argParser((v: string, prev: string[] | undefined) => [
+        ...(prev ?? []),
+        ...v
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id) => id !== ''),
+      ])
+      .env('TAGTRACK_REQUIRE'),
+  ];
+}
+
+/** The {@link gateOptions} values as `runConformance` options. */
+export function gatesOf(opts: Record<string, unknown>) {
+  return {
+    maxInconclusive: opts.maxInconclusive as number | undefined,
+    maxSkipped: opts.maxSkipped as number | undefined,
+    require: opts.require as string[] | undefined,
+  };
+}
+
 /** A commander parser of a positive number of seconds. */
 export function seconds(name: string) {
   return (v: string): number => {

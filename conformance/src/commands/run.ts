@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { DataMode } from '../check/watermark.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
 import { ConnectionError } from '../http/client.ts';
+import { suiteCommand } from '../http/invocation.ts';
 import { absolutePath, rerunNote, shellQuote } from '../http/rerun.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
@@ -20,7 +21,7 @@ import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
 import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
-import { extraHeadersOf, INSECURE_WARNING, rerunOf } from './options.ts';
+import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
  * `tagtrack-conformance run`: reads the options (after `buildProgram` parsed them), runs the
@@ -99,7 +100,9 @@ export async function runCommand(
       exclude: opts.exclude as string | undefined,
       rateLimit: opts.rateLimit as number | undefined,
       timeoutMs: opts.timeout as number,
+      retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
+      cacheBytes: opts.cacheBytes as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,
@@ -115,6 +118,7 @@ export async function runCommand(
       signal: stopped.signal,
       endpoints: endpoints === undefined ? undefined : [...endpoints],
       maxFailures: opts.maxFailures as number | undefined,
+      ...gatesOf(opts),
       headers: extra.headers,
       tls,
       rerun,
@@ -134,7 +138,7 @@ export async function runCommand(
         )
       )
         process.stdout.write(
-          `rerun every failed check: tagtrack-conformance replay ${shellQuote(absolutePath(join(opts.reportDir as string, 'results.json')))}\n`,
+          `rerun every failed check: ${suiteCommand()} replay ${shellQuote(absolutePath(join(opts.reportDir as string, 'results.json')))}\n`,
         );
       const note = rerunNote(rerun);
       if (note !== undefined) stderr.write(`tagtrack-conformance: note: ${note}\n`);

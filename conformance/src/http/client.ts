@@ -9,8 +9,19 @@ import {
   signRequest,
 } from '@tagtrack/core';
 import type { Profile } from '../profile/profile.ts';
+import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import { ConnectionError } from './errors.ts';
+import { suiteCommand } from './invocation.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
+import {
+  DEFAULT_RETRIES,
+  describeTries,
+  faultOfStatus,
+  type RetriedTry,
+  RetriesExhausted,
+  type TransportFault,
+  withRetries,
+} from './retry.ts';
 import { SecretRedactor } from './secrets.ts';
 import type { TlsConnect } from './transport.ts';
 import type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
@@ -26,8 +37,15 @@ export interface HttpClientOptions {
   /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
   readonly ownFetch?: boolean | undefined;
   readonly fetch?: FetchLike | undefined;
-  /** Per-request timeout in milliseconds. */
+  /** Per-request timeout in milliseconds (of each try). */
   readonly timeoutMs: number;
+  /**
+   * Retries of a GET or HEAD whose transport failed (a timeout, a reset connection, a 502,
+   * 503 or 504; never a 500): default {@link DEFAULT_RETRIES}; 0 sends each request once.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250; tests pass less). */
+  readonly retryBackoffMs?: number | undefined;
   /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
   readonly signal?: AbortSignal | undefined;
   /** Requests per second to pace to; `undefined` for no pacing. */
@@ -55,6 +73,11 @@ export interface HttpClientOptions {
   readonly rerun?: Rerun | undefined;
   /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
   readonly tlsConnect?: TlsConnect | undefined;
+  /**
+   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
+   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
+   */
+  readonly cacheBytes?: number | undefined;
 }
 
 /** Default response-body cap of the suite: 32 MiB. */
@@ -88,10 +111,18 @@ export class HttpClient {
    * Counters shared by the client and its {@link fork}s: requests sent, cache hits, and the
    * characters of the bodies kept for reports.
    */
-  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0 };
+  private readonly counters = { requests: 0, cacheHits: 0, keptChars: 0, epoch: 0, retried: 0 };
   /** Requests sent over the wire by this client and its forks. */
   get requestCount(): number {
     return this.counters.requests;
+  }
+  /** Requests that were answered after one or more retries (this client's and its forks'). */
+  get retriedCount(): number {
+    return this.counters.retried;
+  }
+  /** Retries of a GET or HEAD whose transport failed (`retries` option, default {@link DEFAULT_RETRIES}). */
+  get retries(): number {
+    return this.options.retries ?? DEFAULT_RETRIES;
   }
   /** Requests answered from a response cache (this client's or a fork's). */
   get cacheHits(): number {
@@ -105,8 +136,17 @@ export class HttpClient {
   get epoch(): number {
     return this.counters.epoch;
   }
-  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own). */
-  private cache = new Map<string, Promise<Exchange>>();
+  /** The report's copy of each exchange sent (truncated body), by the exchange the caller got. */
+  private readonly keptOf = new WeakMap<Exchange, Exchange>();
+  /**
+   * What a check's log keeps of `exchange`: the report's copy (the same id, its body cut to
+   * 16 KB or less), so a long check's log does not hold every whole body it read until it ends.
+   */
+  forLog(exchange: Exchange): Exchange {
+    return this.keptOf.get(exchange) ?? exchange;
+  }
+  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
+  private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
   /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
   get extraHeaders(): Readonly<Record<string, string>> {
@@ -129,6 +169,7 @@ export class HttpClient {
     this.ownFetch = options.ownFetch ?? options.fetch !== undefined;
     this.pacer = Pacer.perSecond(options.ratePerSecond, options.clock ?? monotonicClock);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.cache = this.newCache();
     this.redactor = new SecretRedactor(options.credentials ?? []);
     for (const [name, value] of Object.entries(options.headers ?? {}))
       this.redactor.addSecret(value, `<header ${name}>`);
@@ -220,19 +261,24 @@ export class HttpClient {
     if (cacheable) {
       const cache = this.cache;
       cache.set(key, promise);
-      // only this entry: after a new epoch the key may hold a later request's answer
-      const drop = () => {
-        if (cache.get(key) === promise) cache.delete(key);
-      };
+      // a large body is not kept in the cache: memory stays flat against huge answers (only
+      // this entry: after a new epoch the key may hold a later request's answer)
       promise.then(
-        // a large body is not kept in the cache: memory stays flat against huge answers
         (ex) => {
-          if (ex.body.length > CACHE_MAX_BODY_CHARS) drop();
+          if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
         },
-        drop,
+        () => {},
       );
     }
     return promise;
+  }
+
+  /** An empty response cache of this client's byte cap. */
+  private newCache(): ByteCache<Exchange> {
+    return new ByteCache<Exchange>(
+      this.options.cacheBytes ?? DEFAULT_CACHE_BYTES / 4,
+      (ex) => ex.body.length + 1024,
+    );
   }
 
   /**
@@ -241,7 +287,7 @@ export class HttpClient {
    * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
    */
   newEpoch(): number {
-    this.cache = new Map();
+    this.cache = this.newCache();
     return ++this.counters.epoch;
   }
 
@@ -253,7 +299,7 @@ export class HttpClient {
    */
   fork(): HttpClient {
     const view = Object.create(this) as HttpClient;
-    view.cache = new Map();
+    view.cache = this.newCache();
     return view;
   }
 
@@ -266,7 +312,7 @@ export class HttpClient {
    * header is named in a comment with its secrets replaced.
    */
   reproduce(exchange: Exchange): string {
-    const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
+    const parts = [suiteCommand(), 'request', exchange.method, shellQuote(exchange.target)];
     parts.push('--base-url', shellQuote(this.baseUrl), ...rerunWords(this.options.rerun));
     if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
     else parts.push('--no-credential');
@@ -282,6 +328,28 @@ export class HttpClient {
     return `${parts.join(' ')}${probe}`;
   }
 
+  /**
+   * One try of a request on the wire: the fetch and its body read (capped) within one
+   * deadline (`timeoutMs`, core's `Deadline`). Throws what the fetch, the read or the
+   * deadline threw.
+   */
+  private async tryOnce(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<Answered> {
+    const abort = this.abortable();
+    try {
+      const response = await this.fetchFn(
+        new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
+      );
+      const { text, bytes } = await readCappedBody(response, this.maxBodyBytes, abort.signal);
+      return { response, body: text, bodyBytes: bytes };
+    } finally {
+      abort.dispose();
+    }
+  }
+
   private async pace(unpaced: boolean | undefined): Promise<void> {
     if (!unpaced) await this.pacer.acquire();
   }
@@ -294,44 +362,57 @@ export class HttpClient {
     credential: string | null,
     unpaced: boolean | undefined,
   ): Promise<Exchange> {
-    await this.pace(unpaced);
     const url = `${this.baseUrl}${target}`;
-    const started = performance.now();
-    const startedAt = new Date().toISOString();
-    this.counters.requests++;
-    let response: Response | undefined;
-    let body = '';
-    let bodyBytes = 0;
-    for (let attempt = 0; response === undefined; attempt++) {
-      const abort = this.abortable();
-      try {
-        response = await this.fetchFn(
-          new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
-        );
-        ({ text: body, bytes: bodyBytes } = await readCappedBody(
-          response,
-          this.maxBodyBytes,
-          abort.signal,
-        ));
-      } catch (e) {
-        response = undefined;
-        if (e instanceof ConnectionError) throw e;
-        if (e instanceof BodyTooLargeError)
-          throw new ConnectionError(
-            url,
-            `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
-          );
-        // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server
-        // closed as idle just as the request went out is retried once (GET and HEAD only)
-        if (attempt === 0 && (method === 'GET' || method === 'HEAD') && isConnectionReset(e))
-          continue;
-        throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
-          cause: e,
+    const idempotent = method === 'GET' || method === 'HEAD';
+    const clock = this.options.clock ?? monotonicClock;
+    let started = 0;
+    let startedAt = '';
+    let answered: Answered;
+    let retries: readonly RetriedTry[];
+    try {
+      ({ answer: answered, retries } = await withRetries(
+        async () => {
+          // every try is paced and counted: the rate and the budget hold for retries too
+          await this.pace(unpaced);
+          started = performance.now();
+          startedAt = new Date().toISOString();
+          this.counters.requests++;
+          return this.tryOnce(method, url, headers);
+        },
+        {
+          // only a GET or HEAD is sent again: they change nothing (spec §11, transport faults)
+          retries: idempotent ? this.retries : 0,
+          backoffMs: this.options.retryBackoffMs,
+          clock,
+          signal: this.options.signal,
+          onAbort: () => toError(this.options.signal?.reason),
+          faultOfAnswer: (a) => faultOfStatus(a.response.status, a.response.headers, clock.now()),
+          faultOfError: (e) => (idempotent ? transportFault(e) : undefined),
+          // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server closed as idle
+          // just as the request went out is sent again once, even with no retries asked
+          extraTries: (fault, i) => (i === 0 && fault.reset === true ? 1 : 0),
+        },
+      ));
+    } catch (e) {
+      if (e instanceof RetriesExhausted) {
+        if (e.last instanceof ConnectionError) throw e.last;
+        const asked = this.retries > 0 || e.tries.length > 1 ? ` (--retries ${this.retries})` : '';
+        throw new ConnectionError(url, `cannot reach ${url}: ${describeTries(e.tries)}${asked}`, {
+          cause: e.last,
         });
-      } finally {
-        abort.dispose();
       }
+      if (e instanceof ConnectionError) throw e;
+      if (e instanceof BodyTooLargeError)
+        throw new ConnectionError(
+          url,
+          `${method} ${url}: the response body exceeds the ${formatBytes(this.maxBodyBytes)} cap (--max-body-bytes); the suite stopped reading it`,
+        );
+      throw new ConnectionError(url, `cannot reach ${url}: ${describeFetchError(e)}`, {
+        cause: e,
+      });
     }
+    if (retries.length > 0) this.counters.retried++;
+    const { response, body, bodyBytes } = answered;
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((v, k) => {
       responseHeaders[k.toLowerCase()] = v;
@@ -349,6 +430,7 @@ export class HttpClient {
       bodyBytes,
       durationMs: Math.round((performance.now() - started) * 100) / 100,
       startedAt,
+      ...(retries.length === 0 ? {} : { retries }),
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
     const keep = this.counters.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
@@ -365,9 +447,33 @@ export class HttpClient {
     };
     this.counters.keptChars += kept.body.length;
     this.exchanges.push(kept);
+    this.keptOf.set(exchange, kept);
     this.options.onExchange?.(kept);
     return exchange;
   }
+}
+
+/** The answer of one try: the response (its body read) within the request's deadline. */
+interface Answered {
+  readonly response: Response;
+  readonly body: string;
+  readonly bodyBytes: number;
+}
+
+/** `reason` (an abort's) as an Error: itself, or an Error with it in words. */
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason ?? 'aborted'));
+}
+
+/**
+ * The transport fault of what a try threw (a timeout of its own deadline, a reset or closed
+ * connection; `reset` for the latter), or undefined for anything else: the run's stop, a
+ * refusal of the run guard, a body over the cap, DNS, a refused connection, TLS.
+ */
+function transportFault(e: unknown): TransportFault | undefined {
+  if (e instanceof Error && e.name === 'TimeoutError') return { cause: 'request timed out' };
+  if (isConnectionReset(e)) return { cause: describeFetchError(e), reset: true };
+  return undefined;
 }
 
 function formatBytes(n: number): string {

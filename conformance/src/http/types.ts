@@ -1,7 +1,10 @@
 /**
  * The HTTP layer's shared types: what a request is, what came back, what signs it and what
- * sends it. A leaf: imports nothing of the suite.
+ * sends it. A leaf: imports nothing of the suite but the retry step's types (retry.ts, itself a
+ * leaf).
  */
+
+import type { RetriedTry } from './retry.ts';
 
 /** A credential the suite signs requests with (decisions §1). */
 export interface Credential {
@@ -44,6 +47,12 @@ export interface Exchange {
   readonly durationMs: number;
   /** When the request went out: ISO 8601 in UTC (HAR's `startedDateTime`). */
   readonly startedAt?: string | undefined;
+  /**
+   * The tries that failed on the transport before this answer (a timeout, a reset
+   * connection, a 502/503/504; see retry.ts), in order; absent when the first try was
+   * answered. Only this answer was compared.
+   */
+  readonly retries?: readonly RetriedTry[] | undefined;
 }
 
 /** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
@@ -65,4 +74,16 @@ export interface RequestSpec {
   readonly cache?: boolean;
   /** Bypass the pacing of the configured rate (rate-limit probe only). */
   readonly unpaced?: boolean;
+}
+
+/** A request answered only after retries (a check's `retried`). */
+export interface RetriedRequest {
+  /** The exchange of the answer that was compared (results.json `exchanges`). */
+  readonly exchangeId: number;
+  readonly method: string;
+  readonly target: string;
+  /** Tries made, the answered one included (>= 2). */
+  readonly tries: number;
+  /** What went wrong with each failed try, in order (`request timed out`, `answered 503`…). */
+  readonly causes: readonly string[];
 }

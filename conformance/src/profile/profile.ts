@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { AccountType, DEFAULT_PAGE_SIZE, DEFAULT_PAGING_END, PagingEnd, Rtn } from '@tagtrack/core';
 import * as z from 'zod';
+import { CURRENT_REVISION, OLDEST_REVISION } from './revisions.ts';
 
 /**
  * One credential pair the suite may use. `teamID`, `accountType` and `memberID` are optional
@@ -46,10 +47,29 @@ export type ProfileRateLimit = z.infer<typeof ProfileRateLimit>;
  * - `rateLimit`: the declared limit, or `null` for none (decisions §6).
  * - `rtn`: the supported response formats (decisions §7); checks of others are skipped.
  * - `credentials`: credential pairs; fixture mode needs the canonical ones.
+ * - `revision`: the revision of the profile the implementation is certified against (spec
+ *   §12), {@link OLDEST_REVISION}..{@link CURRENT_REVISION}; default the current one. A rule
+ *   changed since is judged as the pinned revision stated it (revisions.ts).
+ * - `maxInconclusive`, `maxSkipped`: the most inconclusive or skipped checks a passing run may
+ *   have (the run's gates; the options `--max-inconclusive`/`--max-skipped` override them);
+ *   absent: no bound.
+ * - `require`: requirement ids that must pass, not merely not fail (a skip or an
+ *   inconclusive fails the run); joined with `--require`.
  */
 export const Profile = z
   .object({
     name: z.string().min(1).default('tagtrack/v1'),
+    revision: z
+      .int()
+      .min(
+        OLDEST_REVISION,
+        `Revision 1 is no longer judged: the oldest revision this suite judges is ${OLDEST_REVISION} (spec §12 lists what changed)`,
+      )
+      .max(
+        CURRENT_REVISION,
+        `this suite states revisions up to ${CURRENT_REVISION}; upgrade the suite to judge a newer one`,
+      )
+      .default(CURRENT_REVISION),
     auth: z.enum(['hmac-sha1', 'bearer']).default('hmac-sha1'),
     pageSize: z.int().positive().default(DEFAULT_PAGE_SIZE),
     pagingEnd: PagingEnd.default(DEFAULT_PAGING_END),
@@ -57,6 +77,9 @@ export const Profile = z
     rateLimit: ProfileRateLimit.nullable().default(null),
     rtn: z.array(Rtn).min(1).default(['json', 'text', 'html']),
     credentials: z.array(ProfileCredential).default([]),
+    maxInconclusive: z.int().nonnegative().optional(),
+    maxSkipped: z.int().nonnegative().optional(),
+    require: z.array(z.string().min(1)).optional(),
   })
   .strict();
 export type Profile = z.infer<typeof Profile>;

@@ -78,7 +78,7 @@ export function progressReporter(
       const r = event.result;
       if (multi === undefined) {
         stream.write(
-          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && (r.status === 'skip' || r.status === 'inconclusive') ? ` (${r.reason})` : ''}\n`,
+          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && (r.status === 'skip' || r.status === 'inconclusive') ? ` (${r.reason})` : ''}${r.retried === undefined ? '' : ` (retried: ${retriedWords(r)})`}\n`,
         );
       } else {
         bars.get(r.area)?.increment({ last: paint(c, r.status, `${r.id} ${r.status}`) });
@@ -149,6 +149,8 @@ export function formatSummary(result: RunResult, color = false): string {
   if (skips.length > 0) {
     out.push('', c.dim(`skipped: ${skips.map((x) => `${x.id} (${x.reason})`).join('; ')}`));
   }
+  const retried = result.checks.filter((x) => x.retried !== undefined);
+  if (retried.length > 0) out.push('', retriedSection(retried, result, c));
   const data = result.data;
   if (data?.moved !== undefined)
     out.push(
@@ -170,15 +172,52 @@ export function formatSummary(result: RunResult, color = false): string {
     '',
     `${n.total} checks, ${n.pass} passed, ${n.fail} failed, ${n.inconclusive > 0 ? `${n.inconclusive} inconclusive, ` : ''}${n.error} errors, ${n.skip} skipped` +
       `${n.expectedFailures ? `, ${n.expectedFailures} expected failure${n.expectedFailures === 1 ? '' : 's'} (not counted as failures)` : ''}; ` +
-      `${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests (${result.requests.cacheHits} cache hits); ` +
+      `${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests (${result.requests.cacheHits} cache hits${result.requests.retried ? `, ${result.requests.retried} answered after retries` : ''}); ` +
       `mode ${result.mode}${result.data === undefined ? '' : `, data ${result.data.mode}`}, seed ${result.seed}, ${result.numRuns} runs per property`,
     v.tone === 'fail'
-      ? c.red(c.bold(v.label))
+      ? c.red(c.bold(v.line))
       : v.tone === 'partial'
-        ? c.yellow(c.bold(v.label))
-        : c.green(c.bold(v.label)),
+        ? c.yellow(c.bold(v.line))
+        : c.green(c.bold(v.line)),
   );
   return out.join('\n');
+}
+
+/** Most retried requests the console lists (results.json and report.html list them all). */
+const RETRIED_LINES = 20;
+
+/** A check's retried requests in a few words: `2 requests after transport faults`. */
+function retriedWords(r: CheckResult): string {
+  const n = r.retried?.length ?? 0;
+  return `${n} request${n === 1 ? '' : 's'} answered after transport faults`;
+}
+
+/**
+ * The checks marked as having retried, and their retried requests (transport faults are not
+ * verdicts: each verdict rests on the answers the check got).
+ */
+function retriedSection(checks: readonly CheckResult[], result: RunResult, c: Colors): string {
+  const requests = new Set(checks.flatMap((x) => (x.retried ?? []).map((q) => q.exchangeId)));
+  const lines = [
+    c.yellow(
+      `RETRIED: ${checks.length} check${checks.length === 1 ? '' : 's'} needed retries of ${requests.size} request${requests.size === 1 ? '' : 's'} (timeouts, reset connections, 502/503/504; --retries ${result.requests.retries ?? '?'}). Transport faults are not verdicts: each check passed or failed on the answers it got.`,
+    ),
+  ];
+  let shown = 0;
+  let more = 0;
+  for (const x of checks)
+    for (const q of x.retried ?? []) {
+      if (shown >= RETRIED_LINES) {
+        more++;
+        continue;
+      }
+      shown++;
+      lines.push(
+        `  ${x.id} (${x.status}): ${q.method} ${q.target}: answered on try ${q.tries} after ${q.causes.join(', ')}`,
+      );
+    }
+  if (more > 0) lines.push(c.dim(`  … and ${more} more (results.json, report.html)`));
+  return lines.join('\n');
 }
 
 function describeFailure(r: CheckResult, c: Colors): string {
@@ -188,6 +227,7 @@ function describeFailure(r: CheckResult, c: Colors): string {
   const lines = [head];
   if (r.status === 'error') lines.push(`  error: ${r.reason}`);
   else if (r.attempts !== undefined && r.reason !== undefined) lines.push(`  ${r.reason}`);
+  if (r.retried !== undefined) lines.push(`  retried: ${retriedWords(r)} (see RETRIED below)`);
   for (const f of r.failures.slice(0, 3)) lines.push(`  - ${failureText(f, '  ')}`);
   if (r.failures.length > 3) {
     const kinds = new Map<string, number>();

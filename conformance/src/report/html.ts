@@ -50,7 +50,7 @@ table{border-collapse:collapse;margin:.4rem 0;max-width:100%}td,th{border:1px so
 .failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.8rem 0}.failure.error{border-color:#bc4c00}
 .failure.inconclusive,.failure.xfail{border-color:#bf8700}.failure.fail,.failure.error,.failure.xfail,.failure.inconclusive{background:none}
 .finding{margin:.4rem 0}.message{margin:.2rem 0;font-weight:600}.kind{color:#6e7781;font-weight:400}
-.badge{font-size:12px;padding:0 .35rem;border-radius:3px}
+.badge{font-size:12px;padding:0 .35rem;border-radius:3px}.badge.retried{background:#ffe8a3}
 .matrix td{text-align:center;font-size:12px}.matrix th{font-size:11px}
 .exchanges{table-layout:fixed;width:100%}.exchanges td{font-size:12px}
 .scroll{overflow-x:auto;max-width:100%}
@@ -214,9 +214,33 @@ function failedCheckHtml(
   return (
     `<article class="failure ${xfail ? 'xfail' : c.status}" id="${a(c.id)}">` +
     `<h3><span class="badge ${stale ? 'fail' : xfail ? 'xfail' : c.status}">${label}</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
-    `${why}${findingsHtml(c, exchanges)}` +
+    `${why}${retriedHtml(c)}${findingsHtml(c, exchanges)}` +
     `<p class="meta">check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
   );
+}
+
+/** A check's requests answered after retries (transport faults), as a list; `''` when none. */
+function retriedHtml(c: CheckResult): string {
+  if (c.retried === undefined) return '';
+  const items = c.retried
+    .map(
+      (q) =>
+        `<li><code>${e(`${q.method} ${q.target}`)}</code> answered on try ${q.tries} after ${e(q.causes.join(', '))} (exchange <a href="#x${q.exchangeId}">${q.exchangeId}</a>)</li>`,
+    )
+    .join('');
+  return `<div class="retried"><p class="meta"><span class="badge retried">RETRIED</span> ${c.retried.length} request${c.retried.length === 1 ? '' : 's'} answered after transport faults; the verdict rests on the answers it got</p><ul>${items}</ul></div>`;
+}
+
+/**
+ * The checks that needed retries (transport faults are not verdicts, docs/spec.md §11), each
+ * with its status and its retried requests; `''` when none.
+ */
+function retriedSection(result: RunResult): string {
+  const checks = result.checks.filter((c) => c.retried !== undefined);
+  if (checks.length === 0) return '';
+  return `<section id="retried"><h2>Retried (${checks.length} check${checks.length === 1 ? '' : 's'}, ${result.requests.retried ?? 0} requests)</h2>
+<p>These checks needed retries of requests that timed out, had their connection reset or got a 502, 503 or 504 (<code>--retries ${result.requests.retries ?? '?'}</code>). Transport faults are not verdicts: each check passed or failed on the answers it got.</p>
+${checks.map((c) => `<article class="retried" id="retried-${a(c.id)}"><h3><span class="badge ${c.status}">${c.status.toUpperCase()}</span> <code>${e(c.id)}</code> ${e(c.title)}</h3>${retriedHtml(c)}</article>`).join('\n')}</section>`;
 }
 
 /** An inconclusive check: what moved, how often it ran, the command that runs it again. */
@@ -338,8 +362,12 @@ function areaTable(result: RunResult): string {
 function checkRows(checks: readonly CheckResult[]): string {
   return checks
     .map((c) => {
+      const retried =
+        c.retried === undefined
+          ? ''
+          : ` <a class="badge retried" href="#retried-${a(c.id)}">retried</a>`;
       const note = c.reason === undefined ? '' : `<br><small>${e(c.reason)}</small>`;
-      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${c.status}">${e(c.status)}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}</td><td>${c.requests}</td><td>${Math.round(c.durationMs)}</td></tr>`;
+      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${c.status}">${e(c.status)}${retried}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}</td><td>${c.requests}</td><td>${Math.round(c.durationMs)}</td></tr>`;
     })
     .join('\n');
 }
@@ -408,6 +436,7 @@ export function toHtml(result: RunResult): string {
       ? [`${failing.length} of ${result.checks.length} checks did not pass`]
       : []),
     ...(result.interrupted === undefined ? [] : [`the run was interrupted: ${result.interrupted}`]),
+    ...(result.gateFailures ?? []).map((g) => `policy ${g}`),
   ];
   // otherwise a 5xx answer to a check listed as an expected failure (a 5xx fails the run)
   if (why.length === 0) why.push('a request was answered with a 5xx');
@@ -419,6 +448,7 @@ export function toHtml(result: RunResult): string {
         ? `${v.label}: every check that applies passed (${tally})`
         : `${v.label}: no required check failed${n.expectedFailures > 0 ? ` beyond the ${n.expectedFailures} listed as expected` : ''}${v.notChecked === undefined ? '' : ', but not everything was checked'} (${tally})`
     : `FAIL: ${why.join('; ')} (${tally})`;
+  const judged = v.judged === undefined ? '' : `, judged under ${v.judged}`;
   const failures =
     failing.length === 0
       ? ''
@@ -447,12 +477,12 @@ export function toHtml(result: RunResult): string {
 <body>
 <h1>tagtrack conformance report</h1>
 <section id="summary">
-<p class="verdict ${v.tone}">${e(verdict)}</p>
+<p class="verdict ${v.tone}">${e(verdict)}${e(judged)}</p>
 ${v.notChecked === undefined ? '' : `<p class="not-checked">Not checked: ${e(v.notChecked)}.</p>`}
 ${countsTable(result)}
-<p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>, mode ${e(result.mode)},
+<p class="meta">Implementation <code>${e(result.baseUrl)}</code>, profile <code>${e(result.profile.name)}</code>${v.judged === undefined ? '' : ` (${e(v.judged)})`}, mode ${e(result.mode)},
 seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${e(VERSION)}; started ${e(result.startedAt)}, ${result.durationMs} ms,
-${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache).</p>
+${result.requests.sent} requests (${result.requests.cacheHits} more served from the run cache${result.requests.retried ? `; ${result.requests.retried} answered after retries` : ''}).</p>
 ${(result.warnings ?? []).map((w) => `<p class="meta">Warning: ${e(w)}</p>`).join('\n')}
 ${dataLine(result)}
 </section>
@@ -462,6 +492,7 @@ ${areaTable(result)}
 ${failures}
 ${expectedSection}
 ${unjudged}
+${retriedSection(result)}
 <h2>Checks</h2>
 ${collapsedChecks(
   'passing checks',

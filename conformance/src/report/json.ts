@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { FAILURE_KINDS, type FailureKind } from '../check/failure.ts';
+import { revisionLabel } from '../profile/revisions.ts';
 import type { RunResult } from '../run/runner.ts';
 import { VERSION } from './version.ts';
 
@@ -16,13 +17,24 @@ export const ResultsJson = z.object({
   /** The suite's version (`tagtrack-conformance --version`); absent in results.json before 0.3. */
   version: z.string().optional(),
   profile: z.object({ name: z.string() }).loose(),
+  /** The profile revision judged, e.g. `tagtrack/v1 Revision 3` (spec §12; 0.6, absent before). */
+  revision: z.string().optional(),
+  /** The release-gate policies the run broke, one sentence each (0.6; absent when none). */
+  gateFailures: z.array(z.string()).optional(),
   mode: z.enum(['blind', 'fixture']),
   baseUrl: z.string(),
   seed: z.int(),
   numRuns: z.int().positive(),
   startedAt: z.iso.datetime(),
   durationMs: z.number().nonnegative(),
-  requests: z.object({ sent: z.int().nonnegative(), cacheHits: z.int().nonnegative() }),
+  requests: z.object({
+    sent: z.int().nonnegative(),
+    cacheHits: z.int().nonnegative(),
+    /** Requests answered only after retries (transport faults; absent in older results.json). */
+    retried: z.int().nonnegative().optional(),
+    /** The run's `--retries` (absent in older results.json). */
+    retries: z.int().nonnegative().optional(),
+  }),
   ok: z.boolean(),
   summary: z.object({
     skip: z.int(),
@@ -103,6 +115,21 @@ export const ResultsJson = z.object({
       exchangeIds: z.array(z.int().positive()).optional(),
       /** Runs made, when the check ran again because its data changed (0.4). */
       attempts: z.int().positive().optional(),
+      /**
+       * Requests of the check answered only after retries: the check is marked as having
+       * retried ("flaky"), its verdict resting on the answers it got (absent: none).
+       */
+      retried: z
+        .array(
+          z.object({
+            exchangeId: z.int().positive(),
+            method: z.string(),
+            target: z.string(),
+            tries: z.int().min(2),
+            causes: z.array(z.string()),
+          }),
+        )
+        .optional(),
       failures: z.array(
         z.object({
           /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */
@@ -141,6 +168,7 @@ export function toResultsJson(result: RunResult): ResultsJson {
     JSON.stringify({
       suite,
       version: VERSION,
+      ...(typeof profile.revision === 'number' ? { revision: revisionLabel(profile) } : {}),
       ...rest,
       profile: {
         ...profile,

@@ -1,5 +1,6 @@
 import { create } from 'xmlbuilder2';
 import { AREAS } from '../check/define.ts';
+import { revisionLabel } from '../profile/revisions.ts';
 import type { CheckResult, RunResult } from '../run/runner.ts';
 import { failureText } from './text.ts';
 import { countsOf, isExpectedFailure } from './verdict.ts';
@@ -22,6 +23,9 @@ export function junitProperties(result: RunResult): [string, string][] {
     ['seed', String(result.seed)],
     ['baseUrl', result.baseUrl],
     ['profile', result.profile.name],
+    ...(typeof result.profile.revision === 'number'
+      ? ([['revision', revisionLabel(result.profile)]] as [string, string][])
+      : []),
     ['mode', result.mode],
     ['numRuns', String(result.numRuns)],
     ['tool', 'tagtrack-conformance'],
@@ -61,7 +65,9 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
  * `<skipped type="expected-failure">` whose message starts `expected failure` (as pytest
  * writes an xfail: never a failure, never a plain pass), its failures in `<system-out>`,
  * and the run's count of them is the property `expectedFailures`; a stale expected-failure
- * entry is a `<failure>`. Values are escaped by xmlbuilder2.
+ * entry is a `<failure>`. A check whose requests needed retries (transport faults) keeps its
+ * status and is marked as flaky: `<properties>` `flaky` and `retriedRequests`, and each
+ * retried request in `<system-out>`. Values are escaped by xmlbuilder2.
  */
 export function toJUnit(result: RunResult): string {
   const timestamp = junitTimestamp(result.startedAt);
@@ -101,12 +107,22 @@ function testcase(suite: XMLBuilder, c: CheckResult, area: string, result: RunRe
     time: (c.durationMs / 1000).toFixed(3),
   });
   const text = c.failures.map((f) => failureText(f)).join('\n\n');
+  // a check whose requests needed retries is marked as such, like a runner's "flaky" test
+  const retried = retriedText(c);
+  if (c.retried !== undefined) {
+    const props = tc.ele('properties');
+    props.ele('property', { name: 'flaky', value: 'true' });
+    props.ele('property', { name: 'retriedRequests', value: String(c.retried.length) });
+  }
   if (isExpectedFailure(c)) {
     tc.ele('skipped', {
       type: 'expected-failure',
       message: `expected failure${c.expectedFailure ? `: ${c.expectedFailure}` : ''} (${c.failures[0]?.message ?? c.reason ?? c.status})`,
     });
-    tc.ele('system-out').txt(text === '' ? (c.reason ?? '') : text);
+    tc.ele('system-out').txt(
+      [text === '' ? (c.reason ?? '') : text, retried].filter((t) => t !== '').join('\n\n'),
+    );
+    return;
   } else if (result.staleExpectedFailures.includes(c.id)) {
     tc.ele('failure', {
       message: 'listed in the expected-failures file but passed: remove the entry',
@@ -123,6 +139,17 @@ function testcase(suite: XMLBuilder, c: CheckResult, area: string, result: RunRe
       message: `inconclusive: ${c.reason ?? 'the data changed during every run'}`,
     });
   }
+  if (retried !== '') tc.ele('system-out').txt(retried);
+}
+
+/** The requests of a check answered after retries, one a line (`''` when none). */
+function retriedText(c: CheckResult): string {
+  return (c.retried ?? [])
+    .map(
+      (q) =>
+        `retried: ${q.method} ${q.target} answered on try ${q.tries} after ${q.causes.join(', ')}`,
+    )
+    .join('\n');
 }
 
 function isFailure(c: CheckResult, result: RunResult): boolean {

@@ -110,7 +110,7 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
   const head: string[] = [
     `## tagtrack conformance: ${v.label}`,
     '',
-    `${v.tone === 'pass' ? '✅' : v.tone === 'partial' ? '⚠️' : '❌'} **${mdText(v.label)}**${
+    `${v.tone === 'pass' ? '✅' : v.tone === 'partial' ? '⚠️' : '❌'} **${mdText(v.label)}**${v.judged === undefined ? '' : ` under ${mdText(v.judged)}`}${
       result.ok
         ? ''
         : `: ${[
@@ -123,6 +123,7 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
             ...(result.interrupted === undefined
               ? []
               : [`the run was interrupted: ${mdText(result.interrupted)}`]),
+            ...(result.gateFailures ?? []).map((g) => `policy ${mdText(g)}`),
           ].join('; ')}`
     }`,
   ];
@@ -133,7 +134,7 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
     `| ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
     `| ${n.pass} | ${n.fail} | ${n.error} | ${n.expectedFailures} | ${n.inconclusive} | ${n.skip} | ${n.total} |`,
     '',
-    `Implementation ${mdCode(withoutUserinfo(result.baseUrl))}, profile ${mdCode(result.profile.name)}, mode ${result.mode}, seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${mdText(VERSION)}; ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests.`,
+    `Implementation ${mdCode(withoutUserinfo(result.baseUrl))}, profile ${mdCode(result.profile.name)}${v.judged === undefined ? '' : ` (${mdText(v.judged)})`}, mode ${result.mode}, seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${mdText(VERSION)}; ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests${result.requests.retried ? ` (${result.requests.retried} answered after retries: transport faults, not verdicts; the retried requests are listed in report.html)` : ''}.`,
   );
   // the entries, in order of what a reader acts on first; each one line group, never split
   const sections: { title: string; entries: string[] }[] = [

@@ -1,3 +1,4 @@
+import { revisionLabel } from '../profile/revisions.ts';
 import type { CheckResult, RunResult } from '../run/runner.ts';
 
 /**
@@ -126,6 +127,17 @@ export interface Verdict {
   readonly ok: boolean;
   readonly tone: 'pass' | 'partial' | 'fail';
   readonly label: string;
+  /**
+   * The profile revision judged, `tagtrack/v1 Revision 3` (spec §12); undefined for a result
+   * whose profile names none (written before revisions could be pinned).
+   */
+  readonly judged: string | undefined;
+  /**
+   * The verdict line every report prints: the label, the gate policies the run broke (`FAIL
+   * (policy --max-inconclusive 0: 1 check inconclusive (…))`), and the revision judged, e.g.
+   * `PASS (blind, 16 skipped) under tagtrack/v1 Revision 3`.
+   */
+  readonly line: string;
   readonly notChecked: string | undefined;
   readonly counts: Counts;
 }
@@ -145,7 +157,14 @@ export function verdictOf(result: RunResult): Verdict {
   if (counts.inconclusive > 0)
     parts.push(`${counts.inconclusive} inconclusive (the data changed during each of their runs)`);
   const notChecked = parts.length === 0 ? undefined : parts.join('; ');
-  if (!result.ok) return { ok: false, tone: 'fail', label: 'FAIL', notChecked, counts };
+  const judged =
+    typeof result.profile.revision === 'number' ? revisionLabel(result.profile) : undefined;
+  const lineOf = (label: string) => (judged === undefined ? label : `${label} under ${judged}`);
+  if (!result.ok) {
+    const gates = result.gateFailures ?? [];
+    const line = lineOf(gates.length === 0 ? 'FAIL' : `FAIL (policy ${gates.join('; policy ')})`);
+    return { ok: false, tone: 'fail', label: 'FAIL', judged, line, notChecked, counts };
+  }
   const caveats = [
     ...(counts.expectedFailures > 0 ? [plural(counts.expectedFailures, 'expected failure')] : []),
     ...(unchecked ? [`${counts.skip} skipped`] : []),
@@ -154,5 +173,5 @@ export function verdictOf(result: RunResult): Verdict {
     `PASS${counts.inconclusive > 0 ? ` with ${counts.inconclusive} inconclusive` : ''}` +
     (caveats.length === 0 ? '' : ` (${result.mode}, ${caveats.join(', ')})`);
   const tone = caveats.length > 0 || counts.inconclusive > 0 ? 'partial' : 'pass';
-  return { ok: true, tone, label, notChecked, counts };
+  return { ok: true, tone, label, judged, line: lineOf(label), notChecked, counts };
 }

@@ -1,3 +1,4 @@
+import { newWalkCache } from '../check/context/walk-cache.ts';
 import { type Discovery, type RunServices, readOnStillData } from '../check/context.ts';
 import type { SuiteCredential } from '../check/define.ts';
 import { type CheckCause, type CheckStatus, checkVerdict, withNote } from '../check/outcome.ts';
@@ -293,7 +294,7 @@ export class DataWatch {
     const services: RunServices = {
       ...this.options.services,
       http: this.options.services.http.fork(),
-      walkCache: new Map(),
+      walkCache: newWalkCache(this.options.services.walkCache.maxBytes),
       discover: (credential) => {
         let p = discoveries.get(credential.authId);
         if (p === undefined) {

@@ -1,3 +1,4 @@
+import { runPerCaller } from '../check/callers.ts';
 import { CheckContext, type RunServices } from '../check/context.ts';
 import type { Check, CheckEnv } from '../check/define.ts';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../check/failure.ts';
 import type { CheckCause } from '../check/outcome.ts';
 import { ConnectionError, type Exchange } from '../http/client.ts';
+import type { RetriedRequest } from '../http/types.ts';
 import { isBudgetRefusal, type RunGuard } from './guard.ts';
 
 /**
@@ -32,6 +34,29 @@ export interface Outcome {
   readonly serverErrors: number;
   /** Runs made, when the check ran again because its data changed (attempt.ts). */
   readonly attempts?: number | undefined;
+  /** Requests of its log answered only after retries (http/retry.ts), in log order. */
+  readonly retried?: readonly RetriedRequest[] | undefined;
+}
+
+/**
+ * The requests of `exchanges` that were answered only after one or more tries failed on the
+ * transport (each once, by exchange id, in order).
+ */
+export function retriedRequests(exchanges: readonly Exchange[]): RetriedRequest[] {
+  const seen = new Set<number>();
+  const out: RetriedRequest[] = [];
+  for (const ex of exchanges) {
+    if (ex.retries === undefined || ex.retries.length === 0 || seen.has(ex.id)) continue;
+    seen.add(ex.id);
+    out.push({
+      exchangeId: ex.id,
+      method: ex.method,
+      target: ex.target,
+      tries: ex.retries.length + 1,
+      causes: ex.retries.map((r) => r.cause),
+    });
+  }
+  return out;
 }
 
 /** The outcome of a check that did not run (or ran none of its own code), of cause `cause`. */
@@ -67,7 +92,8 @@ export async function runCheck(
   let skip: string | undefined;
   let error: { readonly thrown: unknown; readonly text: string } | undefined;
   try {
-    await inScope(scope, () => check.run(ctx));
+    // relations and laws run as every distinct declared caller in blind mode (callers.ts)
+    await inScope(scope, () => runPerCaller(check, ctx));
   } catch (e) {
     if (e instanceof SkipCheck) {
       skip = e.message;
@@ -87,12 +113,13 @@ export async function runCheck(
     fiveXx.push(ex);
     ctx.record(
       ctx.failureOf(
-        `${describe(ex)} answered ${ex.status}: a 5xx fails the run, whichever check sent the request`,
+        `${describe(ex)} answered ${ex.status}${triesWords(ex)}: a 5xx fails the run, whichever check sent the request`,
         { kind: 'status', key: `5xx: ${ex.method} ${ex.target}`, exchange: ex },
       ),
     );
   }
   const failed = ctx.failures.length > 0;
+  const retried = retriedRequests(exchanges);
   let cause: CheckCause;
   if (error !== undefined && guard.interrupted !== undefined) {
     cause = { kind: 'interrupted', reason: guard.interrupted };
@@ -128,9 +155,20 @@ export async function runCheck(
       durationMs: Math.round(performance.now() - t0),
       comparisons: ctx.comparisons,
       serverErrors: fiveXx.length,
+      ...(retried.length === 0 ? {} : { retried }),
     },
     exchanges,
   };
+}
+
+/** How often a request answered with a 5xx was tried, when more than once (`''`: once). */
+function triesWords(ex: Exchange): string {
+  const before = ex.retries;
+  if (before === undefined) return '';
+  const n = before.length + 1;
+  return before.every((r) => r.cause === `answered ${ex.status}`)
+    ? ` on each of ${n} tries`
+    : ` on the last of ${n} tries (before: ${before.map((r) => r.cause).join(', ')})`;
 }
 
 /** An unexpected exception in words: a ConnectionError's message, else name, message and where. */

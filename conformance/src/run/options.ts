@@ -39,8 +39,23 @@ export interface RunOptions {
   readonly exclude?: string | undefined;
   /** Requests per second to pace to; default: the profile's rate limit, else unpaced. */
   readonly rateLimit?: number | undefined;
-  /** Per-request timeout in ms. Default 10,000. */
+  /** Per-request timeout in ms (of each try). Default 10,000. */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Retries of a GET or HEAD whose transport failed: a timeout, a reset connection, a 502,
+   * 503 or 504 (never a 500), after a backoff or the server's `Retry-After` (http/retry.ts,
+   * docs/spec.md §11). Default 2 (`DEFAULT_RETRIES`); 0 sends each request once. A non-negative
+   * integer, else a {@link ConfigError}.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250). */
+  readonly retryBackoffMs?: number | undefined;
+  /**
+   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 256 MiB): half
+   * for walks of lists, a quarter for the credentials' discovered lists, a quarter for single
+   * responses; the least recently used go first and are read again when asked for.
+   */
+  readonly cacheBytes?: number | undefined;
   /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
@@ -110,6 +125,15 @@ export interface RunOptions {
   readonly tls?: TlsOptions | undefined;
   /** Where the run took its credentials, headers and TLS settings, as printed commands name it (rerun.ts). */
   readonly rerun?: Rerun | undefined;
+  /**
+   * Gate: the most checks that may end inconclusive for the run to pass (`--max-inconclusive`,
+   * overrides the profile's `maxInconclusive`; see gates.ts). Absent: no bound.
+   */
+  readonly maxInconclusive?: number | undefined;
+  /** Gate: the most skipped checks, those the profile rules out not counted (`--max-skipped`). */
+  readonly maxSkipped?: number | undefined;
+  /** Gate: ids of checks that must pass, not merely not fail (`--require`; joined with the profile's). */
+  readonly require?: readonly string[] | undefined;
 }
 
 /** Default fast-check runs per property check. */
@@ -202,6 +226,15 @@ export function validateRunOptions(
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  }
+  for (const [name, value] of [
+    ['retries', options.retries],
+    ['retry-backoff', options.retryBackoffMs],
+    ['max-inconclusive', options.maxInconclusive],
+    ['max-skipped', options.maxSkipped],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+      throw new ConfigError(`${name} must be a non-negative integer, got ${value}`);
   }
   return expected;
 }

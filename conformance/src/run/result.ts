@@ -6,6 +6,7 @@ import { specClause } from '../check/spec-clause.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ConnectionError } from '../http/errors.ts';
 import type { Rerun } from '../http/rerun.ts';
+import type { RetriedRequest } from '../http/types.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { DataReport } from './attempt.ts';
 import type { Outcome } from './check.ts';
@@ -46,7 +47,15 @@ export interface CheckResult {
    * Revision 3); absent when it ran once. `requests` and `durationMs` add up every run.
    */
   readonly attempts?: number | undefined;
+  /**
+   * The requests it relied on that were answered only after retries (a timeout, a reset
+   * connection, a 502/503/504 before; http/retry.ts): the check is marked as having retried, like
+   * a test runner's "flaky". Its verdict rests on the answers it got. Absent when none.
+   */
+  readonly retried?: readonly RetriedRequest[] | undefined;
 }
+
+export type { RetriedRequest } from '../http/types.ts';
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
 export interface RunResult {
@@ -58,7 +67,14 @@ export interface RunResult {
   readonly numRuns: number;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly requests: { readonly sent: number; readonly cacheHits: number };
+  readonly requests: {
+    readonly sent: number;
+    readonly cacheHits: number;
+    /** Requests answered only after retries (set by every run; see http/retry.ts). */
+    readonly retried?: number | undefined;
+    /** The run's retries of a request whose transport failed (`--retries`; set by every run). */
+    readonly retries?: number | undefined;
+  };
   readonly checks: readonly CheckResult[];
   /**
    * Checks by status; a check the expected-failures file lists that failed or errored counts
@@ -73,7 +89,8 @@ export interface RunResult {
   readonly staleExpectedFailures: readonly string[];
   /**
    * True when every required check passed (or failed as expected), no entry is stale, no
-   * request was answered with a 5xx and the run was not interrupted.
+   * request was answered with a 5xx, the run was not interrupted and it met its gates
+   * (`gateFailures`).
    */
   readonly ok: boolean;
   /** Checks run at the same time (set by every run; optional for results built elsewhere). */
@@ -87,7 +104,16 @@ export interface RunResult {
    * error "not run: …" (or "interrupted: the base URL did not answer: …"), never a verdict.
    */
   readonly configError?: string | undefined;
-  /** What the preflight saw differ from the profile without proving it wrong (one line each). */
+  /**
+   * The release-gate policies the run broke (gates.ts: `--max-inconclusive`, `--max-skipped`,
+   * `--require` or the profile's fields), one sentence each naming the policy; absent when
+   * it met them. Any fails the run.
+   */
+  readonly gateFailures?: readonly string[] | undefined;
+  /**
+   * What the preflight saw differ from the profile without proving it wrong, and each changed
+   * rule the implementation passes only under the older revision its profile pins (one line each).
+   */
   readonly warnings?: readonly string[] | undefined;
   /** How the run watched for data changing under it (set by every run; see attempt.ts). */
   readonly data?: DataReport | undefined;
@@ -124,6 +150,7 @@ export function resultOf(
     comparisons: outcome.comparisons,
     exchangeIds: [],
     ...(outcome.attempts === undefined ? {} : { attempts: outcome.attempts }),
+    ...(outcome.retried === undefined ? {} : { retried: outcome.retried }),
     ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }

@@ -1,16 +1,19 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { Discovery, RunServices } from '../check/context.ts';
 import type { CheckEnv } from '../check/define.ts';
-import type { Walk } from '../check/walk.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
+import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
 import { parseProfile } from '../profile/profile.ts';
+import { unjudgedChecks, upgradeWarning } from '../profile/revisions.ts';
 import { DataWatch } from './attempt.ts';
 import { type ChecksError, validateChecks } from './custom-checks.ts';
-import { discover } from './discover.ts';
+import { discover, newDiscoveryCache } from './discover.ts';
 import { ConfigError } from './errors.ts';
 import { makeOracle } from './fixture-oracle.ts';
+import { gateFailures, gatePolicy, unknownRequired } from './gates.ts';
 import { RunGuard } from './guard.ts';
 import {
   credentialsOf,
@@ -21,7 +24,14 @@ import {
   validateRunOptions,
 } from './options.ts';
 import { preflight } from './preflight.ts';
-import { isBad, PreflightError, type RunEvent, type RunResult, summaryOf } from './result.ts';
+import {
+  type CheckResult,
+  isBad,
+  PreflightError,
+  type RunEvent,
+  type RunResult,
+  summaryOf,
+} from './result.ts';
 import { schedule } from './schedule.ts';
 import { selectChecks } from './select.ts';
 
@@ -70,6 +80,9 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
         : `no check with the id ${options.ids.join(', ')} is selected`,
     );
   const expected = validateRunOptions(options, new Set(catalogue.map((c) => c.id)));
+  const policy = gatePolicy(options, profile);
+  const unknownGate = unknownRequired(policy, new Set(catalogue.map((c) => c.id)));
+  if (unknownGate !== undefined) throw new ConfigError(unknownGate);
 
   const rate =
     options.rateLimit ??
@@ -85,6 +98,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const tlsConnect = options.fetch === undefined ? await tlsConnectOptions(options.tls) : undefined;
   const transport = options.fetch ?? (await tlsFetch(options.tls));
   const guard = new RunGuard(options);
+  const cacheBytes = options.cacheBytes ?? DEFAULT_CACHE_BYTES;
   const http = new HttpClient({
     baseUrl: options.baseUrl,
     auth: profile.auth,
@@ -92,17 +106,22 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     signal: guard.signal,
     ownFetch: options.fetch !== undefined,
     timeoutMs: options.timeoutMs ?? 10_000,
+    retries: options.retries,
+    retryBackoffMs: options.retryBackoffMs,
     ratePerSecond: rate,
     maxBodyBytes: options.maxBodyBytes,
     credentials: all,
     headers: lowerCaseNames(options.headers),
     rerun: options.rerun,
     tlsConnect,
+    cacheBytes: cacheBytes / 4,
   });
 
   const oracle =
     mode === 'fixture' ? makeOracle(options.dataset ?? canonicalDataset, profile) : undefined;
+  const upgrades = new Map<string, string>();
   const env: CheckEnv = {
+    upgrades,
     profile,
     mode,
     probeMethods: options.probeMethods ?? false,
@@ -141,8 +160,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const onEvent = (event: RunEvent) => {
     if (notRun === undefined) options.onEvent?.(event);
   };
-  const walkCache = new Map<string, Promise<Walk>>();
-  const discoveries = new Map<string, Promise<Discovery>>();
+  const walkCache = newWalkCache(cacheBytes / 2);
+  const discoveries = newDiscoveryCache(cacheBytes / 4);
   const services: RunServices = {
     http,
     env,
@@ -197,13 +216,39 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   for (const check of selected) for (const ex of done.get(check.id)!.exchanges) take(ex.id);
   for (const ex of http.exchanges) take(ex.id);
   const newId = (id: number | undefined) => (id === undefined ? undefined : renumber.get(id));
-  const results = selected.map((check) => {
-    const { result, exchanges } = done.get(check.id)!;
+  // a rule the revision the profile pins did not state is no verdict: its check's failure
+  // (not a 5xx) is a skip naming the revision, and the run warns (profile/revisions.ts)
+  const unjudged = unjudgedChecks(profile.revision);
+  const results = selected.map((check): CheckResult => {
+    const { result, exchanges, serverErrors } = done.get(check.id)!;
+    const change = unjudged.get(check.id);
+    if (change !== undefined && result.status === 'fail' && serverErrors === 0) {
+      if (!upgrades.has(change.id))
+        upgrades.set(
+          change.id,
+          upgradeWarning(change.id, check.id, result.failures[0]?.message ?? 'failed'),
+        );
+      return {
+        ...result,
+        status: 'skip',
+        reason: `the profile pins Revision ${profile.revision}, which did not state this rule (${change.section}, changed in Revision ${change.revision})`,
+        failures: [],
+        exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
+      };
+    }
     return {
       ...result,
       failures: result.failures.map((f) =>
         f.exchangeId === undefined ? f : { ...f, exchangeId: newId(f.exchangeId) },
       ),
+      ...(result.retried === undefined
+        ? {}
+        : {
+            retried: result.retried.map((r) => ({
+              ...r,
+              exchangeId: newId(r.exchangeId) as number,
+            })),
+          }),
       exchangeIds: exchanges.map((ex) => newId(ex.id) as number),
     };
   });
@@ -216,6 +261,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const { summary, stale } = summaryOf(results);
   // a 5xx fails the run whichever check got it, listed in the expected-failures file or not
   const serverError = selected.some((check) => done.get(check.id)!.serverErrors > 0);
+  // the release gate's policy (gates.ts): judged only on a run whose checks ran
+  const gates = notRun === undefined ? gateFailures(results, policy) : [];
   const result: RunResult = {
     suite: 'tagtrack-conformance',
     profile,
@@ -225,7 +272,12 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     numRuns,
     startedAt,
     durationMs: Math.round(performance.now() - started),
-    requests: { sent: guard.sent, cacheHits: http.cacheHits },
+    requests: {
+      sent: guard.sent,
+      cacheHits: http.cacheHits,
+      retried: http.retriedCount,
+      retries: http.retries,
+    },
     checks: results,
     summary,
     staleExpectedFailures: stale,
@@ -234,11 +286,15 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
       stale.length === 0 &&
       !serverError &&
       guard.interrupted === undefined &&
-      notRun === undefined,
+      notRun === undefined &&
+      gates.length === 0,
     concurrency,
     ...(guard.interrupted === undefined ? {} : { interrupted: guard.interrupted }),
     ...(notRun === undefined ? {} : { configError: notRun.message }),
-    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(gates.length === 0 ? {} : { gateFailures: gates }),
+    ...(warnings.length + upgrades.size === 0
+      ? {}
+      : { warnings: [...warnings, ...upgrades.values()] }),
     data: watch.report(),
     ...(options.rerun === undefined ? {} : { rerun: options.rerun }),
     exchanges,

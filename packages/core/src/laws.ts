@@ -19,6 +19,16 @@
 
 import type { ClickGroup, OpenGroup } from './events.ts';
 import {
+  type CallerContact,
+  type CallersView,
+  callerWithinAdmin,
+  contactCountsCallerTags,
+  type GroupNameAnswer,
+  groupNameInCallerTeam,
+  managerGroupStatsAsAdmin,
+  type StatsAsTwoCallers,
+} from './laws/callers.ts';
+import {
   contactCountersOverTheirTags,
   contactSumsEqualTagSums,
   contactsByEmail,
@@ -65,6 +75,7 @@ import type {
 import type { TeamMember } from './member.ts';
 import type { Tag } from './tag.ts';
 
+export * from './laws/callers.ts';
 export * from './laws/lists.ts';
 export * from './laws/stats.ts';
 export * from './laws/tags.ts';
@@ -77,6 +88,25 @@ export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEve
       ? g.opens.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.openDate }))
       : g.clicks.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.clickDate })),
   );
+}
+
+/**
+ * The events of event groups (endpoints 9, 11) as {@link LawEvent}s, by `tagID` (a tag's
+ * groups, if it has several, in list order): built once, so a law of one tag and its events
+ * reads only that tag's events (linear over all tags, where passing every event per tag
+ * would be tags × events).
+ */
+export function plainEventsByTag(
+  groups: readonly (OpenGroup | ClickGroup)[],
+): Map<string, LawEvent[]> {
+  const out = new Map<string, LawEvent[]>();
+  for (const g of groups) {
+    const list = out.get(g.tagID);
+    const events = plainEvents([g]);
+    if (list === undefined) out.set(g.tagID, events);
+    else for (const e of events) list.push(e);
+  }
+  return out;
 }
 
 function eventOf(tagID: string, e: { recipient: { email: string }; details: { device: string } }) {
@@ -137,6 +167,18 @@ export const EVENT_LIST_LAWS: readonly Law<EventList>[] = [eventsOldestFirst];
 export const EVENT_GROUP_LAWS: readonly Law<EventGroupsView>[] = [eventGroupsInTagOrder];
 
 /**
+ * Laws between two callers' answers (decisions §2): a caller's lists within its admin's, a
+ * manager's group stats as its admin's, a contact's record over each caller's own tags, a
+ * group name resolved within the caller's team.
+ */
+export const CALLER_LAWS: readonly (
+  | Law<CallersView>
+  | Law<StatsAsTwoCallers>
+  | Law<CallerContact>
+  | Law<GroupNameAnswer>
+)[] = [callerWithinAdmin, managerGroupStatsAsAdmin, contactCountsCallerTags, groupNameInCallerTeam];
+
+/**
  * Every law of the API's records, in the order above (ids unique): each is a requirement of
  * the profile, applied by exactly one check of the conformance suite that carries its id.
  * The merge properties ({@link MERGE_LAWS}) are not among them.
@@ -153,6 +195,7 @@ export const LAWS: readonly Law<never>[] = [
   ...MEMBER_LIST_LAWS,
   ...EVENT_LIST_LAWS,
   ...EVENT_GROUP_LAWS,
+  ...CALLER_LAWS,
 ];
 
 /** The law with that id, or `undefined`. */

@@ -9,16 +9,20 @@ import {
   COUNTER_LAWS,
   type ContactView,
   type CountedRecord,
+  callerWithinAdmin,
+  contactCountsCallerTags,
   contactsByEmail,
   DAILY_LAWS,
   DAILY_SERIES_LAWS,
   EVENT_GROUP_LAWS,
   EVENT_LIST_LAWS,
+  groupNameInCallerTeam,
   groupStatsAreMergeOfMemberStats,
   LAWS,
   type Law,
   MEMBER_LIST_LAWS,
   MERGE_LAWS,
+  managerGroupStatsAsAdmin,
   plainEvents,
   rangeSplitMerges,
   STATS_LAWS,
@@ -360,6 +364,69 @@ describe('order of lists (decisions §3)', () => {
       ];
     });
   }
+});
+
+describe('two callers of a team (decisions §2)', () => {
+  /** The admin of the caller's team as a caller, or undefined when the team has none. */
+  function adminOf(dataset: Dataset, caller: Caller): Caller | undefined {
+    const team = dataset.teams.find((t) => t.teamID === caller.teamID);
+    const admin = team?.members.find((m) => m.accountType === 'admin');
+    return admin && { memberID: admin.memberID, teamID: caller.teamID, accountType: 'admin' };
+  }
+  function lists(idx: ReportingIndex, caller: Caller) {
+    return {
+      members: idx.members(caller),
+      tags: idx.tags(caller, {})!,
+      contacts: idx.contacts(caller),
+    };
+  }
+  lawProperty(callerWithinAdmin, arbCase, ({ dataset, caller }) => {
+    const idx = indexOf(dataset);
+    const admin = adminOf(dataset, caller);
+    return admin === undefined
+      ? []
+      : [{ caller: caller.memberID, view: lists(idx, caller), admin: lists(idx, admin) }];
+  });
+  lawProperty(managerGroupStatsAsAdmin, arbCase, ({ dataset, caller, window }) => {
+    const idx = indexOf(dataset);
+    const admin = adminOf(dataset, caller);
+    const group = idx.members(caller).find((m) => m.memberID === caller.memberID)?.groupID;
+    if (admin === undefined || caller.accountType !== 'manager' || group === undefined) return [];
+    return TYPES.flatMap((type) => {
+      const extra = { aggregateData: true, type };
+      const asAdmin = statsOf(idx, admin, { kind: 'group', group }, window, extra)[0]!;
+      return [
+        statsOf(idx, caller, { kind: 'group', group }, window, extra)[0]!,
+        statsOf(idx, caller, { kind: 'team' }, window, extra)[0]!,
+      ].map((asCaller) => ({
+        subject: `group ${group}`,
+        caller: caller.memberID,
+        asCaller,
+        asAdmin,
+      }));
+    });
+  });
+  lawProperty(contactCountsCallerTags, arbCase, (c) => {
+    const idx = indexOf(c.dataset);
+    const { tags, opens, clicks } = contactView(c);
+    return idx
+      .contacts(c.caller)
+      .map((listed) => idx.contact(c.caller, listed.contactID)!)
+      .map((contact) => ({ caller: c.caller.memberID, contact, tags, opens, clicks }));
+  });
+  lawProperty(groupNameInCallerTeam, arbCase, ({ dataset, caller }) => {
+    const idx = indexOf(dataset);
+    const visible = idx.members(caller).map((m) => m.memberID);
+    // every group name of every team, asked by the caller
+    return dataset.teams.flatMap((t) =>
+      t.groups.map((g) => ({
+        caller: caller.memberID,
+        segment: g.groupName,
+        visible,
+        answered: idx.groupMembers(caller, g.groupName) ?? [],
+      })),
+    );
+  });
 });
 
 it('every law of LAWS and every merge property (MERGE_LAWS) is stated by a property above', () => {

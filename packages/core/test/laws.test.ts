@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { zeroCounters } from '../src/aggregate/rules.ts';
 import type { Contact } from '../src/contact.ts';
 import {
+  CALLER_LAWS,
   CONTACT_LAWS,
   COUNTER_LAWS,
   DAILY_LAWS,
@@ -287,6 +288,57 @@ const EXAMPLES: Record<string, { ok: unknown; bad: unknown; says: RegExp }> = {
     bad: { ...view, contacts: [ann, bobOneClick] },
     says: /contacts' totalClicks sums to 1, the visible tags' to 2/,
   },
+  'REL-CALLER-WITHIN-ADMIN': {
+    ok: {
+      caller: 'u1',
+      view: { members: [member('m1', 'Smith', 'Ann')], tags: [tag], contacts: [ann] },
+      admin: {
+        members: [member('m2', 'Ng', 'Zed'), { ...member('m1', 'Smith', 'Ann'), groupID: '' }],
+        tags: [tag2WithClick, tag],
+        contacts: [ann, bob],
+      },
+    },
+    bad: {
+      caller: 'u1',
+      view: { members: [], tags: [tag], contacts: [bob] },
+      admin: {
+        members: [],
+        tags: [tag],
+        contacts: [{ ...bob, stats: { ...bob.stats, totalSent: 1 } }],
+      },
+    },
+    says: /contact b@x.test as u1: stats.totalSent 2 > 1 as the admin/,
+  },
+  'REL-MANAGER-GROUP-STATS': {
+    ok: { subject: 'stats of group g1', caller: 'm1', asCaller: stats(), asAdmin: stats() },
+    bad: {
+      subject: 'stats of group g1',
+      caller: 'm1',
+      asCaller: stats({ totalSent: 2 }),
+      asAdmin: stats(),
+    },
+    says: /stats of group g1 as m1: totalSent 2, expected 1 as the admin/,
+  },
+  'REL-CONTACT-CALLER-TAGS': {
+    ok: { caller: 'u1', contact: bob, tags: [tag2WithClick, tag], opens, clicks: clicks2 },
+    bad: { caller: 'u1', contact: bob, tags: [tag], opens, clicks: clicks2 },
+    says: /contact id-b@x.test \(b@x.test\) as u1: stats.totalSent 2, expected 1 over the 1 tags u1 sees/,
+  },
+  'REL-GROUP-NAME-OWN-TEAM': {
+    ok: {
+      caller: 'u1',
+      segment: 'Sales',
+      visible: ['m1', 'm2'],
+      answered: [member('m1', 'Smith', 'Ann')],
+    },
+    bad: {
+      caller: 'u1',
+      segment: 'Sales',
+      visible: ['m1'],
+      answered: [{ ...member('m9', 'Other', 'Team'), groupID: 'g9' }],
+    },
+    says: /group name "Sales" asked by u1 resolved to group g9 of member m9, whom u1 does not see/,
+  },
   'PAGE-ORDER-CONTACTS': {
     ok: { contacts: [ann, bob] },
     bad: { contacts: [bob, ann] },
@@ -347,6 +399,7 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
       MEMBER_LIST_LAWS,
       EVENT_LIST_LAWS,
       EVENT_GROUP_LAWS,
+      CALLER_LAWS,
     ].flat() as readonly Law<never>[];
     expect(grouped.map((l) => l.id).sort()).toEqual([...ids].sort());
     for (const law of LAWS) {

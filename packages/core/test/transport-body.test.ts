@@ -110,4 +110,18 @@ describe('Deadline', () => {
     expect(deadline.signal.aborted).toBe(false);
     expect(deadline.timedOut).toBe(false);
   });
+
+  test('it measures the wire: a timer the busy event loop fired late does not time out at once', async () => {
+    const deadline = new Deadline(10);
+    // the caller's own synchronous work keeps the loop from firing the timer for 200 ms
+    const until = performance.now() + 200;
+    while (performance.now() < until) {}
+    // the timer fires (late) before I/O is read: what arrived meanwhile still counts
+    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setImmediate(r));
+    expect(deadline.signal.aborted).toBe(false);
+    // with nothing arriving, the deadline still passes, later
+    await new Promise<void>((r) => deadline.signal.addEventListener('abort', () => r()));
+    expect(deadline.timedOut).toBe(true);
+  });
 });

@@ -14,5 +14,5 @@ CREATE TABLE IF NOT EXISTS tagtrack_meta (
 -- The version of the tagtrack_* objects, raised with every change of these files: an engine
 -- of another version refuses the database (exit 2) rather than read counters it does not
 -- understand, and an engine of this version serves the objects as they are.
-INSERT INTO tagtrack_meta (key, value) VALUES ('schema_version', '4')
+INSERT INTO tagtrack_meta (key, value) VALUES ('schema_version', '5')
   ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;

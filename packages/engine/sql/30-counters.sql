@@ -7,24 +7,22 @@
 -- their indexes; where text orders a list, the query says COLLATE "C" (code units for the
 -- ASCII ids; file 10).
 
--- Both kinds of events as one relation: kind 'opens' or 'clicks'.
-CREATE OR REPLACE VIEW tagtrack_events AS
-  SELECT 'opens'::text AS kind, o.* FROM opens AS o
-  UNION ALL
-  SELECT 'clicks'::text AS kind, c.* FROM clicks AS c;
-
 -- Event lists read a tag's events by date (decisions §3: oldest first).
 CREATE INDEX IF NOT EXISTS tagtrack_opens_tag_date ON opens ("tagID", date);
 CREATE INDEX IF NOT EXISTS tagtrack_clicks_tag_date ON clicks ("tagID", date);
+
+-- Every table here names the team ("teamID", first in its key): a request reads one team's
+-- rows, and a database sharded by team (docs/sql.md §5) keeps them on one shard, beside the
+-- team's tags and events; the refresh joins on the team too, so each join stays on a shard.
 
 -- One row per tag: its sender, team, the dateSent a response shows (to the second; it orders
 -- tags: decisions §3 Revision 3), its UTC day, and the eight counters of decisions §9:
 -- totalOpens = its opens; uniqueOpens = distinct contacts with an open; likewise clicks;
 -- desktop = device 'desktop'; mobile = device 'mobile' or 'tablet'.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
-  "tagID" text PRIMARY KEY,
-  "memberID" text NOT NULL,
   "teamID" text NOT NULL,
+  "tagID" text NOT NULL,
+  "memberID" text NOT NULL,
   shown timestamptz NOT NULL,
   day date NOT NULL,
   "totalOpens" integer NOT NULL,
@@ -34,7 +32,8 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
   "desktopOpens" integer NOT NULL,
   "mobileOpens" integer NOT NULL,
   "desktopClicks" integer NOT NULL,
-  "mobileClicks" integer NOT NULL
+  "mobileClicks" integer NOT NULL,
+  PRIMARY KEY ("teamID", "tagID")
 );
 
 -- One row per scope (file 20) and tag visible in it: the team's, the sender's group's (when
@@ -51,10 +50,10 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_scopes (
   "tagID" text NOT NULL,
   opened boolean NOT NULL,
   clicked boolean NOT NULL,
-  PRIMARY KEY (scope, "tagID")
+  PRIMARY KEY ("teamID", scope, "tagID")
 );
 CREATE INDEX IF NOT EXISTS tagtrack_tag_scopes_order
-  ON tagtrack_tag_scopes (scope, shown DESC, "tagID" COLLATE "C") INCLUDE (opened, clicked);
+  ON tagtrack_tag_scopes ("teamID", scope, shown DESC, "tagID" COLLATE "C") INCLUDE (opened, clicked);
 
 -- One row per tag and contact it was sent to: the first recipient entry with that contact
 -- (name and email as written, position), and the contact's events on the tag. Tags list
@@ -74,7 +73,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
   clicks integer NOT NULL,
   "desktopClicks" integer NOT NULL,
   "mobileClicks" integer NOT NULL,
-  PRIMARY KEY ("tagID", email_key)
+  PRIMARY KEY ("teamID", "tagID", email_key)
 );
 
 -- One row per scope and contact: the contact record over the tags visible in that scope
@@ -100,10 +99,12 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_scopes (
   "mobileOpens" integer NOT NULL,
   "desktopClicks" integer NOT NULL,
   "mobileClicks" integer NOT NULL,
-  PRIMARY KEY (scope, email_key)
+  PRIMARY KEY ("teamID", scope, email_key)
 );
-CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_order ON tagtrack_contact_scopes (scope, sort_key);
-CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id ON tagtrack_contact_scopes (scope, contact_id);
+CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_order
+  ON tagtrack_contact_scopes ("teamID", scope, sort_key);
+CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id
+  ON tagtrack_contact_scopes ("teamID", scope, contact_id);
 
 -- One row per member and UTC day with tags: the stats of decisions §9 over that day's tags
 -- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
@@ -118,7 +119,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_member_days (
   "uniqueOpens" integer NOT NULL,
   "uniqueClicks" integer NOT NULL,
   "lastSent" timestamptz NOT NULL,
-  PRIMARY KEY ("memberID", day)
+  PRIMARY KEY ("teamID", "memberID", day)
 );
 
 -- One row per scope, account type ('*' for any) and UTC day with tags: the stats of that
@@ -135,7 +136,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_scope_days (
   "uniqueOpens" integer NOT NULL,
   "uniqueClicks" integer NOT NULL,
   "lastSent" timestamptz NOT NULL,
-  PRIMARY KEY (scope, "accountType", day)
+  PRIMARY KEY ("teamID", scope, "accountType", day)
 );
 
 -- The sender's scopes of a member of team team_id (file 20, tagtrack_scope): 'team:T',
@@ -144,13 +145,16 @@ CREATE TABLE IF NOT EXISTS tagtrack_scope_days (
 -- in exactly these scopes.
 CREATE OR REPLACE FUNCTION tagtrack_sender_scopes(team_id text, member_id text)
 RETURNS TABLE (scope text, "accountType" text)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN QUERY
   SELECT s.scope, m."accountType"
   FROM members AS m
   CROSS JOIN LATERAL (VALUES ('team:' || m."teamID"),
                              ('member:' || m."memberID"),
                              ('group:' || m."teamID" || ':' || m."groupID")) AS s (scope)
-  WHERE m."memberID" = member_id AND m."teamID" = team_id AND s.scope IS NOT NULL
+  WHERE m."memberID" = member_id AND m."teamID" = team_id AND s.scope IS NOT NULL;
+END
 $$;
 
 -- Computes the counter rows of team team_id (every team when NULL) from the eight tables
@@ -223,7 +227,8 @@ BEGIN
         FROM recipients AS x JOIN tagtrack_email_keys AS k ON k.email = x.email
         WHERE team_id IS NULL OR x."tagID" IN (SELECT w."tagID" FROM tagtrack_work_tags AS w)
         ORDER BY x."tagID", k.email_key, x.position) AS r
-  JOIN tagtrack_tag_counters AS tc ON tc."tagID" = r."tagID"
+  JOIN tagtrack_tag_counters AS tc
+    ON tc."tagID" = r."tagID" AND (team_id IS NULL OR tc."teamID" = team_id)
   LEFT JOIN tagtrack_work_pairs AS p ON p."tagID" = r."tagID" AND p.email_key = r.email_key;
 
   -- name: the contact's name on the first of its tags in tag order (newest shown first,
@@ -283,16 +288,14 @@ $$;
 
 -- Recomputes every table above from the eight tables and tagtrack_email_keys: for a batch
 -- load. Its cost grows with all the data; live data keeps the tables current row by row
--- (file 35), and tagtrack_refresh_team recomputes one team.
+-- (file 35), and tagtrack_refresh_team recomputes one team. It does not ANALYZE (Citus
+-- refuses that inside a function): the engine runs VACUUM (ANALYZE) after it.
 CREATE OR REPLACE FUNCTION tagtrack_refresh() RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
   TRUNCATE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
            tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days;
   PERFORM tagtrack_fill(NULL);
-  ANALYZE tagtrack_tag_counters, tagtrack_tag_scopes, tagtrack_contact_tags,
-          tagtrack_contact_scopes, tagtrack_member_days, tagtrack_scope_days,
-          tagtrack_email_keys, tagtrack_contact_ids;
 END
 $$;
 
@@ -324,19 +327,29 @@ $$;
 -- per broken rule, with a count and an example; no row when the data holds. Run after
 -- tagtrack_refresh() (it reads tagtrack_contact_tags).
 CREATE OR REPLACE FUNCTION tagtrack_data_problems() RETURNS SETOF text
-LANGUAGE sql STABLE AS $$
-  SELECT format('%s row(s) of %s have an email that is not a recipient of their tag (e.g. tag %s, email %s)',
-                count(*), e.kind, min(e."tagID"), min(e.email))
-  FROM tagtrack_events AS e
-  JOIN tagtrack_email_keys AS k ON k.email = e.email
-  LEFT JOIN tagtrack_contact_tags AS ct ON ct."tagID" = e."tagID" AND ct.email_key = k.email_key
-  WHERE ct."tagID" IS NULL
-  GROUP BY e.kind
-  UNION ALL
-  SELECT format('%s row(s) of %s are dated before their tag was sent (e.g. tag %s)',
-                count(*), e.kind, min(e."tagID"))
-  FROM tagtrack_events AS e
-  JOIN tags AS t ON t."tagID" = e."tagID"
-  WHERE e.date < t."dateSent"
-  GROUP BY e.kind
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  kind text;
+BEGIN
+  FOREACH kind IN ARRAY ARRAY['opens', 'clicks'] LOOP
+    RETURN QUERY EXECUTE format(
+      $q$SELECT format('%%s row(s) of %s have an email that is not a recipient of their tag (e.g. tag %%s, email %%s)',
+                       count(*), min(e."tagID"), min(e.email))
+         FROM %I AS e
+         JOIN tagtrack_email_keys AS k ON k.email = e.email
+         LEFT JOIN tagtrack_contact_tags AS ct
+           ON ct."teamID" = e."teamID" AND ct."tagID" = e."tagID" AND ct.email_key = k.email_key
+         WHERE ct."tagID" IS NULL
+         HAVING count(*) > 0$q$, kind, 'tagtrack_team_' || kind);
+  END LOOP;
+  FOREACH kind IN ARRAY ARRAY['opens', 'clicks'] LOOP
+    RETURN QUERY EXECUTE format(
+      $q$SELECT format('%%s row(s) of %s are dated before their tag was sent (e.g. tag %%s)',
+                       count(*), min(e."tagID"))
+         FROM %I AS e
+         JOIN tagtrack_team_tags AS t ON t."teamID" = e."teamID" AND t."tagID" = e."tagID"
+         WHERE e.date < t."dateSent"
+         HAVING count(*) > 0$q$, kind, 'tagtrack_team_' || kind);
+  END LOOP;
+END
 $$;

@@ -29,8 +29,8 @@ BEGIN
      "uniqueClicks", "desktopOpens", "mobileOpens", "desktopClicks", "mobileClicks")
   SELECT g."tagID", g."memberID", m."teamID", date_trunc('second', g."dateSent", 'UTC'),
          (g."dateSent" AT TIME ZONE 'UTC')::date, 0, 0, 0, 0, 0, 0, 0, 0
-  FROM tags AS g JOIN members AS m ON m."memberID" = g."memberID"
-  WHERE g."tagID" = tag_id AND m."teamID" = team_id
+  FROM tagtrack_team_tags AS g JOIN members AS m ON m."memberID" = g."memberID"
+  WHERE g."teamID" = team_id AND g."tagID" = tag_id AND m."teamID" = team_id
   RETURNING * INTO t;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'tag % of team % is not in tags', tag_id, team_id
@@ -43,7 +43,7 @@ BEGIN
     ("teamID", "memberID", day, "totalSent", "totalOpens", "totalClicks", "uniqueOpens",
      "uniqueClicks", "lastSent")
   VALUES (team_id, t."memberID", t.day, 1, 0, 0, 0, 0, t.shown)
-  ON CONFLICT ("memberID", day) DO UPDATE
+  ON CONFLICT ("teamID", "memberID", day) DO UPDATE
     SET "totalSent" = d."totalSent" + 1, "lastSent" = greatest(d."lastSent", EXCLUDED."lastSent");
   INSERT INTO tagtrack_scope_days AS d
     ("teamID", scope, "accountType", day, "totalSent", "totalOpens", "totalClicks",
@@ -51,7 +51,7 @@ BEGIN
   SELECT team_id, s.scope, a."accountType", t.day, 1, 0, 0, 0, 0, t.shown
   FROM tagtrack_sender_scopes(team_id, t."memberID") AS s
   CROSS JOIN LATERAL (VALUES (s."accountType"), ('*')) AS a ("accountType")
-  ON CONFLICT (scope, "accountType", day) DO UPDATE
+  ON CONFLICT ("teamID", scope, "accountType", day) DO UPDATE
     SET "totalSent" = d."totalSent" + 1, "lastSent" = greatest(d."lastSent", EXCLUDED."lastSent");
 END
 $$;
@@ -71,21 +71,21 @@ DECLARE
   k text;
   was integer;
 BEGIN
-  SELECT * INTO t FROM tagtrack_tag_counters AS c WHERE c."tagID" = tag_id AND c."teamID" = team_id;
+  SELECT * INTO t FROM tagtrack_tag_counters AS c WHERE c."teamID" = team_id AND c."tagID" = tag_id;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'tag % of team % has no counters (was it inserted with the triggers disabled? run tagtrack_refresh_team)', tag_id, team_id
       USING ERRCODE = 'foreign_key_violation';
   END IF;
   k := tagtrack_contact_key(recipient_email);
   SELECT ct.position INTO was FROM tagtrack_contact_tags AS ct
-  WHERE ct."tagID" = tag_id AND ct.email_key = k FOR UPDATE;
+  WHERE ct."teamID" = team_id AND ct."tagID" = tag_id AND ct.email_key = k FOR UPDATE;
   IF FOUND THEN
     IF pos < was THEN
       UPDATE tagtrack_contact_tags AS ct
         SET position = pos, name = recipient_name, email = recipient_email
-        WHERE ct."tagID" = tag_id AND ct.email_key = k;
+        WHERE ct."teamID" = team_id AND ct."tagID" = tag_id AND ct.email_key = k;
       UPDATE tagtrack_contact_scopes AS cs SET name = recipient_name
-        WHERE cs.scope IN (SELECT s.scope FROM tagtrack_sender_scopes(team_id, t."memberID") AS s)
+        WHERE cs."teamID" = team_id AND cs.scope IN (SELECT s.scope FROM tagtrack_sender_scopes(team_id, t."memberID") AS s)
           AND cs.email_key = k AND cs.name_tag = tag_id;
     END IF;
     RETURN;
@@ -103,7 +103,7 @@ BEGIN
          1, 0, 0, 0, 0, 0, 0, 0, 0
   FROM tagtrack_sender_scopes(team_id, t."memberID") AS s
   JOIN tagtrack_contact_ids AS ids ON ids.email_key = k
-  ON CONFLICT (scope, email_key) DO UPDATE
+  ON CONFLICT ("teamID", scope, email_key) DO UPDATE
     SET "totalSent" = cs."totalSent" + 1,
         "dateLastSent" = greatest(cs."dateLastSent", EXCLUDED."dateLastSent"),
         name = CASE WHEN (EXCLUDED."dateLastSent", cs.name_tag COLLATE "C")
@@ -144,7 +144,8 @@ BEGIN
     RAISE EXCEPTION 'event kind % is not opens or clicks', event_kind;
   END IF;
   c := 1 - o;
-  SELECT g."dateSent" INTO sent FROM tags AS g WHERE g."tagID" = tag_id;
+  SELECT g."dateSent" INTO sent FROM tagtrack_team_tags AS g
+  WHERE g."teamID" = team_id AND g."tagID" = tag_id;
   IF event_date < sent THEN
     RAISE EXCEPTION 'an event of tag % is dated % before the tag was sent (%)', tag_id, event_date, sent
       USING ERRCODE = 'check_violation';
@@ -168,7 +169,7 @@ BEGIN
         "totalClicks" = tc."totalClicks" + c, "uniqueClicks" = tc."uniqueClicks" + first_click,
         "desktopOpens" = tc."desktopOpens" + o * desk, "mobileOpens" = tc."mobileOpens" + o * mob,
         "desktopClicks" = tc."desktopClicks" + c * desk, "mobileClicks" = tc."mobileClicks" + c * mob
-    WHERE tc."tagID" = tag_id
+    WHERE tc."teamID" = team_id AND tc."tagID" = tag_id
     RETURNING tc.* INTO t;
   SELECT array_agg(s.scope), min(s."accountType") INTO scopes, account
   FROM tagtrack_sender_scopes(team_id, t."memberID") AS s;
@@ -177,7 +178,7 @@ BEGIN
     IF (o = 1 AND t."totalOpens" = 1) OR (c = 1 AND t."totalClicks" = 1) THEN
       UPDATE tagtrack_tag_scopes AS ts
         SET opened = t."totalOpens" > 0, clicked = t."totalClicks" > 0
-        WHERE ts.scope = ANY (scopes) AND ts."tagID" = tag_id;
+        WHERE ts."teamID" = team_id AND ts.scope = ANY (scopes) AND ts."tagID" = tag_id;
     END IF;
   END IF;
   UPDATE tagtrack_contact_scopes AS cs
@@ -185,15 +186,16 @@ BEGIN
         "totalClicks" = cs."totalClicks" + c, "uniqueClicks" = cs."uniqueClicks" + first_click,
         "desktopOpens" = cs."desktopOpens" + o * desk, "mobileOpens" = cs."mobileOpens" + o * mob,
         "desktopClicks" = cs."desktopClicks" + c * desk, "mobileClicks" = cs."mobileClicks" + c * mob
-    WHERE cs.scope = ANY (scopes) AND cs.email_key = k;
+    WHERE cs."teamID" = team_id AND cs.scope = ANY (scopes) AND cs.email_key = k;
   UPDATE tagtrack_member_days AS d
     SET "totalOpens" = d."totalOpens" + o, "uniqueOpens" = d."uniqueOpens" + first_open,
         "totalClicks" = d."totalClicks" + c, "uniqueClicks" = d."uniqueClicks" + first_click
-    WHERE d."memberID" = t."memberID" AND d.day = t.day;
+    WHERE d."teamID" = team_id AND d."memberID" = t."memberID" AND d.day = t.day;
   UPDATE tagtrack_scope_days AS d
     SET "totalOpens" = d."totalOpens" + o, "uniqueOpens" = d."uniqueOpens" + first_open,
         "totalClicks" = d."totalClicks" + c, "uniqueClicks" = d."uniqueClicks" + first_click
-    WHERE d.scope = ANY (scopes) AND d."accountType" IN (account, '*') AND d.day = t.day;
+    WHERE d."teamID" = team_id AND d.scope = ANY (scopes) AND d."accountType" IN (account, '*')
+      AND d.day = t.day;
 END
 $$;
 

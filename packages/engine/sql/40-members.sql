@@ -5,30 +5,41 @@
 -- member's group; a member without a group has NULL groupID and groupName here, which the
 -- response omits or sends as '' (profile option memberWithoutGroup, decisions §8).
 -- lim NULL means all; off skips that many records (the page's cursor).
-CREATE OR REPLACE FUNCTION tagtrack_members(caller text, account_type text, group_id text,
-                                            member_id text, lim bigint, off bigint)
+CREATE OR REPLACE FUNCTION tagtrack_members(team text, caller text, account_type text,
+                                            group_id text, member_id text,
+                                            lim bigint, off bigint)
 RETURNS TABLE ("memberID" text, firstname text, lastname text, email text,
                "accountType" text, "groupID" text, "groupName" text)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  visible text[] := tagtrack_visible_members(team, caller);
+BEGIN
+  RETURN QUERY
   SELECT m."memberID", m.firstname, m.lastname, m.email, m."accountType", m."groupID",
          g."groupName"
-  FROM tagtrack_visible_members(caller) AS v
-  JOIN members AS m ON m."memberID" = v."memberID"
+  FROM members AS m
   LEFT JOIN groups AS g ON g."teamID" = m."teamID" AND g."groupID" = m."groupID"
-  WHERE (account_type IS NULL OR m."accountType" = account_type)
+  WHERE m."teamID" = team AND m."memberID" = ANY (visible)
+    AND (account_type IS NULL OR m."accountType" = account_type)
     AND (group_id IS NULL OR m."groupID" = group_id)
     AND (member_id IS NULL OR m."memberID" = member_id)
   ORDER BY tagtrack_utf16_key(m.lastname), tagtrack_utf16_key(m.firstname),
            m."memberID" COLLATE "C"
-  LIMIT lim OFFSET off
+  LIMIT lim OFFSET off;
+END
 $$;
 
-CREATE OR REPLACE FUNCTION tagtrack_members_count(caller text, account_type text, group_id text)
+CREATE OR REPLACE FUNCTION tagtrack_members_count(team text, caller text, account_type text,
+                                                  group_id text)
 RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT count(*)
-  FROM tagtrack_visible_members(caller) AS v
-  JOIN members AS m ON m."memberID" = v."memberID"
-  WHERE (account_type IS NULL OR m."accountType" = account_type)
-    AND (group_id IS NULL OR m."groupID" = group_id)
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  visible text[] := tagtrack_visible_members(team, caller);
+BEGIN
+  RETURN (SELECT count(*)
+          FROM members AS m
+          WHERE m."teamID" = team AND m."memberID" = ANY (visible)
+            AND (account_type IS NULL OR m."accountType" = account_type)
+            AND (group_id IS NULL OR m."groupID" = group_id));
+END
 $$;

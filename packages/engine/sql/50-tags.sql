@@ -7,27 +7,20 @@
 -- uniqueClicks > 0, isUnclicked totalClicks = 0), newest first by the dateSent shown, then
 -- tagID (decisions §3 Revision 3). recipients: each contact once, the first entry's name and
 -- email as written, in list order (decisions §3 Revision 2). Counters: file 30.
--- The tags a list holds, from the scope's rows alone: the caller's scope (endpoint 2) or
--- one member's (endpoint 4, once the member is known to be visible: tagtrack_member_visible).
-CREATE OR REPLACE FUNCTION tagtrack_tag_list(caller text, member_id text,
-                                             start_day date, end_day date,
-                                             is_opened boolean, is_unopened boolean,
-                                             is_clicked boolean, is_unclicked boolean)
-RETURNS TABLE ("tagID" text, shown timestamptz)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT ts."tagID", ts.shown
-  FROM tagtrack_tag_scopes AS ts
-  WHERE ts.scope = CASE WHEN member_id IS NULL THEN tagtrack_scope(caller)
-                        ELSE 'member:' || member_id END
-    AND (start_day IS NULL OR ts.shown >= tagtrack_day_start(start_day))
-    AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
-    AND (NOT is_opened OR ts.opened)
-    AND (NOT is_unopened OR NOT ts.opened)
-    AND (NOT is_clicked OR ts.clicked)
-    AND (NOT is_unclicked OR NOT ts.clicked)
+-- Every function takes the caller's team first and reads that team's rows only (docs/sql.md
+-- §5); the scope is found first (file 20), in a statement of its own.
+-- The scope a list of tags reads: the caller's (endpoint 2) or one member's (endpoint 4, once
+-- the member is known to be visible: tagtrack_member_visible).
+CREATE OR REPLACE FUNCTION tagtrack_tag_list_scope(team text, caller text, member_id text)
+RETURNS text
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN CASE WHEN member_id IS NULL THEN tagtrack_scope(team, caller)
+              ELSE 'member:' || member_id END;
+END
 $$;
 
-CREATE OR REPLACE FUNCTION tagtrack_tags(caller text, member_id text,
+CREATE OR REPLACE FUNCTION tagtrack_tags(team text, caller text, member_id text,
                                          start_day date, end_day date,
                                          is_opened boolean, is_unopened boolean,
                                          is_clicked boolean, is_unclicked boolean,
@@ -36,30 +29,52 @@ RETURNS TABLE ("tagID" text, subject text, "dateSent" text, recipients json,
                "totalOpens" integer, "uniqueOpens" integer, "totalClicks" integer,
                "uniqueClicks" integer, "desktopOpens" integer, "mobileOpens" integer,
                "desktopClicks" integer, "mobileClicks" integer)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  list_scope text := tagtrack_tag_list_scope(team, caller, member_id);
+BEGIN
+  RETURN QUERY
   SELECT p."tagID", tg.subject, tagtrack_timestamp(p.shown),
          (SELECT coalesce(json_agg(json_build_object('name', r.name, 'email', r.email)
                                    ORDER BY r.position), '[]'::json)
-          FROM tagtrack_contact_tags AS r WHERE r."tagID" = p."tagID"),
+          FROM tagtrack_contact_tags AS r
+          WHERE r."teamID" = team AND r."tagID" = p."tagID"),
          c."totalOpens", c."uniqueOpens", c."totalClicks", c."uniqueClicks",
          c."desktopOpens", c."mobileOpens", c."desktopClicks", c."mobileClicks"
-  FROM (SELECT t.*
-        FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
-                               is_opened, is_unopened, is_clicked, is_unclicked) AS t
-        ORDER BY t.shown DESC, t."tagID" COLLATE "C"
+  FROM (SELECT ts."tagID", ts.shown
+        FROM tagtrack_tag_scopes AS ts
+        WHERE ts."teamID" = team AND ts.scope = list_scope
+          AND (start_day IS NULL OR ts.shown >= tagtrack_day_start(start_day))
+          AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
+          AND (NOT is_opened OR ts.opened)
+          AND (NOT is_unopened OR NOT ts.opened)
+          AND (NOT is_clicked OR ts.clicked)
+          AND (NOT is_unclicked OR NOT ts.clicked)
+        ORDER BY ts.shown DESC, ts."tagID" COLLATE "C"
         LIMIT lim OFFSET off) AS p
-  JOIN tagtrack_tag_counters AS c ON c."tagID" = p."tagID"
-  JOIN tags AS tg ON tg."tagID" = p."tagID"
-  ORDER BY p.shown DESC, p."tagID" COLLATE "C"
+  JOIN tagtrack_tag_counters AS c ON c."teamID" = team AND c."tagID" = p."tagID"
+  JOIN tagtrack_team_tags AS tg ON tg."teamID" = team AND tg."tagID" = p."tagID"
+  ORDER BY p.shown DESC, p."tagID" COLLATE "C";
+END
 $$;
 
-CREATE OR REPLACE FUNCTION tagtrack_tags_count(caller text, member_id text,
+CREATE OR REPLACE FUNCTION tagtrack_tags_count(team text, caller text, member_id text,
                                                start_day date, end_day date,
                                                is_opened boolean, is_unopened boolean,
                                                is_clicked boolean, is_unclicked boolean)
 RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT count(*)
-  FROM tagtrack_tag_list(caller, member_id, start_day, end_day,
-                         is_opened, is_unopened, is_clicked, is_unclicked)
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  list_scope text := tagtrack_tag_list_scope(team, caller, member_id);
+BEGIN
+  RETURN (SELECT count(*)
+          FROM tagtrack_tag_scopes AS ts
+          WHERE ts."teamID" = team AND ts.scope = list_scope
+            AND (start_day IS NULL OR ts.shown >= tagtrack_day_start(start_day))
+            AND (end_day IS NULL OR ts.shown < tagtrack_day_start(end_day + 1))
+            AND (NOT is_opened OR ts.opened)
+            AND (NOT is_unopened OR NOT ts.opened)
+            AND (NOT is_clicked OR ts.clicked)
+            AND (NOT is_unclicked OR NOT ts.clicked));
+END
 $$;

@@ -10,60 +10,77 @@
 -- scope in tagtrack_scope_days (file 30), one per day.
 
 -- The scope of a stats subject, as tagtrack_scope_days keys it.
-CREATE OR REPLACE FUNCTION tagtrack_stats_scope(caller text, group_id text, member_id text)
+CREATE OR REPLACE FUNCTION tagtrack_stats_scope(team text, caller text, group_id text,
+                                                member_id text)
 RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT CASE WHEN member_id IS NOT NULL THEN 'member:' || member_id
-              WHEN group_id IS NOT NULL THEN tagtrack_group_scope(caller, group_id)
-              ELSE tagtrack_scope(caller) END
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+BEGIN
+  RETURN CASE WHEN member_id IS NOT NULL THEN 'member:' || member_id
+              WHEN group_id IS NOT NULL THEN tagtrack_group_scope(team, caller, group_id)
+              ELSE tagtrack_scope(team, caller) END;
+END
 $$;
 
--- The subject's per-day rows in the window: what every stats answer sums or lists.
-CREATE OR REPLACE FUNCTION tagtrack_stats_rows(caller text, group_id text, member_id text,
-                                               account_type text,
-                                               start_day date, end_day date)
-RETURNS SETOF tagtrack_scope_days
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT d.*
-  FROM tagtrack_scope_days AS d
-  WHERE d.scope = tagtrack_stats_scope(caller, group_id, member_id)
-    AND d."accountType" = coalesce(account_type, '*')
-    AND (start_day IS NULL OR d.day >= start_day)
-    AND (end_day IS NULL OR d.day <= end_day)
-$$;
-
-CREATE OR REPLACE FUNCTION tagtrack_stats_days(caller text, group_id text, member_id text,
-                                               account_type text,
+-- The subject's per-day rows in the window, oldest first: what every stats answer sums or
+-- lists (the team's rows of one scope and account type).
+CREATE OR REPLACE FUNCTION tagtrack_stats_days(team text, caller text, group_id text,
+                                               member_id text, account_type text,
                                                start_day date, end_day date,
                                                lim bigint, off bigint)
 RETURNS TABLE (date text, "totalSent" integer, "totalOpens" integer, "totalClicks" integer,
                "uniqueOpens" integer, "uniqueClicks" integer, "dateLastSent" text)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  subject text := tagtrack_stats_scope(team, caller, group_id, member_id);
+BEGIN
+  RETURN QUERY
   SELECT to_char(d.day, 'YYYY-MM-DD'), d."totalSent", d."totalOpens", d."totalClicks",
          d."uniqueOpens", d."uniqueClicks", tagtrack_timestamp(d."lastSent")
-  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day) AS d
+  FROM tagtrack_scope_days AS d
+  WHERE d."teamID" = team AND d.scope = subject
+    AND d."accountType" = coalesce(account_type, '*')
+    AND (start_day IS NULL OR d.day >= start_day)
+    AND (end_day IS NULL OR d.day <= end_day)
   ORDER BY d.day
-  LIMIT lim OFFSET off
+  LIMIT lim OFFSET off;
+END
 $$;
 
-CREATE OR REPLACE FUNCTION tagtrack_stats_days_count(caller text, group_id text,
+CREATE OR REPLACE FUNCTION tagtrack_stats_days_count(team text, caller text, group_id text,
                                                      member_id text, account_type text,
                                                      start_day date, end_day date)
 RETURNS bigint
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT count(*)
-  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day)
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  subject text := tagtrack_stats_scope(team, caller, group_id, member_id);
+BEGIN
+  RETURN (SELECT count(*)
+          FROM tagtrack_scope_days AS d
+          WHERE d."teamID" = team AND d.scope = subject
+            AND d."accountType" = coalesce(account_type, '*')
+            AND (start_day IS NULL OR d.day >= start_day)
+            AND (end_day IS NULL OR d.day <= end_day));
+END
 $$;
 
-CREATE OR REPLACE FUNCTION tagtrack_stats_total(caller text, group_id text, member_id text,
-                                                account_type text,
+CREATE OR REPLACE FUNCTION tagtrack_stats_total(team text, caller text, group_id text,
+                                                member_id text, account_type text,
                                                 start_day date, end_day date)
 RETURNS TABLE ("totalSent" integer, "totalOpens" integer, "totalClicks" integer,
                "uniqueOpens" integer, "uniqueClicks" integer, "dateLastSent" text)
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
+DECLARE
+  subject text := tagtrack_stats_scope(team, caller, group_id, member_id);
+BEGIN
+  RETURN QUERY
   SELECT coalesce(sum(d."totalSent"), 0)::integer,
          coalesce(sum(d."totalOpens"), 0)::integer, coalesce(sum(d."totalClicks"), 0)::integer,
          coalesce(sum(d."uniqueOpens"), 0)::integer, coalesce(sum(d."uniqueClicks"), 0)::integer,
          tagtrack_timestamp(max(d."lastSent"))
-  FROM tagtrack_stats_rows(caller, group_id, member_id, account_type, start_day, end_day) AS d
+  FROM tagtrack_scope_days AS d
+  WHERE d."teamID" = team AND d.scope = subject
+    AND d."accountType" = coalesce(account_type, '*')
+    AND (start_day IS NULL OR d.day >= start_day)
+    AND (end_day IS NULL OR d.day <= end_day);
+END
 $$;

@@ -57,11 +57,15 @@ export {
   openSqlEngine,
   type SqlEngine,
   type SqlEngineOptions,
+  type SqlTopology,
 } from './sql/engine.ts';
 export { redactUrl, SqlEngineError, type SqlEngineErrorCode } from './sql/errors.ts';
 export {
   checkSchema,
+  citusLayoutSql,
   installSql,
+  isCitus,
+  isStandby,
   loadDataset,
   refreshCounters,
   registerEmails,

@@ -19,6 +19,7 @@ import { RATE_LIMIT_FAULTS } from './rate-limit.ts';
 import { RENDER_FAULTS } from './render.ts';
 import { ROUTING_FAULTS } from './routing.ts';
 import { STORE_FAULTS } from './store.ts';
+import { STORE_CALLER_FAULTS } from './store-callers.ts';
 import { STORE_WINDOW_FAULTS } from './store-windows.ts';
 
 export type { FaultArea, FaultInfo, FaultLayer, FaultLayers } from './info.ts';
@@ -27,6 +28,7 @@ export type { FaultArea, FaultInfo, FaultLayer, FaultLayers } from './info.ts';
 export const FAULTS = [
   ...STORE_FAULTS,
   ...STORE_WINDOW_FAULTS,
+  ...STORE_CALLER_FAULTS,
   ...PARAMS_FAULTS,
   ...PARAMS_SYNTAX_FAULTS,
   ...ROUTING_FAULTS,

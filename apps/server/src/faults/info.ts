@@ -36,6 +36,14 @@ export interface FaultInfo {
    */
   readonly blind?: readonly string[] | { readonly unobservable: string };
   /**
+   * Blind mode with the canonical profile's twelve credentials declared (every team, account
+   * type, with and without a group): the ids that fail there, when they differ from those of
+   * {@link detectedBy} and {@link blind} without the `ORACLE-*` ids (omitted: those), or
+   * `{ unobservable }` with the reason no credential can observe the fault without the
+   * dataset (the matrix lists it as an exception).
+   */
+  readonly blindDeclared?: readonly string[] | { readonly unobservable: string };
+  /**
    * The fault's implementation: for each layer it breaks, a wrapper that gets that layer as
    * the server composed it (clean, or already wrapped by an earlier fault) and returns the
    * broken one. Omitted for the faults of the layers not migrated yet (see `index.ts`).
@@ -45,11 +53,11 @@ export interface FaultInfo {
 
 /**
  * The layers a fault can wrap (CONVENTIONS: a fault is a wrapper over the layer it changes),
- * each a small interface the server composes: `createServer` passes the clean layer through
+ * each a small interface the server composes: `compose.ts` passes the clean layer through
  * the wrappers of the injected faults (`FaultSet.wrap`) in `FAULTS` order.
  */
 export interface FaultLayers {
-  /** The store's query methods (store.ts, decisions §2, §3, §8, §9). */
+  /** The store's index layer (store-layer.ts, decisions §2, §3, §8, §9). */
   readonly store?: (clean: StoreLayer) => StoreLayer;
   /** The router: a raw request path to the endpoint it names (middleware/route.ts). */
   readonly route?: (clean: PathMatcher) => PathMatcher;

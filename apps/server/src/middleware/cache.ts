@@ -1,4 +1,4 @@
-import { LruCache } from '../cache.ts';
+import { LRUCache } from 'lru-cache';
 import { type Middleware, send } from './context.ts';
 
 /** A rendered response kept for identical requests (same base URL, caller, method and target). */
@@ -41,7 +41,12 @@ export function responseCache(
   keyOf: ResponseCacheKey,
   maxBytes: number = 64 * 1024 * 1024,
 ): Middleware {
-  const responses = new LruCache<CachedResponse>(4096, maxBytes);
+  const responses = new LRUCache<string, CachedResponse>({
+    max: 4096,
+    maxSize: maxBytes,
+    // a body larger than maxBytes is not kept (lru-cache's maxEntrySize defaults to maxSize)
+    sizeCalculation: (r) => r.body.byteLength + 512,
+  });
   const encoder = new TextEncoder();
   return async (c, next) => {
     const { path, rawQuery } = c.get('target');
@@ -58,11 +63,7 @@ export function responseCache(
     const rendered = c.get('rendered');
     if (rendered !== undefined) {
       const body = encoder.encode(rendered.body);
-      responses.set(
-        key,
-        { status: rendered.status, headers: rendered.headers, body },
-        body.byteLength + 512,
-      );
+      responses.set(key, { status: rendered.status, headers: rendered.headers, body });
     }
   };
 }

@@ -4,7 +4,9 @@
  * inside the profile, so the conformance suite must pass every one of them. Each variant is
  * implemented in the layer where an independent implementation would make that choice:
  * `render` (bodies and Content-Type), `transport` (the HTTP layer over a socket), `store`
- * (the records before paging and rendering), or `options` (a profile option of the server).
+ * (the records before paging and rendering), `paging` (the cursor arithmetic of the pages),
+ * or `options` (a profile option of the server). A variant with a `revision` keeps a rule of
+ * an older profile revision (spec §12): it conforms only under a profile pinned to it.
  */
 import type { PagingEnd } from '@tagtrack/core';
 
@@ -23,10 +25,20 @@ export interface VariantInfo {
   /** The clause of decisions.md that grants the freedom, e.g. `decisions §7 Revision 2`. */
   readonly freedom: string;
   /** The server layer the variant lives in. */
-  readonly layer: 'render' | 'transport' | 'store' | 'options';
+  readonly layer: 'render' | 'transport' | 'store' | 'paging' | 'options';
+  /**
+   * Set on an old rule kept as a variant: the profile revision it conforms to (spec §12). It
+   * passes a profile pinned to that revision and fails the next one, so the variant matrix
+   * and the diff audits (which hold the current revision) leave it out.
+   */
+  readonly revision?: number;
   /** Only observable over a real socket (not through the in-memory `fetch`). */
   readonly transport: boolean;
-  /** Profile fields the conformance suite must use against a server with this variant. */
+  /**
+   * Profile fields the conformance suite must use against a server with this variant; a
+   * `revision` marks an old rule kept as a variant: it passes under that revision and fails
+   * under the next (spec §12).
+   */
   readonly profile?: Readonly<Record<string, unknown>>;
   /** Server options the variant sets (applied by `createServer`). */
   readonly server?: VariantServerOptions;
@@ -211,6 +223,26 @@ export const VARIANTS = [
     freedom: 'decisions §3 Revision 3 (the path of the paging URLs is free between the two forms)',
     layer: 'render',
     transport: false,
+  },
+  {
+    name: 'paging-query-empty-pieces-dropped',
+    description:
+      'nextURL, previousURL and the Link targets leave out the empty pieces of the request query (rtn=json&& links to rtn=json&cursor=250), not kept as received',
+    freedom:
+      'decisions §3 Revision 3 addendum (empty pieces of the query are no parameters: a paging URL may keep or drop them)',
+    layer: 'paging',
+    transport: false,
+  },
+  {
+    name: 'huge-cursor-clamp',
+    description:
+      'a cursor above 2^53 − 1 is read as 2^53 − 1, as Revision 2 stated it: past the end, previous, previousURL and Link rel="prev" at 9007199254740991 − pageSize (cursor=99999999999999999999 links to cursor=9007199254740741)',
+    freedom:
+      'decisions preamble (revisions a vendor can pin): the rule of Revision 2, changed in Revision 3 to exact arithmetic (spec §12); conforming only under a profile pinned to revision 2',
+    layer: 'paging',
+    transport: false,
+    revision: 2,
+    profile: { revision: 2 },
   },
   {
     name: 'empty-page',

@@ -1,4 +1,5 @@
 import type { RecordOf } from '@tagtrack/core';
+import type { ByteCache } from '../../http/byte-cache.ts';
 import type { Exchange, HttpClient } from '../../http/client.ts';
 import { type Failure, type FailureKind, Violation, type ViolationDetails } from '../failure.ts';
 import type { CheckEnv, SuiteCredential } from '../types.ts';
@@ -25,7 +26,8 @@ export interface RunServices {
   readonly numRuns: number;
   readonly baseSeed: number;
   readonly discover: (credential: SuiteCredential) => Promise<Discovery>;
-  readonly walkCache: Map<string, Promise<Walk>>;
+  /** The run's walks of lists, capped by bytes (`walk-cache.ts`, `newWalkCache`). */
+  readonly walkCache: ByteCache<Walk>;
   /**
    * Set by the run's data watch when it watches watermarks (attempt.ts, decisions §3 Revision
    * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.

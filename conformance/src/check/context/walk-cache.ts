@@ -1,4 +1,5 @@
 import type { EndpointId } from '@tagtrack/core';
+import { ByteCache } from '../../http/byte-cache.ts';
 import type { Exchange } from '../../http/client.ts';
 import { type CheckScope, inScope } from '../failure.ts';
 import type { SuiteCredential } from '../types.ts';
@@ -12,14 +13,29 @@ export interface WalkHost {
   /** A try of `onStillData` is under way: walk again, leave the cache as it was. */
   readonly fresh: boolean;
   /** The run's walks, by endpoint, path parameters, query and credential. */
-  readonly cache: Map<string, Promise<Walk>>;
+  readonly cache: ByteCache<Walk>;
   readonly pageSize: number;
   /** The credential used when the call names none. */
   readonly primary: SuiteCredential;
+  /** What the check's log keeps of an exchange (`HttpClient.forLog`: the report's copy). */
+  forLog(exchange: Exchange): Exchange;
   /** Counts `n` requests this check relied on (a cached walk's pages). */
   countRequests(n: number): void;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
+}
+
+/**
+ * An empty cache of walks capped at `maxBytes` (least recently used go first; a walk asked
+ * for again after it went is walked again). A walk counts three times its pages' body
+ * characters: the bodies its pages keep and the records parsed from them.
+ */
+export function newWalkCache(maxBytes: number): ByteCache<Walk> {
+  return new ByteCache<Walk>(maxBytes, (w) => {
+    let chars = 0;
+    for (const p of w.pages) chars += p.body.length;
+    return 3 * chars + 1024;
+  });
 }
 
 /** The pages a walk had fetched, by its promise (what a failed walk logs). */
@@ -53,12 +69,12 @@ export function walkThroughCache(
     return hit.then(
       (w) => {
         host.countRequests(w.pages.length);
-        entry.exchanges = w.pages;
+        entry.exchanges = w.pages.map(host.forLog);
         scope.comparisons++;
         return w;
       },
       (e: unknown) => {
-        entry.exchanges = WALKED.get(hit) ?? [];
+        entry.exchanges = (WALKED.get(hit) ?? []).map(host.forLog);
         throw e;
       },
     );
@@ -73,18 +89,15 @@ export function walkThroughCache(
     }),
   );
   WALKED.set(p, pages);
-  if (!fresh) {
-    host.cache.set(key, p);
-    p.catch(() => host.cache.delete(key));
-  }
+  if (!fresh) host.cache.set(key, p);
   return p.then(
     (w) => {
-      entry.exchanges = w.pages;
+      entry.exchanges = w.pages.map(host.forLog);
       scope.comparisons++;
       return w;
     },
     (e: unknown) => {
-      entry.exchanges = pages;
+      entry.exchanges = pages.map(host.forLog);
       throw e;
     },
   );

@@ -2,7 +2,7 @@ import {
   dailyAreDistinctRecipients,
   inDayWindow,
   normaliseEmail,
-  plainEvents,
+  plainEventsByTag,
   uniqueOpensAreDistinctRecipients,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -61,14 +61,19 @@ export const checks: readonly Check[] = [
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;
-      // every tag's counters against the events /opens and /clicks list for it (core's law)
-      const opens = plainEvents(openGroups);
-      const clicks = plainEvents(clickGroups);
+      // every tag's counters against the events /opens and /clicks list for it (core's law),
+      // each tag given only its own events (indexed once: linear in tags and events)
+      const opens = plainEventsByTag(openGroups);
+      const clicks = plainEventsByTag(clickGroups);
       const exchange = (await ctx.walk('opens.list')).pages[0];
       await ctx.each(
         tags,
         (tag) => {
-          const problem = uniqueOpensAreDistinctRecipients.check({ tag, opens, clicks });
+          const problem = uniqueOpensAreDistinctRecipients.check({
+            tag,
+            opens: opens.get(tag.tagID) ?? [],
+            clicks: clicks.get(tag.tagID) ?? [],
+          });
           if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange });
         },
         { list: MAX_LISTED },
@@ -81,8 +86,8 @@ export const checks: readonly Check[] = [
           const events = await ctx.records(endpoint, {
             pathParams: { tagID: tag.tagID },
           });
-          const grouped = flattenEvents(kind === 'opens' ? openGroups : clickGroups).filter(
-            (e) => e.tagID === tag.tagID,
+          const grouped = flattenEvents(
+            (kind === 'opens' ? openGroups : clickGroups).filter((g) => g.tagID === tag.tagID),
           );
           const want = grouped.map((e) => ({ ...e.details, tagID: tag.tagID }));
           // events of the same instant may come in any order (decisions §3 Revision 2)
@@ -108,8 +113,9 @@ export const checks: readonly Check[] = [
       for (const e of flattenEvents([...openGroups, ...clickGroups]))
         pairs.push([e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
-      const opens = plainEvents(openGroups);
-      const clicks = plainEvents(clickGroups);
+      // each tag's events indexed once: a judgement reads only the events of its tag
+      const opens = plainEventsByTag(openGroups);
+      const clicks = plainEventsByTag(clickGroups);
       const judge = async (tagID: string, day: string) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
         const data = ctx.single('tags.daily', ex);
@@ -117,8 +123,8 @@ export const checks: readonly Check[] = [
           tag: { tagID },
           date: day,
           daily: data,
-          opens,
-          clicks,
+          opens: opens.get(tagID) ?? [],
+          clicks: clicks.get(tagID) ?? [],
         });
         if (problem !== undefined) throw new Violation(problem, { kind: 'counter', exchange: ex });
       };
@@ -127,15 +133,15 @@ export const checks: readonly Check[] = [
       // days without events), so a shifted day boundary fails every run
       const events = flattenEvents([...openGroups, ...clickGroups]);
       const sent = new Map((await allTags(ctx)).map((t) => [t.tagID, t.dateSent]));
-      const edge = nearMidnight(events.map((e) => e.date));
-      const subjects = [...new Set(events.filter((e) => edge.includes(e.date)).map((e) => e.tagID))]
+      const edge = new Set(nearMidnight(events.map((e) => e.date)));
+      const subjects = [...new Set(events.filter((e) => edge.has(e.date)).map((e) => e.tagID))]
         .filter((id) => sent.has(id))
         .slice(0, 2);
       const series = subjects.flatMap((tagID) =>
-        seriesDays(
-          sent.get(tagID)!,
-          events.filter((e) => e.tagID === tagID).map((e) => e.date),
-        ).map((day) => [tagID, day] as const),
+        seriesDays(sent.get(tagID)!, [
+          ...(opens.get(tagID) ?? []).map((e) => e.date),
+          ...(clicks.get(tagID) ?? []).map((e) => e.date),
+        ]).map((day) => [tagID, day] as const),
       );
       await ctx.each(series, ([tagID, day]) => judge(tagID, day), { list: MAX_LISTED });
       await ctx.property(fc.constantFrom(...pairs), ([tagID, day]) => judge(tagID, day));

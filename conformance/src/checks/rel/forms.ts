@@ -285,7 +285,8 @@ export const checks: readonly Check[] = [
     skipIf: (env) =>
       env.profile.rtn.length < 2 ? 'the profile supports only one response format' : undefined,
     async run(ctx) {
-      const samples = await sampleCalls(ctx);
+      // every endpoint as the primary; the other callers share them out (ctx.callerShare)
+      const samples = ctx.callerShare(await sampleCalls(ctx));
       if (samples.length === 0) ctx.skip('no endpoint could be sampled');
       // every endpoint as sampled (cursor 0, no parameters)
       let compared = 0;
@@ -360,7 +361,7 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const busiest = await busiestMemberID(ctx);
       const cases: { endpoint: EndpointId; call: EndpointCall; name: ParamName }[] = [];
-      for (const { endpoint, call } of await sampleCalls(ctx)) {
+      for (const { endpoint, call } of ctx.callerShare(await sampleCalls(ctx))) {
         const e = endpointById(endpoint);
         const c: EndpointCall =
           busiest !== undefined && e.pathParams.includes('memberID')
@@ -385,7 +386,7 @@ export const checks: readonly Check[] = [
     endpoints: [...ENDPOINT_IDS],
     async run(ctx) {
       let compared = 0;
-      for (const { endpoint, call } of await sampleCalls(ctx)) {
+      for (const { endpoint, call } of ctx.callerShare(await sampleCalls(ctx))) {
         for (const rtn of ctx.profile.rtn) {
           const c = { ...call, query: [...(call.query ?? []), ['rtn', rtn] as const] };
           const get = await ctx.call(endpoint, c);

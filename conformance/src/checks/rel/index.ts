@@ -1,4 +1,5 @@
 import type { Check } from '../../check/define.ts';
+import { checks as callers } from './callers.ts';
 import { checks as contacts } from './contacts.ts';
 import { checks as events } from './events.ts';
 import { checks as forms } from './forms.ts';
@@ -12,6 +13,14 @@ export const prefix = 'REL';
  * Metamorphic and cross-endpoint relations (decisions §2, §3, §4, §7, §8, §9), generated with
  * fast-check and shrunk on failure: tag filters and windows (`tags.ts`), stats merged and
  * split (`stats.ts`), counters against their events (`events.ts`), the same records in
- * another form (`forms.ts`), contacts across endpoints (`contacts.ts`).
+ * another form (`forms.ts`), contacts across endpoints (`contacts.ts`), and between two
+ * callers' answers (`callers.ts`).
  */
-export const checks: readonly Check[] = [...tags, ...stats, ...events, ...forms, ...contacts];
+export const checks: readonly Check[] = [
+  ...tags,
+  ...stats,
+  ...events,
+  ...forms,
+  ...contacts,
+  ...callers,
+];

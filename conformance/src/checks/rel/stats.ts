@@ -330,9 +330,19 @@ export const checks: readonly Check[] = [
           // per day (aggregateData=false) or the one aggregated record (keyed by '')
           const keys = new Set([whole, ...typed].flatMap((a) => a.records.map(dayOf)));
           if (aggregateData === 'true') keys.add('');
+          // each answer's records by day, indexed once (one lookup per day and answer)
+          const byDay = new Map<{ records: StatsSummary[] }, Map<string, StatsSummary[]>>();
+          for (const a of [whole, ...typed]) {
+            const m = new Map<string, StatsSummary[]>();
+            for (const r of a.records) {
+              const list = m.get(dayOf(r));
+              if (list === undefined) m.set(dayOf(r), [r]);
+              else list.push(r);
+            }
+            byDay.set(a, m);
+          }
           for (const key of [...keys].sort()) {
-            const at = (a: { records: StatsSummary[] }) =>
-              a.records.filter((r) => dayOf(r) === key);
+            const at = (a: { records: StatsSummary[] }) => byDay.get(a)!.get(key) ?? [];
             obey(
               typedStatsMergeToUntyped.check({
                 subject: `${what}${span}${key === '' ? ' (aggregated)' : ` on ${key}`}`,

@@ -45,8 +45,10 @@ export const checks: readonly Check[] = [
             seen.push(...w.records.map((m) => m.memberID));
           }
           const expected = all.records.map((m) => m.memberID).sort();
-          const missing = expected.find((id) => !seen.includes(id));
-          const extra = seen.find((id) => !expected.includes(id));
+          const seenSet = new Set(seen);
+          const expectedSet = new Set(expected);
+          const missing = expected.find((id) => !seenSet.has(id));
+          const extra = seen.find((id) => !expectedSet.has(id));
           if (missing !== undefined || extra !== undefined || seen.length !== expected.length)
             throw new Violation(
               `the lists of ${what} with type=${TYPES.join(', type=')} hold ${seen.length} members, the list without type ${expected.length}${missing === undefined ? '' : `; member ${missing} is in no typed list`}${extra === undefined ? '' : `; member ${extra} is only in a typed list`}`,

@@ -91,7 +91,8 @@ export const checks: readonly Check[] = [
               o.memberID !== undefined
                 ? [o.memberID]
                 : (await ctx.discover(o)).members.map((m) => m.memberID);
-            const unseen = theirs.find((id) => !ids.includes(id));
+            const listed = new Set(ids);
+            const unseen = theirs.find((id) => !listed.has(id));
             if (unseen !== undefined) {
               fail(
                 `the admin does not see team member ${unseen}, whom ${o.label} of the same team sees`,

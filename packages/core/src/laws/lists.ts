@@ -1,8 +1,8 @@
+import { contactsOf } from '../aggregate/contacts.ts';
 import {
   compareMembers,
   compareStrings,
   compareTags,
-  contactOf,
   recipientEmails,
 } from '../aggregate/rules.ts';
 import { parseTimestampMs } from '../aggregate/time.ts';
@@ -27,16 +27,21 @@ export const contactCountersOverTheirTags: Law<ContactView> = {
   clause:
     'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
   endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
+  // linear: the expected contacts are computed once (contactsOf), then each contact is one
+  // lookup; contactOf, the plain rule, would rescan every tag and event per contact
   check: ({ contacts, tags, opens, clicks }) => {
-    const want = recipientEmails(tags);
-    const got = new Set(contacts.map((c) => normaliseEmail(c.email)));
-    const missing = want.find((e) => !got.has(e));
+    const want = contactsOf(tags, opens, clicks);
+    const got = new Set<string>();
+    for (const c of contacts) got.add(normaliseEmail(c.email));
+    let missing: string | undefined;
+    for (const e of want.keys())
+      if (!got.has(e) && (missing === undefined || compareStrings(e, missing) < 0)) missing = e;
     if (missing !== undefined) return `recipient ${missing} of a visible tag is not a contact`;
-    const extra = [...got].find((e) => !want.includes(e));
+    const extra = firstOf(got, (e) => (want.has(e) ? undefined : e));
     if (extra !== undefined) return `contact ${extra} is not a recipient of a visible tag`;
     return firstOf(contacts, (c) => {
       const email = normaliseEmail(c.email);
-      const expected = contactOf(email, tags, opens, clicks)!;
+      const expected = want.get(email)!;
       const field = (Object.keys(expected.stats) as (keyof Contact['stats'])[]).find(
         (k) => c.stats[k] !== expected.stats[k],
       );

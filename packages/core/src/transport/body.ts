@@ -75,21 +75,43 @@ export async function readCappedBody(
 }
 
 /**
+ * How late (ms) a deadline's timer may fire before the delay counts as the event loop having
+ * been busy rather than the request being slow (timers fire a millisecond or two late).
+ */
+const STALL_SLACK_MS = 20;
+
+/**
  * One request's deadline: `signal` aborts after `timeoutMs` milliseconds with a
  * `TimeoutError` `DOMException` (as `AbortSignal.timeout` does; `timedOut` is then true), or
  * on {@link abort}. `dispose` clears the timer once the request is answered and its body read,
  * so no timer of a finished request stays pending.
+ *
+ * The deadline measures the wire, not the caller's own work: when its timer fires later than
+ * due (by more than {@link STALL_SLACK_MS}), the event loop was busy and could not read what
+ * arrived meanwhile, so the time it was late is added once more before the request counts as
+ * timed out. The loop then reads what came in (I/O runs after timers) and an answer that had
+ * arrived is never reported late.
  */
 export class Deadline {
   readonly #controller = new AbortController();
-  readonly #timer: ReturnType<typeof setTimeout>;
+  #timer: ReturnType<typeof setTimeout>;
   #timedOut = false;
 
   constructor(readonly timeoutMs: number) {
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#arm(timeoutMs);
+  }
+
+  #arm(ms: number): ReturnType<typeof setTimeout> {
+    const due = performance.now() + ms;
+    return setTimeout(() => {
+      const late = performance.now() - due;
+      if (late > STALL_SLACK_MS) {
+        this.#timer = this.#arm(late);
+        return;
+      }
       this.#timedOut = true;
       this.#controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
-    }, timeoutMs);
+    }, ms);
   }
 
   /** Aborts when the deadline passes or {@link abort} is called. */

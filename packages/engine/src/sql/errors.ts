@@ -6,14 +6,18 @@ export type SqlEngineErrorCode =
   | 'schema_version'
   | 'load_failed'
   | 'invalid_data'
-  | 'append_failed';
+  | 'append_failed'
+  | 'read_only';
 
 /**
  * A database the SQL engine cannot serve from, as one line naming it: a URL that is not a
  * PostgreSQL URL, a server that does not answer or refuses the login, a table or column of
  * the dataset's schema that is missing, tagtrack objects of another version, a dataset
- * that could not be loaded, records that could not be appended (`append_failed`), or data that breaks a rule of decisions §9 the tables cannot
- * state (an event of an email that is not a recipient of its tag, or dated before it). The message never holds the URL's password.
+ * that could not be loaded, records that could not be appended (`append_failed`), data that
+ * breaks a rule of decisions §9 the tables cannot state (an event of an email that is not a
+ * recipient of its tag, or dated before it), or a read-only standby asked to load or whose
+ * primary never installed the tagtrack objects (`read_only`). The message never holds the
+ * URL's password.
  */
 export class SqlEngineError extends Error {
   override readonly name = 'SqlEngineError';

@@ -13,7 +13,7 @@ import { type Database, type Queryable, quote } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 
 /** The version of the tagtrack_* objects this engine writes and reads (sql/00-meta.sql). */
-export const SQL_SCHEMA_VERSION = '4';
+export const SQL_SCHEMA_VERSION = '5';
 
 /** The folder of the engine's SQL files, shipped in the package (`sql/`, beside `src/`, `dist/`). */
 const SQL_DIR = new URL('../../sql/', import.meta.url);
@@ -30,13 +30,44 @@ export function sqlFiles(): { readonly name: string; readonly text: string }[] {
 }
 
 /**
+ * The Citus layout (`sql/citus/layout.sql`, docs/sql.md §5): the one statement creating
+ * `tagtrack_citus_layout()`, which distributes the tag tables and the counters by `teamID`
+ * and makes the rest reference tables (idempotent).
+ */
+export function citusLayoutSql(): { readonly name: string; readonly text: string } {
+  return citusSql('layout.sql');
+}
+
+/** A file of `sql/citus/` (one statement each: Citus sends a DDL statement's text to its workers). */
+function citusSql(name: string): { readonly name: string; readonly text: string } {
+  return { name: `citus/${name}`, text: readFileSync(new URL(`citus/${name}`, SQL_DIR), 'utf8') };
+}
+
+/** Whether `db` is a Citus coordinator (the citus extension is installed in it). */
+export async function isCitus(db: Database): Promise<boolean> {
+  if (db.kind === 'pglite') return false;
+  const rows = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'citus'");
+  return rows.length > 0;
+}
+
+/**
  * Creates or replaces every tagtrack_* object (idempotent; counters are left as they are):
  * drops the engine's functions and views first, so a function whose columns changed is
- * created anew rather than refused.
+ * created anew rather than refused. On a Citus coordinator the layout follows
+ * ({@link citusLayoutSql}).
  */
 export async function installSql(db: Database): Promise<void> {
   await dropRoutines(db);
-  for (const file of sqlFiles()) {
+  const citus = await isCitus(db);
+  const steps = citus
+    ? [
+        ...sqlFiles(),
+        citusLayoutSql(),
+        { name: 'citus/layout.sql', text: 'SELECT tagtrack_citus_layout()' },
+        citusSql('fill.sql'),
+      ]
+    : sqlFiles();
+  for (const file of steps) {
     try {
       await db.exec(file.text);
     } catch (e) {
@@ -217,10 +248,14 @@ export async function refreshCounters(db: Database): Promise<void> {
     emails.map((r) => r.email),
   );
   await db.query('SELECT tagtrack_refresh()');
-  // outside the refresh's transaction: marks the pages all-visible, so a list's page and
-  // length come from index-only scans of the scope tables
+  // outside the refresh's transaction (Citus refuses ANALYZE inside a function): marks the
+  // pages all-visible, so a list's page and length come from index-only scans of the scope
+  // tables, and gives the planner the counters' statistics
   await db.exec(
     'VACUUM (ANALYZE) tagtrack_tag_scopes, tagtrack_contact_scopes, tagtrack_scope_days',
+  );
+  await db.exec(
+    'ANALYZE tagtrack_tag_counters, tagtrack_contact_tags, tagtrack_member_days, tagtrack_email_keys, tagtrack_contact_ids',
   );
   const problems = await db.query<{ problem: string }>(
     'SELECT tagtrack_data_problems() AS problem',
@@ -273,11 +308,12 @@ function utf16Hex(s: string): string {
 /**
  * Checks that `db` holds the dataset's eight tables with every column of the fixture's
  * schema, and tagtrack objects of this version (installing and refreshing them when the
- * tables were loaded by someone else and the engine never ran there). Throws
- * {@link SqlEngineError} `missing_tables` naming the missing tables or columns, and
- * `schema_version` for tagtrack objects of another version.
+ * tables were loaded by someone else and the engine never ran there, unless `readOnly`: a
+ * hot standby, where nothing can be written). Throws {@link SqlEngineError} `missing_tables`
+ * naming the missing tables or columns, `schema_version` for tagtrack objects of another
+ * version, and `read_only` for a standby whose primary has no refreshed tagtrack objects.
  */
-export async function checkSchema(db: Database): Promise<void> {
+export async function checkSchema(db: Database, readOnly = false): Promise<void> {
   const columns = await db.query<{ table_name: string; column_name: string }>(
     `SELECT table_name::text, column_name::text FROM information_schema.columns
      WHERE table_schema = current_schema()`,
@@ -302,7 +338,12 @@ export async function checkSchema(db: Database): Promise<void> {
       'missing_tables',
       `the dataset tables lack column${missingColumns.length > 1 ? 's' : ''} ${missingColumns.join(', ')} (a schema of another version?)`,
     );
+  const standbyRefusal = new SqlEngineError(
+    'read_only',
+    'the database is a read-only standby and its primary has no refreshed tagtrack objects yet (start a server against the primary first, or load a dataset there)',
+  );
   if (!have.has('tagtrack_meta')) {
+    if (readOnly) throw standbyRefusal;
     await installSql(db);
     await refreshCounters(db);
     return;
@@ -319,5 +360,15 @@ export async function checkSchema(db: Database): Promise<void> {
   const refreshed = await db.query<{ value: string }>(
     "SELECT value FROM tagtrack_meta WHERE key = 'refreshed_at'",
   );
-  if (refreshed.length === 0) await refreshCounters(db);
+  if (refreshed.length === 0) {
+    if (readOnly) throw standbyRefusal;
+    await refreshCounters(db);
+  }
+}
+
+/** Whether `db` is a hot standby in recovery (`pg_is_in_recovery()`): read-only, replicating. */
+export async function isStandby(db: Database): Promise<boolean> {
+  if (db.kind === 'pglite') return false;
+  const [row] = await db.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
+  return row?.r === true;
 }

@@ -1,0 +1,75 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Bytes the run's caches may hold together by default (`--cache-bytes`,
+ * `TAGTRACK_CACHE_BYTES`): 256 MiB, half for whole walks of lists, a quarter for the
+ * credentials' discoveries, a quarter for single responses. Past it the least recently used
+ * entries go (and are read again when a check asks for them), so the suite's memory stays
+ * bounded at any data size. A run of the canonical dataset never reaches it, so its requests
+ * are the same at any concurrency; where the cap binds, which entries go depends on the order
+ * answers come in, so the requests sent may vary with concurrency (never the verdict).
+ */
+export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** What an entry counts while its promise is pending (its size is known once it resolves). */
+const PENDING_BYTES = 1024;
+
+/**
+ * A least-recently-used cache of promised values by key, capped by bytes (lru-cache with
+ * `maxSize`): an entry counts {@link PENDING_BYTES} while pending, then `sizeOf(value)` bytes
+ * once it resolves; an entry larger than the whole cap is dropped then, and a rejected one at
+ * once. Identical asks while a promise is pending share it.
+ */
+export class ByteCache<V> {
+  readonly #lru: LRUCache<string, Promise<V>>;
+
+  /** `maxBytes`: the cap (at least 1); `sizeOf`: the estimated bytes a resolved value holds. */
+  constructor(
+    readonly maxBytes: number,
+    private readonly sizeOf: (value: V) => number,
+  ) {
+    this.#lru = new LRUCache<string, Promise<V>>({ maxSize: Math.max(1, Math.floor(maxBytes)) });
+  }
+
+  /** The promise under `key` (marking it most recently used), or `undefined`. */
+  get(key: string): Promise<V> | undefined {
+    return this.#lru.get(key);
+  }
+
+  /** Keeps `promise` under `key`; its size is counted when it resolves (see the class). */
+  set(key: string, promise: Promise<V>): void {
+    this.#lru.set(key, promise, { size: PENDING_BYTES });
+    promise.then(
+      (value) => {
+        // only this entry: the key may hold a later promise by now. lru-cache keeps the size
+        // of a value set again as it was, so the entry is set anew with its real size
+        if (this.#lru.peek(key) !== promise) return;
+        this.#lru.delete(key);
+        this.#lru.set(key, promise, { size: Math.max(1, Math.ceil(this.sizeOf(value))) });
+      },
+      () => {
+        if (this.#lru.peek(key) === promise) this.#lru.delete(key);
+      },
+    );
+  }
+
+  /** Drops `key` if it holds `promise` (any promise when `promise` is not given). */
+  delete(key: string, promise?: Promise<V>): void {
+    if (promise === undefined || this.#lru.peek(key) === promise) this.#lru.delete(key);
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.#lru.clear();
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#lru.size;
+  }
+
+  /** Bytes the entries count now. */
+  get bytes(): number {
+    return this.#lru.calculatedSize;
+  }
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ByteCache } from '../src/http/byte-cache.ts';
+
+/** The run's caches hold at most their byte cap, least recently used going first. */
+describe('ByteCache (the run caches, capped by bytes)', () => {
+  const sized = (n: number) => Promise.resolve('x'.repeat(n));
+
+  it('holds at most maxBytes of resolved values: the least recently used go first', async () => {
+    const cache = new ByteCache<string>(10_000, (v) => v.length);
+    for (const k of ['a', 'b', 'c']) {
+      cache.set(k, sized(3_000));
+      await cache.get(k);
+    }
+    await Promise.resolve();
+    expect(cache.bytes).toBeLessThanOrEqual(10_000);
+    void cache.get('a'); // a is now the most recently used
+    cache.set('d', sized(3_000));
+    await cache.get('d');
+    await Promise.resolve();
+    expect(cache.bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toBeDefined();
+  });
+
+  it('drops a value larger than the whole cap once it resolves, and a rejected one', async () => {
+    const cache = new ByteCache<string>(1_000_000, (v) => v.length);
+    const big = sized(2_000_000);
+    cache.set('big', big);
+    expect(cache.get('big')).toBe(big); // pending: shared by identical asks
+    await big;
+    await Promise.resolve();
+    expect(cache.get('big')).toBeUndefined();
+    const failed = Promise.reject(new Error('no answer'));
+    cache.set('failed', failed);
+    await failed.catch(() => {});
+    await Promise.resolve();
+    expect(cache.get('failed')).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+});
