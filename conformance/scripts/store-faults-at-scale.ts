@@ -7,7 +7,7 @@
  * passes when the run fails one of them; one that one admin cannot observe (`blind:
  * { unobservable }`) is listed as such. Exit 1 when a fault is missed.
  *
- *   pnpm --filter @tagtrack/conformance exec tsx --conditions=@tagtrack/source scripts/store-faults-at-scale.ts
+ *   pnpm --filter @tagtrack/conformance store-faults
  *   SCALE=medium SEED=1 NUM_RUNS=5 ONLY_FAULTS=name,name
  */
 import { generateDataset, SCALES, type ScaleName } from '@tagtrack/dataset';
