@@ -5,6 +5,7 @@
  *
  *   pnpm live-sweep [--rates 0.05,1,10,50] [--seeds 1,2,3] [--num-runs 5] [--socket]
  *   pnpm live-sweep --faults [--rates 1,10] [--seeds 7|all] [--fault NAME ...]
+ *   either with [--engine pglite | --database-url postgres://…]
  *
  * Default: every rate × seed × caller (team1-admin alone; the canonical profile's 12
  * credentials) in memory (`createServer({ live })`, what is due appended before each answer);
@@ -18,6 +19,12 @@
  * 1 and 10; suite seed 7, the matrix's first, or its three with `--seeds all`). Prints per
  * fault whether it was caught at each rate, and requests and seconds against still data; exits
  * 1 when a fault was missed (a suite bug: a check that fails only on still data).
+ *
+ * `--engine pglite` or `--database-url URL`: the server answers from the SQL engine (embedded
+ * PGlite, or that PostgreSQL database, whose tables are replaced by the canonical dataset's
+ * at each run), the appended records INSERTed and kept by the database's triggers. A fault
+ * the SQL engine cannot serve (a store fault, which wraps the in-memory index) is listed
+ * as not applicable.
  */
 import { parseArgs } from 'node:util';
 import type { FaultName } from '@tagtrack/server';
@@ -27,6 +34,7 @@ import {
   LIVE_RATES,
   LIVE_SEEDS,
   type LiveCaller,
+  type LiveEngineChoice,
   type LiveFaultRow,
   type LiveRunRow,
   liveFaultRun,
@@ -42,8 +50,26 @@ const { values } = parseArgs({
     socket: { type: 'boolean', default: false },
     faults: { type: 'boolean', default: false },
     fault: { type: 'string', multiple: true },
+    engine: { type: 'string' },
+    'database-url': { type: 'string' },
   },
 });
+
+if (values.engine !== undefined && values.engine !== 'memory' && values.engine !== 'pglite') {
+  console.error(`live-sweep: --engine takes memory or pglite, got '${values.engine}'`);
+  process.exit(2);
+}
+if (values['database-url'] !== undefined && values.engine !== undefined) {
+  console.error(
+    'live-sweep: --database-url answers from that PostgreSQL database: give no --engine',
+  );
+  process.exit(2);
+}
+const engine: LiveEngineChoice =
+  values['database-url'] !== undefined
+    ? { kind: 'postgres', url: values['database-url'] }
+    : { kind: values.engine === 'pglite' ? 'pglite' : 'memory' };
+const engineName = engine.kind === 'postgres' ? 'postgres' : engine.kind;
 
 /** A comma-separated list of positive numbers, or exit 2 naming the option. */
 function numbers(option: string, text: string, integer: boolean): number[] {
@@ -99,13 +125,13 @@ if (!values.faults) {
   const callers: LiveCaller[] = ['team1-admin', 'canonical'];
   const rows: LiveRunRow[] = [];
   console.log(
-    `live sweep (${values.socket ? 'tagtrack-server over HTTP' : 'in memory'}): rates ${rates.join(', ')} records/s, seeds ${seeds.join(', ')}, ${numRuns ?? 5} runs per property`,
+    `live sweep (${values.socket ? 'tagtrack-server over HTTP' : 'in process'}, engine ${engineName}): rates ${rates.join(', ')} records/s, seeds ${seeds.join(', ')}, ${numRuns ?? 5} runs per property`,
   );
   for (const rate of rates) {
     for (const seed of seeds) {
       for (const caller of callers) {
         const run = values.socket ? liveSocketRun : liveRun;
-        const row = await run({ rate, seed, caller, numRuns: numRuns ?? 5 });
+        const row = await run({ rate, seed, caller, numRuns: numRuns ?? 5, engine });
         rows.push(row);
         console.log(
           `rate ${rate}/s seed ${seed} ${caller}: ${row.appended} appended, ${row.passed} passed, ${row.failed} failed, ${row.inconclusive} inconclusive, ${row.errors} errors, ${row.rerunChecks} rerun, ${row.requests} requests, ${row.seconds.toFixed(1)} s${row.problems.map((p) => `\n  ${p}`).join('')}`,
@@ -165,20 +191,26 @@ for (const n of names) {
   }
 }
 console.log(
-  `live faults: ${names.length} faults blind as team1-admin, still data and rates ${rates.join(', ')} records/s, suite seeds ${seeds.join(', ')}`,
+  `live faults (engine ${engineName}): ${names.length} faults blind as team1-admin, still data and rates ${rates.join(', ')} records/s, suite seeds ${seeds.join(', ')}`,
 );
 const missed: string[] = [];
+const notApplicable: string[] = [];
 const byFault: { fault: string; still: LiveFaultRow[]; live: LiveFaultRow[][] }[] = [];
-for (const fault of names as FaultName[]) {
+faults: for (const fault of names as FaultName[]) {
   const still: LiveFaultRow[] = [];
   const live: LiveFaultRow[][] = rates.map(() => []);
   for (const seed of seeds) {
-    const s = await liveFaultRun({ fault, rate: undefined, seed, numRuns });
+    const s = await liveFaultRun({ fault, rate: undefined, seed, numRuns, engine });
+    if (s === undefined) {
+      notApplicable.push(fault);
+      console.log(`${fault}: not applicable (the ${engineName} engine cannot serve it)`);
+      continue faults;
+    }
     still.push(s);
     if (!s.caught)
       missed.push(`${fault} on still data, seed ${seed}: failing ${s.failed.join(', ') || 'none'}`);
     for (const [i, rate] of rates.entries()) {
-      const r = await liveFaultRun({ fault, rate, seed, numRuns });
+      const r = (await liveFaultRun({ fault, rate, seed, numRuns, engine }))!;
       live[i]!.push(r);
       if (!r.caught) {
         missed.push(
@@ -241,6 +273,6 @@ console.log(
   )}`,
 );
 console.log(
-  `\n${byFault.length} faults in ${((Date.now() - started) / 1000).toFixed(0)} s; ${missed.length === 0 ? 'none missed' : `MISSED:\n  ${missed.join('\n  ')}`}`,
+  `\n${byFault.length} faults in ${((Date.now() - started) / 1000).toFixed(0)} s${notApplicable.length > 0 ? ` (${notApplicable.length} not applicable to the ${engineName} engine: ${notApplicable.join(', ')})` : ''}; ${missed.length === 0 ? 'none missed' : `MISSED:\n  ${missed.join('\n  ')}`}`,
 );
 process.exit(missed.length === 0 ? 0 : 1);

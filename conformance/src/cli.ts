@@ -15,6 +15,7 @@ import { addReplayCommand } from './commands/replay.ts';
 import { addRequestCommand } from './commands/request.ts';
 import { requirementsCommand } from './commands/requirements.ts';
 import { CANONICAL_PROFILE_FILE, EXIT, runCommand } from './commands/run.ts';
+import { detectCommand, setSuiteCommand } from './http/invocation.ts';
 import { DEFAULT_RETRIES } from './http/retry.ts';
 import { VERSION } from './report/version.ts';
 import { DEFAULT_NUM_RUNS } from './run/runner.ts';
@@ -241,7 +242,7 @@ export function buildProgram(done: (code: number) => void): Command {
     .addOption(
       new Option(
         '--cache-bytes <n>',
-        'bytes the run keeps of walked lists and responses (default 128 MiB; the least recently used are read again)',
+        'bytes the run keeps of walked lists and responses (default 256 MiB; the least recently used are read again)',
       )
         .argParser(positiveInt('cache-bytes'))
         .env('TAGTRACK_CACHE_BYTES'),
@@ -408,6 +409,8 @@ export async function main(argv: readonly string[] = process.argv): Promise<numb
   // a closed pipe (`tagtrack-conformance requirements | head`) ends output quietly
   if (!process.stdout.listeners('error').includes(onStdoutError))
     process.stdout.on('error', onStdoutError);
+  // printed commands start the way this process was started (http/invocation.ts)
+  setSuiteCommand(detectCommand(argv));
   let code: number = EXIT.ok;
   const program = buildProgram((c) => {
     code = c;

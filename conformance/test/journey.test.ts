@@ -1,18 +1,22 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
 /**
- * The vendor's journey (issue 22), end to end, against a reference server in a subprocess
- * with a fault, every step through a shell as a vendor types it: `init` writes a profile from
- * the server's answers -> `run` fails -> each printed reproduce line, run as printed,
- * reproduces its failing request -> `replay` of all failures fails again -> an
- * expected-failures file listing them -> the run is green. No output, report or written file
- * other than the profile (which must hold them, mode 0600) contains an access key.
+ * The vendor's journey, end to end, against a reference server in a subprocess with a fault,
+ * every step through a fresh shell as a vendor types it, from the checkout install the README
+ * documents (`node conformance/bin/tagtrack-conformance.js`, no `tagtrack-conformance` on
+ * PATH, no package manager's variables): `init` writes a profile from the server's answers
+ * and its "next:" line runs -> `run` fails -> every printed reproduce line, run as printed,
+ * reproduces its failing request -> every "run it again" line and the `replay` line fail
+ * again with the run's own status (never 127) -> an expected-failures file listing them ->
+ * the run is green. No output, report or written file other than the profile (which must
+ * hold them, mode 0600) contains an access key.
  */
 
 const SERVER_BIN = fileURLToPath(
@@ -27,15 +31,17 @@ const KEYS = CANONICAL_CREDENTIALS.map((c) => c.accessKey);
 let server: ChildProcess;
 let baseUrl: string;
 let dir: string;
-let binDir: string;
+/** The README's checkout command: `node <checkout>/conformance/bin/tagtrack-conformance.js`. */
+const SUITE = `node ${/^[\w./-]+$/.test(SUITE_BIN) ? SUITE_BIN : `'${SUITE_BIN}'`}`;
+
+/** PATH without any folder that holds a `tagtrack-conformance` (a vendor's fresh shell). */
+const PATH = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((d) => d !== '' && !existsSync(join(d, 'tagtrack-conformance')))
+  .join(delimiter);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tagtrack-journey-'));
-  binDir = join(dir, 'bin');
-  await mkdir(binDir);
-  const launcher = join(binDir, 'tagtrack-conformance');
-  await writeFile(launcher, `#!/bin/sh\nexec "${process.execPath}" "${SUITE_BIN}" "$@"\n`);
-  await chmod(launcher, 0o755);
   server = spawn(
     process.execPath,
     [SERVER_BIN, '--port', '0', '--fault', 'ignore-is-opened', '--fault', 'bad-date-200'],
@@ -62,10 +68,16 @@ interface Shell {
   readonly output: string;
 }
 
-/** `line` through `sh -c` in the journey's folder, with `env` and the launcher on PATH. */
+/**
+ * `line` through a fresh `sh -c` in the journey's folder, with `env`: no `TAGTRACK_*` or
+ * package-manager (`npm_*`) variable of the test's own process, and a PATH without
+ * `tagtrack-conformance`.
+ */
 function sh(line: string, env: Record<string, string> = {}): Promise<Shell> {
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('TAGTRACK_') && !k.toLowerCase().startsWith('npm_'),
+    ),
   ) as Record<string, string>;
   return new Promise((resolve) => {
     execFile(
@@ -73,7 +85,7 @@ function sh(line: string, env: Record<string, string> = {}): Promise<Shell> {
       ['-c', line],
       {
         cwd: dir,
-        env: { ...clean, NO_COLOR: '1', ...env, PATH: `${binDir}:${process.env.PATH}` },
+        env: { ...clean, NO_COLOR: '1', ...env, PATH },
         maxBuffer: 64 * 1024 * 1024,
       },
       (error, stdout, stderr) =>
@@ -89,7 +101,8 @@ function expectNoKey(text: string, where: string): void {
   for (const key of KEYS) expect(text.includes(key), `an access key in ${where}`).toBe(false);
 }
 
-test('init -> a failing run -> its reproduce lines -> replay -> expected failures -> green, with no secret anywhere', async () => {
+test('init and its next line -> a failing run -> every printed command run as printed -> expected failures -> green, with no secret anywhere', async () => {
+  expect((await sh('command -v tagtrack-conformance')).code).not.toBe(0);
   const outputs: string[] = [];
   const keyEnv = Object.fromEntries(
     CREDENTIALS.map((c) => [
@@ -100,21 +113,34 @@ test('init -> a failing run -> its reproduce lines -> replay -> expected failure
 
   // 1. init: the profile from the server's answers, keys from the environment
   const init = await sh(
-    `tagtrack-conformance init --base-url '${baseUrl}' ${CREDENTIALS.map((c) => `--credential '${c.label}:${c.authId}'`).join(' ')} --out profile.json`,
+    `${SUITE} init --base-url '${baseUrl}' ${CREDENTIALS.map((c) => `--credential '${c.label}:${c.authId}'`).join(' ')} --out profile.json`,
     keyEnv,
   );
   outputs.push(init.output);
   expect(init.code, init.output).toBe(0);
   const profile = JSON.parse(await readFile(join(dir, 'profile.json'), 'utf8')) as {
+    revision: number;
     credentials: { label: string; accountType?: string }[];
   };
+  // init writes the current revision: the vendor's profile pins what it was certified against
+  expect(profile.revision).toBe(3);
   expect(profile.credentials.map((c) => c.label).sort()).toEqual(
     CREDENTIALS.map((c) => c.label).sort(),
   );
+  // its next line, as printed (narrowed by the environment, not by editing it): the run fails
+  const next = /^next: (.*)$/m.exec(init.output);
+  expect(next, init.output).not.toBeNull();
+  expect(next![1]!.startsWith(`${SUITE} run `)).toBe(true);
+  const nextRun = await sh(next![1]!, {
+    TAGTRACK_ONLY: 'INPUT-400-BAD-DATE',
+    TAGTRACK_NUM_RUNS: '2',
+  });
+  outputs.push(nextRun.output);
+  expect(nextRun.code, `${next![1]}\n${nextRun.output}`).toBe(1);
 
   // 2. the run fails on the faulted server
   const run = await sh(
-    `tagtrack-conformance run --base-url '${baseUrl}' --profile profile.json --seed 5 --num-runs 5 --report-dir reports --only REL,INPUT`,
+    `${SUITE} run --base-url '${baseUrl}' --profile profile.json --seed 5 --num-runs 5 --report-dir reports --only REL,INPUT`,
   );
   outputs.push(run.output);
   expect(run.code, run.output).toBe(1);
@@ -125,24 +151,31 @@ test('init -> a failing run -> its reproduce lines -> replay -> expected failure
   expect(failed).toEqual(expect.arrayContaining(['REL-FILTER-CONJUNCTION', 'INPUT-400-BAD-DATE']));
 
   // 3. every reproduce line, run as printed, sends the failing request again
-  const lines = [
-    ...new Set(
-      [...run.output.matchAll(/reproduce: (tagtrack-conformance request .*)$/gm)].map((m) => m[1]!),
-    ),
-  ];
+  const lines = [...new Set([...run.output.matchAll(/reproduce: (.*)$/gm)].map((m) => m[1]!))];
   expect(lines.length).toBeGreaterThan(0);
-  for (const line of lines.slice(0, 4)) {
+  for (const line of lines) expect(line.startsWith(`${SUITE} request `), line).toBe(true);
+  for (const line of lines) {
     const again = await sh(line);
     outputs.push(again.output);
     expect(again.code, `${line}\n${again.output}`).toBe(0);
     expect(again.output, line).toMatch(/^HTTP \d{3}/m);
   }
 
+  // each "run it again" line of the report fails again, with the run's own status
+  const summary = await readFile(join(dir, 'reports', 'summary.md'), 'utf8');
+  const again = [...summary.matchAll(/run it again: `([^`]+)`/g)].map((m) => m[1]!);
+  expect(again.length).toBe(failed.length);
+  for (const line of again) {
+    expect(line.startsWith(`${SUITE} run `), line).toBe(true);
+    const rerun = await sh(line);
+    outputs.push(rerun.output);
+    expect(rerun.code, `${line}\n${rerun.output}`).toBe(1);
+  }
+
   // 4. replay of all failures: they fail again
-  const replayLine = /rerun every failed check: (tagtrack-conformance replay .*)$/m.exec(
-    run.output,
-  );
+  const replayLine = /rerun every failed check: (.* replay .*)$/m.exec(run.output);
   expect(replayLine, run.output).not.toBeNull();
+  expect(replayLine![1]!.startsWith(`${SUITE} replay `)).toBe(true);
   const replay = await sh(replayLine![1]!);
   outputs.push(replay.output);
   expect(replay.code, replay.output).toBe(1);
@@ -154,7 +187,7 @@ test('init -> a failing run -> its reproduce lines -> replay -> expected failure
     JSON.stringify(failed.map((id) => ({ id, reason: 'known: the fault injected in this test' }))),
   );
   const green = await sh(
-    `tagtrack-conformance run --base-url '${baseUrl}' --profile profile.json --seed 5 --num-runs 5 --report-dir reports-green --only REL,INPUT --expected-failures expected.json`,
+    `${SUITE} run --base-url '${baseUrl}' --profile profile.json --seed 5 --num-runs 5 --report-dir reports-green --only REL,INPUT --expected-failures expected.json`,
   );
   outputs.push(green.output);
   expect(green.code, green.output).toBe(0);
@@ -165,4 +198,4 @@ test('init -> a failing run -> its reproduce lines -> replay -> expected failure
     for (const file of await readdir(join(dir, folder)))
       expectNoKey(await readFile(join(dir, folder, file), 'utf8'), `${folder}/${file}`);
   }
-});
+}, 900_000);

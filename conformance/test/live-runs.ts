@@ -1,6 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/server';
+import type { Dataset, ReportingEngine } from '@tagtrack/core';
+import { canonicalDataset } from '@tagtrack/dataset/canonical';
+import { openSqlEngine } from '@tagtrack/engine';
+import {
+  createServer,
+  FAULTS,
+  type FaultInfo,
+  type FaultName,
+  ServerOptionsError,
+  type TagtrackServer,
+} from '@tagtrack/server';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { declaredFor, exhaustRateLimit, NUM_RUNS, serverFor } from './fault-matrix.ts';
 import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
@@ -21,6 +31,46 @@ export const LIVE_SEEDS = [1, 2, 3] as const;
 
 /** Who runs the suite: one admin credential, or the canonical profile (all 12 credentials). */
 export type LiveCaller = 'team1-admin' | 'canonical';
+
+/**
+ * What answers the live server: core's in-memory index (`memory`, the default), the SQL engine
+ * on embedded PGlite (`pglite`), or on the PostgreSQL server at `url` (`postgres`: the
+ * dataset is loaded into that database, replacing its tables), where the appended records
+ * are INSERTed and the database's triggers keep the counters.
+ */
+export type LiveEngineChoice =
+  | { readonly kind: 'memory' }
+  | { readonly kind: 'pglite' }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+/** The SQL engine of `choice` loaded with `dataset`, or `undefined` for `memory`. */
+async function openLiveEngine(
+  choice: LiveEngineChoice | undefined,
+  dataset: Dataset,
+): Promise<ReportingEngine | undefined> {
+  if (choice === undefined || choice.kind === 'memory') return undefined;
+  return openSqlEngine({
+    load: dataset,
+    ...(choice.kind === 'postgres' ? { databaseUrl: choice.url, maxConnections: 4 } : {}),
+  });
+}
+
+/** Appends what is due on `server` now (in memory at once; into a database, awaited). */
+async function appendDue(server: TagtrackServer): Promise<void> {
+  if (server.live !== undefined) server.live.tick();
+  else await server.appender?.tick();
+}
+
+/** Records `server` appended so far. */
+function appendedBy(server: TagtrackServer): number {
+  return server.live?.current.appended ?? server.appender?.appended ?? 0;
+}
+
+/** The `tagtrack-server` flags of an engine choice. */
+export function engineArgs(choice: LiveEngineChoice | undefined): string[] {
+  if (choice === undefined || choice.kind === 'memory') return [];
+  return choice.kind === 'pglite' ? ['--engine', 'pglite'] : ['--database-url', choice.url];
+}
 
 /** One whole blind run against live data, as the sweep's table shows it. */
 export interface LiveRunRow {
@@ -114,19 +164,23 @@ export async function liveRun(options: {
   readonly numRuns: number;
   /** See {@link requestClock}; absent: the wall clock. */
   readonly msPerRequest?: number | undefined;
+  /** What answers (default in memory). */
+  readonly engine?: LiveEngineChoice | undefined;
 }): Promise<LiveRunRow> {
   const { rate, seed, caller, numRuns } = options;
   const clock = requestClock(options.msPerRequest);
+  const engine = await openLiveEngine(options.engine, canonicalDataset);
   const server = createServer({
     publicUrl: MEMORY_BASE_URL,
+    ...(engine === undefined ? {} : { engine }),
     live: { rate, seed, ...(clock === undefined ? {} : { clock: clock.now }) },
   });
   try {
     const result = await runConformance({
       baseUrl: MEMORY_BASE_URL,
-      fetch: (r) => {
+      fetch: async (r) => {
         clock?.step();
-        server.live!.tick();
+        await appendDue(server);
         return server.fetch(r);
       },
       mode: 'blind',
@@ -139,10 +193,11 @@ export async function liveRun(options: {
       seed,
       caller,
       transport: 'memory',
-      appended: server.live!.current.appended,
+      appended: appendedBy(server),
     });
   } finally {
     await server.close();
+    await engine?.close();
   }
 }
 
@@ -160,6 +215,7 @@ const SERVER_BIN = fileURLToPath(
 export function startLiveServerProcess(
   rate: number,
   seed: number,
+  engine?: LiveEngineChoice,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
@@ -173,6 +229,7 @@ export function startLiveServerProcess(
       '0',
       '--host',
       '127.0.0.1',
+      ...engineArgs(engine),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -221,10 +278,12 @@ export async function liveSocketRun(options: {
   readonly seed: number;
   readonly caller: LiveCaller;
   readonly numRuns: number;
+  /** What answers (default in memory). */
+  readonly engine?: LiveEngineChoice | undefined;
 }): Promise<LiveRunRow> {
   const { rate, seed, caller, numRuns } = options;
   const started = Date.now();
-  const { url, child } = await startLiveServerProcess(rate, seed);
+  const { url, child } = await startLiveServerProcess(rate, seed, options.engine);
   try {
     const result = await runConformance({
       baseUrl: url,
@@ -278,8 +337,9 @@ export interface LiveFaultRow {
  * declared blind ids, `NUM_RUNS` per property) against the reference server with `fault`
  * injected, over live data at `rate` records per second (live seed 1), or over still data
  * when `rate` is undefined. A rate-limited server has every canonical credential's window
- * spent first, as in the matrix. Throws a `RangeError` for a fault blind mode is not declared
- * to catch.
+ * spent first, as in the matrix. With a SQL `engine`, the fault's dataset is loaded into it
+ * first, and a fault it cannot serve (a store fault) resolves `undefined`. Throws a
+ * `RangeError` for a fault blind mode is not declared to catch.
  */
 export async function liveFaultRun(options: {
   readonly fault: FaultName;
@@ -288,7 +348,9 @@ export async function liveFaultRun(options: {
   readonly numRuns?: number | undefined;
   /** See {@link requestClock}; absent: the wall clock. */
   readonly msPerRequest?: number | undefined;
-}): Promise<LiveFaultRow> {
+  /** What answers (default in memory). */
+  readonly engine?: LiveEngineChoice | undefined;
+}): Promise<LiveFaultRow | undefined> {
   const { fault, rate, seed } = options;
   const clock = requestClock(options.msPerRequest);
   const info = FAULTS.find((f) => f.name === fault);
@@ -297,22 +359,32 @@ export async function liveFaultRun(options: {
     throw new RangeError(`fault ${fault} is not one blind mode is declared to catch`);
   }
   const serverOptions = serverFor(fault);
-  const server = createServer({
-    publicUrl: MEMORY_BASE_URL,
-    ...serverOptions,
-    ...(rate === undefined
-      ? {}
-      : { live: { rate, seed: 1, ...(clock === undefined ? {} : { clock: clock.now }) } }),
-  });
+  const engine = await openLiveEngine(options.engine, serverOptions.dataset ?? canonicalDataset);
+  let server: TagtrackServer;
+  try {
+    server = createServer({
+      publicUrl: MEMORY_BASE_URL,
+      ...serverOptions,
+      ...(engine === undefined ? {} : { engine }),
+      ...(rate === undefined
+        ? {}
+        : { live: { rate, seed: 1, ...(clock === undefined ? {} : { clock: clock.now }) } }),
+    });
+  } catch (e) {
+    await engine?.close();
+    // a fault the engine cannot serve (a store fault needs the in-memory index)
+    if (engine !== undefined && e instanceof ServerOptionsError) return undefined;
+    throw e;
+  }
   try {
     const { rateLimit } = serverOptions;
     if (rateLimit !== undefined) await exhaustRateLimit(server, rateLimit.limit);
     const baseUrl = serverOptions.publicUrl ?? MEMORY_BASE_URL;
     const result = await runConformance({
       baseUrl,
-      fetch: behindProxy((r) => {
+      fetch: behindProxy(async (r) => {
         clock?.step();
-        server.live?.tick();
+        await appendDue(server);
         return server.fetch(r);
       }, baseUrl),
       mode: 'blind',
@@ -331,7 +403,7 @@ export async function liveFaultRun(options: {
       seed,
       caller: 'team1-admin',
       transport: 'memory',
-      appended: server.live?.current.appended ?? 0,
+      appended: appendedBy(server),
     });
     return {
       fault,
@@ -351,5 +423,6 @@ export async function liveFaultRun(options: {
     };
   } finally {
     await server.close();
+    await engine?.close();
   }
 }

@@ -77,7 +77,9 @@ describe('against the live reference server (createServer({ live }))', () => {
     );
     expect([...areas].sort()).toEqual(['auth', 'paging', 'params', 'render', 'store']);
     const still = await Promise.all(
-      SAMPLE.map((fault) => liveFaultRun({ fault, rate: undefined, seed: SEEDS[0] })),
+      SAMPLE.map(
+        async (fault) => (await liveFaultRun({ fault, rate: undefined, seed: SEEDS[0] }))!,
+      ),
     );
     expect(still.filter((r) => !r.caught).map((r) => r.fault)).toEqual([]);
   });
@@ -85,12 +87,12 @@ describe('against the live reference server (createServer({ live }))', () => {
   test.each([...SAMPLE.map((fault) => ({ fault, rate: 10 })), { fault: SAMPLE[0]!, rate: 1 }])(
     'fault $fault at $rate records/s: blind mode still fails one of its declared ids',
     async ({ fault, rate }) => {
-      const row = await liveFaultRun({
+      const row = (await liveFaultRun({
         fault,
         rate,
         seed: SEEDS[0],
         msPerRequest: MS_PER_REQUEST,
-      });
+      }))!;
       console.log(
         `fault ${fault} at ${rate}/s: ${row.caught ? 'caught' : 'MISSED'} (failing ${row.failed.join(', ') || 'none'}), ` +
           `${row.appended} appended, ${row.rerunChecks} ran again, ${row.requests} requests` +

@@ -33,6 +33,16 @@
  *   TAGTRACK_BENCH_DATABASE_URL=...   the server (default: scripts/postgres-cluster.sh url);
  *                                     the role must be allowed to CREATE DATABASE
  *   TAGTRACK_BENCH_RELOAD=1           reload the database and rewrite the snapshot
+ *   TAGTRACK_BENCH_INGEST=100,300     ingestion rates tried (records/s; default 100,300,1000;
+ *                                     0: none), each for TAGTRACK_BENCH_INGEST_S seconds (30)
+ *
+ * **Ingestion** (postgres, after the other cells): for each rate, `tagtrack-server
+ * --database-url URL --live RATE` appends tags, opens and clicks by INSERT (the database's
+ * triggers keeping the counters) while the bench asks the admin's list pages (first pages of
+ * 2, 6, 9, 11 and 15, sequentially, each missing the response cache); it reports the records
+ * per second the database took (pg_stat_user_tables' inserted rows of tags, opens and clicks
+ * over the window), whether that kept up with the rate, and the pages' p50/p99/max. The
+ * appended rows stay: the database is marked to be loaded again by the next run.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -70,6 +80,11 @@ const CELL_BUDGET_MS = 20_000;
 /** A request is given up after this long (its query cancelled): the cell's p99 is then `>` it. */
 const TIMEOUT_MS = Number(process.env.TAGTRACK_BENCH_TIMEOUT_MS ?? 60_000);
 const PAGE_SIZE = 250;
+const INGEST_RATES = (process.env.TAGTRACK_BENCH_INGEST ?? '100,300,1000')
+  .split(',')
+  .map((x) => Number(x.trim()))
+  .filter((x) => x > 0);
+const INGEST_S = Number(process.env.TAGTRACK_BENCH_INGEST_S ?? 30);
 const PUBLIC_URL = 'http://bench.test';
 const GOALS = { firstAnswerMs: 1000, adminListP99Ms: 100, requestMs: 1000, rssMb: 200 };
 
@@ -471,6 +486,111 @@ async function runEngine(
   }
 }
 
+/** One ingestion rate: what the database took and what the admin's pages cost meanwhile. */
+interface IngestRow {
+  readonly rate: number;
+  /** Tags, opens and clicks inserted per second over the window (pg_stat_user_tables). */
+  readonly recordsPerS: number;
+  readonly keptUp: boolean;
+  readonly n: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** Rows inserted so far into tags, opens and clicks (the statistics' counters). */
+async function insertedRecords(url: string): Promise<number> {
+  const db = await openPostgres(url, 1);
+  try {
+    const [row] = await db.query<{ n: string }>(
+      `SELECT coalesce(sum(n_tup_ins), 0) AS n FROM pg_stat_user_tables
+       WHERE relname IN ('tags', 'opens', 'clicks')`,
+    );
+    return Number(row!.n);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Ingestion at each of {@link INGEST_RATES} against the database at `url` (see the module comment). */
+async function measureIngestion(url: string, admin: BenchCaller): Promise<IngestRow[]> {
+  const rows: IngestRow[] = [];
+  const pages = ['/teams/tags', '/stats', '/clicks', '/opens', '/contacts'];
+  for (const rate of INGEST_RATES) {
+    const port = await freePort();
+    const s = spawnServer(['--database-url', url, '--live', String(rate)], port);
+    try {
+      await firstAnswer(s, admin, performance.now());
+      // the generator reads its base and starts appending: let it settle
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const before = await insertedRecords(url);
+      const t0 = performance.now();
+      const times: number[] = [];
+      let i = 0;
+      while (performance.now() - t0 < INGEST_S * 1000) {
+        const path = pages[i % pages.length]!;
+        const r = await get(s.base, admin, path, cellQuery('', (i % 50) + 1, 0), TIMEOUT_MS);
+        if (r.status !== 200 && r.status !== 204)
+          throw new Error(`${path} answered ${r.status} during ingestion`);
+        times.push(r.ms);
+        i++;
+      }
+      // the statistics are flushed about once a second
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const seconds = (performance.now() - t0) / 1000;
+      const recordsPerS = Math.round(((await insertedRecords(url)) - before) / seconds);
+      times.sort((a, b) => a - b);
+      const round = (x: number) => Math.round(x * 10) / 10;
+      const row = {
+        rate,
+        recordsPerS,
+        keptUp: recordsPerS >= 0.9 * rate,
+        n: times.length,
+        p50: round(percentile(times, 0.5)),
+        p99: round(percentile(times, 0.99)),
+        max: round(times.at(-1)!),
+      };
+      console.log(
+        `  ingestion at ${rate}/s: ${recordsPerS} records/s taken${row.keptUp ? '' : ' (fell behind)'}, admin pages p50 ${row.p50} ms, p99 ${row.p99} ms, max ${row.max} ms (${row.n} requests)`,
+      );
+      rows.push(row);
+    } finally {
+      await stopServer(s);
+    }
+  }
+  // the appended rows stay: the next run loads the database again
+  const db = await openPostgres(url, 1);
+  try {
+    await db.query("UPDATE tagtrack_meta SET value = 'appended' WHERE key = 'schema_version'");
+  } finally {
+    await db.close();
+  }
+  return rows;
+}
+
+function ingestMarkdown(rows: readonly IngestRow[]): string {
+  if (rows.length === 0) return '';
+  const out = [
+    `Ingestion (\`--live RATE\` appending by INSERT, triggers keeping the counters; admin first pages of 2, 6, 9, 11, 15 asked meanwhile, ${INGEST_S} s per rate):`,
+    '',
+    '| rate (records/s) | taken (records/s) | kept up | admin pages p50 (ms) | p99 (ms) | max (ms) | n |',
+    '| ---: | ---: | --- | ---: | ---: | ---: | ---: |',
+  ];
+  for (const r of rows)
+    out.push(
+      `| ${r.rate} | ${r.recordsPerS} | ${r.keptUp ? 'yes' : 'no'} | ${r.p50} | ${r.p99}${r.p99 >= GOALS.adminListP99Ms ? ' ✗' : ''} | ${r.max} | ${r.n} |`,
+    );
+  const sustained = rows.filter((r) => r.keptUp && r.p99 < GOALS.adminListP99Ms).at(-1);
+  out.push(
+    '',
+    sustained
+      ? `Sustained: ${sustained.recordsPerS} records/s with the admin pages' p99 at ${sustained.p99} ms.`
+      : 'Sustained: no rate tried kept up with the admin pages p99 under 100 ms.',
+    '',
+  );
+  return out.join('\n');
+}
+
 /** Loads the size's NDJSON files into `tagtrack_bench_<events>` unless it holds them already. */
 async function prepareDatabase(
   server: string,
@@ -648,6 +768,7 @@ for (const events of SIZES) {
   const runs: EngineRun[] = [];
   let load: Record<string, unknown> | undefined;
   let snapshot: Record<string, unknown> | undefined;
+  let ingest: IngestRow[] = [];
   for (const engine of ENGINES) {
     if (engine === 'postgres') {
       const db = await prepareDatabase(pgUrl!, events, files.dir, expected);
@@ -668,6 +789,7 @@ for (const events of SIZES) {
       };
       runs.push(await runEngine('postgres', ['--database-url', db.url], callers, table));
       cancelRunning = undefined;
+      if (INGEST_RATES.length > 0) ingest = await measureIngestion(db.url, callers[0]!);
     } else {
       snapshot = await prepareSnapshot(files.json, files.dir);
       if (PREPARE_ONLY) continue;
@@ -684,10 +806,11 @@ for (const events of SIZES) {
       ? `Snapshot: ${Math.round((snapshot.bytes as number) / 1e6)} MB${snapshot.writeS !== undefined ? `, written in ${snapshot.writeS} s (from the JSON, through the CLI)` : ''}.`
       : '',
     '',
+    ingestMarkdown(ingest),
   ].join('\n');
   console.log(`\n${md}`);
   sections.push(md);
-  report.push({ events, machine, runs, load, snapshot, rows: rowsOut });
+  report.push({ events, machine, runs, load, snapshot, ingest, rows: rowsOut });
 }
 sections.push(`load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)}`);
 const stamp = started.replace(/[:.]/g, '-');

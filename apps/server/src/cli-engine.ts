@@ -1,11 +1,11 @@
 /**
  * The engine flags of `tagtrack-server` (main.ts): `--engine memory|pglite` and
  * `--database-url URL`, which engine answers, opening a SQL engine (`@tagtrack/engine`'s
- * `openSqlEngine`) with the dataset to load, and its failures as one line that never shows
+ * `openEngine`) with the dataset to load, and its failures as one line that never shows
  * the URL's password.
  */
 import type { Dataset, ReportingEngine } from '@tagtrack/core';
-import { openSqlEngine, redactUrl, type SqlTopology } from '@tagtrack/engine';
+import { openEngine, redactUrl, type SqlTopology } from '@tagtrack/engine';
 
 /** What answers the CLI's server: core's in-memory index, embedded PGlite, or a PostgreSQL server. */
 export type CliEngine = 'memory' | 'pglite' | 'postgres';
@@ -68,8 +68,8 @@ function safeDecode(s: string): string {
   }
 }
 
-/** What {@link openEngine} needs beside the engine's name. */
-export interface OpenEngineOptions {
+/** What {@link openSqlEngineFlag} needs beside the engine's name. */
+export interface SqlEngineFlagOptions {
   readonly databaseUrl?: string | undefined;
   /** The dataset to load first (drop and recreate the tables); absent: serve those there. */
   readonly load?: Dataset | undefined;
@@ -78,25 +78,17 @@ export interface OpenEngineOptions {
 
 /**
  * Opens the SQL engine `engine` (`pglite`: embedded, in memory; `postgres`: the server at
- * `options.databaseUrl`) through `@tagtrack/engine`'s `openSqlEngine`, loading
- * `options.load` first when given. Any failure (its `SqlEngineError`: bad URL, unreachable,
- * missing tables, another schema version, a failed load; or any other rejection) is an
+ * `options.databaseUrl`) through `@tagtrack/engine`'s `openEngine`, loading `options.load`
+ * first when given. Any failure (its `SqlEngineError`: bad URL, unreachable, missing tables,
+ * another schema version, a failed load; or any other rejection) is an
  * {@link EngineFlagError} with a one-line message without the URL's password.
  */
-export async function openEngine(
+export async function openSqlEngineFlag(
   engine: 'pglite' | 'postgres',
-  options: OpenEngineOptions,
+  options: SqlEngineFlagOptions,
 ): Promise<ReportingEngine> {
   try {
-    return await openSqlEngine({
-      ...(engine === 'postgres' && options.databaseUrl !== undefined
-        ? { databaseUrl: options.databaseUrl }
-        : {}),
-      ...(options.load !== undefined ? { load: options.load } : {}),
-      ...(options.memberWithoutGroup !== undefined
-        ? { memberWithoutGroup: options.memberWithoutGroup }
-        : {}),
-    });
+    return await openEngine({ engine, ...options });
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     throw new EngineFlagError(

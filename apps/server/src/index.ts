@@ -9,6 +9,8 @@ export {
 } from './faults/index.ts';
 export { type AppLayers, CLEAN_LAYERS } from './layers.ts';
 export {
+  LIVE_BASE_TAGS_PER_TEAM,
+  LiveAppender,
   type LiveHandle,
   type LiveOptions,
   type LiveVersion,

@@ -10,12 +10,19 @@ import {
 } from '@tagtrack/dataset/canonical';
 import { type ColumnarSource, type SqlEngine, writeSnapshotFile } from '@tagtrack/engine';
 import { CommanderError } from 'commander';
-import { type CliEngine, EngineFlagError, engineLine, engineOf, openEngine } from './cli-engine.ts';
+import {
+  type CliEngine,
+  EngineFlagError,
+  engineLine,
+  engineOf,
+  openSqlEngineFlag,
+} from './cli-engine.ts';
 import { type CliIo, type CliOptions, program } from './cli-options.ts';
 import { DatasetFileError, loadDatasetSource } from './dataset-file.ts';
 import { FAULTS } from './faults/index.ts';
 import {
   createServer,
+  type ServerOptions,
   ServerOptionsError,
   storeFaultsRefusal,
   type TagtrackServer,
@@ -46,9 +53,7 @@ export type CliOutcome =
 /** Bad usage, an unusable dataset or a port that cannot be bound: exit 2 with `message`. */
 class UsageExit extends Error {}
 
-async function datasetOf(
-  opts: CliOptions,
-): Promise<{ dataset?: Dataset; columnar?: ColumnarSource; origin: string }> {
+async function datasetOf(opts: CliOptions): Promise<Loaded> {
   if (opts.dataset !== undefined) {
     // streamed into core's columnar store (a JSON file, or a per-table NDJSON/CSV directory)
     const columnar = await loadDatasetSource(opts.dataset, { progress: true });
@@ -107,7 +112,7 @@ async function writeSnapshot(file: string, source: ColumnarSource): Promise<stri
 
 /**
  * The engine the flags pick (cli-engine.ts); what a SQL engine cannot do exits 2 here,
- * before any dataset is loaded: `--write-snapshot`, `--live`, a store fault.
+ * before any dataset is loaded: `--write-snapshot`, a store fault.
  */
 function engineKind(opts: CliOptions): CliEngine {
   let kind: CliEngine;
@@ -121,10 +126,16 @@ function engineKind(opts: CliOptions): CliEngine {
   if (opts.writeSnapshot !== undefined) {
     fail(`--write-snapshot needs the in-memory engine (it writes its columns), not ${kind}`);
   }
-  if (opts.live !== undefined) fail(`--live needs the in-memory engine, not ${kind}`);
   const refusal = storeFaultsRefusal(opts.fault, kind);
   if (refusal !== undefined) fail(refusal);
   return kind;
+}
+
+/** What the dataset flags name: a dataset in memory, a columnar source, or neither (canonical). */
+interface Loaded {
+  readonly dataset?: Dataset;
+  readonly columnar?: ColumnarSource;
+  readonly origin: string;
 }
 
 /**
@@ -135,7 +146,7 @@ function engineKind(opts: CliOptions): CliEngine {
 async function openSqlEngine(
   kind: 'pglite' | 'postgres',
   opts: CliOptions,
-  loaded: { dataset?: Dataset; columnar?: ColumnarSource; origin: string },
+  loaded: Loaded,
 ): Promise<{ engine: ReportingEngine; served: Dataset | undefined; origin: string }> {
   const named = opts.dataset !== undefined || opts.seed !== undefined || opts.scale !== undefined;
   const memberWithoutGroup =
@@ -147,7 +158,7 @@ async function openSqlEngine(
       : (loaded.dataset ??
         loaded.columnar?.finish(memberWithoutGroup ? { memberWithoutGroup } : {}).index.dataset ??
         canonicalDataset);
-  const engine = await openEngine(kind, {
+  const engine = await openSqlEngineFlag(kind, {
     databaseUrl: opts.databaseUrl,
     load: served,
     memberWithoutGroup,
@@ -175,22 +186,40 @@ export async function main(argv: readonly string[], io: CliIo = PROCESS_IO): Pro
   }
 }
 
+/** The CLI's steps: flags, lists, checks, the server, its socket, the banner. */
 async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
+  const opts = parseFlags(argv, io);
+  if (typeof opts === 'number') return { code: opts };
+  if (printLists(opts, io)) return { code: 0 };
+  checkFlags(opts);
+  const kind = engineKind(opts);
+  const started = await startServer(opts, kind);
+  const url = await listenOn(started, opts);
+  io.stdout.write(`${bannerLines(started, opts, kind, url).join('\n')}\n`);
+  return { server: started.server, url, stop: stopper(started, io) };
+}
+
+/** The parsed flags, or the exit code of `--help`, `--version` or a usage error. */
+function parseFlags(argv: readonly string[], io: CliIo): CliOptions | number {
   const cmd = program(io);
   try {
     cmd.parse(argv as string[], { from: 'user' });
   } catch (e) {
-    if (e instanceof CommanderError) return { code: e.exitCode === 0 ? 0 : EXIT_USAGE };
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_USAGE;
     throw e;
   }
-  const opts = cmd.opts<CliOptions>();
+  return cmd.opts<CliOptions>();
+}
+
+/** Prints the faults (`--list-faults`) or variants (`--list-variants`); whether it did. */
+function printLists(opts: CliOptions, io: CliIo): boolean {
   if (opts.listFaults) {
     for (const f of FAULTS) {
       io.stdout.write(
         `${f.name}\t${f.area}\t${f.description}\tdetected by ${f.detectedBy.join(', ')}\n`,
       );
     }
-    return { code: 0 };
+    return true;
   }
   if (opts.listVariants) {
     for (const v of VARIANTS) {
@@ -199,9 +228,13 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
         `${v.name}\t${v.layer}${v.transport ? ' (socket only)' : ''}\t${v.description}\t${v.freedom}${profile}\n`,
       );
     }
-    return { code: 0 };
+    return true;
   }
+  return false;
+}
 
+/** Exits 2 for flags that need another flag or contradict one. */
+function checkFlags(opts: CliOptions): void {
   if (opts.liveSeed !== undefined && opts.live === undefined) {
     fail('--live-seed needs --live (the rate of appended records)');
   }
@@ -211,47 +244,36 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
   if (opts.writeSnapshot !== undefined && resolve(opts.writeSnapshot) === resolve(opts.dataset!)) {
     fail('--write-snapshot names the --dataset file itself: write the snapshot to another file');
   }
-  const kind = engineKind(opts);
-  let server: TagtrackServer;
-  let origin: string;
-  let snapshotLine: string | undefined;
+}
+
+/** A server created from the flags, not yet listening. */
+interface Started {
+  readonly server: TagtrackServer;
+  /** The SQL engine the CLI opened (closed on stop), or `undefined` for the in-memory one. */
+  readonly engine: ReportingEngine | undefined;
+  /** The dataset a SQL engine serves, when known. */
+  readonly served: Dataset | undefined;
+  readonly origin: string;
+  readonly snapshotLine: string | undefined;
+}
+
+/**
+ * Loads the dataset, opens the engine `kind` and creates the server; exits 2 for an unusable
+ * dataset, an engine that cannot open or options that cannot work (the engine closed).
+ */
+async function startServer(opts: CliOptions, kind: CliEngine): Promise<Started> {
   let engine: ReportingEngine | undefined;
-  let served: Dataset | undefined;
   try {
     const loaded = await datasetOf(opts);
-    origin = loaded.origin;
-    if (kind !== 'memory') {
-      ({ engine, served, origin } = await openSqlEngine(kind, opts, loaded));
-    }
-    server = createServer({
-      ...(engine !== undefined
-        ? { engine, ...(served ? { dataset: served } : {}) }
-        : {
-            ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
-            ...(loaded.columnar ? { columnar: loaded.columnar } : {}),
-          }),
-      ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
-      ...(opts.memberWithoutGroup !== undefined
-        ? { memberWithoutGroup: opts.memberWithoutGroup }
-        : {}),
-      ...(opts.pagingEnd !== undefined ? { pagingEnd: opts.pagingEnd } : {}),
-      ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
-      ...(opts.live !== undefined
-        ? {
-            live: {
-              rate: opts.live,
-              ...(opts.liveSeed === undefined ? {} : { seed: opts.liveSeed }),
-            },
-          }
-        : {}),
-      rateLimit: opts.rateLimit,
-      faults: opts.fault,
-      variants: opts.variant,
-      logger: (opts.log || opts.verbose) && !opts.quiet,
-    });
-    if (opts.writeSnapshot !== undefined && loaded.columnar !== undefined) {
-      snapshotLine = await writeSnapshot(opts.writeSnapshot, loaded.columnar);
-    }
+    let origin = loaded.origin;
+    let served: Dataset | undefined;
+    if (kind !== 'memory') ({ engine, served, origin } = await openSqlEngine(kind, opts, loaded));
+    const server = createServer(serverOptionsOf(opts, loaded, engine, served));
+    const snapshotLine =
+      opts.writeSnapshot !== undefined && loaded.columnar !== undefined
+        ? await writeSnapshot(opts.writeSnapshot, loaded.columnar)
+        : undefined;
+    return { server, engine, served, origin, snapshotLine };
   } catch (e) {
     await engine?.close().catch(() => {});
     if (e instanceof DatasetFileError || e instanceof DatasetError) fail(e.message);
@@ -259,12 +281,49 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     if (e instanceof ServerOptionsError || e instanceof EngineFlagError) fail(e.message);
     throw e;
   }
+}
 
-  let url: string;
+/** The options of `createServer` from the flags, the dataset loaded and the engine opened. */
+function serverOptionsOf(
+  opts: CliOptions,
+  loaded: Loaded,
+  engine: ReportingEngine | undefined,
+  served: Dataset | undefined,
+): ServerOptions {
+  return {
+    ...(engine !== undefined
+      ? { engine, ...(served ? { dataset: served } : {}) }
+      : {
+          ...(loaded.dataset ? { dataset: loaded.dataset } : {}),
+          ...(loaded.columnar ? { columnar: loaded.columnar } : {}),
+        }),
+    ...(opts.pageSize !== undefined ? { pageSize: opts.pageSize } : {}),
+    ...(opts.memberWithoutGroup !== undefined
+      ? { memberWithoutGroup: opts.memberWithoutGroup }
+      : {}),
+    ...(opts.pagingEnd !== undefined ? { pagingEnd: opts.pagingEnd } : {}),
+    ...(opts.publicUrl !== undefined ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.live !== undefined
+      ? {
+          live: {
+            rate: opts.live,
+            ...(opts.liveSeed === undefined ? {} : { seed: opts.liveSeed }),
+          },
+        }
+      : {}),
+    rateLimit: opts.rateLimit,
+    faults: opts.fault,
+    variants: opts.variant,
+    logger: (opts.log || opts.verbose) && !opts.quiet,
+  };
+}
+
+/** Listens on `--port` and `--host`; exits 2 when that cannot be (the engine closed). */
+async function listenOn(started: Started, opts: CliOptions): Promise<string> {
   try {
-    url = await server.listen(opts.port, opts.host);
+    return await started.server.listen(opts.port, opts.host);
   } catch (e) {
-    await engine?.close().catch(() => {});
+    await started.engine?.close().catch(() => {});
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'EADDRINUSE') fail(`port ${opts.port} on ${opts.host} is already in use`);
     if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') {
@@ -273,7 +332,11 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     if (err.code === 'EACCES') fail(`no permission to listen on port ${opts.port}`);
     throw e;
   }
+}
 
+/** The start-up banner: the URL, what answers, the options in force and credentials to try. */
+function bannerLines(started: Started, opts: CliOptions, kind: CliEngine, url: string): string[] {
+  const { server, served, origin, engine } = started;
   const lines = [
     `tagtrack-server listening on ${url}`,
     engineLine(
@@ -284,13 +347,15 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
     ),
     `dataset: ${origin}`,
   ];
-  if (snapshotLine !== undefined) lines.push(snapshotLine);
+  if (started.snapshotLine !== undefined) lines.push(started.snapshotLine);
   if (opts.fault.length > 0) lines.push(`FAULTS INJECTED: ${opts.fault.join(', ')}`);
   if (opts.variant.length > 0) lines.push(`variants: ${opts.variant.join(', ')}`);
   lines.push(`public URL of paging links: ${server.publicUrl}`);
   if (opts.live !== undefined) {
     lines.push(
-      `live data: ${opts.live} records/s appended (seed ${opts.liveSeed ?? 1}); each response answers one version`,
+      kind === 'memory'
+        ? `live data: ${opts.live} records/s appended (seed ${opts.liveSeed ?? 1}); each response answers one version`
+        : `live data: ${opts.live} records/s appended to the database's tables (seed ${opts.liveSeed ?? 1}); each response reads one snapshot`,
     );
   }
   if (opts.rateLimit) {
@@ -298,42 +363,45 @@ async function listen(argv: readonly string[], io: CliIo): Promise<CliOutcome> {
       `rate limit: ${opts.rateLimit.limit} per ${opts.rateLimit.windowMs / 1000} s per credential`,
     );
   }
-  const shown = server.index?.dataset ?? served;
-  if (shown === undefined) {
-    lines.push("credentials: those of the database's credentials table");
-  } else if (origin.startsWith('canonical')) {
-    lines.push(
-      `demo credentials (${DEMO_CREDENTIALS.length} of the dataset's ${CANONICAL_CREDENTIALS.length}; all are in the conformance suite's canonical profile):`,
-    );
-    for (const c of DEMO_CREDENTIALS) {
-      lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
-    }
-  } else {
-    lines.push('sample credentials (one per team and account type; all are in the dataset):');
-    for (const c of sampleCredentials(shown)) {
-      lines.push(`  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`);
-    }
-  }
+  lines.push(...credentialLines(server.index?.dataset ?? served, origin));
   lines.push(`OpenAPI document: ${url}/openapi.json`);
-  io.stdout.write(`${lines.join('\n')}\n`);
+  return lines;
+}
 
-  return {
-    server,
-    url,
-    stop: (signal) => {
-      io.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
-      // the engine is closed even when the server fails to
-      const closed = server.close().then(
-        () => 0,
+/** The banner's credentials: the demo ones of the canonical dataset, else a sample. */
+function credentialLines(shown: Dataset | undefined, origin: string): string[] {
+  if (shown === undefined) return ["credentials: those of the database's credentials table"];
+  if (origin.startsWith('canonical')) {
+    return [
+      `demo credentials (${DEMO_CREDENTIALS.length} of the dataset's ${CANONICAL_CREDENTIALS.length}; all are in the conformance suite's canonical profile):`,
+      ...DEMO_CREDENTIALS.map((c) => `  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`),
+    ];
+  }
+  return [
+    'sample credentials (one per team and account type; all are in the dataset):',
+    ...sampleCredentials(shown).map(
+      (c) => `  ${c.label}\tauthId=${c.authId}\taccessKey=${c.accessKey}`,
+    ),
+  ];
+}
+
+/**
+ * The `stop` of a listening server: a line on stderr, the server closed, then the engine
+ * (even when the server fails to close); resolves 0, or 1 when closing failed.
+ */
+function stopper(started: Started, io: CliIo): (signal: string) => Promise<number> {
+  return (signal) => {
+    io.stderr.write(`tagtrack-server: ${signal}, shutting down\n`);
+    const closed = started.server.close().then(
+      () => 0,
+      () => 1,
+    );
+    return closed.then((code) =>
+      (started.engine?.close() ?? Promise.resolve()).then(
+        () => code,
         () => 1,
-      );
-      return closed.then((code) =>
-        (engine?.close() ?? Promise.resolve()).then(
-          () => code,
-          () => 1,
-        ),
-      );
-    },
+      ),
+    );
   };
 }
 

@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { type Composition, compose } from './compose.ts';
 import { type FaultName, FaultSet } from './faults/index.ts';
-import { LiveData, type LiveHandle, type LiveOptions } from './live.ts';
+import { LiveAppender, LiveData, type LiveHandle, type LiveOptions } from './live.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import {
   type VariantName,
@@ -135,6 +135,11 @@ export interface TagtrackServer {
   readonly engine: ReportingEngine;
   /** The live data when `live` was given (its current version, `tick`), else `undefined`. */
   readonly live: LiveHandle | undefined;
+  /**
+   * With `live` and an engine over a database (`engine.live`): what appends the records
+   * there (`tick()` appends what is due now, `appended` counts them); else `undefined`.
+   */
+  readonly appender: LiveAppender | undefined;
 }
 
 /**
@@ -221,8 +226,10 @@ function refuseWithEngine(
     const storeFaults = storeFaultsRefusal(faults.list(), engine.name);
     if (storeFaults !== undefined) throw new ServerOptionsError(storeFaults);
   }
-  if (options.live !== undefined) {
-    throw new ServerOptionsError(`live data needs the in-memory engine, not ${engine.name}`);
+  if (options.live !== undefined && engine.live === undefined) {
+    throw new ServerOptionsError(
+      `live data needs the in-memory engine or an engine over a database, not ${engine.name}`,
+    );
   }
   if (options.columnar !== undefined) {
     throw new ServerOptionsError('columnar and engine are two sources of answers: give one');
@@ -363,6 +370,58 @@ function liveOf(
   }
 }
 
+/** How often a server over a database starts from fresh caches (ms). */
+const DATABASE_EPOCH_MS = 1000;
+
+/**
+ * Step 4 for an engine over a database (`engine.live`): its data and credentials change
+ * under the server (its own appended records with `options.live`, others' INSERTs), so the
+ * application is made anew, with empty caches, after each append of the server's
+ * {@link LiveAppender} and at least every second (after re-reading the credentials): a
+ * response is never replayed from before a record the server appended, and an outside
+ * change is seen within a second. `undefined` for an engine whose data never changes.
+ */
+function databaseLiveOf(
+  options: ServerOptions,
+  source: Source,
+  first: Served,
+  serve: () => Served,
+):
+  | { current(): Served; readonly appender: LiveAppender | undefined; stop(): Promise<void> }
+  | undefined {
+  const live = source.engine.live;
+  if (live === undefined) return undefined;
+  let current = first;
+  const renew = () => {
+    current = serve();
+  };
+  let appender: LiveAppender | undefined;
+  if (options.live !== undefined) {
+    try {
+      appender = new LiveAppender(live, options.live, renew, (e) => {
+        process.emitWarning(
+          `live data: cannot append: ${e instanceof Error ? e.message : String(e)}`,
+        );
+      });
+    } catch (e) {
+      if (e instanceof RangeError) throw new ServerOptionsError(e.message);
+      throw e;
+    }
+  }
+  const epoch = setInterval(() => {
+    live.refreshCredentials().then(renew, renew);
+  }, DATABASE_EPOCH_MS);
+  epoch.unref();
+  return {
+    current: () => current,
+    appender,
+    async stop() {
+      clearInterval(epoch);
+      await appender?.stop();
+    },
+  };
+}
+
 /** A server socket for `fetch`: `listen` resolves the URL it listens on, `close` stops it. */
 interface Socket {
   listen(port: number, host: string): Promise<string>;
@@ -423,7 +482,8 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
   const serve = servingOf(settings, composition, publicUrl);
   const first = serve(source);
   const live = liveOf(options, first, source.index, serve);
-  const served = () => live?.current.served ?? first;
+  const database = databaseLiveOf(options, source, first, () => serve(source));
+  const served = () => live?.current.served ?? database?.current() ?? first;
   const fetch = (request: Request, env?: object) => served().fetch(request, env);
   const socket = socketOf(composition.socket(fetch));
   return {
@@ -432,6 +492,7 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
     },
     engine: source.engine,
     live,
+    appender: database?.appender,
     get publicUrl() {
       return publicUrl();
     },
@@ -441,8 +502,9 @@ export function createServer(serverOptions: ServerOptions = {}): TagtrackServer 
       listenUrl = await socket.listen(port, host);
       return listenUrl;
     },
-    close() {
+    async close() {
       live?.stop();
+      await database?.stop();
       listenUrl = undefined;
       return socket.close();
     },

@@ -100,6 +100,15 @@ export class Store {
   }
 
   /**
+   * Re-reads the engine's credentials when they live in a database (`LiveEngine`) and were
+   * read more than a second ago; resolves whether it re-read them (`false` for an engine
+   * whose credentials never change).
+   */
+  refreshCredentials(): Promise<boolean> {
+    return this.#engine.live?.refreshCredentials() ?? Promise.resolve(false);
+  }
+
+  /**
    * Answers `request` for `caller` (decisions §2, §3, §9): the whole ordered list, the
    * single record, or not found; with `window`, a list may come as the slice of that window
    * (see the class comment). `raw` is the query as received (decoded pairs in request

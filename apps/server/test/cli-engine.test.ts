@@ -63,10 +63,9 @@ describe('tagtrack-server --engine and --database-url', { timeout: 120_000 }, ()
       ['--engine', 'pglite', '--dataset', 'x.json', '--write-snapshot', 'x.ttsnap'],
       /--write-snapshot needs the in-memory engine .*not pglite/,
     ],
-    [['--engine', 'pglite', '--live', '1'], /--live needs the in-memory engine, not pglite/],
     [
-      ['--database-url', `postgres://u:${SECRET}@127.0.0.1/db`, '--live', '1'],
-      /--live needs the in-memory engine, not postgres/,
+      ['--database-url', `postgres://u:${SECRET}@127.0.0.1:1/db`, '--live', '1'],
+      /^tagtrack-server: postgres engine: cannot use the database/,
     ],
     [
       ['--engine', 'pglite', '--fault', 'page-overlap', '--fault', 'unique-opens-as-total'],

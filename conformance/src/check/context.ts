@@ -134,7 +134,7 @@ export class CheckContext {
     this.active.log.push(entry);
     p.then(
       (ex) => {
-        entry.exchanges = [ex];
+        entry.exchanges = [this.services.http.forLog(ex)];
       },
       () => {},
     );
@@ -315,6 +315,7 @@ export class CheckContext {
         cache: this.services.walkCache,
         pageSize: this.profile.pageSize,
         primary: this.primary,
+        forLog: (ex) => this.services.http.forLog(ex),
         countRequests: (n) => {
           this.requests += n;
         },

@@ -1,6 +1,8 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import type { Credential } from '../http/client.ts';
+import { suiteCommand } from '../http/invocation.ts';
+import { absolutePath, shellQuote } from '../http/rerun.ts';
 import { type Profile, ProfileError } from '../profile/profile.ts';
 import { InitError, type InitResult, inferProfile, isObject } from './init/infer.ts';
 
@@ -232,7 +234,7 @@ async function initCommand(opts: InitOptions): Promise<number> {
   }
   out.write(
     `wrote ${opts.out} (file mode 0600: it holds the access keys of ${credentials.length} credential${credentials.length === 1 ? '' : 's'}; keep it out of version control)\n` +
-      `next: tagtrack-conformance run --base-url ${opts.baseUrl} --profile ${opts.out}\n`,
+      `next: ${suiteCommand()} run --base-url ${shellQuote(opts.baseUrl)} --profile ${shellQuote(absolutePath(opts.out))}\n`,
   );
   return 0;
 }

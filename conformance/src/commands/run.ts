@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { DataMode } from '../check/watermark.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
 import { ConnectionError } from '../http/client.ts';
+import { suiteCommand } from '../http/invocation.ts';
 import { absolutePath, rerunNote, shellQuote } from '../http/rerun.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
@@ -137,7 +138,7 @@ export async function runCommand(
         )
       )
         process.stdout.write(
-          `rerun every failed check: tagtrack-conformance replay ${shellQuote(absolutePath(join(opts.reportDir as string, 'results.json')))}\n`,
+          `rerun every failed check: ${suiteCommand()} replay ${shellQuote(absolutePath(join(opts.reportDir as string, 'results.json')))}\n`,
         );
       const note = rerunNote(rerun);
       if (note !== undefined) stderr.write(`tagtrack-conformance: note: ${note}\n`);

@@ -13,6 +13,7 @@ import {
 } from '@tagtrack/core';
 import type { Failure } from '../check/failure.ts';
 import type { FetchLike } from '../http/client.ts';
+import { suiteCommand } from '../http/invocation.ts';
 import { type Rerun, rerunWords, shellQuote } from '../http/rerun.ts';
 import { tlsFetch } from '../http/transport.ts';
 import { type Profile, parseProfile } from '../profile/profile.ts';
@@ -124,7 +125,7 @@ function reproduceOnBoth(
   const known = label !== undefined && !label.includes(' ');
   const line = (base: string, target: string) =>
     [
-      'tagtrack-conformance request',
+      `${suiteCommand()} request`,
       pair.method,
       shellQuote(target),
       '--base-url',

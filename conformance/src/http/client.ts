@@ -11,6 +11,7 @@ import {
 import type { Profile } from '../profile/profile.ts';
 import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import { ConnectionError } from './errors.ts';
+import { suiteCommand } from './invocation.ts';
 import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
@@ -134,6 +135,15 @@ export class HttpClient {
    */
   get epoch(): number {
     return this.counters.epoch;
+  }
+  /** The report's copy of each exchange sent (truncated body), by the exchange the caller got. */
+  private readonly keptOf = new WeakMap<Exchange, Exchange>();
+  /**
+   * What a check's log keeps of `exchange`: the report's copy (the same id, its body cut to
+   * 16 KB or less), so a long check's log does not hold every whole body it read until it ends.
+   */
+  forLog(exchange: Exchange): Exchange {
+    return this.keptOf.get(exchange) ?? exchange;
   }
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
   private cache: ByteCache<Exchange>;
@@ -302,7 +312,7 @@ export class HttpClient {
    * header is named in a comment with its secrets replaced.
    */
   reproduce(exchange: Exchange): string {
-    const parts = ['tagtrack-conformance', 'request', exchange.method, shellQuote(exchange.target)];
+    const parts = [suiteCommand(), 'request', exchange.method, shellQuote(exchange.target)];
     parts.push('--base-url', shellQuote(this.baseUrl), ...rerunWords(this.options.rerun));
     if (exchange.credential !== null) parts.push('--credential', shellQuote(exchange.credential));
     else parts.push('--no-credential');
@@ -437,6 +447,7 @@ export class HttpClient {
     };
     this.counters.keptChars += kept.body.length;
     this.exchanges.push(kept);
+    this.keptOf.set(exchange, kept);
     this.options.onExchange?.(kept);
     return exchange;
   }

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { suiteCommand } from './invocation.ts';
 
 /**
  * Where a run took what it needs to reach the implementation, as the commands it prints
@@ -100,7 +101,7 @@ export function runAgainCommand(
   id: string,
 ): string {
   return [
-    'tagtrack-conformance run',
+    `${suiteCommand()} run`,
     `--base-url ${shellQuote(result.baseUrl)}`,
     `--mode ${result.mode}`,
     `--seed ${result.seed}`,

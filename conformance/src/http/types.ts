@@ -75,3 +75,15 @@ export interface RequestSpec {
   /** Bypass the pacing of the configured rate (rate-limit probe only). */
   readonly unpaced?: boolean;
 }
+
+/** A request answered only after retries (a check's `retried`). */
+export interface RetriedRequest {
+  /** The exchange of the answer that was compared (results.json `exchanges`). */
+  readonly exchangeId: number;
+  readonly method: string;
+  readonly target: string;
+  /** Tries made, the answered one included (>= 2). */
+  readonly tries: number;
+  /** What went wrong with each failed try, in order (`request timed out`, `answered 503`…). */
+  readonly causes: readonly string[];
+}

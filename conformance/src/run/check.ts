@@ -13,8 +13,8 @@ import {
 } from '../check/failure.ts';
 import type { CheckCause } from '../check/outcome.ts';
 import { ConnectionError, type Exchange } from '../http/client.ts';
+import type { RetriedRequest } from '../http/types.ts';
 import { isBudgetRefusal, type RunGuard } from './guard.ts';
-import type { RetriedRequest } from './result.ts';
 
 /**
  * What running a check gave, before it becomes a `CheckResult` (run-result.ts): its typed

@@ -6,6 +6,7 @@ import { specClause } from '../check/spec-clause.ts';
 import type { Exchange } from '../http/client.ts';
 import type { ConnectionError } from '../http/errors.ts';
 import type { Rerun } from '../http/rerun.ts';
+import type { RetriedRequest } from '../http/types.ts';
 import type { Profile } from '../profile/profile.ts';
 import type { DataReport } from './attempt.ts';
 import type { Outcome } from './check.ts';
@@ -54,17 +55,7 @@ export interface CheckResult {
   readonly retried?: readonly RetriedRequest[] | undefined;
 }
 
-/** A request answered only after retries (a check's `retried`). */
-export interface RetriedRequest {
-  /** The exchange of the answer that was compared (results.json `exchanges`). */
-  readonly exchangeId: number;
-  readonly method: string;
-  readonly target: string;
-  /** Tries made, the answered one included (>= 2). */
-  readonly tries: number;
-  /** What went wrong with each failed try, in order (`request timed out`, `answered 503`…). */
-  readonly causes: readonly string[];
-}
+export type { RetriedRequest } from '../http/types.ts';
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
 export interface RunResult {

@@ -3,6 +3,21 @@ export { contactsOf } from './aggregate/contacts.ts';
 export { answerRequest } from './aggregate/dispatch.ts';
 export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/plain-answer.ts';
 export {
+  answerByPlan,
+  answerOfFound,
+  ENDPOINT_PLAN,
+  type EndpointPlan,
+  isAnswer,
+  notFoundAnswer,
+  planRequest,
+  RULE_NAMES,
+  type RuleCall,
+  type RuleName,
+  type Rules,
+  SUBJECT_PARAM,
+  type Subject,
+} from './aggregate/plan.ts';
+export {
   type CountedEvent,
   canonicalTimestamp,
   compareMembers,
@@ -36,10 +51,12 @@ export { dayNumber, dayString, daysFromCivil, parseTimestampMs } from './aggrega
 export type {
   Answer,
   AnswerSlice,
+  AppendedRecords,
   Caller,
   DayWindow,
   EndpointRequest,
   EngineAnswer,
+  LiveEngine,
   RecordWindow,
   ReportingEngine,
   ReportingIndex,

@@ -5,6 +5,8 @@
  * imports `@tagtrack/core`. Browser-safe like the rest of core.
  */
 export { contactIdOfNormalised } from './aggregate/contact-id.ts';
+export { INDEX_RULES } from './aggregate/dispatch.ts';
+export { PLAIN_RULES, type PlainContext } from './aggregate/plain-answer.ts';
 export {
   DEVICE_DESKTOP,
   DEVICE_MOBILE,

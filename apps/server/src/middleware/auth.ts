@@ -11,10 +11,14 @@ import { type Middleware, respond } from './context.ts';
  * `layer` is the clean `AUTH_LAYER` or the steps as the auth faults break them;
  * `parseQuery` is the query parser (step 6), which `layer.beforeCredentials` may run.
  *
- * A verified (Authorization, query string) pair stays valid: HMAC is deterministic and
- * credentials never change after start-up. Remembering it (at most 16,384 pairs, 16 MiB of
- * keys) skips the base64 decoding and up to two HMAC-SHA1 computations on repeated requests
- * (the benchmark's hot path). Failures are never remembered.
+ * A verified (Authorization, query string) pair stays valid while its credential does: HMAC
+ * is deterministic. Remembering it (at most 16,384 pairs, 16 MiB of keys) skips the base64
+ * decoding and up to two HMAC-SHA1 computations on repeated requests (the benchmark's hot
+ * path); a remembered pair is used only while the store still has that very credential
+ * (credentials in a database are re-read: a deleted or changed one is gone). Failures are
+ * never remembered. An unknown authId makes the store re-read credentials kept in a
+ * database (at most once per second) before the request is refused: a credential inserted
+ * while the server runs is accepted without a restart.
  */
 export function auth(
   store: Store,
@@ -38,9 +42,10 @@ export function auth(
     }
     const key = `${authorization}\u0000${rawQuery}`;
     let found = authorization === undefined ? undefined : verified.get(key);
+    if (found && store.credential(found.authId)?.caller !== found.caller) found = undefined;
     if (!found) {
       try {
-        found = authenticate(store, layer, authorization, rawQuery);
+        found = await authenticateFresh(store, layer, authorization, rawQuery);
       } catch (e) {
         if (e instanceof AuthError) return respond(c, renderer.error(401, e.message));
         throw e;
@@ -51,4 +56,23 @@ export function auth(
     c.set('authId', found.authId);
     await next();
   };
+}
+
+/**
+ * {@link authenticate}, and once more after the store re-read its credentials when the authId
+ * was unknown and the store re-read them (credentials kept in a database).
+ */
+async function authenticateFresh(
+  store: Store,
+  layer: AuthLayer,
+  authorization: string | undefined,
+  rawQuery: string,
+): Promise<Authenticated> {
+  try {
+    return authenticate(store, layer, authorization, rawQuery);
+  } catch (e) {
+    if (!(e instanceof AuthError && e.code === 'unknown_credential')) throw e;
+    if (!(await store.refreshCredentials())) throw e;
+    return authenticate(store, layer, authorization, rawQuery);
+  }
 }

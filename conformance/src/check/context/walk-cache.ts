@@ -17,6 +17,8 @@ export interface WalkHost {
   readonly pageSize: number;
   /** The credential used when the call names none. */
   readonly primary: SuiteCredential;
+  /** What the check's log keeps of an exchange (`HttpClient.forLog`: the report's copy). */
+  forLog(exchange: Exchange): Exchange;
   /** Counts `n` requests this check relied on (a cached walk's pages). */
   countRequests(n: number): void;
   /** Sends one page's request (`CheckContext.call`). */
@@ -67,12 +69,12 @@ export function walkThroughCache(
     return hit.then(
       (w) => {
         host.countRequests(w.pages.length);
-        entry.exchanges = w.pages;
+        entry.exchanges = w.pages.map(host.forLog);
         scope.comparisons++;
         return w;
       },
       (e: unknown) => {
-        entry.exchanges = WALKED.get(hit) ?? [];
+        entry.exchanges = (WALKED.get(hit) ?? []).map(host.forLog);
         throw e;
       },
     );
@@ -90,12 +92,12 @@ export function walkThroughCache(
   if (!fresh) host.cache.set(key, p);
   return p.then(
     (w) => {
-      entry.exchanges = w.pages;
+      entry.exchanges = w.pages.map(host.forLog);
       scope.comparisons++;
       return w;
     },
     (e: unknown) => {
-      entry.exchanges = pages;
+      entry.exchanges = pages.map(host.forLog);
       throw e;
     },
   );

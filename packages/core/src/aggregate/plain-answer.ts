@@ -2,22 +2,21 @@ import type { Contact } from '../contact.ts';
 import type { Dataset, DatasetTag } from '../dataset/schema.ts';
 import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
 import type { AccountType, TeamMember } from '../member.ts';
-import { defaultQueryParams, missingParameter, type QueryParams } from '../params.ts';
+import { defaultQueryParams, type QueryParams } from '../params.ts';
 import type { StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import type { CalendarDate } from '../values.ts';
 import { contactIdOf } from './contact-id.ts';
+import { answerByPlan, type Rules } from './plan.ts';
 import {
   contactOf,
   dailyCounts,
-  type EventKind,
   eventDetails,
   eventRecipient,
   eventsOfTag,
   inDayWindow,
   type MemberWithoutGroup,
   matchesTagFilters,
-  notFoundMessage,
   recipientEmails,
   renderMember,
   renderTag,
@@ -42,13 +41,19 @@ export interface PlainAnswerOptions {
   readonly memberWithoutGroup?: MemberWithoutGroup;
 }
 
+/** What the plain rules read: the dataset and how a member without a group is written. */
+export interface PlainContext {
+  readonly dataset: Dataset;
+  readonly withoutGroup: MemberWithoutGroup;
+}
+
 /**
  * The answer to one endpoint request computed from the plain rules of `rules.ts` alone
  * (decisions §2, §3, §4, §8, §9): no index, every list recomputed from the dataset by the
- * obviously correct loop. It is the oracle `buildIndex(dataset).answer` is tested against
- * (the differential test) and what fixture mode expects. Small enough for the canonical
- * dataset (about 150 ms for `contacts.list` there, the slowest; most answers take a few
- * milliseconds), not for large datasets.
+ * obviously correct loop ({@link PLAIN_RULES}, by the endpoint plan). It is the oracle
+ * `buildIndex(dataset).answer` is tested against (the differential test) and what fixture
+ * mode expects. Small enough for the canonical dataset (about 150 ms for `contacts.list`
+ * there, the slowest; most answers take a few milliseconds), not for large datasets.
  *
  * Same shape and meaning as `ReportingIndex.answer`: the whole stably ordered list, the
  * single record, or `not_found` for an unknown or out-of-scope id (same message for both).
@@ -62,131 +67,163 @@ export function plainAnswer(
   request: EndpointRequest,
   options: PlainAnswerOptions = {},
 ): Answer {
-  const { pathParams: p, query: q } = request;
-  const withoutGroup = options.memberWithoutGroup ?? 'omit';
+  const context: PlainContext = { dataset, withoutGroup: options.memberWithoutGroup ?? 'omit' };
+  return answerByPlan(context, caller, request, PLAIN_RULES);
+}
+
+/**
+ * The rules of the endpoint plan computed from the dataset by the plain rules: every list
+ * recomputed by the obviously correct loop over the caller's visible records (decisions §2).
+ * `undefined` is not found (an unknown or out-of-scope subject).
+ */
+export const PLAIN_RULES: Rules<PlainContext, unknown> = {
+  members(cx, { caller, plan, id, query: q }) {
+    if (plan.subject !== 'group') return memberRecords(cx, caller, q.type);
+    const g = visibleGroup(cx, caller, id);
+    return g && memberRecords(cx, caller, q.type, g.groupID);
+  },
+  member(cx, { caller, id }) {
+    const m = visibleMember(cx, caller, id);
+    return m && renderMember(m, teamOf(cx, caller), cx.withoutGroup);
+  },
+  tags(cx, { caller, plan, id, query: q }) {
+    const tags = visibleTags(cx.dataset, caller);
+    if (plan.subject !== 'member') return tagRecords(cx, tags, q);
+    const m = visibleMember(cx, caller, id);
+    return (
+      m &&
+      tagRecords(
+        cx,
+        tags.filter((t) => t.memberID === m.memberID),
+        q,
+      )
+    );
+  },
+  stats(cx, { caller, plan, id, query: q }) {
+    if (plan.subject === 'member') {
+      const m = visibleMember(cx, caller, id);
+      return m && statsOf(cx, caller, new Set([m.memberID]), q);
+    }
+    const members = membersOfType(cx, caller, q.type);
+    if (plan.subject !== 'group') return statsOf(cx, caller, idsOf(members), q);
+    const g = visibleGroup(cx, caller, id);
+    return g && statsOf(cx, caller, idsOf(members.filter((m) => m.groupID === g.groupID)), q);
+  },
+  eventGroups(cx, { caller, plan, query: q }) {
+    const kind = plan.events!;
+    const window: DayWindow = { start: q.start, end: q.end };
+    return visibleTags(cx.dataset, caller).flatMap((tag) => {
+      const events = eventsOfTag(cx.dataset[kind], tag.tagID, window).map((e) => ({
+        recipient: eventRecipient(tag, e.email),
+        details: eventDetails(e, kind),
+      }));
+      return events.length === 0 ? [] : [{ tagID: tag.tagID, [kind]: events }];
+    });
+  },
+  tagEvents(cx, { caller, plan, id }) {
+    const t = visibleTag(cx, caller, id);
+    const kind = plan.events!;
+    return (
+      t &&
+      eventsOfTag(cx.dataset[kind], t.tagID).map((e) => ({
+        ...eventDetails(e, kind),
+        tagID: t.tagID,
+      }))
+    );
+  },
+  daily(cx, { caller, id, query: q }) {
+    const t = visibleTag(cx, caller, id);
+    return t && dailyCounts(t, cx.dataset.opens, cx.dataset.clicks, q.date!);
+  },
+  contacts(cx, { caller, plan, id }) {
+    if (plan.subject !== 'tag') return contactsOf(cx, caller);
+    const t = visibleTag(cx, caller, id);
+    return t && contactsOf(cx, caller, recipientEmails([t]));
+  },
+  contact(cx, { caller, id }) {
+    const email = recipientEmails(visibleTags(cx.dataset, caller)).find(
+      (e) => contactIdOf(e) === id,
+    );
+    return email === undefined ? undefined : contactsOf(cx, caller, [email])[0];
+  },
+};
+
+/** The caller's team. */
+function teamOf(cx: PlainContext, caller: Caller) {
+  return cx.dataset.teams.find((t) => t.teamID === caller.teamID)!;
+}
+
+/** The caller's visible members, of account type `type` when given. */
+function membersOfType(cx: PlainContext, caller: Caller, type: AccountType | undefined) {
+  return visibleMembers(cx.dataset, caller).filter(
+    (m) => type === undefined || m.accountType === type,
+  );
+}
+
+/** The member records of the caller's visible members, of one type and group when given. */
+function memberRecords(
+  cx: PlainContext,
+  caller: Caller,
+  type: AccountType | undefined,
+  groupID?: string,
+) {
+  const team = teamOf(cx, caller);
+  return membersOfType(cx, caller, type)
+    .filter((m) => groupID === undefined || m.groupID === groupID)
+    .map((m) => renderMember(m, team, cx.withoutGroup));
+}
+
+function visibleMember(cx: PlainContext, caller: Caller, id: string | undefined) {
+  return id === undefined
+    ? undefined
+    : visibleMembers(cx.dataset, caller).find((m) => m.memberID === id);
+}
+
+function visibleGroup(cx: PlainContext, caller: Caller, segment: string | undefined) {
+  return segment === undefined
+    ? undefined
+    : resolveGroup(visibleGroups(cx.dataset, caller), segment);
+}
+
+function visibleTag(cx: PlainContext, caller: Caller, id: string | undefined) {
+  return id === undefined ? undefined : visibleTags(cx.dataset, caller).find((t) => t.tagID === id);
+}
+
+/** The tags of `tags` sent in the query's day window, rendered with their counters. */
+function sentInWindow(cx: PlainContext, tags: readonly DatasetTag[], q: QueryParams) {
   const window: DayWindow = { start: q.start, end: q.end };
+  return tags
+    .filter((t) => inDayWindow(t.dateSent, window))
+    .map((t) => renderTag(t, cx.dataset.opens, cx.dataset.clicks));
+}
+
+/** The tag records of endpoints 2 and 4: sent in the window, matching the four filters. */
+function tagRecords(cx: PlainContext, tags: readonly DatasetTag[], q: QueryParams) {
   const filters: TagFilters = {
     isOpened: q.isOpened,
     isUnopened: q.isUnopened,
     isClicked: q.isClicked,
     isUnclicked: q.isUnclicked,
   };
-  const team = dataset.teams.find((t) => t.teamID === caller.teamID);
-  const members = (type: AccountType | undefined) =>
-    visibleMembers(dataset, caller).filter((m) => type === undefined || m.accountType === type);
-  const memberRecords = (type: AccountType | undefined, groupID?: string) =>
-    members(type)
-      .filter((m) => groupID === undefined || m.groupID === groupID)
-      .map((m) => renderMember(m, team!, withoutGroup));
-  const visibleMember = (id: string | undefined) =>
-    id === undefined ? undefined : visibleMembers(dataset, caller).find((m) => m.memberID === id);
-  const visibleGroup = (segment: string | undefined) =>
-    segment === undefined ? undefined : resolveGroup(visibleGroups(dataset, caller), segment);
-  const visibleTag = (id: string | undefined) =>
-    id === undefined ? undefined : visibleTags(dataset, caller).find((t) => t.tagID === id);
-  const sentInWindow = (tags: readonly DatasetTag[]) =>
-    tags
-      .filter((t) => inDayWindow(t.dateSent, window))
-      .map((t) => renderTag(t, dataset.opens, dataset.clicks));
-  const tagRecords = (tags: readonly DatasetTag[]) =>
-    sentInWindow(tags).filter((t) => matchesTagFilters(t.stats, filters));
-  const statsOf = (senders: ReadonlySet<string>) =>
-    statsList(
-      sentInWindow(visibleTags(dataset, caller).filter((t) => senders.has(t.memberID))),
-      q.aggregateData,
-    );
-  const ids = (list: readonly { memberID: string }[]) => new Set(list.map((m) => m.memberID));
-  /** The contacts of these emails over the visible tags (decisions §2, §9). */
-  const contacts = (emails?: readonly string[]) => {
-    const tags = visibleTags(dataset, caller);
-    return (emails ?? recipientEmails(tags)).map(
-      (e) => contactOf(e, tags, dataset.opens, dataset.clicks)!,
-    );
-  };
-  const groups = (kind: EventKind) =>
-    visibleTags(dataset, caller).flatMap((tag) => {
-      const events = eventsOfTag(dataset[kind], tag.tagID, window).map((e) => ({
-        recipient: eventRecipient(tag, e.email),
-        details: eventDetails(e, kind),
-      }));
-      return events.length === 0 ? [] : [{ tagID: tag.tagID, [kind]: events }];
-    });
-  const tagEvents = (tag: DatasetTag, kind: EventKind) =>
-    eventsOfTag(dataset[kind], tag.tagID).map((e) => ({
-      ...eventDetails(e, kind),
-      tagID: tag.tagID,
-    }));
+  return sentInWindow(cx, tags, q).filter((t) => matchesTagFilters(t.stats, filters));
+}
 
-  const list = (records: readonly unknown[]): Answer => ({ kind: 'list', records });
-  const single = (record: unknown): Answer => ({ kind: 'single', record });
-  const missing = (kind: string, id: string | undefined): Answer => ({
-    kind: 'not_found',
-    message: notFoundMessage(kind, id),
-  });
+/** The stats over the visible tags sent by `senders` in the window (decisions §9). */
+function statsOf(cx: PlainContext, caller: Caller, senders: ReadonlySet<string>, q: QueryParams) {
+  const tags = visibleTags(cx.dataset, caller).filter((t) => senders.has(t.memberID));
+  return statsList(sentInWindow(cx, tags, q), q.aggregateData);
+}
 
-  switch (request.endpoint) {
-    case 'teams.list':
-      return list(memberRecords(q.type));
-    case 'teams.tags':
-      return list(tagRecords(visibleTags(dataset, caller)));
-    case 'teams.member': {
-      const m = visibleMember(p.memberID);
-      return m ? single(renderMember(m, team!, withoutGroup)) : missing('member', p.memberID);
-    }
-    case 'teams.memberTags': {
-      const m = visibleMember(p.memberID);
-      if (!m) return missing('member', p.memberID);
-      return list(
-        tagRecords(visibleTags(dataset, caller).filter((t) => t.memberID === m.memberID)),
-      );
-    }
-    case 'teams.group': {
-      const g = visibleGroup(p.group);
-      return g ? list(memberRecords(q.type, g.groupID)) : missing('group', p.group);
-    }
-    case 'stats.team':
-    case 'stats.teamAlias':
-      return list(statsOf(ids(members(q.type))));
-    case 'stats.group': {
-      const g = visibleGroup(p.group);
-      if (!g) return missing('group', p.group);
-      return list(statsOf(ids(members(q.type).filter((m) => m.groupID === g.groupID))));
-    }
-    case 'stats.member': {
-      const m = visibleMember(p.memberID);
-      return m ? list(statsOf(new Set([m.memberID]))) : missing('member', p.memberID);
-    }
-    case 'clicks.list':
-      return list(groups('clicks'));
-    case 'opens.list':
-      return list(groups('opens'));
-    case 'clicks.tag':
-    case 'opens.tag': {
-      const t = visibleTag(p.tagID);
-      const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
-      return t ? list(tagEvents(t, kind)) : missing('tag', p.tagID);
-    }
-    case 'tags.daily': {
-      if (q.date === undefined) throw missingParameter('date');
-      const t = visibleTag(p.tagID);
-      return t
-        ? single(dailyCounts(t, dataset.opens, dataset.clicks, q.date))
-        : missing('tag', p.tagID);
-    }
-    case 'contacts.list':
-      return list(contacts());
-    case 'contacts.get': {
-      const id = p.contactID;
-      const email = recipientEmails(visibleTags(dataset, caller)).find(
-        (e) => contactIdOf(e) === id,
-      );
-      return email === undefined ? missing('contact', id) : single(contacts([email])[0]);
-    }
-    case 'contacts.tag': {
-      const t = visibleTag(p.tagID);
-      return t ? list(contacts(recipientEmails([t]))) : missing('tag', p.tagID);
-    }
-  }
+function idsOf(list: readonly { memberID: string }[]): Set<string> {
+  return new Set(list.map((m) => m.memberID));
+}
+
+/** The contacts of these emails over the visible tags (decisions §2, §9). */
+function contactsOf(cx: PlainContext, caller: Caller, emails?: readonly string[]) {
+  const tags = visibleTags(cx.dataset, caller);
+  return (emails ?? recipientEmails(tags)).map(
+    (e) => contactOf(e, tags, cx.dataset.opens, cx.dataset.clicks)!,
+  );
 }
 
 /** Query parameters to set on the defaults; an `undefined` value keeps the default. */

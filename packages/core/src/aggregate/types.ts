@@ -1,5 +1,5 @@
 import type { Contact } from '../contact.ts';
-import type { Dataset } from '../dataset/schema.ts';
+import type { Dataset, DatasetEvent, DatasetTag } from '../dataset/schema.ts';
 import type { EndpointId, PathParamName } from '../endpoints.ts';
 import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
 import type { AccountType, TeamMember } from '../member.ts';
@@ -165,6 +165,13 @@ export interface ReportingEngine {
    * data) asks it. Absent for an engine answering elsewhere (a database).
    */
   readonly index?: ReportingIndex | undefined;
+  /**
+   * Present when the engine's data and credentials live where others write them (a database):
+   * the server then takes its appended records there ({@link LiveEngine.append}) and re-reads
+   * the credentials ({@link LiveEngine.refreshCredentials}). Absent: the data never changes
+   * under the engine.
+   */
+  readonly live?: LiveEngine | undefined;
   /** The access key and member of an auth id (decisions §1), or `undefined` when unknown. */
   credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined;
   /**
@@ -176,4 +183,34 @@ export interface ReportingEngine {
   answer(caller: Caller, request: EndpointRequest, window?: RecordWindow): Promise<EngineAnswer>;
   /** Releases what the engine holds (database connections); the in-memory one holds nothing. */
   close(): Promise<void>;
+}
+
+/** Records appended to live data: new tags (with their recipients), opens and clicks. */
+export interface AppendedRecords {
+  readonly tags?: readonly DatasetTag[];
+  readonly opens?: readonly DatasetEvent[];
+  readonly clicks?: readonly DatasetEvent[];
+}
+
+/**
+ * The live side of an engine whose data others may change while it serves (decisions §3
+ * Revision 3: data may change while a client reads it), such as a database with vendors'
+ * own INSERTs: each answer reads one consistent snapshot of it.
+ */
+export interface LiveEngine {
+  /**
+   * Appends `records` in one transaction (requests see all of them or none), keeping every
+   * counter current. Rejects naming the reason when they cannot be appended (then nothing was).
+   */
+  append(records: AppendedRecords): Promise<void>;
+  /**
+   * What a generator of appended records draws from: the teams and credentials, and the
+   * tags with their recipients (at most `tagsPerTeam` of each team's latest), no events.
+   */
+  base(tagsPerTeam: number): Promise<Dataset>;
+  /**
+   * Re-reads the credentials (decisions §1) unless they were read less than a second ago;
+   * resolves `true` when it re-read them. Concurrent calls share one read.
+   */
+  refreshCredentials(): Promise<boolean>;
 }

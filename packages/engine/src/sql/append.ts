@@ -1,18 +1,10 @@
-import type { DatasetEvent, DatasetTag } from '@tagtrack/core';
+import type { AppendedRecords } from '@tagtrack/core';
 import { eventRow, TABLES, type TableName, type TableSpec } from '@tagtrack/dataset';
 import type { Database, Queryable } from './database.ts';
 import { SqlEngineError } from './errors.ts';
 import { registerEmails, toMicroseconds } from './schema.ts';
 
-/** Records appended to the data: new tags (with their recipients), opens and clicks. */
-export interface AppendedRecords {
-  /** New tags, each with its recipients (positions 0, 1, … in list order). */
-  readonly tags?: readonly DatasetTag[];
-  /** New opens, of tags already there or among `tags`; appended after every open there. */
-  readonly opens?: readonly DatasetEvent[];
-  /** New clicks, likewise. */
-  readonly clicks?: readonly DatasetEvent[];
-}
+export type { AppendedRecords };
 
 /** The PostgreSQL array type a column's values are sent as. */
 function arrayType(table: TableSpec, column: string): string {

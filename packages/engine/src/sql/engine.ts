@@ -4,16 +4,22 @@ import {
   type Dataset,
   type EndpointRequest,
   type EngineAnswer,
+  type LiveEngine,
+  isAnswer,
   type MemberWithoutGroup,
-  missingParameter,
-  notFoundMessage,
+  notFoundAnswer,
+  planRequest,
+  type QueryParams,
   type RecordWindow,
   type ReportingEngine,
+  type Rules,
   type TeamMember,
 } from '@tagtrack/core';
 import type { DatasetTables } from '@tagtrack/dataset';
-import { type Database, openPglite, openPostgres } from './database.ts';
+import { appendRecords } from './append.ts';
+import { type Database, openPglite, openPostgres, type Queryable } from './database.ts';
 import { SqlEngineError } from './errors.ts';
+import { liveBase } from './live-base.ts';
 import { checkSchema, isCitus, isStandby, loadDataset } from './schema.ts';
 
 /** Options of {@link openSqlEngine}. */
@@ -97,25 +103,7 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
           : (await isCitus(db))
             ? 'coordinator'
             : 'single';
-    const credentials = await db.query<{
-      authId: string;
-      accessKey: string;
-      memberID: string;
-      teamID: string;
-      accountType: Caller['accountType'];
-    }>(
-      `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
-       FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
-    );
-    const byAuthId = new Map(
-      credentials.map((c) => [
-        c.authId,
-        {
-          accessKey: c.accessKey,
-          caller: { memberID: c.memberID, teamID: c.teamID, accountType: c.accountType },
-        },
-      ]),
-    );
+    const byAuthId = await readCredentials(db, new Map());
     return new SqlAnswers(
       db,
       byAuthId,
@@ -131,6 +119,55 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
 
 type Row = Record<string, unknown>;
 
+/** A credential as the engine keeps it: the access key and the caller (decisions §1). */
+interface KeptCredential {
+  readonly accessKey: string;
+  readonly caller: Caller;
+}
+
+/**
+ * The credentials table with each credential's member, by authId. An entry equal to one of
+ * `before` is that same object, so a cache holding it can tell it has not changed.
+ */
+async function readCredentials(
+  db: Queryable,
+  before: ReadonlyMap<string, KeptCredential>,
+): Promise<Map<string, KeptCredential>> {
+  const rows = await db.query<{
+    authId: string;
+    accessKey: string;
+    memberID: string;
+    teamID: string;
+    accountType: Caller['accountType'];
+  }>(
+    `SELECT c."authId", c."accessKey", c."memberID", m."teamID", m."accountType"
+     FROM credentials AS c JOIN members AS m ON m."memberID" = c."memberID"`,
+  );
+  const out = new Map<string, KeptCredential>();
+  for (const r of rows) {
+    const old = before.get(r.authId);
+    const same =
+      old !== undefined &&
+      old.accessKey === r.accessKey &&
+      old.caller.memberID === r.memberID &&
+      old.caller.teamID === r.teamID &&
+      old.caller.accountType === r.accountType;
+    out.set(
+      r.authId,
+      same
+        ? old
+        : {
+            accessKey: r.accessKey,
+            caller: { memberID: r.memberID, teamID: r.teamID, accountType: r.accountType },
+          },
+    );
+  }
+  return out;
+}
+
+/** Credentials are re-read at most this often (ms). */
+const CREDENTIALS_MAX_AGE_MS = 1000;
+
 /**
  * A list's query: `rows`, the call of the SQL function giving its records in order (its last
  * two parameters `lim` and `off`, after `params`), and `count`, the call giving the list's
@@ -143,26 +180,218 @@ interface ListQuery {
   readonly record: (row: Row) => unknown;
 }
 
-/** The answers of {@link openSqlEngine}: one SQL function per list (sql/40 … sql/80). */
+/**
+ * The queries of one answer: the engine's methods with `database` the answer's read-only
+ * transaction (every query of an answer reads one snapshot of the data).
+ */
+type SqlQueries = Pick<SqlAnswers, 'list' | 'single' | 'visible' | 'group' | 'member'> & {
+  readonly database: Queryable;
+};
+
+/** What the SQL rules run in: the answer's queries and the window a list is asked with. */
+interface SqlContext {
+  readonly sql: SqlQueries;
+  readonly window: RecordWindow | undefined;
+}
+
+/**
+ * The rules of core's endpoint plan in SQL: one SQL function per list (sql/40 … sql/80),
+ * the caller's team its first parameter (a database sharded by team routes each request to
+ * the one shard holding it: docs/sql.md §5),
+ * each asked for the window alone when the plan computes windows in the query; a list the
+ * plan cuts (one tag's events) and an aggregated stats record are read whole and cut.
+ * `undefined` is not found (an unknown, out-of-scope or unstorable subject id).
+ */
+export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
+  async members({ sql, window }, { caller, plan, id, query: q }) {
+    let group: string | null = null;
+    if (plan.subject === 'group') {
+      group = await sql.group(caller, id);
+      if (group === null) return undefined;
+    }
+    return sql.list(
+      {
+        rows: 'tagtrack_members($1, $2, $3, $4, NULL, $5, $6)',
+        count: 'tagtrack_members_count($1, $2, $3, $4)',
+        params: [caller.teamID, caller.memberID, q.type ?? null, group],
+        record: (r) => sql.member(r),
+      },
+      window,
+    );
+  },
+  member: ({ sql }, { caller, id }) =>
+    sql.single(caller, id, 'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)', (r) =>
+      sql.member(r),
+    ),
+  async tags({ sql, window }, { caller, plan, id, query: q }) {
+    if (plan.subject === 'member' && !(await sql.visible('tagtrack_member_visible', caller, id))) {
+      return undefined;
+    }
+    return sql.list(
+      {
+        rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+        count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        params: [
+          caller.teamID,
+          caller.memberID,
+          id ?? null,
+          ...daysOf(q),
+          q.isOpened ?? false,
+          q.isUnopened ?? false,
+          q.isClicked ?? false,
+          q.isUnclicked ?? false,
+        ],
+        record: tagRecord,
+      },
+      window,
+    );
+  },
+  async stats({ sql, window }, { caller, plan, id, query: q }) {
+    let group: string | null = null;
+    let memberID: string | null = null;
+    let type = q.type ?? null;
+    if (plan.subject === 'group') {
+      group = await sql.group(caller, id);
+      if (group === null) return undefined;
+    } else if (plan.subject === 'member') {
+      if (!(await sql.visible('tagtrack_member_visible', caller, id))) return undefined;
+      memberID = id!;
+      type = null;
+    }
+    const params = [caller.teamID, caller.memberID, group, memberID, type, ...daysOf(q)];
+    if (q.aggregateData) {
+      const rows = await sql.database.query<Row>(
+        'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6, $7)',
+        params,
+      );
+      return cut(rows.map(statsRecord), window);
+    }
+    return sql.list(
+      {
+        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6, $7)',
+        params,
+        record: statsRecord,
+      },
+      window,
+    );
+  },
+  eventGroups({ sql, window }, { caller, plan, query: q }) {
+    const kind = plan.events!;
+    return sql.list(
+      {
+        rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6, $7)',
+        count: 'tagtrack_event_groups_count($1, $2, $3, $4, $5)',
+        params: [caller.teamID, caller.memberID, kind, ...daysOf(q)],
+        record: (r) => ({
+          tagID: r.tagID,
+          [kind]: (r.events as EventRow[]).map((e) => ({
+            recipient: { recipientID: e.recipientID, name: e.name, email: e.email },
+            details: eventDetails(e, kind),
+          })),
+        }),
+      },
+      window,
+    );
+  },
+  async tagEvents({ sql, window }, { caller, plan, id }) {
+    if (!(await sql.visible('tagtrack_tag_visible', caller, id))) return undefined;
+    const kind = plan.events!;
+    const rows = await sql.database.query<{ event: EventRow }>(
+      'SELECT event FROM tagtrack_tag_events($1, $2, $3)',
+      [caller.teamID, kind, id],
+    );
+    return cut(
+      rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: id })),
+      window,
+    );
+  },
+  async daily({ sql }, { caller, id, query: q }) {
+    if (!(await sql.visible('tagtrack_tag_visible', caller, id))) return undefined;
+    const [row] = await sql.database.query<{ opens: number; clicks: number }>(
+      'SELECT * FROM tagtrack_daily($1, $2, $3)',
+      [caller.teamID, id, q.date],
+    );
+    return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
+  },
+  async contacts({ sql, window }, { caller, plan, id }) {
+    if (plan.subject === 'tag' && !(await sql.visible('tagtrack_tag_visible', caller, id))) {
+      return undefined;
+    }
+    return sql.list(
+      {
+        rows: 'tagtrack_contacts($1, $2, $3, $4, $5, $6)',
+        count: 'tagtrack_contacts_count($1, $2, $3)',
+        params: [caller.teamID, caller.memberID, id ?? null, null],
+        record: contactRecord,
+      },
+      window,
+    );
+  },
+  contact: ({ sql }, { caller, id }) =>
+    sql.single(caller, id, 'tagtrack_contacts($1, $2, NULL, $3, NULL, 0)', contactRecord),
+};
+
+/** The day window of a query as SQL parameters (`NULL` for an open bound). */
+function daysOf(q: QueryParams): [string | null, string | null] {
+  return [q.start ?? null, q.end ?? null];
+}
+
+/** A list read whole: all of it, or with a window the {@link AnswerSlice} of that window. */
+function cut(records: readonly unknown[], window: RecordWindow | undefined): EngineAnswer {
+  if (window === undefined) return { kind: 'list', records };
+  return {
+    kind: 'slice',
+    records: records.slice(window.offset, window.offset + window.limit),
+    offset: window.offset,
+    total: records.length,
+  };
+}
+
+/** The answers of {@link openSqlEngine}: core's endpoint plan over {@link SQL_RULES}. */
 class SqlAnswers implements SqlEngine {
   readonly name: 'pglite' | 'postgres';
   readonly servesWindows = true;
+  readonly live: LiveEngine;
+  #credentials: ReadonlyMap<string, KeptCredential>;
+  #credentialsRead = performance.now();
+  #reading: Promise<boolean> | undefined;
 
   constructor(
     readonly database: Database,
-    private readonly credentials: ReadonlyMap<
-      string,
-      { readonly accessKey: string; readonly caller: Caller }
-    >,
+    credentials: ReadonlyMap<string, KeptCredential>,
     private readonly withoutGroup: MemberWithoutGroup,
     private readonly ownsDatabase: boolean,
     readonly topology: SqlTopology,
   ) {
     this.name = database.kind;
+    this.#credentials = credentials;
+    this.live = {
+      append: (records) => appendRecords(database, records),
+      base: (tagsPerTeam) => liveBase(database, tagsPerTeam),
+      refreshCredentials: () => this.#refreshCredentials(),
+    };
   }
 
   credential(authId: string) {
-    return this.credentials.get(authId);
+    return this.#credentials.get(authId);
+  }
+
+  /** Re-reads the credentials unless read less than a second ago (concurrent calls share one read). */
+  #refreshCredentials(): Promise<boolean> {
+    if (this.#reading !== undefined) return this.#reading;
+    if (performance.now() - this.#credentialsRead < CREDENTIALS_MAX_AGE_MS)
+      return Promise.resolve(false);
+    this.#reading = readCredentials(this.database, this.#credentials)
+      .then((next) => {
+        this.#credentials = next;
+        this.#credentialsRead = performance.now();
+        return true;
+      })
+      .finally(() => {
+        this.#reading = undefined;
+      });
+    return this.#reading;
   }
 
   close(): Promise<void> {
@@ -174,173 +403,24 @@ class SqlAnswers implements SqlEngine {
     request: EndpointRequest,
     window?: RecordWindow,
   ): Promise<EngineAnswer> {
-    const { pathParams: p, query: q } = request;
-    const me = caller.memberID;
-    // the caller's team goes first to every function: a database sharded by team routes each
-    // request to the one shard holding it (docs/sql.md §5)
-    const team = caller.teamID;
-    const days = [q.start ?? null, q.end ?? null];
-    const list = (l: ListQuery) => this.list(l, window);
-    const missing = (kind: string, id: string | undefined): EngineAnswer => ({
-      kind: 'not_found',
-      message: notFoundMessage(kind, id),
-    });
-    const members = (type: string | null, group: string | null): ListQuery => ({
-      rows: 'tagtrack_members($1, $2, $3, $4, NULL, $5, $6)',
-      count: 'tagtrack_members_count($1, $2, $3, $4)',
-      params: [team, me, type, group],
-      record: (r) => this.member(r),
-    });
-    const tags = (memberID: string | null): ListQuery => ({
-      rows: 'tagtrack_tags($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      count: 'tagtrack_tags_count($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-      params: [
-        team,
-        me,
-        memberID,
-        ...days,
-        q.isOpened ?? false,
-        q.isUnopened ?? false,
-        q.isClicked ?? false,
-        q.isUnclicked ?? false,
-      ],
-      record: tagRecord,
-    });
-    const stats = async (group: string | null, memberID: string | null, type: string | null) => {
-      const params = [team, me, group, memberID, type, ...days];
-      if (q.aggregateData) {
-        const rows = await this.database.query<Row>(
-          'SELECT * FROM tagtrack_stats_total($1, $2, $3, $4, $5, $6, $7)',
-          params,
-        );
-        return this.list({ rows: '', count: '', params, record: statsRecord }, window, rows);
-      }
-      return list({
-        rows: 'tagtrack_stats_days($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-        count: 'tagtrack_stats_days_count($1, $2, $3, $4, $5, $6, $7)',
-        params,
-        record: statsRecord,
-      });
-    };
-    const eventGroups = (kind: 'opens' | 'clicks'): ListQuery => ({
-      rows: 'tagtrack_event_groups($1, $2, $3, $4, $5, $6, $7)',
-      count: 'tagtrack_event_groups_count($1, $2, $3, $4, $5)',
-      params: [team, me, kind, ...days],
-      record: (r) => ({
-        tagID: r.tagID,
-        [kind]: (r.events as EventRow[]).map((e) => ({
-          recipient: { recipientID: e.recipientID, name: e.name, email: e.email },
-          details: eventDetails(e, kind),
-        })),
-      }),
-    });
-    const contacts = (tagID: string | null, contactID: string | null): ListQuery => ({
-      rows: 'tagtrack_contacts($1, $2, $3, $4, $5, $6)',
-      count: 'tagtrack_contacts_count($1, $2, $3)',
-      params: [team, me, tagID, contactID],
-      record: contactRecord,
-    });
-    const type = q.type ?? null;
-    /** The record `call` (over the team `$1`, the caller `$2`, the id `$3`) finds for `id`, or not found. */
-    const single = async (
-      kind: string,
-      id: string | undefined,
-      call: string,
-      record: (row: Row) => unknown,
-    ): Promise<EngineAnswer> => {
-      if (!storable(id)) return missing(kind, id);
-      const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [team, me, id]);
-      return row ? { kind: 'single', record: record(row) } : missing(kind, id);
-    };
-
-    switch (request.endpoint) {
-      case 'teams.list':
-        return list(members(type, null));
-      case 'teams.tags':
-        return list(tags(null));
-      case 'teams.member':
-        return single(
-          'member',
-          p.memberID,
-          'tagtrack_members($1, $2, NULL, NULL, $3, NULL, 0)',
-          (r) => this.member(r),
-        );
-      case 'teams.memberTags':
-        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
-        return list(tags(p.memberID!));
-      case 'teams.group': {
-        const group = await this.group(team, me, p.group);
-        return group === null ? missing('group', p.group) : list(members(type, group));
-      }
-      case 'stats.team':
-      case 'stats.teamAlias':
-        return stats(null, null, type);
-      case 'stats.group': {
-        const group = await this.group(team, me, p.group);
-        return group === null ? missing('group', p.group) : stats(group, null, type);
-      }
-      case 'stats.member':
-        if (!(await this.memberVisible(team, me, p.memberID))) return missing('member', p.memberID);
-        return stats(null, p.memberID!, null);
-      case 'clicks.list':
-        return list(eventGroups('clicks'));
-      case 'opens.list':
-        return list(eventGroups('opens'));
-      case 'clicks.tag':
-      case 'opens.tag': {
-        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
-        const kind = request.endpoint === 'clicks.tag' ? 'clicks' : 'opens';
-        const rows = await this.database.query<{ event: EventRow }>(
-          'SELECT event FROM tagtrack_tag_events($1, $2, $3)',
-          [team, kind, p.tagID],
-        );
-        const records = rows.map(({ event }) => ({ ...eventDetails(event, kind), tagID: p.tagID }));
-        return this.list({ rows: '', count: '', params: [], record: (r) => r }, window, records);
-      }
-      case 'tags.daily': {
-        if (q.date === undefined) throw missingParameter('date');
-        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
-        const [row] = await this.database.query<{ opens: number; clicks: number }>(
-          'SELECT * FROM tagtrack_daily($1, $2, $3)',
-          [team, p.tagID, q.date],
-        );
-        return { kind: 'single', record: { opens: row!.opens, clicks: row!.clicks } };
-      }
-      case 'contacts.list':
-        return list(contacts(null, null));
-      case 'contacts.get':
-        return single(
-          'contact',
-          p.contactID,
-          'tagtrack_contacts($1, $2, NULL, $3, NULL, 0)',
-          contactRecord,
-        );
-      case 'contacts.tag':
-        if (!(await this.tagVisible(team, me, p.tagID))) return missing('tag', p.tagID);
-        return list(contacts(p.tagID!, null));
-    }
+    const call = planRequest(caller, request);
+    if (isAnswer(call)) return call;
+    // one read-only transaction per answer: this engine's methods over it (their `database`)
+    const found = await this.database.transaction(
+      (tx) => {
+        const sql: SqlQueries = Object.create(this, { database: { value: tx } });
+        return SQL_RULES[call.plan.rule]({ sql, window }, call);
+      },
+      { readOnly: true },
+    );
+    return found ?? notFoundAnswer(call.plan, call.id);
   }
 
   /**
    * A list: with a window, its rows (`LIMIT`/`OFFSET` as the query's last two parameters)
-   * and the count, as an {@link AnswerSlice}; without, every row. `given`: rows already
-   * read (a list computed whole), cut to the window here.
+   * and the count, as an {@link AnswerSlice}, in one round trip; without, every row.
    */
-  private async list(
-    l: ListQuery,
-    window: RecordWindow | undefined,
-    given?: readonly unknown[],
-  ): Promise<EngineAnswer> {
-    if (given !== undefined) {
-      const records = given.map((r) => l.record(r as Row));
-      if (window === undefined) return { kind: 'list', records };
-      return {
-        kind: 'slice',
-        records: records.slice(window.offset, window.offset + window.limit),
-        offset: window.offset,
-        total: records.length,
-      };
-    }
+  async list(l: ListQuery, window: RecordWindow | undefined): Promise<EngineAnswer> {
     if (window === undefined) {
       const rows = await this.database.query<Row>(`SELECT * FROM ${l.rows}`, [
         ...l.params,
@@ -363,46 +443,48 @@ class SqlAnswers implements SqlEngine {
     return slice;
   }
 
-  private memberVisible(team: string, me: string, memberID: string | undefined) {
-    return this.visible('tagtrack_member_visible', team, me, memberID);
-  }
-
-  private tagVisible(team: string, me: string, tagID: string | undefined) {
-    return this.visible('tagtrack_tag_visible', team, me, tagID);
+  /**
+   * The record `call` (over the caller's team `$1`, the caller `$2` and the id `$3`) finds
+   * for `id`, or `undefined`.
+   */
+  async single(
+    caller: Caller,
+    id: string | undefined,
+    call: string,
+    record: (row: Row) => unknown,
+  ): Promise<EngineAnswer | undefined> {
+    if (!storable(id)) return undefined;
+    const [row] = await this.database.query<Row>(`SELECT * FROM ${call}`, [
+      caller.teamID,
+      caller.memberID,
+      id,
+    ]);
+    return row ? { kind: 'single', record: record(row) } : undefined;
   }
 
   /** Whether `fn` (sql/20-scope.sql) says the caller sees `id`; an unstorable id is unseen. */
-  private async visible(
-    fn: string,
-    team: string,
-    me: string,
-    id: string | undefined,
-  ): Promise<boolean> {
+  async visible(fn: string, caller: Caller, id: string | undefined): Promise<boolean> {
     if (!storable(id)) return false;
     const [row] = await this.database.query<{ v: boolean }>(`SELECT ${fn}($1, $2, $3) AS v`, [
-      team,
-      me,
+      caller.teamID,
+      caller.memberID,
       id,
     ]);
     return row!.v;
   }
 
   /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
-  private async group(
-    team: string,
-    me: string,
-    segment: string | undefined,
-  ): Promise<string | null> {
+  async group(caller: Caller, segment: string | undefined): Promise<string | null> {
     if (!storable(segment)) return null;
     const [row] = await this.database.query<{ g: string | null }>(
       'SELECT tagtrack_resolve_group($1, $2, $3) AS g',
-      [team, me, segment],
+      [caller.teamID, caller.memberID, segment],
     );
     return row?.g ?? null;
   }
 
   /** A member row as endpoints 1, 3 and 5 return it (core's renderMember). */
-  private member(r: Row): TeamMember {
+  member(r: Row): TeamMember {
     const out: TeamMember = {
       memberID: r.memberID as string,
       firstname: r.firstname as string,

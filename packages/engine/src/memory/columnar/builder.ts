@@ -37,9 +37,9 @@ import { resolveColumns } from './builder/resolve.ts';
 import { restoreSnapshot, snapshotPartsOf } from './builder/snapshot-parts.ts';
 import { type Dict, Dicts } from './dict.ts';
 import { EVENT_CODE_FIELDS, EventStore } from './event-store.ts';
-import type { Segment, WorkerEvents } from './parallel.ts';
 import { RecipientStore } from './recipient-store.ts';
 import { SnapshotError, type SnapshotParts } from './snapshot.ts';
+import type { Segment, WorkerEvents } from './worker-events.ts';
 
 /** The top-level arrays of the dataset JSON document, in the order they are written. */
 export const DATASET_KEYS = ['teams', 'tags', 'opens', 'clicks', 'credentials'] as const;

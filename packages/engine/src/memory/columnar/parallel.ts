@@ -11,11 +11,11 @@
 import { open, stat } from 'node:fs/promises';
 import type { ColumnarDataset } from './builder.ts';
 import { ColumnarBuilder } from './builder.ts';
-import type { DictBytes } from './dict.ts';
-import { EVENT_CODE_FIELDS, type EventColumnsData } from './event-store.ts';
+import { EVENT_CODE_FIELDS } from './event-store.ts';
 import { JsonObjectStream } from './json-stream.ts';
 import type { ColumnarLoadOptions, ColumnarSource } from './load.ts';
 import { isSpace } from './raw.ts';
+import type { Segment, WorkerEvents } from './worker-events.ts';
 
 /** Bytes read at a time. */
 const CHUNK = 1 << 20;
@@ -28,27 +28,6 @@ export const PARALLEL_MIN_BYTES = 32 << 20;
 const SPLIT = 0.4;
 /** How far past the split the worker looks for the start of an element. */
 const SEARCH = 1 << 20;
-
-/** A run of consecutive events the worker read: file bytes `start .. end`. */
-export interface Segment {
-  /** The byte where the run's first element starts (or whitespace before it). */
-  readonly start: number;
-  /** The byte just after the run's last element. */
-  readonly end: number;
-  /** The run's first event among the worker's events, and how many. */
-  readonly first: number;
-  readonly count: number;
-  /** The array the run is in, when the worker read its key (not for the first run). */
-  readonly key: string | undefined;
-}
-
-/** What the worker read (sent to the main thread; the arrays are transferred). */
-export interface WorkerEvents {
-  readonly segments: readonly Segment[];
-  readonly columns: EventColumnsData;
-  /** The worker's dictionaries of {@link EVENT_CODE_FIELDS}, as bytes. */
-  readonly dicts: readonly DictBytes[];
-}
 
 /** Options of {@link loadDatasetJsonFile}. */
 export interface LoadDatasetJsonFileOptions extends ColumnarLoadOptions {

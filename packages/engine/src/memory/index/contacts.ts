@@ -3,26 +3,12 @@ import { contactIdOfNormalised, DEVICE_DESKTOP, DEVICE_MOBILE } from '@tagtrack/
 import type { EventIndex } from './event-index.ts';
 import type { Records } from './records.ts';
 import type { Scope, Scopes } from './scope.ts';
+import type { ScopeContacts } from './scope-parts.ts';
 import { Stamps } from './stamps.ts';
 import type { Tables } from './tables.ts';
 
 /** Counters per contact in {@link ScopeContacts.counters}: sent, to, uo, tc, uc, do, mo, dc, mc. */
 const CONTACT_FIELDS = 9;
-
-/** Contacts of a scope in email order with counters over the scope's tags (decisions §9). */
-export interface ScopeContacts {
-  /** The contacts in email order. */
-  readonly order: Int32Array;
-  /** Position in `order` of each contact of the scope. */
-  readonly position: Map<number, number>;
-  /** `CONTACT_FIELDS` counters per position: sent, to, uo, tc, uc, do, mo, dc, mc. */
-  readonly counters: Int32Array;
-  /** The first tag in tag order (the latest) sent to the contact. */
-  readonly bestTag: Int32Array;
-  readonly records: (Contact | undefined)[];
-  /** Position of each contact id (decisions §8), built on the scope's first endpoint 16 request. */
-  byId?: Map<string, number>;
-}
 
 /**
  * The contacts (distinct normalised emails, decisions §9), interned as the scopes' contacts

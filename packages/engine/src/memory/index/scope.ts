@@ -1,9 +1,8 @@
 import type { Caller } from '@tagtrack/core';
 import { resolveGroup } from '@tagtrack/core';
 import { sortByKey } from '../sort.ts';
-import type { ScopeContacts } from './contacts.ts';
 import type { EventKind } from './event-index.ts';
-import type { StatsSeries } from './series.ts';
+import type { ScopeContacts, StatsSeries } from './scope-parts.ts';
 import type { Tables } from './tables.ts';
 
 /**

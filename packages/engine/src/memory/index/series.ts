@@ -4,26 +4,8 @@ import { dayOf } from '@tagtrack/core/internal';
 import { partitionPoint } from '../sort.ts';
 import type { Records } from './records.ts';
 import type { Scope, Scopes } from './scope.ts';
+import { type Prefix, StatsSeries } from './scope-parts.ts';
 import { ACCOUNT_CODES, type Tables } from './tables.ts';
-
-/** Prefix sums (length entries + 1) of totalSent, totalOpens, totalClicks, uniqueOpens, uniqueClicks. */
-type Prefix = readonly [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-
-/**
- * Per-day stats of a set of tags (decisions §3, §9): ascending day numbers with prefix sums
- * of the counters, so a window is two binary searches and an aggregate one subtraction.
- * Entries `[from, to)` of shared arrays.
- */
-export class StatsSeries {
-  constructor(
-    readonly day: Int32Array,
-    readonly prefix: Prefix,
-    /** The newest tag of each day. */
-    readonly lastTag: Int32Array,
-    readonly from: number,
-    readonly to: number,
-  ) {}
-}
 
 /** Per-tag counters summed by a series: total and unique opens and clicks (decisions §9). */
 interface TagCounterColumns {
