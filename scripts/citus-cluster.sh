@@ -41,7 +41,7 @@ node_port() {
   worker2) echo $((port + 2)) ;;
   esac
 }
-as_postgres() { runuser -u postgres -- env PGPASSFILE="$root/pgpass" "$@"; }
+as_postgres() { runuser -u postgres -- env PGPASSFILE="$root/pgpass" PGOPTIONS="-c client_min_messages=warning" "$@"; }
 running() { as_postgres "$bin/pg_ctl" status -D "$root/$1" >/dev/null 2>&1; }
 
 command_name="${1:-start}"
@@ -144,8 +144,8 @@ SQL
     as_postgres createdb -h "$root" -p "$(node_port "$n")" -O "$role" -E UTF8 --locale C.UTF-8 -T template0 "$database"
   fi
   psql_node "$n" -d "$database" -c 'CREATE EXTENSION IF NOT EXISTS citus' >/dev/null
-  # the engine's role creates distributed tables and functions
-  psql_node "$n" -d "$database" -c "GRANT ALL ON SCHEMA public TO $role" >/dev/null
+  # (the database's owner is the engine's role, so it owns the public schema: PostgreSQL 15's
+  # pg_database_owner; no GRANT, which Citus refuses on a worker once it is in the cluster)
 done
 psql_node coordinator -d "$database" >/dev/null <<SQL
 SELECT citus_set_coordinator_host('127.0.0.1', $port);

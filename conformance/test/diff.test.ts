@@ -1,4 +1,5 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
+import type { EndpointId } from '@tagtrack/core';
 import {
   contactIdOf,
   endpointById,
@@ -251,7 +252,24 @@ describe('diff against live servers', () => {
       expect(same.output).toContain('NO DIFFERENCE');
       const differ = await run('--base-url', urlA, '--against', urlB, ...args);
       expect(differ.code).toBe(1);
-      expect(differ.output).toMatch(/DIFF-TEAMS-TAGS: \d+ differing request/);
+      // one entry per cause, with its counts and endpoints; each side's own verdict
+      expect(differ.output).toMatch(
+        /^cause 1: .+ differs on \d+ answer\(s\) of \d+ endpoint\(s\): .*teams\.tags/m,
+      );
+      expect(differ.output).toMatch(/^A's own verdict: PASS under tagtrack\/v1 Revision 3$/m);
+      expect(differ.output).toMatch(/^B's own verdict: FAIL under tagtrack\/v1 Revision 3$/m);
+      // narrowed by endpoint: leaving out the endpoints that differ leaves no difference
+      const narrowed = await run(
+        '--base-url',
+        urlA,
+        '--against',
+        urlB,
+        ...args,
+        '--exclude',
+        'teams.tags',
+      );
+      expect(narrowed.output).toContain("A's own verdict");
+      expect(narrowed.output).not.toMatch(/^cause .*teams\.tags/m);
       expect(differ.output).not.toContain(team1Admin.accessKey);
       const bad = await run('--base-url', urlA, '--against', 'not a url', ...args);
       expect(bad.code).toBe(2);
@@ -505,6 +523,52 @@ describe('diff compares what the profile fixes, and only that (issue 19)', () =>
       }
     } finally {
       await Promise.all([server.close(), emptyPage.close()]);
+    }
+  });
+
+  test('live: one deviation in Link (rel="prev" past a huge cursor, one off) is one cause, with its answers and endpoints', async () => {
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    try {
+      const linkOff = editedFetch(server, (request, _status, headers, body) => {
+        const cursor = hugeCursorOf(request);
+        const link = headers.get('link');
+        if (cursor === undefined || link === null) return body;
+        headers.set('link', link.replaceAll(`cursor=${cursor - 250n}`, `cursor=${cursor - 251n}`));
+        return body;
+      });
+      const result = await runDiff({
+        baseUrl: MEMORY_BASE_URL,
+        against: MEMORY_BASE_URL,
+        profile: profileFor(),
+        seed: 5,
+        numRuns: 2,
+        only: 'PAGE-CURSOR-ARITHMETIC',
+        fetch: (r) => server.fetch(r),
+        fetchAgainst: linkOff,
+      });
+      expect(result.differing).toBeGreaterThan(1);
+      expect(result.causes).toHaveLength(1);
+      const [cause] = result.causes;
+      expect(cause).toMatchObject({ field: 'Link rel="prev"', answers: result.differing });
+      expect(cause!.endpoints.length).toBeGreaterThan(0);
+      expect(cause!.examples.length).toBeGreaterThan(0);
+      // narrowed to one endpoint, only its answers are compared
+      const one = cause!.endpoints[0]! as EndpointId;
+      const narrowed = await runDiff({
+        baseUrl: MEMORY_BASE_URL,
+        against: MEMORY_BASE_URL,
+        profile: profileFor(),
+        seed: 5,
+        numRuns: 2,
+        only: 'PAGE-CURSOR-ARITHMETIC',
+        fetch: (r) => server.fetch(r),
+        fetchAgainst: linkOff,
+        skipEndpoints: new Set([one]),
+      });
+      expect(narrowed.causes.flatMap((c) => c.endpoints)).not.toContain(one);
+      expect(narrowed.differing).toBeLessThan(result.differing);
+    } finally {
+      await server.close();
     }
   });
 });

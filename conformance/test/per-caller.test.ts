@@ -109,6 +109,24 @@ describe('relations per caller in blind mode', () => {
     );
   }, 120_000);
 
+  test('the checks comparing two callers skip with one credential, and pass against the reference server with the twelve', async () => {
+    const only = [
+      'REL-CALLER-WITHIN-ADMIN',
+      'REL-MANAGER-GROUP-STATS',
+      'REL-CONTACT-CALLER-TAGS',
+      'REL-GROUP-NAME-OWN-TEAM',
+    ];
+    const [one, twelve] = await Promise.all([
+      run(
+        { credentials: [], only: only.join(',') },
+        { authId: team1Admin.authId, accessKey: team1Admin.accessKey },
+      ),
+      run({ credentials: DECLARED, only: only.join(',') }),
+    ]);
+    expect(one.checks.map((c) => [c.id, c.status])).toEqual(only.map((id) => [id, 'skip']));
+    expect(twelve.checks.map((c) => [c.id, c.status])).toEqual(only.map((id) => [id, 'pass']));
+  }, 120_000);
+
   test('fixture mode runs the relations as the primary alone (the oracle judges every caller)', async () => {
     const only = 'REL-RANGE-SPLIT';
     const [fixture, blind] = await Promise.all([

@@ -32,6 +32,11 @@
  *                                     3 requests or more) once it has taken 20 s
  *   TAGTRACK_BENCH_DATABASE_URL=...   the server (default: scripts/postgres-cluster.sh url);
  *                                     the role must be allowed to CREATE DATABASE
+ *   TAGTRACK_BENCH_CITUS_URL=...      engine `citus`: a database on a Citus coordinator
+ *                                     (default: scripts/citus-cluster.sh url), loaded as for
+ *                                     postgres and laid out by team (docs/sql.md §5); Citus
+ *                                     does not propagate CREATE DATABASE, so each size
+ *                                     reloads this one database
  *   TAGTRACK_BENCH_RELOAD=1           reload the database and rewrite the snapshot
  *   TAGTRACK_BENCH_INGEST=100,300     ingestion rates tried (records/s; default 100,300,1000;
  *                                     0: none), each for TAGTRACK_BENCH_INGEST_S seconds (30)
@@ -64,8 +69,8 @@ const SIZES = (process.env.TAGTRACK_BENCH_EVENTS ?? '1e6,1e7').split(',').map((s
 });
 const ENGINES = (process.env.TAGTRACK_BENCH_ENGINES ?? 'memory,postgres').split(',').map((s) => {
   const e = s.trim();
-  if (e !== 'postgres' && e !== 'memory')
-    throw new Error(`TAGTRACK_BENCH_ENGINES: '${e}' is not postgres or memory`);
+  if (e !== 'postgres' && e !== 'memory' && e !== 'citus')
+    throw new Error(`TAGTRACK_BENCH_ENGINES: '${e}' is not postgres, citus or memory`);
   return e;
 });
 const ONLY = process.env.TAGTRACK_BENCH_ONLY?.split(',').map((s) => s.trim());
@@ -416,7 +421,16 @@ interface EngineRun {
 
 /** The engine measured beside `engine`. */
 function otherEngine(engine: string): string {
-  return engine === 'postgres' ? 'memory' : 'postgres';
+  return engine === 'memory' ? 'postgres' : 'memory';
+}
+
+/** The Citus coordinator's database: the variable, or the local Citus cluster's. */
+function citusUrl(): string {
+  const given = process.env.TAGTRACK_BENCH_CITUS_URL?.trim();
+  if (given) return given;
+  return execFileSync('bash', [join(REPO, 'scripts', 'citus-cluster.sh'), 'url'], {
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** Runs every cell against one server (spawned with `args`), filling `table`. */
@@ -597,17 +611,20 @@ async function prepareDatabase(
   events: number,
   dir: string,
   expectedEvents: number,
+  citus = false,
 ): Promise<{ url: string; load: Record<string, unknown> }> {
-  const name = `tagtrack_bench_${events}`;
-  const url = withDatabase(server, name);
-  const admin = await openPostgres(server, 1);
-  try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.length === 0) await admin.exec(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.close();
+  const name = citus ? new URL(server).pathname.slice(1) : `tagtrack_bench_${events}`;
+  const url = citus ? server : withDatabase(server, name);
+  if (!citus) {
+    const admin = await openPostgres(server, 1);
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.length === 0) await admin.exec(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.close();
+    }
   }
-  const record = join(dir, `postgres-load-${name}.json`);
+  const record = join(dir, `${citus ? 'citus' : 'postgres'}-load-${name}.json`);
   const db = await openPostgres(url, 2);
   try {
     if (!RELOAD && existsSync(record)) {
@@ -767,16 +784,20 @@ for (const events of SIZES) {
   const table = new Map<string, Row>();
   const runs: EngineRun[] = [];
   let load: Record<string, unknown> | undefined;
+  let citusLoad: Record<string, unknown> | undefined;
   let snapshot: Record<string, unknown> | undefined;
   let ingest: IngestRow[] = [];
   for (const engine of ENGINES) {
-    if (engine === 'postgres') {
-      const db = await prepareDatabase(pgUrl!, events, files.dir, expected);
-      load = db.load;
+    if (engine === 'postgres' || engine === 'citus') {
+      const citus = engine === 'citus';
+      const server = citus ? citusUrl() : pgUrl!;
+      const db = await prepareDatabase(server, events, files.dir, expected, citus);
+      if (citus) citusLoad = db.load;
+      else load = db.load;
       if (PREPARE_ONLY) continue;
       const database = new URL(db.url).pathname.slice(1);
       cancelRunning = async () => {
-        const admin = await openPostgres(pgUrl!, 1);
+        const admin = await openPostgres(server, 1);
         try {
           await admin.query(
             `SELECT pg_cancel_backend(pid) FROM pg_stat_activity
@@ -787,9 +808,10 @@ for (const events of SIZES) {
           await admin.close();
         }
       };
-      runs.push(await runEngine('postgres', ['--database-url', db.url], callers, table));
+      runs.push(await runEngine(engine, ['--database-url', db.url], callers, table));
       cancelRunning = undefined;
-      if (INGEST_RATES.length > 0) ingest = await measureIngestion(db.url, callers[0]!);
+      // ingestion through the upkeep triggers: one server only (Citus has none: docs/sql.md §5)
+      if (!citus && INGEST_RATES.length > 0) ingest = await measureIngestion(db.url, callers[0]!);
     } else {
       snapshot = await prepareSnapshot(files.json, files.dir);
       if (PREPARE_ONLY) continue;
@@ -802,6 +824,9 @@ for (const events of SIZES) {
     load
       ? `PostgreSQL load (not in the start time): COPY of the NDJSON files ${load.copyS} s, counters' refresh ${load.refreshS} s, database ${load.databaseSize}${load.reused ? ' (measured when first loaded)' : ''}.`
       : '',
+    citusLoad
+      ? `Citus load (not in the start time; a coordinator and two workers on this machine): COPY into the coordinator and the layout ${citusLoad.copyS} s, counters' refresh ${citusLoad.refreshS} s${citusLoad.reused ? ' (measured when first loaded)' : ''}.`
+      : '',
     snapshot
       ? `Snapshot: ${Math.round((snapshot.bytes as number) / 1e6)} MB${snapshot.writeS !== undefined ? `, written in ${snapshot.writeS} s (from the JSON, through the CLI)` : ''}.`
       : '',
@@ -810,7 +835,7 @@ for (const events of SIZES) {
   ].join('\n');
   console.log(`\n${md}`);
   sections.push(md);
-  report.push({ events, machine, runs, load, snapshot, ingest, rows: rowsOut });
+  report.push({ events, machine, runs, load, citusLoad, snapshot, ingest, rows: rowsOut });
 }
 sections.push(`load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)}`);
 const stamp = started.replace(/[:.]/g, '-');

@@ -192,7 +192,7 @@ describe('VARIANTS (decisions: the free clauses and profile options)', () => {
   test('every variant is declared once with a description, a freedom clause and a layer', () => {
     expect(VARIANTS.map((v) => v.name)).toEqual([...VARIANT_NAMES]);
     expect(new Set(VARIANT_NAMES).size).toBe(VARIANT_NAMES.length);
-    expect(VARIANT_NAMES).toHaveLength(27);
+    expect(VARIANT_NAMES).toHaveLength(28);
     for (const v of VARIANTS) {
       expect(v.description.length).toBeGreaterThan(10);
       expect(v.freedom).toMatch(/decisions/);
@@ -258,6 +258,19 @@ describe('what each variant does', () => {
     const plain = createServer({ publicUrl: PUBLIC, pageSize: PAGE });
     expect(await (await get(server, '/contacts', 'cursor=3')).text()).toBe(
       await (await get(plain, '/contacts', 'cursor=3')).text(),
+    );
+    await plain.close();
+  });
+
+  test('paging-query-empty-pieces-dropped: the paging URLs leave out the empty pieces of the query', async () => {
+    const res = await get(vary('paging-query-empty-pieces-dropped'), '/contacts', '&rtn=json&&');
+    expect(res.headers.get('link')).toBe(
+      `<${PUBLIC}/contacts?rtn=json&cursor=${PAGE}>; rel="next"`,
+    );
+    const plain = createServer({ publicUrl: PUBLIC, pageSize: PAGE });
+    const kept = await get(plain, '/contacts', '&rtn=json&&');
+    expect(kept.headers.get('link')).toBe(
+      `<${PUBLIC}/contacts?&rtn=json&&&cursor=${PAGE}>; rel="next"`,
     );
     await plain.close();
   });

@@ -65,6 +65,17 @@ function keyOf(c: CallerClass | undefined, credential: SuiteCredential): string 
  */
 export async function distinctCallers(ctx: CheckContext): Promise<SuiteCredential[]> {
   if (ctx.credentials.length < 2) return [ctx.primary];
+  // reading who the callers are compares nothing: its walks are not the check's comparisons
+  const comparisons = ctx.scope.comparisons;
+  try {
+    return await classify(ctx);
+  } finally {
+    ctx.scope.comparisons = comparisons;
+  }
+}
+
+/** {@link distinctCallers} with two credentials or more. */
+async function classify(ctx: CheckContext): Promise<SuiteCredential[]> {
   const seen = new Set<string>();
   const out: SuiteCredential[] = [];
   for (const credential of [ctx.primary, ...ctx.credentials]) {

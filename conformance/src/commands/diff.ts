@@ -1,10 +1,12 @@
+import type { EndpointId } from '@tagtrack/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { runDiff } from '../diff/run.ts';
 import { ConnectionError } from '../http/client.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
-import { writeReports } from '../report/index.ts';
-import { ConfigError, DEFAULT_NUM_RUNS, PreflightError } from '../run/runner.ts';
+import { verdictOf, writeReports } from '../report/index.ts';
+import { ConfigError, DEFAULT_NUM_RUNS, PreflightError, runConformance } from '../run/runner.ts';
+import { selectEndpoints } from './endpoint-filter.ts';
 import {
   boundOptions,
   boundsOf,
@@ -95,9 +97,17 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
         .env('TAGTRACK_SEED'),
     )
     .addOption(
-      new Option('--only <pattern>', 'only the requests of these requirement ids or areas'),
+      new Option(
+        '--only <pattern>',
+        'only the requests of these requirement ids or areas, and only the answers of these endpoints (ids like contacts.list, teams.*, or paths)',
+      ),
     )
-    .addOption(new Option('--exclude <patterns>', 'leave out the requests of these checks'))
+    .addOption(
+      new Option(
+        '--exclude <patterns>',
+        'leave out the requests of these checks and the answers of these endpoints (same syntax as --only)',
+      ),
+    )
     .addOption(
       new Option(
         '--compare-messages',
@@ -150,6 +160,14 @@ async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise
     }
     const profile =
       opts.profile === undefined ? undefined : await loadProfile(opts.profile as string);
+    // --only/--exclude: requirement ids and areas select the run's checks, endpoint ids and
+    // paths (lower case, with a dot or a slash) the answers compared
+    const only = splitNarrowing(opts.only as string | undefined);
+    const exclude = splitNarrowing(opts.exclude as string | undefined);
+    for (const x of [only, exclude]) if (typeof x === 'string') return fail(x);
+    const o = only as Narrowing;
+    const x = exclude as Narrowing;
+    const bounds = boundsOf(opts);
     const result = await runDiff({
       baseUrl: opts.baseUrl as string,
       against: opts.against as string,
@@ -158,22 +176,44 @@ async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise
       profile,
       numRuns: opts.numRuns as number,
       seed: opts.seed as number | undefined,
-      only: opts.only as string | undefined,
-      exclude: opts.exclude as string | undefined,
-      ...boundsOf(opts),
+      only: o.checks,
+      exclude: x.checks,
+      diffEndpoints: o.endpoints,
+      skipEndpoints: x.endpoints,
+      ...bounds,
       compareMessages: opts.compareMessages === true,
       headers: extra.headers,
       tls,
       rerun: rerunOf(opts, cmd, extra, insecure),
     });
+    // each side's own verdict: A's from the run that made the requests, B's from the same
+    // run (same seed and options) against B
+    const againstRun = await runConformance({
+      baseUrl: opts.against as string,
+      authId: opts.authId as string | undefined,
+      accessKey: opts.accessKey as string | undefined,
+      profile,
+      numRuns: opts.numRuns as number,
+      seed: result.seed,
+      only: o.checks,
+      exclude: x.checks,
+      ...bounds,
+      headers: extra.headers,
+      tls,
+    }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
     const lines = [
-      `diff ${result.baseUrl} (A) against ${result.against} (B), seed ${result.seed}: ${result.compared} requests compared, ${result.differing} answer(s) differ`,
+      `diff ${result.baseUrl} (A) against ${result.against} (B), seed ${result.seed}: ${result.compared} requests compared, ${result.differing} answer(s) differ, ${result.causes.length} cause(s)`,
+      `A's own verdict: ${verdictOf(result.run).line}`,
+      `B's own verdict: ${againstRun instanceof Error ? `not judged (${againstRun.message})` : verdictOf(againstRun).line}`,
     ];
-    for (const c of result.checks.filter((x) => x.status === 'fail')) {
-      lines.push(`${c.id}: ${c.failures.length} differing request(s)`);
-      for (const f of c.failures.slice(0, 5)) lines.push(`  ${f.message}`);
-      if (c.failures.length > 5) lines.push(`  … ${c.failures.length - 5} more in the reports`);
+    for (const [i, c] of result.causes.entries()) {
+      lines.push(
+        `cause ${i + 1}: ${c.field} (${c.kind}) differs on ${c.answers} answer(s) of ${c.endpoints.length} endpoint(s): ${c.endpoints.join(', ')}`,
+      );
+      for (const e of c.examples) lines.push(`  e.g. ${e}`);
     }
+    if (result.causes.length > 0)
+      lines.push('every differing answer, with its reproduce lines: --report-dir');
     lines.push(result.ok ? 'NO DIFFERENCE' : 'DIFFERENCES FOUND');
     process.stdout.write(`${lines.join('\n')}\n`);
     if (opts.reportDir !== undefined) {
@@ -192,4 +232,24 @@ async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise
       return fail(e.message);
     throw e;
   }
+}
+
+/** `--only`/`--exclude` of diff split: check patterns (for the run) and catalogue endpoints. */
+interface Narrowing {
+  readonly checks: string | undefined;
+  readonly endpoints: ReadonlySet<EndpointId> | undefined;
+}
+
+/** Splits `--only`/`--exclude` patterns (see {@link Narrowing}); a usage message for an unknown endpoint. */
+function splitNarrowing(value: string | undefined): Narrowing | string {
+  const patterns = (value ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  const isEndpoint = (p: string) => p.startsWith('/') || (/^[a-z*]/.test(p) && p.includes('.'));
+  const endpointPatterns = patterns.filter(isEndpoint);
+  const checks = patterns.filter((p) => !isEndpoint(p));
+  const endpoints = endpointPatterns.length === 0 ? undefined : selectEndpoints(endpointPatterns);
+  if (typeof endpoints === 'string') return endpoints.replace('--endpoint', '--only/--exclude');
+  return { checks: checks.length === 0 ? undefined : checks.join(','), endpoints };
 }

@@ -85,7 +85,9 @@ export function relativeToBase(url: string, baseUrl: string): string {
  * (decisions §3 Revision 2 and Revision 3): the side's base URL replaced by `{base}`; the path
  * in canonical form (core's `canonicalPath`: each segment decoded and re-encoded; whether the
  * path is the one received or its canonical form is free); the query segment by segment in RFC 3986 normal form (hex
- * case and escaped unreserved characters do not matter; the query is fixed, docs/spec.md §11);
+ * case and escaped unreserved characters do not matter; the query is fixed, docs/spec.md §11),
+ * its empty pieces left out (they are no parameters: keeping or dropping them is free,
+ * docs/spec.md §5);
  * a fragment kept as it is.
  */
 export function comparedUrl(url: string, baseUrl: string): string {
@@ -101,7 +103,11 @@ export function comparedUrl(url: string, baseUrl: string): string {
   const normal =
     query === undefined
       ? ''
-      : `?${query === '' ? '' : query.split('&').map(normalSegment).join('&')}`;
+      : `?${query
+          .split('&')
+          .filter((piece) => piece !== '')
+          .map(normalSegment)
+          .join('&')}`;
   return `${prefix}${canonical}${normal}${fragment}`;
 }
 

@@ -19,6 +19,7 @@ import { tlsFetch } from '../http/transport.ts';
 import { type Profile, parseProfile } from '../profile/profile.ts';
 import type { CheckResult, RunOptions, RunResult } from '../run/runner.ts';
 import { runConformance } from '../run/runner.ts';
+import { type DiffCause, groupCauses } from './causes.ts';
 import { type CompareOptions, type Difference, differences } from './compare.ts';
 import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
 
@@ -32,6 +33,10 @@ export interface DiffOptions extends Omit<RunOptions, 'expectedFailures' | 'bail
   readonly compareMessages?: boolean | undefined;
   /** Largest body read from either side for the comparison, in bytes (default 8 MiB). */
   readonly maxBodyBytes?: number | undefined;
+  /** Only the answers of these catalogue endpoints are compared (`--only contacts.list`). */
+  readonly diffEndpoints?: ReadonlySet<EndpointId> | undefined;
+  /** The answers of these catalogue endpoints are left out (`--exclude contacts.list`). */
+  readonly skipEndpoints?: ReadonlySet<EndpointId> | undefined;
 }
 
 /**
@@ -47,6 +52,8 @@ export interface DiffResult extends RunResult {
   readonly differing: number;
   /** The conformance run against side A that generated the requests (its own verdict). */
   readonly run: RunResult;
+  /** The differences grouped by root cause, most answers first (diff/causes.ts). */
+  readonly causes: readonly DiffCause[];
 }
 
 /** One compared request: what identifies it and the differences found (bodies are not kept). */
@@ -325,7 +332,23 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const sorted = [...pairs.values()].sort((x, y) =>
     order(x) < order(y) ? -1 : order(x) > order(y) ? 1 : 0,
   );
-  for (const pair of sorted) {
+  const narrowed = sorted.filter(
+    (p) =>
+      (options.diffEndpoints === undefined ||
+        (p.endpoint !== undefined && options.diffEndpoints.has(p.endpoint))) &&
+      (p.endpoint === undefined || !options.skipEndpoints?.has(p.endpoint)),
+  );
+  const causes = groupCauses(
+    narrowed.map((pair) =>
+      pair.found.map((d) => ({
+        kind: d.kind,
+        message: d.message,
+        request: `${pair.method} ${pair.target} ${pair.credential === undefined ? 'without Authorization' : `as ${pair.credential}`}`,
+        endpoint: pair.endpoint,
+      })),
+    ),
+  );
+  for (const pair of narrowed) {
     const group = groupOf(pair.endpoint);
     group.compared++;
     const found = pair.found;
@@ -376,9 +399,10 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
     staleExpectedFailures: [],
     ok: differing === 0,
     against: baseB,
-    compared: pairs.size,
+    compared: narrowed.length,
     differing,
     run,
+    causes,
   };
 }
 

@@ -21,6 +21,26 @@ export function testDatabaseUrl(): string | undefined {
   return value;
 }
 
+/** The environment variable naming the database of a Citus coordinator for the tests. */
+export const TEST_CITUS_URL_VARIABLE = 'TAGTRACK_TEST_CITUS_URL';
+
+/**
+ * The URL of a database on a Citus coordinator (`TAGTRACK_TEST_CITUS_URL`, e.g.
+ * `postgres://tagtrack:tagtrack@127.0.0.1:54340/tagtrack_citus` as printed by
+ * `scripts/citus-cluster.sh`, with the citus extension and the workers registered), or
+ * `undefined` when it is unset or empty: then the Citus tests are skipped. Citus does not
+ * propagate `CREATE DATABASE`, so the tests use this database itself (each load drops and
+ * recreates the tables): one test file at a time may use it.
+ *
+ * @throws Error naming the variable when it is set but is not a PostgreSQL URL.
+ */
+export function testCitusUrl(): string | undefined {
+  const value = process.env[TEST_CITUS_URL_VARIABLE]?.trim();
+  if (!value) return undefined;
+  parseServerUrl(value);
+  return value;
+}
+
 /** A database of its own on the test server, for one test file; see {@link createTestDatabase}. */
 export interface TestDatabase {
   /** The database's name: `tagtrack_t_<test name>_<8 hex digits>`, at most 50 characters. */

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex } from '../src/memory/build.ts';
 import { type Database, openPglite, openPostgres } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
-import { testDatabaseUrl, useTestDatabase } from './databases.ts';
+import { testCitusUrl, testDatabaseUrl, useTestDatabase } from './databases.ts';
 
 /*
  * The differential test of the SQL engine (CONVENTIONS.md: two implementations, one test):
@@ -23,8 +23,9 @@ import { testDatabaseUrl, useTestDatabase } from './databases.ts';
  * endpoint, for every caller, on generated datasets (with every edge case the dataset
  * package adds), with and without a window: same records in the same order, same single
  * record, same 404 message, same error; a window is the same records at those places with
- * the whole list's length. Runs on embedded PGlite, and on the PostgreSQL server of
- * TAGTRACK_TEST_DATABASE_URL too when it is set (.ci/run sets it).
+ * the whole list's length. Runs on embedded PGlite, on the PostgreSQL server of
+ * TAGTRACK_TEST_DATABASE_URL too when it is set, and on the Citus coordinator of
+ * TAGTRACK_TEST_CITUS_URL when that is set (.ci/run sets both).
  */
 
 /** The outcome of an answer, compared by value (or the error, by class and message). */
@@ -209,3 +210,21 @@ describe('the in-memory index (= plainAnswer: aggregate.oracle.test.ts) = the SQ
     expect(found).toBeGreaterThan(300);
   });
 });
+
+describe.skipIf(testCitusUrl() === undefined)(
+  'plainAnswer = the SQL engine on a Citus coordinator (tables sharded by team)',
+  () => {
+    let db: Database;
+    beforeAll(async () => {
+      db = await openPostgres(testCitusUrl()!);
+    });
+    afterAll(async () => {
+      await db?.close();
+    });
+
+    // every load lays the tables out over the workers anew: fewer datasets than on one server
+    it('on generated datasets with every edge case, callers, requests and windows', async () => {
+      await agree(db, Math.max(1, Math.ceil(RUNS / 3)), 20261128);
+    }, 1_800_000);
+  },
+);

@@ -53,11 +53,11 @@ export interface FaultInfo {
 
 /**
  * The layers a fault can wrap (CONVENTIONS: a fault is a wrapper over the layer it changes),
- * each a small interface the server composes: `createServer` passes the clean layer through
+ * each a small interface the server composes: `compose.ts` passes the clean layer through
  * the wrappers of the injected faults (`FaultSet.wrap`) in `FAULTS` order.
  */
 export interface FaultLayers {
-  /** The store's query methods (store.ts, decisions §2, §3, §8, §9). */
+  /** The store's index layer (store-layer.ts, decisions §2, §3, §8, §9). */
   readonly store?: (clean: StoreLayer) => StoreLayer;
   /** The router: a raw request path to the endpoint it names (middleware/route.ts). */
   readonly route?: (clean: PathMatcher) => PathMatcher;

@@ -225,6 +225,15 @@ export const VARIANTS = [
     transport: false,
   },
   {
+    name: 'paging-query-empty-pieces-dropped',
+    description:
+      'nextURL, previousURL and the Link targets leave out the empty pieces of the request query (rtn=json&& links to rtn=json&cursor=250), not kept as received',
+    freedom:
+      'decisions §3 Revision 3 addendum (empty pieces of the query are no parameters: a paging URL may keep or drop them)',
+    layer: 'paging',
+    transport: false,
+  },
+  {
     name: 'huge-cursor-clamp',
     description:
       'a cursor above 2^53 − 1 is read as 2^53 − 1, as Revision 2 stated it: past the end, previous, previousURL and Link rel="prev" at 9007199254740991 − pageSize (cursor=99999999999999999999 links to cursor=9007199254740741)',
