@@ -1,6 +1,6 @@
 import type { EndpointId } from '@tagtrack/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { runDiff } from '../diff/run.ts';
+import { runDiff } from '../diff/differential.ts';
 import { ConnectionError } from '../http/client.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
