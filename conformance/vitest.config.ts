@@ -1,11 +1,12 @@
 import { defineProject } from 'vitest/config';
+import { tier } from '../vitest.tiers.ts';
 
 export default defineProject({
   resolve: { conditions: ['@tagtrack/source'] },
   ssr: { resolve: { conditions: ['@tagtrack/source'] } },
   test: {
     name: 'conformance',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    ...tier('conformance', ['src/**/*.test.ts', 'test/**/*.test.ts']),
     // one module graph per worker, not per file: the test files share the same heavy imports
     // (core, the server, the suite) and restore what they change (process.env, stdout spies)
     isolate: false,

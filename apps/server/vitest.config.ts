@@ -1,11 +1,12 @@
 import { defineProject } from 'vitest/config';
+import { tier } from '../../vitest.tiers.ts';
 
 export default defineProject({
   resolve: { conditions: ['@tagtrack/source'] },
   ssr: { resolve: { conditions: ['@tagtrack/source'] } },
   test: {
     name: 'server',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    ...tier('server', ['src/**/*.test.ts', 'test/**/*.test.ts']),
     // one module graph per worker, not per file: the test files share the same heavy imports
     // (core and the server) and restore what they change (process.env)
     isolate: false,

@@ -38,13 +38,13 @@ export {
 export { ALL_CHECKS, ALL_CHECKS as builtInChecks, CHECK_MODULES } from './checks/index.ts';
 export { CANONICAL_PROFILE_FILE, EXIT, main } from './cli.ts';
 export { type CompareOptions, type Difference, differences } from './diff/compare.ts';
+export { type DiffOptions, type DiffResult, runDiff } from './diff/differential.ts';
 export {
   type Observation,
   observe,
   type ReceivedResponse,
   type SideContext,
 } from './diff/observe.ts';
-export { type DiffOptions, type DiffResult, runDiff } from './diff/run.ts';
 export {
   ConnectionError,
   type Credential,

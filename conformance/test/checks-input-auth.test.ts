@@ -3,16 +3,16 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { resolveGroupSegment } from '../src/check/groups.ts';
 import { setParam } from '../src/check/sample.ts';
-import { formEncode, phpUrldecode } from '../src/checks/auth/shared.ts';
+import { formEncode, phpUrldecode } from '../src/checks/auth/requests.ts';
 import { encodedPath, groupNearMisses } from '../src/checks/input/paths.ts';
-import { pagingUrlProblem } from '../src/checks/input/same-answer.ts';
+import { keptParamsProblem } from '../src/checks/input/same-answer.ts';
 import { namesWord } from '../src/checks/input/values.ts';
 
 describe('input checks: pure helpers', () => {
-  test('pagingUrlProblem: the same URL with the sent total/next kept is fine, in any place', () => {
+  test('keptParamsProblem: the same URL with the sent total/next kept is fine, in any place', () => {
     const plain = 'http://api.test/v1/teams/tags?isOpened=true&cursor=40';
     expect(
-      pagingUrlProblem(
+      keptParamsProblem(
         plain,
         'http://api.test/v1/teams/tags?total=&isOpened=true&next=a%20b&cursor=40',
         [
@@ -23,26 +23,26 @@ describe('input checks: pure helpers', () => {
     ).toBeUndefined();
     // + and %20 are the same decoded value
     expect(
-      pagingUrlProblem(plain, 'http://api.test/v1/teams/tags?isOpened=true&cursor=40&next=a+b', [
+      keptParamsProblem(plain, 'http://api.test/v1/teams/tags?isOpened=true&cursor=40&next=a+b', [
         ['next', 'a b'],
       ]),
     ).toBeUndefined();
   });
 
-  test('pagingUrlProblem: a dropped total/next, another cursor, another path or another parameter is a problem', () => {
+  test('keptParamsProblem: a dropped total/next, another cursor, another path or another parameter is a problem', () => {
     const plain = 'http://api.test/teams/tags?isOpened=true&cursor=40';
     const kept: [string, string][] = [['next', '1']];
     expect(
-      pagingUrlProblem(plain, 'http://api.test/teams/tags?isOpened=true&cursor=40', kept),
+      keptParamsProblem(plain, 'http://api.test/teams/tags?isOpened=true&cursor=40', kept),
     ).toMatch(/does not keep the sent next=1/);
     expect(
-      pagingUrlProblem(plain, 'http://api.test/teams/tags?isOpened=true&next=1&cursor=80', kept),
+      keptParamsProblem(plain, 'http://api.test/teams/tags?isOpened=true&next=1&cursor=80', kept),
     ).toMatch(/only total and next added/);
     expect(
-      pagingUrlProblem(plain, 'http://other.test/teams/tags?isOpened=true&next=1&cursor=40', kept),
+      keptParamsProblem(plain, 'http://other.test/teams/tags?isOpened=true&next=1&cursor=40', kept),
     ).toMatch(/points at http:\/\/other.test/);
     expect(
-      pagingUrlProblem(
+      keptParamsProblem(
         plain,
         'http://api.test/teams/tags?isOpened=true&next=1&next=1&cursor=40',
         kept,

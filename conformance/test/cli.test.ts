@@ -426,73 +426,76 @@ describe('useColor', () => {
   });
 });
 
-describe('stopping a run: SIGINT', () => {
-  test('SIGINT to the spawned CLI stops the run: every report written, unfinished checks "interrupted: SIGINT", exit 2', async () => {
-    const slow = await slowServer(40);
-    const reports = join(dir, 'sigint');
-    try {
-      const clean = Object.fromEntries(
-        Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
-      );
-      const child = spawn(
-        process.execPath,
-        [
-          BIN,
-          'run',
-          '--base-url',
-          slow.url,
-          '--mode',
-          'fixture',
-          '--seed',
-          '3',
-          '--report-dir',
-          reports,
-        ],
-        { env: { ...clean, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      const started = new Promise<void>((resolve) => {
-        child.stderr.on('data', (d) => {
-          stderr += d;
-          // some checks have ended: the run is under way
-          if (/^(PASS|FAIL|SKIP)/m.test(stderr)) resolve();
+describe('stopping a run: SIGINT and SIGTERM', () => {
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s to the spawned CLI stops the run: every report written, unfinished checks "interrupted: <signal>", exit 2',
+    async (signal) => {
+      const slow = await slowServer(40);
+      const reports = join(dir, signal.toLowerCase());
+      try {
+        const clean = Object.fromEntries(
+          Object.entries(process.env).filter(([k]) => !k.startsWith('TAGTRACK_')),
+        );
+        const child = spawn(
+          process.execPath,
+          [
+            BIN,
+            'run',
+            '--base-url',
+            slow.url,
+            '--mode',
+            'fixture',
+            '--seed',
+            '3',
+            '--report-dir',
+            reports,
+          ],
+          { env: { ...clean, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => {
+          stdout += d;
         });
-      });
-      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-      await started;
-      const t0 = performance.now();
-      child.kill('SIGINT');
-      const code = await closed;
-      expect(performance.now() - t0).toBeLessThan(60_000);
-      expect(code).toBe(2);
-      expect(stderr).toContain(
-        'tagtrack-conformance: SIGINT: stopping, writing the reports of what ran',
-      );
-      expect(stderr).toContain('tagtrack-conformance: interrupted (SIGINT)');
-      expect(stdout).toMatch(/reports: /);
-      expect((await readdir(reports)).sort()).toEqual([
-        'junit.xml',
-        'report.html',
-        'results.json',
-        'summary.md',
-      ]);
-      const raw = JSON.parse(await readFile(join(reports, 'results.json'), 'utf8'));
-      const results = ResultsJson.parse(raw);
-      expect(raw.interrupted).toBe('SIGINT');
-      expect(results.ok).toBe(false);
-      expect(results.checks).toHaveLength(ALL_CHECKS.length);
-      const interrupted = results.checks.filter((c) => c.reason === 'interrupted: SIGINT');
-      expect(interrupted.length).toBeGreaterThan(0);
-      for (const c of interrupted) expect(c.status).toBe('error');
-      expect(results.checks.some((c) => c.status === 'pass')).toBe(true);
-    } finally {
-      await slow.close();
-    }
-  });
+        const started = new Promise<void>((resolve) => {
+          child.stderr.on('data', (d) => {
+            stderr += d;
+            // some checks have ended: the run is under way
+            if (/^(PASS|FAIL|SKIP)/m.test(stderr)) resolve();
+          });
+        });
+        const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+        await started;
+        const t0 = performance.now();
+        child.kill(signal);
+        const code = await closed;
+        expect(performance.now() - t0).toBeLessThan(60_000);
+        expect(code).toBe(2);
+        expect(stderr).toContain(
+          `tagtrack-conformance: ${signal}: stopping, writing the reports of what ran`,
+        );
+        expect(stderr).toContain(`tagtrack-conformance: interrupted (${signal})`);
+        expect(stdout).toMatch(/reports: /);
+        expect((await readdir(reports)).sort()).toEqual([
+          'junit.xml',
+          'report.html',
+          'results.json',
+          'summary.md',
+        ]);
+        const raw = JSON.parse(await readFile(join(reports, 'results.json'), 'utf8'));
+        const results = ResultsJson.parse(raw);
+        expect(raw.interrupted).toBe(signal);
+        expect(results.ok).toBe(false);
+        expect(results.checks).toHaveLength(ALL_CHECKS.length);
+        const interrupted = results.checks.filter((c) => c.reason === `interrupted: ${signal}`);
+        expect(interrupted.length).toBeGreaterThan(0);
+        for (const c of interrupted) expect(c.status).toBe('error');
+        expect(results.checks.some((c) => c.status === 'pass')).toBe(true);
+      } finally {
+        await slow.close();
+      }
+    },
+  );
 });
 
 describe('replay', () => {

@@ -3,7 +3,7 @@ import type { Dataset } from '@tagtrack/core';
 import { generateDataset, withEveryEdgeCase } from '@tagtrack/dataset';
 import { createServer, VARIANTS, type VariantInfo, type VariantName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { runDiff } from '../src/diff/run.ts';
+import { runDiff } from '../src/diff/differential.ts';
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 

@@ -4,7 +4,7 @@ import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canon
 import { openSqlEngine } from '@tagtrack/engine';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { runDiff } from '../src/diff/run.ts';
+import { runDiff } from '../src/diff/differential.ts';
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import { credentialsOf } from './soundness.ts';
 

@@ -16,8 +16,8 @@ import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { differences } from '../src/diff/compare.ts';
+import { runDiff, sameAnswer } from '../src/diff/differential.ts';
 import { observe, type ReceivedResponse, type SideContext } from '../src/diff/observe.ts';
-import { runDiff, sameAnswer } from '../src/diff/run.ts';
 import { runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import {
   type TagtrackServer,
 } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/run.ts';
+import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/differential.ts';
 import type { RunResult } from '../src/run/runner.ts';
 import { runConformance } from '../src/run/runner.ts';
 import {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type ServerOptions } from '@tagtrack/server';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { accessKeyVariable, inferProfile, initCredentials } from '../src/commands/init.ts';
+import {
+  accessKeyVariable,
+  inferProfile,
+  initCredentials,
+  keepDeclared,
+} from '../src/commands/init.ts';
 import { loadProfile } from '../src/profile/profile.ts';
 import { runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, runCli, team1Admin } from './helpers.ts';
@@ -268,5 +273,31 @@ describe('the init command over a socket', () => {
     expect(r.stderr).toBe(
       'tagtrack-conformance init: credential wrong (authId NOPE) was rejected: GET /teams answered 401\n',
     );
+  });
+});
+
+describe('init keeps what a credentials file declares', () => {
+  test('team ids (for the whole inferred team), account types and member ids of the file win over the inferred ones', () => {
+    const inferred = [
+      { label: 'a', authId: 'A', accessKey: 'k', teamID: 'team-1', accountType: 'admin' as const },
+      { label: 'b', authId: 'B', accessKey: 'k', teamID: 'team-1', accountType: 'user' as const },
+      { label: 'c', authId: 'C', accessKey: 'k', teamID: 'team-2' },
+    ];
+    const declared = new Map([
+      ['A', { teamID: 'acme-eu' }],
+      ['C', { accountType: 'manager', memberID: 'm7' }],
+    ]);
+    expect(keepDeclared(inferred, declared)).toEqual([
+      { label: 'a', authId: 'A', accessKey: 'k', teamID: 'acme-eu', accountType: 'admin' },
+      { label: 'b', authId: 'B', accessKey: 'k', teamID: 'acme-eu', accountType: 'user' },
+      {
+        label: 'c',
+        authId: 'C',
+        accessKey: 'k',
+        teamID: 'team-2',
+        accountType: 'manager',
+        memberID: 'm7',
+      },
+    ]);
   });
 });

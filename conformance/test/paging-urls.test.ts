@@ -1,7 +1,7 @@
 import { createServer, type ServerOptions } from '@tagtrack/server';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { lastPageStart, pagingUrlProblem, telltaleCursors } from '../src/checks/page/shared.ts';
+import { lastPageStart, pagingUrlProblem, telltaleCursors } from '../src/checks/page/lists.ts';
 import type { Exchange } from '../src/http/client.ts';
 import { runConformance } from '../src/run/runner.ts';
 import { behindProxy, failing, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';

@@ -2,7 +2,7 @@ import { canonicalPath, hmacAuthorizer, signRequest } from '@tagtrack/core';
 import { createServer, type ServerOptions, type VariantName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { otherSpelling } from '../src/checks/page/links.ts';
-import { pagingUrlProblem } from '../src/checks/page/shared.ts';
+import { pagingUrlProblem } from '../src/checks/page/lists.ts';
 import type { Exchange } from '../src/http/client.ts';
 import { runConformance } from '../src/run/runner.ts';
 import { problems } from './fault-matrix.ts';

@@ -7,7 +7,7 @@ import {
   type VariantName,
 } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import { type DiffResult, runDiff } from '../src/diff/run.ts';
+import { type DiffResult, runDiff } from '../src/diff/differential.ts';
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';

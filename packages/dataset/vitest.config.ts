@@ -1,11 +1,12 @@
 import { defineProject } from 'vitest/config';
+import { tier } from '../../vitest.tiers.ts';
 
 export default defineProject({
   resolve: { conditions: ['@tagtrack/source'] },
   ssr: { resolve: { conditions: ['@tagtrack/source'] } },
   test: {
     name: 'dataset',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    ...tier('dataset', ['src/**/*.test.ts', 'test/**/*.test.ts']),
     // one module graph per worker, not per file: the test files import the same modules and
     // keep no state between files
     isolate: false,

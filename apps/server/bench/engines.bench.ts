@@ -27,7 +27,8 @@
  *   TAGTRACK_BENCH_EVENTS=1e6         sizes, comma-separated (default 1e6,1e7)
  *   TAGTRACK_BENCH_ENGINES=postgres   engines, in this order (default memory,postgres: the
  *                                     middle page of a list the first engine could count)
- *   TAGTRACK_BENCH_ONLY=9,11          only these endpoint numbers (default all)
+ *   TAGTRACK_BENCH_ONLY=9,11          only these endpoint numbers (default all; `ingest`:
+ *                                     the postgres ingestion alone)
  *   TAGTRACK_BENCH_REQUESTS=30        requests per cell (default 30); a cell stops early (at
  *                                     3 requests or more) once it has taken 20 s
  *   TAGTRACK_BENCH_DATABASE_URL=...   the server (default: scripts/postgres-cluster.sh url);
@@ -808,7 +809,9 @@ for (const events of SIZES) {
           await admin.close();
         }
       };
-      runs.push(await runEngine(engine, ['--database-url', db.url], callers, table));
+      // TAGTRACK_BENCH_ONLY=ingest: the ingestion alone
+      if (ONLY?.join(',') !== 'ingest')
+        runs.push(await runEngine(engine, ['--database-url', db.url], callers, table));
       cancelRunning = undefined;
       // ingestion through the upkeep triggers: one server only (Citus has none: docs/sql.md §5)
       if (!citus && INGEST_RATES.length > 0) ingest = await measureIngestion(db.url, callers[0]!);

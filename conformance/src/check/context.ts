@@ -33,6 +33,7 @@ import {
   type CheckScope,
   currentScope,
   type Failure,
+  flattenLog,
   SkipCheck,
   StopCheck,
   Violation,
@@ -490,9 +491,26 @@ export class CheckContext {
    * per try. Other exceptions propagate.
    */
   async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
-    return readOnStill(this.services.http, this.services.still, fn, (d) => {
-      this.fresh += d;
-    });
+    return readOnStill(
+      this.services.http,
+      this.services.still,
+      fn,
+      (d) => {
+        this.fresh += d;
+      },
+      () => this.credentialsUsed(),
+    );
+  }
+
+  /**
+   * Labels of the credentials that signed the requests of this check's log so far (its
+   * walks and discoveries included): the credentials whose data its comparisons used.
+   */
+  private credentialsUsed(): ReadonlySet<string> {
+    const labels = new Set<string>();
+    for (const log of new Set([this.scope.log, this.active.log]))
+      for (const ex of flattenLog(log)) if (ex.credential !== null) labels.add(ex.credential);
+    return labels;
   }
 
   /**

@@ -1,8 +1,8 @@
 import { ErrorBody, REASON_PHRASES } from '@tagtrack/core';
+import { mediaType } from '../check/compare.ts';
 import { type Check, defineCheck } from '../check/define.ts';
 import { countComparison, describe, Violation } from '../check/failure.ts';
 import type { Exchange } from '../http/client.ts';
-import { contentTypeMatches } from './schema.ts';
 
 /** Requirement id prefix of this file's checks (area `err`). */
 export const prefix = 'ERR';
@@ -38,10 +38,8 @@ export function expectError(ex: Exchange, status: number, names: readonly string
  */
 export function errorBodyProblem(ex: Exchange): void {
   const ct = ex.responseHeaders['content-type'];
-  if (
-    !contentTypeMatches(ct, 'application/json; charset=utf-8') &&
-    !contentTypeMatches(ct, 'application/json')
-  )
+  // an error body's media type is judged, its charset is free
+  if (mediaType(ct) !== 'application/json')
     throw new Violation(
       `${describe(ex)}: error Content-Type ${JSON.stringify(ct)}, expected application/json`,
       { kind: 'header', exchange: ex },

@@ -1,8 +1,7 @@
 import {
   CONTENT_TYPES,
   type CountedRecord,
-  charsetOf,
-  contentTypeMatches as coreContentTypeMatches,
+  contentTypeMatches,
   Device,
   deviceAtMostTotal,
   ENDPOINT_IDS,
@@ -17,7 +16,6 @@ import {
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
 } from '@tagtrack/core';
-import { mediaType } from '../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../check/context.ts';
 import { type Check, defineCheck } from '../check/define.ts';
 import { describe, ensure, Violation } from '../check/failure.ts';
@@ -26,24 +24,6 @@ import type { Exchange } from '../http/client.ts';
 
 /** Requirement id prefix of this file's checks (area `schema`). */
 export const prefix = 'SCHEMA';
-
-/**
- * Whether a response's Content-Type is right (decisions §7 Revision 2: the media type matches
- * and it carries `charset=utf-8`, any case; other parameters are free). Two forms:
- * - `contentTypeMatches(rtn, header)`: core's `contentTypeMatches`, for a format;
- * - `contentTypeMatches(header, expected)`: `header` has `expected`'s media type and, when
- *   `expected` names a charset, that charset (any case, quoted or not); other parameters of
- *   either side are ignored. Kept for checks written against the suite's former helper.
- */
-export function contentTypeMatches(rtn: Rtn, contentType: string | undefined): boolean;
-export function contentTypeMatches(actual: string | undefined, expected: string): boolean;
-export function contentTypeMatches(a: string | undefined, b: string | undefined): boolean {
-  if (a !== undefined && (a === 'json' || a === 'text' || a === 'html'))
-    return coreContentTypeMatches(a, b);
-  if (a === undefined || b === undefined) return false;
-  const charset = charsetOf(b);
-  return mediaType(a) === mediaType(b) && (charset === undefined || charsetOf(a) === charset);
-}
 
 /**
  * Runs `judge` on every sampled endpoint call with `rtn` (absent for the default), through

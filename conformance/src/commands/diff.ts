@@ -1,6 +1,6 @@
 import type { EndpointId } from '@tagtrack/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { runDiff } from '../diff/run.ts';
+import { runDiff } from '../diff/differential.ts';
 import { ConnectionError } from '../http/client.ts';
 import { TlsConfigError, tlsFetch, waitForAnswer } from '../http/transport.ts';
 import { loadProfile, ProfileError } from '../profile/profile.ts';
@@ -124,6 +124,12 @@ export function addDiffCommand(program: Command, done: (code: number) => void): 
   command.addOption(headerOption());
   for (const option of tlsOptions()) command.addOption(option);
   command.addOption(waitForOption());
+  command.addOption(
+    new Option('-q, --quiet', 'print only the verdict lines (stdout) and errors (stderr)').env(
+      'TAGTRACK_QUIET',
+    ),
+  );
+  command.addOption(new Option('--no-color', 'no colours (as NO_COLOR=1 does)'));
   command.action(async (opts: Record<string, unknown>, cmd: Command) => {
     done(await diffCommand(opts, cmd));
   });
@@ -215,7 +221,9 @@ async function diffCommand(opts: Record<string, unknown>, cmd: Command): Promise
     if (result.causes.length > 0)
       lines.push('every differing answer, with its reproduce lines: --report-dir');
     lines.push(result.ok ? 'NO DIFFERENCE' : 'DIFFERENCES FOUND');
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // --quiet: the two sides' verdicts and the diff's
+    const shown = opts.quiet === true ? [lines[1]!, lines[2]!, lines.at(-1)!] : lines;
+    process.stdout.write(`${shown.join('\n')}\n`);
     if (opts.reportDir !== undefined) {
       const paths = await writeReports(result, opts.reportDir as string);
       process.stdout.write(`reports: ${paths.join(', ')}\n`);

@@ -60,6 +60,39 @@ export function accessKeyVariable(label: string): string {
  * run of other characters than A-Z and 0-9 as `_`), and the pair of
  * `--auth-id`/`--access-key` (`TAGTRACK_AUTH_ID`/`TAGTRACK_ACCESS_KEY`), labelled `given`.
  */
+/** What a credentials file declares about each credential's owner, by authId (see {@link keepDeclared}). */
+const DECLARED = new Map<string, Readonly<Record<string, string>>>();
+
+/**
+ * The inferred profile's credentials with what the credentials file declared kept: its
+ * `accountType` and `memberID` over the inferred ones, and its `teamID` for the whole team
+ * init inferred (so `team-1` becomes the declared id for every credential of that team).
+ */
+export function keepDeclared(
+  credentials: readonly Profile['credentials'][number][],
+  declared: ReadonlyMap<string, Readonly<Record<string, string>>> = DECLARED,
+): Profile['credentials'] {
+  const teams = new Map<string, string>();
+  for (const c of credentials) {
+    const team = declared.get(c.authId)?.teamID;
+    if (team !== undefined && c.teamID !== undefined && !teams.has(c.teamID))
+      teams.set(c.teamID, team);
+  }
+  return credentials.map((c) => {
+    const d = declared.get(c.authId) ?? {};
+    const teamID =
+      d.teamID ?? (c.teamID === undefined ? undefined : (teams.get(c.teamID) ?? c.teamID));
+    return {
+      ...c,
+      ...(teamID === undefined ? {} : { teamID }),
+      ...(d.accountType === undefined
+        ? {}
+        : { accountType: d.accountType as Profile['credentials'][number]['accountType'] }),
+      ...(d.memberID === undefined ? {} : { memberID: d.memberID }),
+    };
+  });
+}
+
 export async function initCredentials(
   opts: Pick<InitOptions, 'authId' | 'accessKey' | 'credential' | 'credentialsFile'>,
   env: NodeJS.ProcessEnv = process.env,
@@ -87,6 +120,13 @@ export async function initCredentials(
       )
         return `--credentials-file ${opts.credentialsFile}: entry ${i} needs non-empty label, authId and accessKey strings`;
       out.push({ label: c.label, authId: c.authId, accessKey: c.accessKey });
+      // what the file declares about the credential's owner is kept over what init infers
+      const declared = Object.fromEntries(
+        (['teamID', 'accountType', 'memberID'] as const)
+          .filter((k) => typeof c[k] === 'string' && c[k] !== '')
+          .map((k) => [k, c[k] as string]),
+      );
+      if (Object.keys(declared).length > 0) DECLARED.set(c.authId, declared);
     }
   }
   for (const spec of opts.credential ?? []) {
@@ -210,6 +250,10 @@ async function initCommand(opts: InitOptions): Promise<number> {
     if (e instanceof InitError || e instanceof ProfileError) return fail(e.message);
     throw e;
   }
+  result = {
+    ...result,
+    profile: { ...result.profile, credentials: keepDeclared(result.profile.credentials) },
+  };
   const out = process.stdout;
   out.write(`inferred from ${opts.baseUrl}:\n`);
   for (const i of result.inferred)

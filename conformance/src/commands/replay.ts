@@ -86,7 +86,14 @@ export function addReplayCommand(
     .addOption(headerOption())
     .addOption(tlsOptions()[0]!)
     .addOption(tlsOptions()[1]!)
+    .addOption(
+      new Option('-q, --quiet', 'print only the verdict lines (stdout) and errors (stderr)').env(
+        'TAGTRACK_QUIET',
+      ),
+    )
+    .addOption(new Option('--no-color', 'no colours (as NO_COLOR=1 does)'))
     .action(async (file: string, opts: ReplayOptions, cmd: Command) => {
+      if ((opts as { color?: boolean }).color === false) process.env.NO_COLOR = '1';
       done(await replayCommand(file, opts, canonicalProfileFile, cmd));
     });
 }
@@ -185,6 +192,9 @@ async function replayCommand(
       });
     }
   const out = process.stdout;
+  // --quiet: the replay's verdict lines only
+  const detail =
+    (opts as { quiet?: boolean }).quiet === true ? { write: (_s: string) => true } : out;
   try {
     const profile: ProfileInput =
       profileFile === undefined
@@ -192,7 +202,7 @@ async function replayCommand(
         : await loadProfile(profileFile);
     const baseUrl = opts.baseUrl ?? recorded.baseUrl;
     const properties = [...replay.values()];
-    out.write(
+    detail.write(
       `replaying ${checks.map((c) => c.id).join(', ')} against ${baseUrl} (${recorded.mode} mode, seed ${recorded.seed}, ${recorded.numRuns} runs${
         properties.length === 0
           ? ''
@@ -220,8 +230,10 @@ async function replayCommand(
     const verdicts: string[] = [];
     for (const check of checks) {
       const now = result.checks.find((c) => c.id === check.id)!;
-      out.write(`${now.status.toUpperCase()} ${now.id}${now.reason ? ` (${now.reason})` : ''}\n`);
-      for (const f of now.failures) out.write(`  ${failureText(f, '  ')}\n`);
+      detail.write(
+        `${now.status.toUpperCase()} ${now.id}${now.reason ? ` (${now.reason})` : ''}\n`,
+      );
+      for (const f of now.failures) detail.write(`  ${failureText(f, '  ')}\n`);
       const back = check.failures.filter((f) => now.failures.some((n) => n.message === f.message));
       if (now.status === 'pass') {
         verdicts.push(`not reproduced: ${check.id} passes now`);

@@ -11,7 +11,7 @@ import {
   toTable,
 } from '@tagtrack/core';
 import { linksOf } from '../check/compare.ts';
-import { normalSegment } from '../checks/page/shared.ts';
+import { normalSegment } from '../checks/page/lists.ts';
 
 /**
  * What the differential audit compares of one response, with what the profile leaves free

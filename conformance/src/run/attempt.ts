@@ -37,6 +37,11 @@ export interface DataReport {
 
 /** What running a check gave, as {@link DataWatch.settle} needs it (the runner's outcome). */
 export interface Attempted {
+  /**
+   * The exchanges of its log: the credentials that signed them are those whose data it used,
+   * the only ones whose watermark is read for it (absent: every watched credential's).
+   */
+  readonly exchanges?: readonly { readonly credential: string | null }[] | undefined;
   readonly outcome: {
     /** Why it ended as it did (verdict.ts): a failing cause is what {@link DataWatch.settle} looks at. */
     readonly cause: CheckCause;
@@ -137,8 +142,8 @@ export class DataWatch {
     probe.advance(marks);
     // a comparison that rests on its own few reads confirms a failure on still data itself
     options.services.still = {
-      read: () => probe.read(),
-      stillSince: (epoch, http) => probe.stillSince(epoch, http),
+      read: (labels) => probe.read(labels),
+      stillSince: (epoch, http, labels) => probe.stillSince(epoch, http, labels),
       attempts,
     };
     return probe;
@@ -156,10 +161,14 @@ export class DataWatch {
    * through the run's shared client `http`, whose cache holds answers of its epoch alone; a
    * fork's private cache (a check's attempt) outlives epochs: false.
    */
-  private async stillSince(epoch: number, http: HttpClient): Promise<boolean> {
+  private async stillSince(
+    epoch: number,
+    http: HttpClient,
+    labels?: ReadonlySet<string>,
+  ): Promise<boolean> {
     if (this.mark === undefined || http !== this.options.services.http) return false;
-    const now = await this.read();
-    if (watermarkMove(this.mark, now) !== undefined) {
+    const now = await this.read(labels);
+    if (watermarkMove(only(this.mark, labels), now) !== undefined) {
       this.advance(now);
       return false;
     }
@@ -195,8 +204,10 @@ export class DataWatch {
     if (mark === undefined || statusOf(first) !== 'fail') return first;
     // a failure whose reads were made again between two equal watermarks stands as it is
     if (failedOnStillData(first)) return first;
-    let w0 = await this.read();
-    const sinceEpoch = watermarkMove(mark, w0);
+    // only the watermarks of the credentials whose data the check used (its log's)
+    let labels = labelsOf(first);
+    let w0 = await this.read(labels);
+    const sinceEpoch = watermarkMove(only(mark, labels), w0);
     // still since the epoch began, and every response the check read was read in it
     if (sinceEpoch === undefined && startedIn === this.epoch) return first;
     if (sinceEpoch !== undefined) this.advance(w0);
@@ -224,7 +235,7 @@ export class DataWatch {
           ),
         });
       if (status !== 'fail') return this.with(last, { requests, durationMs, attempts: runs });
-      const w1 = await this.read();
+      const w1 = await this.read(labels);
       const during = watermarkMove(w0, w1);
       if (during === undefined || failedOnStillData(last))
         return this.with(last, {
@@ -236,9 +247,15 @@ export class DataWatch {
             `failed again on run ${runs}, read while the data was still (it had changed during the run before: ${moved})`,
           ),
         });
-      if (this.mark !== undefined && watermarkMove(this.mark, w1) !== undefined) this.advance(w1);
+      if (this.mark !== undefined && watermarkMove(only(this.mark, labels), w1) !== undefined)
+        this.advance(w1);
       moved = during;
-      w0 = w1;
+      // the next run reads what this one read: its credentials' watermarks (and no fewer)
+      const next = labelsOf(last);
+      if (labels !== undefined && next !== undefined && [...next].some((l) => !labels!.has(l))) {
+        labels = new Set([...labels, ...next]);
+        w0 = await this.read(labels);
+      } else w0 = w1;
     }
     if (this.options.stopped()) return last;
     const n = this.attempts;
@@ -262,13 +279,17 @@ export class DataWatch {
    * Reads the watermarks (uncached), counting the requests: every declared credential's at the
    * start, then only those that could be read then (the others are not watched).
    */
-  private read(): Promise<Watermarks> {
+  private read(labels?: ReadonlySet<string>): Promise<Watermarks> {
     const watched =
       this.mark === undefined
         ? this.options.credentials
         : this.options.credentials.filter((c) => {
             const w = this.mark?.get(c.label);
-            return w !== undefined && typeof w !== 'string';
+            return (
+              w !== undefined &&
+              typeof w !== 'string' &&
+              (labels === undefined || labels.has(c.label))
+            );
           });
     this.watermarkRequests += watched.length;
     return readWatermarks(this.options.services.http, watched);
@@ -278,9 +299,12 @@ export class DataWatch {
    * A new epoch on watermarks `marks`: the shared response cache, walk cache and discoveries
    * are dropped (nothing read before is served after); the first move seen is kept.
    */
-  private advance(marks: Watermarks): void {
-    if (this.mark !== undefined && this.mark !== marks)
-      this.moved ??= watermarkMove(this.mark, marks);
+  private advance(read: Watermarks): void {
+    // a read of some credentials' watermarks updates theirs; the others' stay as they were
+    const marks =
+      this.mark === undefined || this.mark === read ? read : new Map([...this.mark, ...read]);
+    if (this.mark !== undefined && this.mark !== read)
+      this.moved ??= watermarkMove(only(this.mark, new Set(read.keys())), read);
     this.mark = marks;
     const { services, clearShared } = this.options;
     services.http.newEpoch();
@@ -306,4 +330,21 @@ export class DataWatch {
     };
     return services;
   }
+}
+
+/**
+ * The labels of the credentials that signed `r`'s exchanges (the credentials whose data it
+ * used); undefined when `r` carries no exchanges (then every watched credential counts).
+ */
+function labelsOf(r: Attempted): ReadonlySet<string> | undefined {
+  if (r.exchanges === undefined) return undefined;
+  const labels = new Set<string>();
+  for (const ex of r.exchanges) if (ex.credential !== null) labels.add(ex.credential);
+  return labels;
+}
+
+/** `marks` of the credentials `labels` names only (all of them for undefined). */
+export function only(marks: Watermarks, labels: ReadonlySet<string> | undefined): Watermarks {
+  if (labels === undefined) return marks;
+  return new Map([...marks].filter(([label]) => labels.has(label)));
 }

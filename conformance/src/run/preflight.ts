@@ -9,7 +9,7 @@ import {
 import type { Profile } from '../profile/profile.ts';
 
 /**
- * The preflight of a run (issue 19): before any check, establish that the configuration can
+ * The preflight of a run: before any check, establish that the configuration can
  * give a verdict at all. A misconfiguration is never a verdict: a wrong base URL, a rejected
  * credential or a profile option the implementation plainly did not choose is reported as
  * one line (`problem`), the run then checks nothing (the caller makes it a `ConfigError`,

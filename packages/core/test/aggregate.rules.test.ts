@@ -38,8 +38,6 @@ import { indexOf } from './indexes.ts';
  * endpoint's whole answer against plainAnswer in aggregate.oracle.test.ts.
  */
 
-const RUNS = { numRuns: 100 };
-
 /** The plain rules' tag records of the caller's visible tags, in tag order. */
 function plainTags(dataset: Dataset, caller: Caller) {
   return visibleTags(dataset, caller).map((t) => renderTag(t, dataset.opens, dataset.clicks));
@@ -54,7 +52,7 @@ function teamOf(dataset: Dataset, caller: Caller) {
 }
 
 describe('stats merge (decisions §9)', () => {
-  test.prop([fc.array(arbDailyStatsSummary, { maxLength: 6 })], RUNS)(
+  test.prop([fc.array(arbDailyStatsSummary, { maxLength: 6 })])(
     'merging daily records drops date and sums counters',
     (records) => {
       const merged = mergeAllStats(records);
@@ -65,13 +63,13 @@ describe('stats merge (decisions §9)', () => {
 });
 
 describe('generated datasets', () => {
-  test.prop([arbDataset], RUNS)('arbDataset is consistent: validateDataset finds nothing', (d) => {
+  test.prop([arbDataset])('arbDataset is consistent: validateDataset finds nothing', (d) => {
     expect(validateDataset(d)).toEqual([]);
   });
 });
 
 describe('per-tag counters (decisions §8, §9)', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'index tags equal renderTag (tagCounters, distinct recipients) of the visible tags',
     ({ dataset, caller }) => {
       expect(indexOf(dataset).tags(caller, {})).toEqual(plainTags(dataset, caller));
@@ -80,10 +78,9 @@ describe('per-tag counters (decisions §8, §9)', () => {
 });
 
 describe('daily counts (decisions §9, endpoint 14)', () => {
-  test.prop(
-    [arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day })))],
-    RUNS,
-  )('daily equals dailyCounts', ({ dataset, caller, day }) => {
+  test.prop([
+    arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day }))),
+  ])('daily equals dailyCounts', ({ dataset, caller, day }) => {
     const idx = indexOf(dataset);
     for (const tag of idx.tags(caller, {})!) {
       expect(idx.daily(caller, tag.tagID, day)).toEqual(
@@ -94,7 +91,7 @@ describe('daily counts (decisions §9, endpoint 14)', () => {
 });
 
 describe('stats (decisions §3, §9)', () => {
-  test.prop([arbWithWindow], RUNS)(
+  test.prop([arbWithWindow])(
     'team stats equal dailyStatsOfTags of the visible tags in the window, aggregated statsOfTags',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -107,7 +104,7 @@ describe('stats (decisions §3, §9)', () => {
       ).toEqual([statsOfTags(tags)]);
     },
   );
-  test.prop([arbWithWindow], RUNS)(
+  test.prop([arbWithWindow])(
     'a group answers stats exactly when it answers members; an unknown group answers neither',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -129,10 +126,7 @@ describe('stats (decisions §3, §9)', () => {
 });
 
 describe('tag lists (decisions §3, §4)', () => {
-  test.prop(
-    [arbWithWindow.chain((x) => arbTagFilters.map((filters) => ({ ...x, filters })))],
-    RUNS,
-  )(
+  test.prop([arbWithWindow.chain((x) => arbTagFilters.map((filters) => ({ ...x, filters })))])(
     'tags = visible tags sent in the window passing the filters, newest first then tagID',
     ({ dataset, caller, window, filters }) => {
       const got = indexOf(dataset).tags(caller, { ...window, ...filters })!;
@@ -142,14 +136,11 @@ describe('tag lists (decisions §3, §4)', () => {
       expect(got).toEqual(expected);
     },
   );
-  test.prop(
-    [
-      arbWithWindow.chain((x) =>
-        fc.tuple(arbTagFilters, arbTagFilters).map(([f, g]) => ({ ...x, f, g })),
-      ),
-    ],
-    RUNS,
-  )(
+  test.prop([
+    arbWithWindow.chain((x) =>
+      fc.tuple(arbTagFilters, arbTagFilters).map(([f, g]) => ({ ...x, f, g })),
+    ),
+  ])(
     'filters give subsets, and a conjunction of filters is the intersection',
     ({ dataset, caller, window, f, g }) => {
       const idx = indexOf(dataset);
@@ -168,7 +159,7 @@ describe('tag lists (decisions §3, §4)', () => {
       expect(both).toEqual(a.filter((id) => b.includes(id)));
     },
   );
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     "a member's tags are the visible tags that member sent",
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -185,7 +176,7 @@ describe('tag lists (decisions §3, §4)', () => {
 });
 
 describe('pagination (decisions §3)', () => {
-  test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 20 })], RUNS)(
+  test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 20 })])(
     'pages of pageOf concatenate to the whole list with no overlap',
     (records, pageSize) => {
       const out: number[] = [];
@@ -203,7 +194,7 @@ describe('pagination (decisions §3)', () => {
 });
 
 describe('members (decisions §2, §3, §8)', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'members = visible members rendered, by lastname, firstname, memberID',
     ({ dataset, caller }) => {
       const team = teamOf(dataset, caller);
@@ -214,7 +205,7 @@ describe('members (decisions §2, §3, §8)', () => {
 });
 
 describe('events (decisions §3, §4, §9)', () => {
-  test.prop([arbWithWindow], RUNS)(
+  test.prop([arbWithWindow])(
     'open and click groups: visible tags in tag order with >= 1 event in the window (by event date), events oldest first',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -242,7 +233,7 @@ describe('events (decisions §3, §4, §9)', () => {
       }
     },
   );
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'per-tag events are the whole group of that tag, with tagID; recipient ids are contact ids',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -262,7 +253,7 @@ describe('events (decisions §3, §4, §9)', () => {
 });
 
 describe('contacts (decisions §2, §9)', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'contacts = contactOf each recipient email over the visible tags, by email',
     ({ dataset, caller }) => {
       const tags = visibleTags(dataset, caller);
@@ -274,7 +265,7 @@ describe('contacts (decisions §2, §9)', () => {
       for (const c of expected) expect(idx.contact(caller, c!.contactID)).toEqual(c);
     },
   );
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'the contacts of a tag are its recipients, by email (sums: AGG-CONTACTS-SUM-TAGS)',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -288,7 +279,7 @@ describe('contacts (decisions §2, §9)', () => {
 });
 
 describe('scoping (decisions §2)', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'no method ever shows anything of another team',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -313,7 +304,7 @@ describe('scoping (decisions §2)', () => {
       }
     },
   );
-  test.prop([arbDatasetWithCaller], RUNS)(
+  test.prop([arbDatasetWithCaller])(
     'ids outside the scope answer undefined, exactly like unknown ids',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -358,7 +349,7 @@ describe('scoping (decisions §2)', () => {
       }
     },
   );
-  test.prop([arbDataset.chain((d) => arbCaller(d).map((c) => ({ d, c })))], RUNS)(
+  test.prop([arbDataset.chain((d) => arbCaller(d).map((c) => ({ d, c })))])(
     'admins see their whole team; users exactly themselves',
     ({ d, c }) => {
       const idx = indexOf(d);

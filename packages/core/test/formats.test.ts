@@ -224,7 +224,7 @@ describe('toTable (decisions §7 flattening)', () => {
     expect(t.rows.every((r) => r.length === t.columns.length)).toBe(true);
   });
 
-  test.prop([arbEndpointRecords], { numRuns: 150 })(
+  test.prop([arbEndpointRecords])(
     'every row of toTable has exactly the endpoint columns, and event groups give one row per event',
     ([e, records]) => {
       const t = toTable(e, records);
@@ -246,7 +246,7 @@ describe('text format', () => {
     expect(text).toBe('a\tb\nx\\ty\tl1\\nl2\\r\\\\\n');
   });
 
-  test.prop([arbTable], { numRuns: 200 })(
+  test.prop([arbTable])(
     'parseText(renderText(t)) equals t, and every line has columns - 1 raw tabs',
     (t) => {
       const text = renderText(t);
@@ -292,7 +292,7 @@ describe('text format', () => {
 });
 
 describe('html format', () => {
-  test.prop([arbTable], { numRuns: 200 })('parseHtml(renderHtml(t)) equals t', (t) => {
+  test.prop([arbTable])('parseHtml(renderHtml(t)) equals t', (t) => {
     expect(parseHtml(renderHtml(t, 'x'))).toEqual(t);
   });
 
@@ -316,7 +316,7 @@ describe('html format', () => {
     return out;
   };
 
-  test.prop([arbTable, hostileString], { numRuns: 150 })(
+  test.prop([arbTable, hostileString])(
     'values and title never create elements: the parsed document holds only the template tags',
     (t, title) => {
       const html = renderHtml(t, title);
@@ -425,7 +425,7 @@ describe('html format', () => {
 });
 
 describe('the three formats carry the same records (decisions §7)', () => {
-  test.prop([arbEndpointRecords], { numRuns: 150 })(
+  test.prop([arbEndpointRecords])(
     'toTable(records) equals parseText(renderBody text) and parseHtml(renderBody html)',
     ([e, records]) => {
       const expected = toTable(e, records);

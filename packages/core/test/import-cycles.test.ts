@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
  * `pnpm lint` runs `pnpm lint:cycles`: madge, with the repository's `.madgerc` (TypeScript
  * files, type-only imports included), over every package's `src`, failing on any import
  * cycle. These tests hold the check to that: it finds a cycle closed only by `import type`,
- * and passes once the cycle is cut.
+ * passes once the cycle is cut, and `lint:cycles` names the `src` of every package and app
+ * and the suite.
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -39,5 +41,20 @@ describe('the import-cycle check of pnpm lint', () => {
 
     await writeFile(join(dir, 'errors.ts'), 'export class RunError extends Error {}\n');
     expect((await madge(dir, config)).circular()).toEqual([]);
+  });
+
+  test('pnpm lint runs it over the src of every package and app and the suite', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.lint).toContain('pnpm lint:cycles');
+    const cycles = pkg.scripts['lint:cycles']!;
+    expect(cycles).toMatch(/^madge --circular /);
+    const roots = ['packages', 'apps'].flatMap((d) =>
+      readdirSync(join(ROOT, d))
+        .map((name) => `${d}/${name}/src`)
+        .filter((src) => existsSync(join(ROOT, src))),
+    );
+    for (const src of [...roots, 'conformance/src']) expect(cycles.split(' '), src).toContain(src);
   });
 });

@@ -88,7 +88,7 @@ describe('generateDataset determinism', () => {
 });
 
 describe('generateDataset validity', () => {
-  test.prop([arbSeed, arbScale], { numRuns: 100 })(
+  test.prop([arbSeed, arbScale])(
     'every generated dataset passes the Dataset schema and is referentially consistent',
     (seed, scale) => {
       const dataset = generateDataset({ seed, scale });

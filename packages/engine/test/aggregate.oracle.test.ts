@@ -35,7 +35,6 @@ function columnarIndex(dataset: Dataset, chunk: number, options = {}): Reporting
 
 /** Requests per generated dataset and caller. */
 const REQUESTS = 24;
-const RUNS = { numRuns: 300 };
 
 /** The outcome of an answer: the answer, or the error it threw (compared by class and message). */
 function outcome(f: () => Answer): { answer: Answer } | { error: string } {
@@ -89,7 +88,7 @@ describe(
   'plainAnswer (rules.ts) = buildIndex(...).answer (decisions §2, §3, §4, §8, §9)',
   TIMEOUT,
   () => {
-    test.prop([arbCase], RUNS)(
+    test.prop([arbCase])(
       'on generated datasets, callers and requests to every endpoint',
       ({ dataset, caller, memberWithoutGroup, requests }) => {
         const index = buildIndex(dataset, { memberWithoutGroup });
@@ -97,7 +96,7 @@ describe(
       },
     );
 
-    test.prop([arbCase], RUNS)(
+    test.prop([arbCase])(
       'the columnar engine (streamed from the JSON in chunks of any size) answers as the rules do',
       ({ dataset, caller, memberWithoutGroup, chunk, requests }) => {
         const index = columnarIndex(dataset, chunk, { memberWithoutGroup });

@@ -13,7 +13,7 @@ const arbKeys = fc.oneof(
   ),
 );
 
-test.prop([arbKeys], { numRuns: 200 })(
+test.prop([arbKeys])(
   'sortIndicesByKey orders by key, ties in index order (a stable sort)',
   (keys) => {
     const expected = keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
@@ -21,9 +21,7 @@ test.prop([arbKeys], { numRuns: 200 })(
   },
 );
 
-test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })], {
-  numRuns: 100,
-})(
+test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })])(
   'sortIndicesByKey orders whole-second epoch milliseconds stably (a 32-bit path: 2000-2059)',
   (secs) => {
     const keys = secs.map((s) => s * 1000);
@@ -48,7 +46,7 @@ function firstDifference(keys: readonly number[]): number {
   return expected.findIndex((e, i) => actual[i] !== e);
 }
 
-test.prop([fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })], { numRuns: 100 })(
+test.prop([fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })])(
   'radix sort of keys of at most 8 bits (one pass) is the stable sort by key',
   (keys) => {
     expect(Array.from(sortIndicesByKey(Float64Array.from(keys)))).toEqual(stableOrder(keys));
@@ -71,15 +69,12 @@ function randomKeys(seed: number, n: number, bits: number): number[] {
   return out;
 }
 
-test.prop(
-  [
-    fc.integer({ min: 9, max: 20 }),
-    fc.nat({ max: 12 }),
-    fc.integer({ min: 2, max: 3000 }),
-    fc.integer(),
-  ],
-  { numRuns: 100 },
-)(
+test.prop([
+  fc.integer({ min: 9, max: 20 }),
+  fc.nat({ max: 12 }),
+  fc.integer({ min: 2, max: 3000 }),
+  fc.integer(),
+])(
   'radix sort of keys of 9 to 20 bits (all digits counted in one pass; a digit shared by all keys skipped) is the stable sort by key',
   (bits, zeroBits, n, seed) => {
     // The low `zeroBits` bits are zero: a low digit equal in every key moves nothing.
@@ -88,15 +83,12 @@ test.prop(
   },
 );
 
-test.prop(
-  [
-    fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
-    fc.integer({ min: 2, max: 2000 }),
-    fc.integer(),
-    fc.nat({ max: 5 }),
-  ],
-  { numRuns: 100 },
-)(
+test.prop([
+  fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
+  fc.integer({ min: 2, max: 2000 }),
+  fc.integer(),
+  fc.nat({ max: 5 }),
+])(
   'radix sort of whole-second epoch ms keys over weeks, with repeats, is the stable sort by key',
   (base, n, seed, repeats) => {
     // Up to 40 days of seconds; repeated values (same second), as events of one tag come.
@@ -107,14 +99,11 @@ test.prop(
   },
 );
 
-test.prop(
-  [
-    fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 120, size: 'max' }),
-    fc.nat({ max: 120 }),
-    fc.nat({ max: 120 }),
-  ],
-  { numRuns: 300 },
-)(
+test.prop([
+  fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 120, size: 'max' }),
+  fc.nat({ max: 120 }),
+  fc.nat({ max: 120 }),
+])(
   'sortRangeByKey sorts items[from..to) stably by key (short ranges by insertion, long by radix) and leaves the rest',
   (keyList, x, y) => {
     const n = keyList.length;
@@ -137,15 +126,12 @@ test.prop(
   },
 );
 
-test.prop(
-  [
-    fc.constantFrom('sorted', 'seconds', 'milliseconds', 'wide'),
-    fc.integer({ min: 0, max: 600 }),
-    fc.integer(),
-    fc.nat({ max: 20 }),
-  ],
-  { numRuns: 100 },
-)(
+test.prop([
+  fc.constantFrom('sorted', 'seconds', 'milliseconds', 'wide'),
+  fc.integer({ min: 0, max: 600 }),
+  fc.integer(),
+  fc.nat({ max: 20 }),
+])(
   'sortByKey carries each value with its key and gives the keys in order (or integers equal exactly where they are)',
   (kind, n, seed, spread) => {
     // Whole seconds (the integer path by seconds), milliseconds within days (by ms), a range

@@ -69,17 +69,14 @@ function jsonLoad(dataset: unknown, size = 4096) {
 }
 
 describe('JsonObjectStream', TIMEOUT, () => {
-  test.prop(
-    [
-      fc.dictionary(
-        fc.string({ unit: 'grapheme' }),
-        fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 2 })),
-      ),
-      fc.integer({ min: 1, max: 64 }),
-      fc.boolean(),
-    ],
-    { numRuns: 300 },
-  )(
+  test.prop([
+    fc.dictionary(
+      fc.string({ unit: 'grapheme' }),
+      fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 2 })),
+    ),
+    fc.integer({ min: 1, max: 64 }),
+    fc.boolean(),
+  ])(
     'law: for any object, whitespace and chunking, the reported elements and values are JSON.parse of the document',
     (doc, size, pretty) => {
       const text = JSON.stringify(doc, null, pretty ? 2 : undefined);

@@ -46,14 +46,18 @@ export interface RunServices {
 
 /** How {@link CheckContext.onStillData} reads the watermarks of the run (attempt.ts). */
 export interface StillWatch {
-  /** The watched credentials' watermarks now (uncached reads, counted as watermark requests). */
-  read(): Promise<Watermarks>;
+  /**
+   * The watched credentials' watermarks now (uncached reads, counted as watermark requests):
+   * of those `labels` names only, when given (the credentials whose data a comparison used).
+   */
+  read(labels?: ReadonlySet<string>): Promise<Watermarks>;
   /**
    * Whether the data has not moved since the cache epoch `epoch` (`HttpClient.epoch`) began,
    * for answers read through `http` (false for a fork: its cache outlives epochs): one
-   * watermark read; a move seen starts a new epoch.
+   * watermark read (of the credentials `labels` names, when given); a move seen starts a new
+   * epoch.
    */
-  stillSince(epoch: number, http: HttpClient): Promise<boolean>;
+  stillSince(epoch: number, http: HttpClient, labels?: ReadonlySet<string>): Promise<boolean>;
   /** Tries at most (the run's `--attempts`). */
   readonly attempts: number;
 }
@@ -92,20 +96,23 @@ export async function readOnStill<T>(
   still: StillWatch | undefined,
   fn: (fresh: boolean) => Promise<T>,
   fresh: (delta: 1 | -1) => void,
+  labels?: () => ReadonlySet<string>,
 ): Promise<T> {
   const epoch = http.epoch;
   try {
     return await fn(false);
   } catch (e) {
     if (!(e instanceof Violation) || still === undefined) throw e;
+    // the watermarks of the credentials whose data the comparison used, and no other
+    const used = labels?.();
     // nothing moved since its reads' epoch began: the failure rests on still data already
-    if (await still.stillSince(epoch, http)) {
+    if (await still.stillSince(epoch, http, used)) {
       STILL_DETAILS.add(e.details);
       throw e;
     }
     let last: Violation = e;
     for (let i = 0; i < still.attempts; i++) {
-      const w0 = await still.read();
+      const w0 = await still.read(labels?.() ?? used);
       fresh(1);
       try {
         return await fn(true);
@@ -115,7 +122,7 @@ export async function readOnStill<T>(
       } finally {
         fresh(-1);
       }
-      if (watermarkMove(w0, await still.read()) === undefined) {
+      if (watermarkMove(w0, await still.read(new Set(w0.keys()))) === undefined) {
         STILL_DETAILS.add(last.details);
         throw last;
       }

@@ -1,9 +1,13 @@
-import { buildQueryString, type EndpointId, signQuery } from '@tagtrack/core';
+import { buildQueryString, type EndpointId, monotonicClock, signQuery } from '@tagtrack/core';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import type { Pair } from '../../check/sample.ts';
+import { RETRIED_STATUSES, RetriesExhausted, withRetries } from '../../http/retry.ts';
 import { expectError } from '../err.ts';
-import { b64, hmacOnly, NoSocket, statusOverSocket } from './shared.ts';
+import { b64, hmacOnly, NoSocket, statusOverSocket } from './requests.ts';
+
+/** What a probe's socket says on a transport fault (reset, closed, no answer in time). */
+const SOCKET_FAULT = /ECONNRESET|EPIPE|socket hang up|no answer within/;
 
 /** The Authorization header (decisions §1): the forms it may take and its name in any case. */
 export const checks: readonly Check[] = [
@@ -88,12 +92,28 @@ export const checks: readonly Check[] = [
         const plain = await ctx.call(endpoint, { query });
         const q = plain.target.indexOf('?');
         const qs = q < 0 ? '' : plain.target.slice(q + 1);
-        const status = await statusOverSocket(
-          `${ctx.http.baseUrl}${plain.target}`,
-          name,
-          ctx.http.authorization(ctx.primary, qs),
-          { headers: ctx.http.extraHeaders, tls: ctx.http.tlsConnect },
-        );
+        // a transport fault of the probe's own socket is retried as the client's are
+        const { answer: status } = await withRetries(
+          () =>
+            statusOverSocket(
+              `${ctx.http.baseUrl}${plain.target}`,
+              name,
+              ctx.http.authorization(ctx.primary, qs),
+              { headers: ctx.http.extraHeaders, tls: ctx.http.tlsConnect },
+            ),
+          {
+            retries: ctx.http.retries,
+            clock: monotonicClock,
+            faultOfAnswer: (s) =>
+              RETRIED_STATUSES.has(s) ? { cause: `answered ${s}` } : undefined,
+            faultOfError: (e) =>
+              e instanceof NoSocket && SOCKET_FAULT.test(e.message)
+                ? { cause: e.message }
+                : undefined,
+          },
+        ).catch((e: unknown) => {
+          throw e instanceof RetriesExhausted ? new NoSocket(e.message) : e;
+        });
         return { plain, status };
       };
       try {

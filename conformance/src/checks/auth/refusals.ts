@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { arbUnknownAuthId, b64, ensureSame401, expect401, hmacOnly } from './shared.ts';
+import { arbUnknownAuthId, b64, ensureSame401, expect401, hmacOnly } from './requests.ts';
 
 /** Requests refused with 401 (decisions §1): missing, wrong, unknown and malformed credentials, one body for all. */
 export const checks: readonly Check[] = [

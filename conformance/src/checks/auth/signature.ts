@@ -11,7 +11,7 @@ import { describe, Violation } from '../../check/failure.ts';
 import { type Pair, sampleCalls } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
-import { b64, formEncode, hmacOnly, phpUrldecode, sendRawQuery } from './shared.ts';
+import { b64, formEncode, hmacOnly, phpUrldecode, sendRawQuery } from './requests.ts';
 
 /** The HMAC signature (decisions §1): its hex in any case, what it covers, the decoded form of the query it signs. */
 export const checks: readonly Check[] = [

@@ -7,8 +7,8 @@ import { describe, Violation } from '../../check/failure.ts';
 import { type Pair, type Sample, sampleCalls, setParam, showPairs } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
+import { ALL_ENDPOINTS, sampleCallWith } from './calls.ts';
 import { ensureSameAnswer } from './same-answer.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 
 /** The sampled endpoints that page (`{ data: [...], paging }`). */
 function lists(samples: readonly Sample[]): Sample[] {
@@ -83,8 +83,8 @@ async function ensureIgnored(
   // the verdict rests on these two reads: on moving data a difference is read again (still)
   await ctx.onStillData(async (fresh) => {
     const cache = fresh ? { cache: false } : {};
-    const plain = await ctx.call(sample.endpoint, { ...withQuery(sample, base), ...cache });
-    const ex = await ctx.call(sample.endpoint, { ...withQuery(sample, query), ...cache });
+    const plain = await ctx.call(sample.endpoint, { ...sampleCallWith(sample, base), ...cache });
+    const ex = await ctx.call(sample.endpoint, { ...sampleCallWith(sample, query), ...cache });
     ensureSameAnswer(sample.endpoint, plain, ex, `with ${showPairs(extra)}`, {
       urls: 'same-query',
       kept: extra,
@@ -107,7 +107,7 @@ export const checks: readonly Check[] = [
         async ({ s, cursor }) => {
           const ex = await ctx.call(
             s.endpoint,
-            withQuery(s, setParam(s.call.query ?? [], 'cursor', cursor)),
+            sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', cursor)),
           );
           if (ex.status !== 400)
             throw new Violation(
@@ -128,7 +128,7 @@ export const checks: readonly Check[] = [
             const cache = fresh ? { cache: false } : {};
             const plain = await ctx.call(s.endpoint, { ...s.call, ...cache });
             const ex = await ctx.call(s.endpoint, {
-              ...withQuery(s, setParam(s.call.query ?? [], 'cursor', cursor)),
+              ...sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', cursor)),
               ...cache,
             });
             ensureSameAnswer(s.endpoint, plain, ex, `with the valid cursor=${cursor}`, {
@@ -145,7 +145,7 @@ export const checks: readonly Check[] = [
             const cache = fresh ? { cache: false } : {};
             const plain = await ctx.call(s.endpoint, { ...s.call, ...cache });
             const zeros = await ctx.call(s.endpoint, {
-              ...withQuery(s, setParam(s.call.query ?? [], 'cursor', '000')),
+              ...sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', '000')),
               ...cache,
             });
             ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
@@ -155,7 +155,7 @@ export const checks: readonly Check[] = [
           // 40 digits: valid, past the end of the list
           const huge = await ctx.call(
             s.endpoint,
-            withQuery(s, setParam(s.call.query ?? [], 'cursor', HUGE_CURSOR)),
+            sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', HUGE_CURSOR)),
           );
           ensurePastEnd(ctx, s.endpoint, huge, 'a cursor of 40 digits, past the end');
         },

@@ -4,7 +4,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { sampleCalls } from '../../check/sample.ts';
 import { errorBodyProblem } from '../err.ts';
-import { ALL_ENDPOINTS } from './shared.ts';
+import { ALL_ENDPOINTS } from './calls.ts';
 
 /** No input yields a 5xx (decisions §5). */
 export const checks: readonly Check[] = [

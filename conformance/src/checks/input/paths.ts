@@ -11,8 +11,8 @@ import {
 } from '../../check/groups.ts';
 import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
+import { ALL_ENDPOINTS } from './calls.ts';
 import { ensureSameAnswer } from './same-answer.ts';
-import { ALL_ENDPOINTS } from './shared.ts';
 
 /**
  * Group segments that must answer 404 because no visible group has them as exact id or

@@ -10,8 +10,8 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
+import { ALL_ENDPOINTS, sampleCallWith } from './calls.ts';
 import { ensureSameAnswer } from './same-answer.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
 import { VALID_VALUE } from './values.ts';
 
 /*
@@ -100,7 +100,7 @@ function checked(e: Endpoint): ParamName[] {
 
 /** Sends `rawQuery` verbatim to the sample's endpoint and path. */
 function sendRaw(ctx: CheckContext, s: Sample, rawQuery: string) {
-  return ctx.call(s.endpoint, { ...withQuery(s, []), rawQuery });
+  return ctx.call(s.endpoint, { ...sampleCallWith(s, []), rawQuery });
 }
 
 /**
@@ -117,8 +117,8 @@ async function ensureSameAsPairs(
   // the verdict rests on these two reads: on moving data a difference is read again (still)
   await ctx.onStillData(async (fresh) => {
     const cache = fresh ? { cache: false } : {};
-    const plain = await ctx.call(s.endpoint, { ...withQuery(s, pairs), ...cache });
-    const other = await ctx.call(s.endpoint, { ...withQuery(s, []), rawQuery, ...cache });
+    const plain = await ctx.call(s.endpoint, { ...sampleCallWith(s, pairs), ...cache });
+    const other = await ctx.call(s.endpoint, { ...sampleCallWith(s, []), rawQuery, ...cache });
     ensureSameAnswer(s.endpoint, plain, other, what, { urls: 'ignore' });
   });
 }
@@ -230,7 +230,7 @@ export const checks: readonly Check[] = [
         async ({ s, param, variant }) => {
           const ex = await ctx.call(
             s.endpoint,
-            withQuery(s, [...without(s, param), [variant, valueFor(s, param)]]),
+            sampleCallWith(s, [...without(s, param), [variant, valueFor(s, param)]]),
           );
           if (ex.status !== 400)
             throw new Violation(

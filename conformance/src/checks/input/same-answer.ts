@@ -26,7 +26,7 @@ const URL_BASE = 'http://base.invalid';
  * `cursor` included; compared decoded), and exactly the `total`/`next` pairs of `kept`
  * (as a multiset, compared decoded). Relative URLs are read against a placeholder base.
  */
-export function pagingUrlProblem(
+export function keptParamsProblem(
   expected: string,
   actual: string,
   kept: readonly Pair[],
@@ -113,7 +113,7 @@ export function ensureSameAnswer(
     if ((ua === null) !== (ub === null))
       fail('url', `has paging.${k} ${JSON.stringify(ub)}, but ${before} has ${JSON.stringify(ua)}`);
     if (options.urls === 'same-query' && typeof ua === 'string' && typeof ub === 'string') {
-      const p = pagingUrlProblem(ua, ub, options.kept ?? []);
+      const p = keptParamsProblem(ua, ub, options.kept ?? []);
       if (p !== undefined)
         fail(
           'url',

@@ -18,7 +18,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { type Sample, sampleCalls, setParam } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
-import { ALL_ENDPOINTS, withQuery } from './shared.ts';
+import { ALL_ENDPOINTS, sampleCallWith } from './calls.ts';
 
 /** Endpoints taking a date parameter (2, 4, 6, 7, 8, 9, 11, 13, 14). */
 const DATE_PARAMS: readonly ParamName[] = ['start', 'end', 'date'];
@@ -142,7 +142,7 @@ export const checks: readonly Check[] = [
       const send = (t: (typeof targets)[number], value: string) =>
         ctx.call(
           t.sample.endpoint,
-          withQuery(t.sample, setParam(t.sample.call.query ?? [], t.param, value)),
+          sampleCallWith(t.sample, setParam(t.sample.call.query ?? [], t.param, value)),
         );
       // every endpoint and parameter: the year bounds, a day past its month's end and one
       // more bad date (both rotating), so a parser lenient on one endpoint fails every run
@@ -193,7 +193,7 @@ export const checks: readonly Check[] = [
       );
       if (samples.length === 0) return ctx.skip('no endpoint taking start and end was sampled');
       const window = (s: Sample, start: string, end: string) =>
-        withQuery(s, [...(s.call.query ?? []), ['start', start], ['end', end]]);
+        sampleCallWith(s, [...(s.call.query ?? []), ['start', start], ['end', end]]);
       await ctx.each(
         samples.flatMap((s) =>
           [
@@ -232,7 +232,7 @@ export const checks: readonly Check[] = [
       if (targets.length === 0) return ctx.skip('no endpoint taking a boolean was sampled');
       const send = async ({ s, param }: (typeof targets)[number], value: string) =>
         expectError(
-          await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+          await ctx.call(s.endpoint, sampleCallWith(s, setParam(s.call.query ?? [], param, value))),
           400,
           [param],
         );
@@ -290,7 +290,10 @@ export const checks: readonly Check[] = [
         }),
         async ({ s, param, value }) =>
           expectError(
-            await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+            await ctx.call(
+              s.endpoint,
+              sampleCallWith(s, setParam(s.call.query ?? [], param, value)),
+            ),
             400,
             [param],
           ),
@@ -302,7 +305,10 @@ export const checks: readonly Check[] = [
           .chain((t) => fc.tuple(fc.constant(t), fc.constantFrom(...badValues(t.param)))),
         async ([{ s, param }, value]) =>
           expectError(
-            await ctx.call(s.endpoint, withQuery(s, setParam(s.call.query ?? [], param, value))),
+            await ctx.call(
+              s.endpoint,
+              sampleCallWith(s, setParam(s.call.query ?? [], param, value)),
+            ),
             400,
             [param],
           ),
@@ -326,7 +332,7 @@ export const checks: readonly Check[] = [
         async ({ s, param }) => {
           const ex = await ctx.call(
             s.endpoint,
-            withQuery(s, setParam(s.call.query ?? [], param, '')),
+            sampleCallWith(s, setParam(s.call.query ?? [], param, '')),
           );
           if (ex.status !== 400)
             throw new Violation(
@@ -366,7 +372,7 @@ export const checks: readonly Check[] = [
         const allowed = endpointById(s.endpoint).query;
         const ex = await ctx.call(
           s.endpoint,
-          withQuery(s, [...(s.call.query ?? []), [name, value]]),
+          sampleCallWith(s, [...(s.call.query ?? []), [name, value]]),
         );
         if (ex.status !== 400)
           throw new Violation(
@@ -418,7 +424,7 @@ export const checks: readonly Check[] = [
           const rest = (s.call.query ?? []).filter(([name]) => name !== param);
           const ex = await ctx.call(
             s.endpoint,
-            withQuery(s, [...rest, [param, VALID_VALUE[param]], [param, second]]),
+            sampleCallWith(s, [...rest, [param, VALID_VALUE[param]], [param, second]]),
           );
           const how = second === VALID_VALUE[param] ? 'the same value' : 'two values';
           if (ex.status !== 400)

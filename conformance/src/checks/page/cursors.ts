@@ -7,7 +7,7 @@ import { describe, ensure, Violation } from '../../check/failure.ts';
 import { firstDifference } from '../../check/sample.ts';
 import { headerCount } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
-import { listCalls, PAGED, pagingUrlProblem, type SizedList, withQuery } from './shared.ts';
+import { listCalls, listCallWith, PAGED, pagingUrlProblem, type SizedList } from './lists.ts';
 
 /**
  * Cursors above 2^53 − 1 (the profile sets no size limit, and allows leading zeros): the page
@@ -147,7 +147,7 @@ export const checks: readonly Check[] = [
         async ([l, cursor]) => {
           const all = (await ctx.walk(l.endpoint, l.call)).records;
           const total = all.length;
-          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const ex = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(cursor)]));
           const page = ctx.page(l.endpoint, ex);
           if (page.paging === undefined) {
             // 204 No Content: only a page without records may answer it (its form: PAGE-END-*)
@@ -214,10 +214,10 @@ export const checks: readonly Check[] = [
         async ({ l, cursor, form }) => {
           const call: EndpointCall =
             form === 'HEAD'
-              ? { ...withQuery(l, ['cursor', cursor]), method: 'HEAD' }
+              ? { ...listCallWith(l, ['cursor', cursor]), method: 'HEAD' }
               : form === undefined
-                ? withQuery(l, ['cursor', cursor])
-                : withQuery(l, ['cursor', cursor], ['rtn', form]);
+                ? listCallWith(l, ['cursor', cursor])
+                : listCallWith(l, ['cursor', cursor], ['rtn', form]);
           const ex = await ctx.call(l.endpoint, call);
           const at = `${describe(ex)} (cursor ${cursor}, above 2^53 - 1, total ${l.total}, page size ${ps})`;
           const exact = hugeCursorProblem(ex, cursor, ps, l.total, ctx.http.baseUrl, 'exact');
@@ -257,7 +257,7 @@ export const checks: readonly Check[] = [
         let rounds = 0;
         let seen = 0;
         for (;;) {
-          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const ex = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(cursor)]));
           const page = ctx.page(l.endpoint, ex);
           if (page.data.length === 0) break;
           seen += page.data.length;
@@ -279,7 +279,7 @@ export const checks: readonly Check[] = [
         cursor = 0;
         rounds = 0;
         for (;;) {
-          const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(cursor)]));
+          const ex = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(cursor)]));
           const page = ctx.page(l.endpoint, ex);
           if (page.paging === undefined) break;
           const { next, total } = page.paging.cursors;
@@ -294,7 +294,7 @@ export const checks: readonly Check[] = [
           }
         }
         // a cursor past the end answers no records, in either paging end
-        const past = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total + 7)]));
+        const past = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(l.total + 7)]));
         const page = ctx.page(l.endpoint, past);
         if (page.data.length !== 0)
           ctx.fail(

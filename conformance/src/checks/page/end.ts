@@ -8,10 +8,10 @@ import {
   EMPTY_LIST,
   lastPageStart,
   listCalls,
+  listCallWith,
   PAGED,
   type SizedList,
-  withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** Skips a check of the paging end the profile does not declare. */
 const skipUnless =
@@ -55,7 +55,7 @@ export const checks: readonly Check[] = [
       };
       for (const l of lists) {
         const last = lastPageStart(l.total, ps);
-        const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(last)]));
+        const ex = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
         const page = await ctx.attempt(() => ctx.page(l.endpoint, ex));
         if (page === undefined) continue;
         compared++;
@@ -73,12 +73,12 @@ export const checks: readonly Check[] = [
           });
         for (const rtn of ctx.profile.rtn)
           expectNoContent(
-            await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total)], ['rtn', rtn])),
+            await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(l.total)], ['rtn', rtn])),
             l.total,
             l.total,
           );
         expectNoContent(
-          await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total + 3)])),
+          await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(l.total + 3)])),
           l.total,
           l.total + 3,
         );
@@ -125,7 +125,7 @@ export const checks: readonly Check[] = [
       };
       for (const l of lists) {
         const last = lastPageStart(l.total, ps);
-        const ex = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(last)]));
+        const ex = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
         await ctx.attempt(() => {
           const page = ctx.page(l.endpoint, ex);
           compared++;
@@ -143,13 +143,13 @@ export const checks: readonly Check[] = [
         for (const rtn of ctx.profile.rtn)
           await expectEmptyPage(
             l,
-            await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total)], ['rtn', rtn])),
+            await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(l.total)], ['rtn', rtn])),
             l.total,
             rtn,
           );
         await expectEmptyPage(
           l,
-          await ctx.call(l.endpoint, withQuery(l, ['cursor', String(l.total + 3)])),
+          await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(l.total + 3)])),
           l.total + 3,
           'json',
         );

@@ -4,7 +4,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, ensure, Violation } from '../../check/failure.ts';
 import { firstDifference } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
-import { follow, LISTS, lastPageStart, listCalls, type SizedList, withQuery } from './shared.ts';
+import { follow, LISTS, lastPageStart, listCalls, listCallWith, type SizedList } from './lists.ts';
 
 /**
  * Follows `paging.nextURL` (or `previousURL` when `by` says so) from the page `first` until
@@ -87,7 +87,7 @@ export const checks: readonly Check[] = [
       const all = (await ctx.walk(l.endpoint, l.call)).records;
       const unaligned = Math.min(3, l.total - 1);
       await ctx.attempt(async () => {
-        const first = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(unaligned)]));
+        const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(unaligned)]));
         const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
         ensureSameRecords(
           l,
@@ -100,7 +100,7 @@ export const checks: readonly Check[] = [
       const last = lastPageStart(l.total, ps);
       if (last > 0)
         await ctx.attempt(async () => {
-          const first = await ctx.call(l.endpoint, withQuery(l, ['cursor', String(last)]));
+          const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
           const got = (await walkByUrl(ctx, l, first, 'previousURL')).reverse().flat();
           ensureSameRecords(
             l,

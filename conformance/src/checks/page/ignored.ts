@@ -10,12 +10,12 @@ import {
   cursorIn,
   LISTS,
   listCalls,
+  listCallWith,
   type Pairs,
   pagingUrlProblem,
   pick,
   type SizedList,
-  withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** A form of a request: the rtn sent (`null`: none) and GET or HEAD. */
 interface Form {
@@ -147,8 +147,8 @@ export const checks: readonly Check[] = [
       ]);
       await ctx.each(cases, async ({ l, form, cursor, extra }) => {
         const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
-        const plain = await ctx.call(l.endpoint, inForm(withQuery(l, ...at), form));
-        const other = await ctx.call(l.endpoint, inForm(withQuery(l, ...extra, ...at), form));
+        const plain = await ctx.call(l.endpoint, inForm(listCallWith(l, ...at), form));
+        const other = await ctx.call(l.endpoint, inForm(listCallWith(l, ...extra, ...at), form));
         const before = describe(plain);
         const fail = (kind: FailureKind, detail: string): never => {
           throw new Violation(

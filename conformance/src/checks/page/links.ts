@@ -16,6 +16,7 @@ import type { Exchange } from '../../http/client.ts';
 import {
   LISTS,
   listCalls,
+  listCallWith,
   PAGED,
   type Pairs,
   pagingUrlProblem,
@@ -23,8 +24,7 @@ import {
   type SizedList,
   sameUrl,
   telltaleCursors,
-  withQuery,
-} from './shared.ts';
+} from './lists.ts';
 
 /** Query values that leave a list as it is, per parameter (for PAGE-URLS-KEEP-QUERY). */
 const NEUTRAL_VALUES: Partial<Record<ParamName, (total: number) => string>> = {
@@ -283,7 +283,7 @@ export const checks: readonly Check[] = [
           // cursor 0 is sent as no cursor (the walk's first page, from the run's cache)
           const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
           // the JSON body says which pages exist; every other form must link the same ones
-          const ref = await ctx.call(l.endpoint, withQuery(l, ...at));
+          const ref = await ctx.call(l.endpoint, listCallWith(l, ...at));
           const page = await ctx.attempt(() => ctx.page(l.endpoint, ref));
           if (page === undefined) continue;
           // rel="prev" iff previousURL (null iff cursor 0; a 204 has no body to say it)
@@ -292,12 +292,12 @@ export const checks: readonly Check[] = [
             prev: page.paging === undefined ? (cursor > 0 ? '' : null) : page.paging.previousURL,
           };
           const forms: [string, EndpointCall][] = [
-            ['default', withQuery(l, ...at)],
+            ['default', listCallWith(l, ...at)],
             ...ctx.profile.rtn.map((rtn): [string, EndpointCall] => [
               `rtn=${rtn}`,
-              withQuery(l, ...at, ['rtn', rtn]),
+              listCallWith(l, ...at, ['rtn', rtn]),
             ]),
-            ['HEAD', { ...withQuery(l, ...at), method: 'HEAD' }],
+            ['HEAD', { ...listCallWith(l, ...at), method: 'HEAD' }],
           ];
           // every form at cursor 0; the deep lists' other cursors as json and HEAD, and in
           // every form at one cursor picked by the seed (a text or html page costs most)

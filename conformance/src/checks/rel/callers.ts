@@ -11,7 +11,7 @@ import type { CheckContext } from '../../check/context.ts';
 import { type Check, lawCheck, type SuiteCredential } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
 import { middleWindow, sendDays, windowQuery } from '../../check/sample.ts';
-import { aggregated, obey, type Pairs } from './shared.ts';
+import { aggregated, obey, type Pairs } from './reads.ts';
 
 /**
  * Relations between the answers of two declared callers (decisions §2): a manager's or user's

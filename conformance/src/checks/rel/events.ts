@@ -20,7 +20,7 @@ import {
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
-import { allTags, arbWindow } from './shared.ts';
+import { allTags, arbWindow } from './reads.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
 const MAX_LISTED = 5;

@@ -38,7 +38,7 @@ import {
 } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
 import { ensureSameAnswer } from '../input/same-answer.ts';
-import { arbWindow, members, type Pairs, windowDays } from './shared.ts';
+import { arbWindow, members, type Pairs, windowDays } from './reads.ts';
 
 const RTN_PARSERS: Record<'text' | 'html', (body: string) => Table> = {
   text: parseText,

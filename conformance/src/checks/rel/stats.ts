@@ -34,7 +34,7 @@ import {
   type StatsEndpoint,
   sameStats,
   windowDays,
-} from './shared.ts';
+} from './reads.ts';
 
 /** Stats merge and split like the summaries they are (decisions §3, §4, §9). */
 export const checks: readonly Check[] = [

@@ -4,7 +4,7 @@ import { comparable } from '../../check/compare.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, ensure, listDifferenceKind } from '../../check/failure.ts';
 import { boundaryWindows, firstDifference, windowQuery, withPicks } from '../../check/sample.ts';
-import { allTags, arbMemberID, arbWindow, members, windowDays } from './shared.ts';
+import { allTags, arbMemberID, arbWindow, members, windowDays } from './reads.ts';
 
 const FILTERS = ['isOpened', 'isUnopened', 'isClicked', 'isUnclicked'] as const;
 const TRUE_SPELLINGS = ['true', 'True', '1'] as const;

@@ -4,7 +4,7 @@ import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { firstDifference, type Pair, showStats } from '../../check/sample.ts';
 
-import { aggregatedStats, answerDifference, CACHE_PROBES, TYPES } from './shared.ts';
+import { aggregatedStats, answerDifference, CACHE_PROBES, TYPES } from './visibility.ts';
 
 /** Scope under filters and caches (decisions §2): the account-type filter, and no cached answer served to another caller. */
 export const checks: readonly Check[] = [

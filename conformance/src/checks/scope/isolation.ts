@@ -1,7 +1,7 @@
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
 
-import { declared, visible } from './shared.ts';
+import { declared, visible } from './visibility.ts';
 
 /** What each caller sees (docs/spec.md §4, decisions §2): teams never see each other; each account type sees its own scope. */
 export const checks: readonly Check[] = [

@@ -10,7 +10,7 @@ import {
   needsTwoScopes,
   unknownIdLike,
   visible,
-} from './shared.ts';
+} from './visibility.ts';
 
 /** Ids out of the caller's scope (decisions §2): answered 404, exactly as an unknown id. */
 export const checks: readonly Check[] = [

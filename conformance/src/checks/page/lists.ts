@@ -46,7 +46,7 @@ export async function listCalls(ctx: CheckContext): Promise<SizedList[]> {
 }
 
 /** `l`'s request with `extra` query pairs appended (e.g. a cursor, an rtn). */
-export function withQuery(l: SizedList, ...extra: Pairs): EndpointCall {
+export function listCallWith(l: SizedList, ...extra: Pairs): EndpointCall {
   return { ...l.call, query: [...((l.call.query ?? []) as Pairs), ...extra] };
 }
 

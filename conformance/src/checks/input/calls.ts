@@ -6,6 +6,6 @@ import type { Pair, Sample } from '../../check/sample.ts';
 export const ALL_ENDPOINTS: readonly EndpointId[] = ENDPOINT_LIST.map((e) => e.id);
 
 /** `sample` with `query` instead of its own query. */
-export function withQuery(sample: Sample, query: readonly Pair[]): EndpointCall {
+export function sampleCallWith(sample: Sample, query: readonly Pair[]): EndpointCall {
   return { ...sample.call, query };
 }
