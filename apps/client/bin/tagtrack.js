@@ -1,51 +1,10 @@
 #!/usr/bin/env node
-// Launcher of the `tagtrack` CLI. An installed package (no src/) runs the built
-// dist/cli.js. In a checkout of the monorepo (src/ present and tsx resolvable) it runs
-// src/cli.ts through tsx with the `@tagtrack/source` condition instead, so a stale dist/ is
-// never run there.
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// The `tagtrack` CLI (src/cli.ts), started by the launcher every tagtrack bin shares.
+import { launch } from '@tagtrack/core/launch';
 
-const dist = new URL('../dist/cli.js', import.meta.url);
-const source = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-
-/** The tsx loader's URL when this is a checkout with tsx installed, else undefined. */
-function tsxLoader() {
-  if (!existsSync(source)) return undefined;
-  try {
-    return import.meta.resolve('tsx');
-  } catch {
-    return undefined;
-  }
-}
-
-// `--version` (or `-V`) alone prints the package's version without loading the CLI or tsx:
-// the same line the CLI prints, in the time node takes to start
-const args = process.argv.slice(2);
-const versionOnly = args.length === 1 && (args[0] === '--version' || args[0] === '-V');
-const tsx = versionOnly ? undefined : tsxLoader();
-if (versionOnly) {
-  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`${version}\n`);
-} else if (tsx !== undefined) {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@tagtrack/source', '--import', tsx, source, ...process.argv.slice(2)],
-    { stdio: 'inherit' },
-  );
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.on(signal, () => child.kill(signal));
-  }
-  child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal === null ? 1 : 128);
-  });
-} else if (existsSync(fileURLToPath(dist))) {
-  const { main } = await import(dist.href);
-  await main();
-} else {
-  process.stderr.write(
-    'tagtrack: dist/cli.js is missing; build the package first (pnpm build) or install tsx\n',
-  );
-  process.exitCode = 1;
-}
+await launch({
+  name: 'tagtrack',
+  packageUrl: new URL('..', import.meta.url),
+  entry: 'cli',
+  start: (cli) => cli.main(),
+});

@@ -1,0 +1,17 @@
+/** What {@link launch} needs to start a bin (see launch.js). */
+export interface Bin {
+  /** The command's name, for messages (`tagtrack-conformance`). */
+  readonly name: string;
+  /** The package's folder (`new URL('..', import.meta.url)` in bin/). */
+  readonly packageUrl: URL;
+  /** The entry's path inside src/ and dist/ without extension (`cli`). */
+  readonly entry: string;
+  /** Runs the built entry module with process.argv; a number it resolves to is the exit code. */
+  readonly start: (entry: Record<string, unknown>, argv: string[]) => unknown;
+}
+
+/**
+ * Starts a bin: the built dist/ entry in an installed package, the src/ entry through tsx in a
+ * checkout; `--version` alone prints the package's version. Node-only.
+ */
+export function launch(bin: Bin): Promise<void>;
