@@ -2,7 +2,7 @@
  * Benchmark of a full fixture-mode run against a slow service: the reference server answers
  * every request 200 ms late (in memory, through `server.fetch`, so the delay is the only
  * cost of the network). Prints, per concurrency, the wall time, requests sent and the
- * slowest checks (the critical path). Target: under 60 s at concurrency 16 (issue 11).
+ * slowest checks (the critical path). Target: under 60 s at concurrency 16.
  *
  * Run: `npx tsx --conditions=@tagtrack/source bench/latency.bench.ts [concurrency ...]`
  * from conformance/ (default: 16 then 1; the run at 1 takes several minutes).

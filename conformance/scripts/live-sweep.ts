@@ -1,6 +1,6 @@
 /**
  * The live sweep (`pnpm live-sweep` at the root): the suite blind against the live reference
- * server (records appended while it reads, decisions §3 Revision 3), to show that no check
+ * server (records appended while it reads, spec §5 Revision 3), to show that no check
  * fails on data that moves and what the watermark's reruns cost.
  *
  *   pnpm live-sweep [--rates 0.05,1,10,50] [--seeds 1,2,3] [--num-runs 5] [--socket]

@@ -134,7 +134,7 @@ as not run. --max-duration, SIGINT (Ctrl-C) or SIGTERM stop the run: unfinished 
 reported as "error: interrupted", every report is written, and the exit code is 2 (a second
 Ctrl-C exits at once, without reports). A 5xx answer to any request fails the run.
 
-Data that changes during the run (a live staging or production service, decisions §3
+Data that changes during the run (a live staging or production service, spec §5
 Revision 3): --data auto (blind mode's default) reads each credential's stats watermark
 (GET /stats?aggregateData=true) once at the start; a failing check reads it again and, if
 it moved, runs again on its own until an attempt reads still data (--attempts, default 3).

@@ -60,7 +60,7 @@ export function defineConformanceSuite(
         if (result!.staleExpectedFailures.includes(r.id))
           throw new Error(`${r.id} is listed as an expected failure but passed: remove the entry`);
         if (r.status === 'skip') return ctx.skip(r.reason ?? 'skipped');
-        // never a pass, never a fail (decisions §3 Revision 3)
+        // never a pass, never a fail (spec §5 Revision 3)
         if (r.status === 'inconclusive') return ctx.skip(`inconclusive: ${r.reason}`);
         if (r.expectedFailure !== undefined) return;
         if (r.status === 'error') throw new Error(`${r.id} could not run: ${r.reason}`);

@@ -6,7 +6,7 @@ import { runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
- * AUTH-HEADER-NAME-ANY-CASE (decisions §1 Revision 2): the Authorization header name is
+ * AUTH-HEADER-NAME-ANY-CASE (spec §3 Revision 2): the Authorization header name is
  * case-insensitive. Its case exists only on the wire (a Fetch `Request` keeps names in lower
  * case), so the check probes over its own socket. Against the reference server on a socket
  * it passes; in front of it, a proxy that only reads the header spelled `authorization` (a

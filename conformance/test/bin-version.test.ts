@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 
 /**
  * The three launchers answer `--version` (and `-V`) alone from their package.json without
- * loading the CLI (issue 22, a fast cold start): the line the CLI itself prints, exit 0.
+ * loading the CLI (a fast cold start): the line the CLI itself prints, exit 0.
  */
 
 const run = promisify(execFile);

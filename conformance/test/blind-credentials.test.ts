@@ -6,7 +6,7 @@ import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
- * Blind mode with several declared credentials (issue 10, point 10): a blind profile lists
+ * Blind mode with several declared credentials: a blind profile lists
  * credentials with their team and account type but no member id, and no dataset is loaded.
  * Then the scoping, isolation and cache-key checks run in blind mode too, and catch the
  * faults that one admin credential cannot observe (their `blind: { unobservable }` in the

@@ -11,7 +11,7 @@ import {
 } from '../src/check/sample.ts';
 
 /**
- * The picks from the data that make time-boundary detection deterministic (issue 10 point 3):
+ * The picks from the data that make time-boundary detection deterministic:
  * the timestamps nearest a UTC midnight, one-day windows on their days, and the middle window.
  */
 const timeOfDay = (t: string) => ((parseTimestampMs(t) % DAY_MS) + DAY_MS) % DAY_MS;

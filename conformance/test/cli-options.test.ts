@@ -273,7 +273,7 @@ describe('-H/--header: extra headers, values never recorded', () => {
     ]);
     expect(auth.code).toBe(2);
     expect(auth.stderr).toBe(
-      'tagtrack-conformance: -H cannot set Authorization: the suite signs every request itself (decisions §1); give the credential with --auth-id/--access-key or --profile\n',
+      'tagtrack-conformance: -H cannot set Authorization: the suite signs every request itself (spec §3); give the credential with --auth-id/--access-key or --profile\n',
     );
     const bad = await runCli(['run', '--base-url', gateway.url, '-H', 'no colon here']);
     expect(bad.code).toBe(2);

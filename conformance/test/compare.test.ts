@@ -9,7 +9,7 @@ import {
 } from '../src/check/compare.ts';
 import { firstDifference } from '../src/check/sample.ts';
 
-/** The suite compares meaning, never incidental form (decisions preamble, §3, §7, §8 Revision 2). */
+/** The suite compares meaning, never incidental form (spec introduction, §5, §8, §9 Revision 2). */
 describe('comparing by meaning', () => {
   test('timestamps are instants: fractional seconds equal whole ones at the same instant', () => {
     expect(instantOf('2024-03-05T14:22:01Z')).toBe(instantOf('2024-03-05T14:22:01.000Z'));

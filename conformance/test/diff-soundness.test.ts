@@ -8,7 +8,7 @@ import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 
 /**
- * The soundness of the differential audit (issue 19): two conforming implementations on the
+ * The soundness of the differential audit: two conforming implementations on the
  * same data answer alike wherever the profile fixes the answer, so `diff` between the
  * reference server and the reference server with a variant (a freedom of the profile taken
  * another way, `VARIANTS`) must report nothing, on any data. A difference found here is a

@@ -10,7 +10,7 @@ import { credentialsOf } from './soundness.ts';
 
 /**
  * `diff` of the reference server on the in-memory engine against the same server on the SQL
- * engine (issue 23): the same data, so every answer must be the same (records, order,
+ * engine: the same data, so every answer must be the same (records, order,
  * paging, counts, errors). Embedded PGlite, and the PostgreSQL server of
  * TAGTRACK_TEST_DATABASE_URL when one is set. The canonical dataset and a generated one with
  * every edge case, in blind mode with every credential declared.

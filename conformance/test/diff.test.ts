@@ -303,7 +303,7 @@ function hugeCursorOf(request: Request): bigint | undefined {
   return BigInt(c) > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(c) : undefined;
 }
 
-describe('diff compares what the profile fixes, and only that (issue 19)', () => {
+describe('diff compares what the profile fixes, and only that', () => {
   const side = { baseUrl: 'http://a', contactEmail: new Map<string, string>() };
   const sideB = { baseUrl: 'http://b', contactEmail: new Map<string, string>() };
   const noContent = (headers: Record<string, string>): ReceivedResponse => ({

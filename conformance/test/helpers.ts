@@ -32,7 +32,7 @@ export async function runInMemory(
   server: ServerOptions,
   options: Partial<RunOptions> = {},
 ): Promise<RunResult> {
-  // paging URLs must be on the suite's base URL (decisions §3 Revision 2)
+  // paging URLs must be on the suite's base URL (spec §5 Revision 2)
   const s = createServer({ publicUrl: MEMORY_BASE_URL, ...server });
   try {
     return await runConformance({
@@ -52,7 +52,7 @@ export async function runInMemory(
 /**
  * `fetch` as seen through a reverse proxy that serves the API below the path prefix of
  * `publicUrl` (e.g. `http://tagtrack.memory/api/v1`) and strips it before the server: the
- * suite's base URL is `publicUrl`, the server's paging URLs carry the prefix (decisions §3
+ * suite's base URL is `publicUrl`, the server's paging URLs carry the prefix (spec §5
  * Revision 2, docs/spec.md §11 "Public base URL"). Without a prefix, `fetch` itself.
  */
 export function behindProxy(

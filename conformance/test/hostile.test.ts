@@ -8,7 +8,7 @@ import { runCli } from './helpers.ts';
 import { type HostileKind, measure, startHostile } from './hostile.ts';
 
 /**
- * Issue 11, "bounded by construction": the suite's CLI (`tagtrack-conformance run`, through
+ * The suite's CLI (`tagtrack-conformance run`, through
  * its main function in this process) against small hostile servers. Each case asserts the exit
  * code, a one-line cause, the wall time under its limit, the peak RSS growth under 512 MiB and,
  * once the run got past the preflight, the reports written. The figures are printed.
@@ -77,7 +77,7 @@ const CASES: Case[] = [
   { kind: 'slow-body', code: 2, cause: /cannot reach .*\/teams: request timed out/, maxMs: 5000 },
   { kind: 'closes-mid-body', code: 2, cause: /cannot reach .*\/teams: /, maxMs: 5000 },
   {
-    // a redirect is not this API: the preflight's configuration error (issue 19), no check run
+    // a redirect is not this API: the preflight's configuration error, no check run
     kind: 'redirect-loop',
     code: 2,
     cause:
@@ -110,7 +110,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe('the suite against a server hostile after the preflight (issue 11)', () => {
+describe('the suite against a server hostile after the preflight', () => {
   test('an endless body past the preflight is an error of the check naming the cap; the run goes on and writes its reports', async () => {
     const server = await startHostile('endless-after-preflight');
     const dir = await mkdtemp(join(tmpdir(), 'tagtrack-hostile-after-'));
@@ -150,7 +150,7 @@ describe('the suite against a server hostile after the preflight (issue 11)', ()
   });
 });
 
-describe('the suite keeps memory flat against big bodies under the cap (issue 11)', () => {
+describe('the suite keeps memory flat against big bodies under the cap', () => {
   test('4 MiB answers: the exchanges kept for the reports hold 16 KB of each', async () => {
     const server = await startHostile('padded-bodies');
     try {
@@ -182,7 +182,7 @@ describe('the suite keeps memory flat against big bodies under the cap (issue 11
   });
 });
 
-describe('the suite against hostile servers (issue 11)', () => {
+describe('the suite against hostile servers', () => {
   test.each(CASES)(
     '$kind: exit $code with one line of cause, in time, memory flat',
     async (c) => {

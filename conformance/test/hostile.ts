@@ -11,7 +11,7 @@ import {
 } from 'node:net';
 
 /**
- * Small hostile HTTP servers for the tests of issue 11 (in-process, on 127.0.0.1 port 0):
+ * Small hostile HTTP servers for the tests of a bounded client (in-process, on 127.0.0.1 port 0):
  * each misbehaves in one way a real service can, on every request. `close()` ends every
  * connection. Lists answer member records of `GET /teams` (the other paths answer the same
  * envelope), so a walk gets past the schema and meets the paging fault itself.

@@ -27,7 +27,7 @@ const client = (fetch: (r: Request) => Promise<Response>, retries?: number) =>
   new HttpClient({ baseUrl: 'http://x.invalid', auth: 'bearer', fetch, timeoutMs: 1000, retries });
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
 
-describe('HttpClient: keep-alive or not is free (decisions §7 Revision 2)', () => {
+describe('HttpClient: keep-alive or not is free (spec §8 Revision 2)', () => {
   test('a GET whose reused connection was reset is sent again once, even with --retries 0', async () => {
     const f = flaky([reset('ECONNRESET')]);
     const ex = await client(f.fetch, 0).request({ path: '/teams', credential });
@@ -54,7 +54,7 @@ describe('HttpClient: keep-alive or not is free (decisions §7 Revision 2)', () 
   });
 });
 
-describe('HttpClient: rawQuery (probes of the signed forms, decisions §1)', () => {
+describe('HttpClient: rawQuery (probes of the signed forms, spec §3)', () => {
   test('sends the query verbatim and signs exactly what it sends', async () => {
     const seen: Request[] = [];
     const http = new HttpClient({
@@ -91,7 +91,7 @@ async function listen(
   };
 }
 
-describe('HttpClient: bounded by construction (issue 11)', () => {
+describe('HttpClient: bounded by construction', () => {
   const over = (url: string, options: Partial<HttpClientOptions> = {}) =>
     new HttpClient({ baseUrl: url, auth: 'hmac-sha1', timeoutMs: 500, ...options });
 

@@ -15,7 +15,7 @@ import { runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, runCli, team1Admin } from './helpers.ts';
 
 /**
- * `tagtrack-conformance init` (issue 22): the profile it infers from the reference server's
+ * `tagtrack-conformance init`: the profile it infers from the reference server's
  * answers is the one the server was built with, and a blind run with it passes.
  */
 

@@ -7,7 +7,7 @@ import { defineCheck, lawCheck, lawOf } from '../src/check/define.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 
 /**
- * Each law once (issue 21): a law of core (`LAWS`) is written in core only, with its id,
+ * Each law once: a law of core (`LAWS`) is written in core only, with its id,
  * title, clause and endpoints, and applied by exactly one check of the suite, built from it by
  * `lawCheck`. The suite writes no law id of its own: no string literal in conformance/src is
  * a law's id.

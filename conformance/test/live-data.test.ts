@@ -17,7 +17,7 @@ import { type RunOptions, type RunResult, runConformance } from '../src/run/runn
 import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**
- * Data that changes while the suite reads it (decisions §3 Revision 3): a `fetch` over
+ * Data that changes while the suite reads it (spec §5 Revision 3): a `fetch` over
  * reference servers of successive versions of the canonical dataset (version k: k more opens
  * of one team1 tag), moving to the next version when `bump` says so, before answering.
  */
@@ -96,12 +96,12 @@ function withExtraOpens(k: number): Dataset {
 
 /**
  * A check comparing two reads: `/stats` and its equivalent form `/teams/stats`, both
- * aggregated (decisions §4): their totalOpens must agree.
+ * aggregated (spec §6): their totalOpens must agree.
  */
 const STATS_TWICE = defineCheck({
   id: 'LIVE-STATS-TWICE',
   title: '/stats and /teams/stats agree on totalOpens',
-  clause: 'decisions §4',
+  clause: 'spec §6',
   endpoints: ['stats.team', 'stats.teamAlias'],
   async run(ctx: CheckContext) {
     const query = [['aggregateData', 'true']] as const;
@@ -171,7 +171,7 @@ describe('a comparison straddling a change of the data', () => {
     const property = defineCheck({
       id: 'LIVE-PROPERTY-TWICE',
       title: '/stats and /teams/stats agree, for drawn numbers',
-      clause: 'decisions §4',
+      clause: 'spec §6',
       endpoints: ['stats.team', 'stats.teamAlias'],
       async run(ctx: CheckContext) {
         const drawn: number[] = [];
@@ -449,7 +449,7 @@ describe('cost on still data', () => {
   );
 });
 
-describe('HttpClient cache epochs (decisions §3 Revision 3: nothing served across a change)', () => {
+describe('HttpClient cache epochs (spec §5 Revision 3: nothing served across a change)', () => {
   let answers = 0;
   const held: (() => void)[] = [];
   const fetch = async (r: Request): Promise<Response> => {

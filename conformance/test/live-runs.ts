@@ -17,7 +17,7 @@ import { behindProxy, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.
 
 /**
  * The suite blind against the live reference server (apps/server/src/live.ts: tags, opens and
- * clicks appended at `rate` records per second, decisions §3 Revision 3), as used by
+ * clicks appended at `rate` records per second, spec §5 Revision 3), as used by
  * `pnpm live-sweep` (scripts/live-sweep.ts) and its budgeted sample in live-server.test.ts:
  * whole runs per rate, seed and caller ({@link liveRun}), and the faults of the fault matrix
  * on live data against the same fault on still data ({@link liveFaultRun}).

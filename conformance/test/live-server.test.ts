@@ -6,7 +6,7 @@ import { blindFaults, type LiveCaller, liveFaultRun, liveRun } from './live-runs
 /**
  * The budgeted sample of `pnpm live-sweep` (scripts/live-sweep.ts, which runs all of it):
  * the suite blind against the live reference server (tags, opens and clicks appended at
- * `rate` records per second while it reads, decisions §3 Revision 3), in memory, appending
+ * `rate` records per second while it reads, spec §5 Revision 3), in memory, appending
  * what is due before each answer.
  *
  * - Whole runs at 1 and 10 records per second, seed 1, as team1-admin, and at 1 with the

@@ -7,7 +7,7 @@ function others(result: Parameters<typeof failing>[0], id: string): string[] {
 }
 
 /**
- * The paging end is a profile option (decisions §3 Revision 2). A server that plainly took the
+ * The paging end is a profile option (spec §5 Revision 2). A server that plainly took the
  * other option (both signs: the last page's nextURL and the answer past the end) is a
  * configuration error of the preflight naming `pagingEnd` (preflight.test.ts has the CLI's
  * side). A server showing one sign of the other option is a defect: it fails exactly the

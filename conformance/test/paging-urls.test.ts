@@ -26,7 +26,7 @@ function sent(base: string, target: string): Exchange {
 const BASE = 'https://api.example.com/v1';
 const REQUEST = sent(BASE, '/teams/tags?next=a%20b%2Bc&isOpened=true&cursor=3&rtn=text');
 
-describe('pagingUrlProblem: a paging URL is the request’s raw query with only cursor replaced, on the base URL (decisions §3 Revision 2)', () => {
+describe('pagingUrlProblem: a paging URL is the request’s raw query with only cursor replaced, on the base URL (spec §5 Revision 2)', () => {
   test('the right URL passes; hex case and escaped unreserved characters are incidental', () => {
     const right = `${BASE}/teams/tags?next=a%20b%2Bc&isOpened=true&cursor=43&rtn=text`;
     expect(pagingUrlProblem(right, BASE, REQUEST, 43)).toBeUndefined();
@@ -104,7 +104,7 @@ describe('telltaleCursors', () => {
 });
 
 /**
- * The paging checks pass the freedoms of paging (decisions §3 Revision 2): a public URL with
+ * The paging checks pass the freedoms of paging (spec §5 Revision 2): a public URL with
  * a path prefix behind a proxy that strips it, any page size, either paging end; in fixture
  * and in blind mode.
  */

@@ -24,7 +24,7 @@ import { ConfigError, PreflightError, runConformance } from '../src/run/runner.t
 import { MEMORY_BASE_URL, profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**
- * Issue 19, item 4: a misconfiguration is a configuration error, never a verdict. The
+ * A misconfiguration is a configuration error, never a verdict. The
  * preflight (preflight.ts) stops a run whose base URL serves no Tag Tracking API, whose
  * declared credentials are not all accepted or whose profile plainly contradicts the
  * implementation: exit 2, one line on stderr naming the cause, every report written, no check

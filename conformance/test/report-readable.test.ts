@@ -25,7 +25,7 @@ import {
 import type { CheckResult, RunResult } from '../src/run/runner.ts';
 import { type FaultName, runInMemory, team1Admin } from './helpers.ts';
 
-/** Issue 22: reports a person reads (verdict, index, bodies, Markdown summary). */
+/** Reports a person reads (verdict, index, bodies, Markdown summary). */
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [

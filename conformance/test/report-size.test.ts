@@ -4,7 +4,7 @@ import { toHtml } from '../src/report/index.ts';
 import { DEFAULT_NUM_RUNS } from '../src/run/runner.ts';
 import { runInMemory } from './helpers.ts';
 
-/** 1 MB: what a passing run's report.html must stay under (issue 12). */
+/** 1 MB: what a passing run's report.html must stay under. */
 const LIMIT_BYTES = 1_000_000;
 
 test(`report.html of a passing run of the whole suite (fixture mode, ${DEFAULT_NUM_RUNS} runs per property, as pnpm demo) stays under 1 MB and lists its exchanges`, async () => {

@@ -4,7 +4,7 @@ import { runConformance } from '../src/run/runner.ts';
 import { profileFor, runCli, team1Admin } from './helpers.ts';
 
 /**
- * `tagtrack-conformance request`: the reproduction command of issue 11. A failure's
+ * `tagtrack-conformance request`: the command that reproduces one request. A failure's
  * reproduce line, run as it is printed, sends the same request signed with the credential
  * its label names (read from the profile or the environment) and gets the same answer.
  */

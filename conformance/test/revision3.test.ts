@@ -10,7 +10,7 @@ import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 import { REVISION_3_DATASET } from './revision3-dataset.ts';
 
 /**
- * Rules of decisions Revision 3 (§3, §8) on the data that exercises them: the reference
+ * Rules of profile Revision 3 (spec §5, §9) on the data that exercises them: the reference
  * server, and its variants of the freedoms those rules declare, pass the checks of those
  * rules on the canonical dataset and on the canonical dataset with the Revision 3 cases
  * (`withRevision3Cases`: two tags sent at the same second, a recipient listed twice with
@@ -146,7 +146,7 @@ function sent(base: string, target: string): Exchange {
   };
 }
 
-describe('the path of a paging URL is judged by meaning (decisions §3 Revision 3)', () => {
+describe('the path of a paging URL is judged by meaning (spec §5 Revision 3)', () => {
   const BASE = 'https://api.example.com/v1';
 
   test('canonicalPath decodes and re-encodes each segment; %2F stays inside its segment', () => {

@@ -10,7 +10,7 @@ import { type RunOptions, type RunResult, runConformance } from '../src/run/runn
 import { failing, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
- * Issue 11, "no secret in any artifact": every artifact of a failing run (results.json,
+ * Every artifact of a failing run (results.json,
  * junit.xml, report.html, HAR, console lines, the exchanges kept for them) is searched for
  * every access key, every signature the run sent and every base64 `authId:` prefix of the
  * declared credentials. None may appear.
@@ -107,7 +107,7 @@ function expectNoSecret(a: Artifacts): void {
   expect([...new Set(leaks)]).toEqual([]);
 }
 
-describe('no secret in any artifact (issue 11)', () => {
+describe('no secret in any artifact', () => {
   test('a failing fixture run: auth, oracle and property failures name credentials by label only', async () => {
     const run = await failingRun(
       [

@@ -14,10 +14,10 @@ import {
 } from './soundness.ts';
 
 /**
- * The budgeted sample of the soundness search (issue 19) that `pnpm test` runs: every
+ * The budgeted sample of the soundness search that `pnpm test` runs: every
  * canonical credential at least once, all of them declared together, and generated datasets
  * with every edge case under drawn profile options. `pnpm soundness` runs the larger sweep.
- * The runs with all credentials declared answer from the SQL engine (issue 23: embedded
+ * The runs with all credentials declared answer from the SQL engine (embedded
  * PGlite, and the PostgreSQL server of TAGTRACK_TEST_DATABASE_URL when set), the single
  * credential runs from the in-memory index, and the generated ones draw either.
  * Any failed check here is a suite bug (or a reference server bug): the message names the

@@ -9,7 +9,7 @@ import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL } from './helpers.ts';
 
 /**
- * The suite's soundness search (issue 19): a conforming server must pass the suite whatever
+ * The suite's soundness search: a conforming server must pass the suite whatever
  * the data, the caller and the profile options. A configuration names a dataset (the canonical
  * one, or one the generator makes from a seed, with or without every edge case of
  * `SOUNDNESS_EDGE_CASES`), the reference server's profile options (page size, paging end,
@@ -54,7 +54,7 @@ export interface SoundnessConfig {
    */
   readonly variants?: readonly VariantName[];
   /**
-   * What answers (issue 23): the in-memory index (default), the SQL engine on embedded
+   * What answers: the in-memory index (default), the SQL engine on embedded
    * PGlite, or on the PostgreSQL server of `TAGTRACK_TEST_DATABASE_URL` (the dataset loaded
    * into it first).
    */

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { SPEC_SECTION_OF_DECISION, specClause } from '../src/check/spec-clause.ts';
 import { ALL_CHECKS } from '../src/checks/index.ts';
 
-/** Users see docs/spec.md's numbering, never the decisions document's (issue 22). */
+/** Users see docs/spec.md's numbering, never the decisions document's. */
 
 const SPEC = readFileSync(new URL('../../docs/spec.md', import.meta.url), 'utf8');
 

@@ -9,7 +9,7 @@ import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, team1Admin } from './helpers.ts';
 
 /**
- * `ctx.onStillData` and `readsOwn` (checks/context.ts, decisions §3 Revision 3): a comparison
+ * `ctx.onStillData` and `readsOwn` (checks/context.ts, spec §5 Revision 3): a comparison
  * whose verdict rests on its own reads confirms a failure where it happens, between watermark
  * reads, instead of the whole check running again. The data is a `fetch` over reference
  * servers of successive versions of the canonical dataset (version k: k more opens of a team1
@@ -67,14 +67,14 @@ const totalOpens = (body: string) =>
   (JSON.parse(body) as { data: { totalOpens: number }[] }).data[0]!.totalOpens;
 
 /**
- * `/stats` and `/teams/stats` agree on totalOpens (decisions §4), compared in
+ * `/stats` and `/teams/stats` agree on totalOpens (spec §6), compared in
  * `ctx.onStillData`; `between` runs between the two reads (a move, in the tests).
  */
 function statsTwice(between: () => void, defect = false) {
   return defineCheck({
     id: 'X-STILL-STATS-TWICE',
     title: '/stats and /teams/stats agree on totalOpens',
-    clause: 'decisions §4',
+    clause: 'spec §6',
     endpoints: ['stats.team', 'stats.teamAlias'],
     async run(ctx: CheckContext) {
       await ctx.onStillData(async () => {
@@ -167,7 +167,7 @@ describe('a comparison confirms its own failure on still data (ctx.onStillData)'
     const check = defineCheck({
       id: 'X-STILL-EACH',
       title: '/stats and /teams/stats agree on totalOpens, item by item',
-      clause: 'decisions §4',
+      clause: 'spec §6',
       endpoints: ['stats.team', 'stats.teamAlias'],
       async run(ctx: CheckContext) {
         await ctx.each(

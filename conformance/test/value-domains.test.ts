@@ -4,7 +4,7 @@ import { runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
- * SCHEMA-VALUE-DOMAINS (issue 10, point 6): a value that is well-formed and consistent
+ * SCHEMA-VALUE-DOMAINS: a value that is well-formed and consistent
  * everywhere can still be impossible. The reference server's answers are rewritten on the
  * way to the suite (the same rewrite on every endpoint, so every relation between endpoints
  * still holds) and the check must fail in fixture mode and in blind mode with one admin

@@ -15,7 +15,7 @@ import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch, team1Admin } from
 
 /**
  * The variant matrix (shared by variants.test.ts and variants-socket.test.ts): every freedom
- * of the profile (decisions, the *free* clauses and the profile options), taken another way by
+ * of the profile (spec, the *free* clauses and the profile options), taken another way by
  * the reference server (`VARIANTS`), must PASS the suite. A variant the suite fails is a suite
  * bug: it judged an incidental form instead of the profile. Each variant's fixture-mode run is
  * also a differential audit (`runDiff`) against the reference server without the variant,

@@ -32,7 +32,7 @@ import type {
 
 /**
  * The query parameters of a call as `[name, value]` pairs, in the documented, stable order
- * that is signed (decisions §1): the order of the endpoint's `query` list in core's catalogue
+ * that is signed (spec §3): the order of the endpoint's `query` list in core's catalogue
  * (the keys of its query schema: its own parameters as the source document lists them, then
  * `rtn`, `cursor`, `total`, `next`). Absent values are left out; `rtn` is sent only when not
  * `json` (it goes in the call options, not the query); booleans as `true`/`false`, numbers in
@@ -72,7 +72,7 @@ export function queryPairs(
   return pairs;
 }
 
-/** The {@link ApiError} of a non-2xx response: its `ErrorBody` if it has one (decisions §5). */
+/** The {@link ApiError} of a non-2xx response: its `ErrorBody` if it has one (spec §6). */
 function apiErrorOf(res: RawResponse): ApiError {
   let parsed: ErrorBody | undefined;
   try {
@@ -107,7 +107,7 @@ function isPairs(
 }
 
 /**
- * Creates the runtime of a client (decisions §1 signing, §3 paging, §5 errors, §6 pacing).
+ * Creates the runtime of a client (spec §3 signing, §3 paging, §5 errors, §6 pacing).
  * Errors: {@link ApiError} (non-2xx), `TimeoutError`, `AbortError`, `NetworkError`,
  * {@link ResponseValidationError} (JSON body not of the endpoint's schema, unless
  * `validate: false`), {@link InvalidArgumentError}.
@@ -133,7 +133,7 @@ export function createRuntime(options: ClientOptions): Runtime {
     const res = await transport.send(path, pairs, { ...callOptions, method: 'GET', retry: true });
     if (res.status < 200 || res.status > 299) throw apiErrorOf(res);
     if (res.status === 204 && endpoint.response === 'list') {
-      // paging end `no-content` (decisions §3 Revision 2): a page without records
+      // paging end `no-content` (spec §5 Revision 2): a page without records
       return rtn === 'json' ? noContentPage(res.headers, Number(request.query?.cursor ?? 0)) : '';
     }
     if (rtn !== 'json') return res.body;

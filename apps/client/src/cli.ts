@@ -249,7 +249,7 @@ async function runEndpoint(
     printer.end();
     return;
   }
-  // aggregated stats carry no date (decisions §3 Revision 2): no empty date column
+  // aggregated stats carry no date (spec §5 Revision 2): no empty date column
   const omit = call.query?.aggregateData === true ? ['date'] : [];
   const printer = new Printer(endpoint, g.output, io.stdout, true, omit);
   if (!g.all) {

@@ -98,7 +98,7 @@ function resourcesOf(runtime: Runtime): ResourceMethods {
 }
 
 /**
- * Creates a client (decisions §1 signing, §3 paging, §5 errors, §6 pacing). Every request
+ * Creates a client (spec §3 signing, §3 paging, §5 errors, §6 pacing). Every request
  * is a GET signed over its query string, paced to `rateLimit`, retried after a 429 and on
  * network errors (bounded). Errors: `ApiError` (non-2xx), `TimeoutError`, `AbortError`,
  * `NetworkError`, `ResponseValidationError` (JSON body not of the endpoint's schema, unless

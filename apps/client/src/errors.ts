@@ -24,7 +24,7 @@ export abstract class TagtrackError extends Error {
 
 /**
  * The server answered with a non-2xx status. `statusCode`, `error` (HTTP reason phrase) and
- * `message` come from the JSON error body of decisions §5; when the body is not that shape,
+ * `message` come from the JSON error body of spec §6; when the body is not that shape,
  * `error` is the status text and `message` the start of the body as text.
  */
 export class ApiError extends TagtrackError {
@@ -36,7 +36,7 @@ export class ApiError extends TagtrackError {
     message: string,
     readonly url: string,
     readonly method: string,
-    /** Response headers, e.g. `Retry-After` of a 429 (decisions §6). */
+    /** Response headers, e.g. `Retry-After` of a 429 (spec §7). */
     readonly headers?: Headers,
   ) {
     super(message);
@@ -96,7 +96,7 @@ function describeCause(cause: unknown): string {
 }
 
 /**
- * The response did not match the schema of the endpoint (the envelope of decisions §3 over
+ * The response did not match the schema of the endpoint (the envelope of spec §5 over
  * the record schema of `@tagtrack/core`). `path` is the field path of the first issue, e.g.
  * `data[3].stats.uniqueOpens` (`''` for the whole body); `message` is `z.prettifyError`.
  */
@@ -134,7 +134,7 @@ export class ResponseTooLargeError extends TagtrackError {
 }
 
 /**
- * The server answered a redirect (3xx). The API never redirects (decisions §3: paging URLs
+ * The server answered a redirect (3xx). The API never redirects (spec §5: paging URLs
  * are on the base URL), so the client follows none and retries none: a redirect loop ends at
  * the first answer. `location` is the `Location` header (`''` when absent or hidden, as a
  * browser's opaque redirect hides it).
@@ -159,7 +159,7 @@ export type PaginationErrorReason = 'stalled' | 'inconsistent' | 'total_changed'
 
 /**
  * Following `paging.cursors` would not give every record exactly once, or would not end
- * (decisions §3 and its Revision 2):
+ * (spec §5 and its Revision 2):
  * - `stalled`: `next` does not advance past the requested cursor while the server still
  *   reports more records (following it would loop forever);
  * - `inconsistent`: `next` is not `cursor + data.length` (pages would overlap or skip records);

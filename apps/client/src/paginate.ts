@@ -1,13 +1,13 @@
 import { type PageReading, type Paging, type WalkViolation, walkCursor } from '@tagtrack/core';
 import { PaginationError, ResponseValidationError } from './errors.ts';
 
-/** One page of a list endpoint: the records and the `paging` object of decisions §3. */
+/** One page of a list endpoint: the records and the `paging` object of spec §5. */
 export interface ListPage<T> {
   readonly data: T[];
   readonly paging: Paging;
 }
 
-/** Fetches the page starting at offset `cursor` (decisions §3: cursor = offset). */
+/** Fetches the page starting at offset `cursor` (spec §5: cursor = offset). */
 export type FetchPage<T> = (cursor: number) => Promise<ListPage<T>>;
 
 /** Default of {@link PaginateOptions.maxPages}: 100,000 pages (25 million records at 250). */
@@ -25,7 +25,7 @@ export interface PaginateOptions {
 }
 
 /**
- * Walks a cursor-paginated list page by page (decisions §3 and its Revision 2), holding one
+ * Walks a cursor-paginated list page by page (spec §5 and its Revision 2), holding one
  * page in memory at a time, in either paging end of the profile. The loop and its guards are
  * core's `walkCursor` (shared with the conformance suite); this maps its violations:
  * - it ends after a page with `paging.cursors.next >= paging.cursors.total` (that page is
@@ -71,7 +71,7 @@ function readListPage<T>(page: ListPage<T>, cursor: number): PageReading<ListPag
   ) {
     throw new ResponseValidationError(
       'paging.cursors',
-      'paging.cursors with numeric next and total is required to follow pages (decisions §3)',
+      'paging.cursors with numeric next and total is required to follow pages (spec §5)',
       `cursor=${cursor}`,
     );
   }
@@ -109,7 +109,7 @@ export async function* paginate<T>(
 }
 
 /**
- * The page a list endpoint's **204 No Content** stands for (decisions §3 Revision 2, paging
+ * The page a list endpoint's **204 No Content** stands for (spec §5 Revision 2, paging
  * end `no-content`: a list request whose page has no records answers 204 with an empty body,
  * still carrying `X-Total-Count` and `Link` prev). `cursor` is the cursor that was sent.
  * Returns `{ data: [], paging }` with:

@@ -17,7 +17,7 @@ import { defaultRateLimit, Pacer, retryDelayMs, sleep, systemClock } from './pac
 import type { BaseCallOptions, ClientOptions, Clock, RawResponse } from './types.ts';
 
 /**
- * The transport: one signed, paced, retried HTTP request (decisions §1 signing, §6 pacing and
+ * The transport: one signed, paced, retried HTTP request (spec §3 signing, §6 pacing and
  * 429), composed of core's transport steps (`signRequest`, `Pacer`, `Deadline`, `readCappedBody`,
  * shared with the suite)
  * plus the client's retries. Knows nothing of endpoints; the runtime (`call.ts`) builds on it.
@@ -124,7 +124,7 @@ export function createTransport(options: ClientOptions): Transport {
     pairs: Iterable<readonly [string, string]>,
     opts: SendOptions,
   ): Promise<RawResponse> {
-    // signs exactly the query string that goes out (the parsed URL's, decisions §1)
+    // signs exactly the query string that goes out (the parsed URL's, spec §3)
     const signed = signRequest({ baseUrl, path, query: pairs }, authorize);
     const url = signed.href;
     const headers = { authorization: signed.authorization ?? '' };

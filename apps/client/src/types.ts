@@ -37,12 +37,12 @@ export interface RetryOptions {
 export interface ClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
   readonly baseUrl: string;
-  /** The authentication identifier (decisions §1). */
+  /** The authentication identifier (spec §3). */
   readonly authId: string;
-  /** The access key, the HMAC-SHA1 key of the signature (decisions §1). */
+  /** The access key, the HMAC-SHA1 key of the signature (spec §3). */
   readonly accessKey: string;
   /**
-   * Requests per second the client paces itself to (decisions §6). Default: 1 (the original
+   * Requests per second the client paces itself to (spec §7). Default: 1 (the original
    * service's limit) for a remote host, none for `localhost`, `127.0.0.1` and `::1`.
    * `0` or `Infinity` turns pacing off.
    */
@@ -79,7 +79,7 @@ export interface BaseCallOptions {
 export interface JsonCallOptions extends BaseCallOptions {
   readonly rtn?: 'json' | undefined;
 }
-/** Call options asking for the `text` (TSV) or `html` rendering (decisions §7): a string. */
+/** Call options asking for the `text` (TSV) or `html` rendering (spec §8): a string. */
 export interface FormatCallOptions extends BaseCallOptions {
   readonly rtn: 'text' | 'html';
 }
@@ -96,7 +96,7 @@ export interface WalkOptions extends BaseCallOptions {
 /**
  * A list endpoint's method. Called directly it fetches one page (`{ data, paging }`) at
  * `query.cursor`; with `{ rtn: 'text' | 'html' }` it returns the body as a string. A 204 No
- * Content (paging end `no-content`, decisions §3 Revision 2) is an empty page: `{ data: [],
+ * Content (paging end `no-content`, spec §5 Revision 2) is an empty page: `{ data: [],
  * paging }` as described by `noContentPage`, or `''` for text/html.
  * `.all(...)` yields every record from `query.cursor` on, page by page in constant memory;
  * `.pages(...)` yields the pages (`paginatePages`: ends in both paging ends, never loops).
@@ -121,7 +121,7 @@ export interface SingleMethod<A extends unknown[], R> {
 /**
  * The query object of endpoint `Id`'s method: core's `QueryOf<Id>` without `rtn`, which goes
  * in the call options (it decides the result type). `total` and `next` are accepted and
- * ignored by the server (decisions §3 Revision 2); they are sent as given, on every page of a
+ * ignored by the server (spec §5 Revision 2); they are sent as given, on every page of a
  * walk too, and signed like every other parameter.
  */
 export type MethodQuery<Id extends EndpointId> = Omit<QueryOf<Id>, 'rtn'>;

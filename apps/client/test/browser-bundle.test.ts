@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { PageInput, PageOutcome } from './browser/page.ts';
 
 /**
- * Issue 21 "Browser-safety is tested": a browser app importing `@tagtrack/core` (types,
+ * A browser app importing `@tagtrack/core` (types,
  * signing, a zod schema) and the SDK's `createClient` bundles for the browser and runs there.
  */
 

@@ -285,7 +285,7 @@ describe('tagtrack CLI credentials and exit codes', () => {
   });
 });
 
-describe('tagtrack CLI paging end and common parameters (decisions §3 Revision 2)', () => {
+describe('tagtrack CLI paging end and common parameters (spec §5 Revision 2)', () => {
   test('every query parameter of every catalogue endpoint has a flag, or is the global --cursor / --rtn', () => {
     for (const e of ENDPOINT_LIST) {
       for (const q of e.query) {

@@ -87,7 +87,7 @@ export function contacts(n: number): Contact[] {
 }
 
 /**
- * A handler answering a list like the reference server (decisions §3 Revision 2): core's
+ * A handler answering a list like the reference server (spec §5 Revision 2): core's
  * `pageOf` in paging end `pagingEnd`, paging URLs on `base` with only `cursor` replaced,
  * `X-Total-Count` and `Link` headers; in `no-content` an empty page is a 204 with an empty body.
  */

@@ -5,7 +5,7 @@ import { createClient } from '../src/client.ts';
 import { PaginationError, RedirectError, ResponseTooLargeError } from '../src/errors.ts';
 
 /**
- * Issue 11 for the client CLI: `tagtrack teams list --all` against the hostile servers of the
+ * The client CLI bounded by construction: `tagtrack teams list --all` against the hostile servers of the
  * conformance tests. Each case asserts the exit code, one line of cause on stderr, the wall
  * time under its limit, the peak RSS growth under 512 MiB and how many requests went out
  * (a redirect loop is not followed, a growing or huge total does not walk forever).
@@ -90,7 +90,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe('tagtrack --all against hostile servers (issue 11)', () => {
+describe('tagtrack --all against hostile servers', () => {
   test.each(CASES)(
     '$kind: exit 1 with one line of cause, bounded in time, requests and memory',
     async (c) => {
@@ -117,7 +117,7 @@ describe('tagtrack --all against hostile servers (issue 11)', () => {
   );
 });
 
-describe('the SDK against hostile servers: typed errors (issue 11)', () => {
+describe('the SDK against hostile servers: typed errors', () => {
   const clientOf = (baseUrl: string, maxBodyBytes?: number) =>
     createClient({ baseUrl, authId: 'a', accessKey: 'k', timeoutMs: 5000, maxBodyBytes });
 

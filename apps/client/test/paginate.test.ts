@@ -30,7 +30,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-describe('paginate (decisions §3)', () => {
+describe('paginate (spec §5)', () => {
   propTest.prop([fc.nat(60), fc.integer({ min: 1, max: 12 }), fc.nat(70)])(
     'paginate from cursor c yields records [c, total) each exactly once, in order',
     async (total, pageSize, start) => {
@@ -151,7 +151,7 @@ function rawPage<T>(data: T[], next: number, total: number): ListPage<T> {
   };
 }
 
-describe('paging end: 204 No Content and empty pages (decisions §3 Revision 2)', () => {
+describe('paging end: 204 No Content and empty pages (spec §5 Revision 2)', () => {
   propTest.prop([
     fc.nat(45),
     fc.integer({ min: 1, max: 12 }),
@@ -265,7 +265,7 @@ describe('paging end: 204 No Content and empty pages (decisions §3 Revision 2)'
   });
 });
 
-describe('page walks never loop forever (decisions §3)', () => {
+describe('page walks never loop forever (spec §5)', () => {
   test('a total that changes between pages is a PaginationError total_changed, raised before the page is yielded', async () => {
     const totals = [30, 30, 31];
     const walked: number[] = [];

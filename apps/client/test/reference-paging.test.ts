@@ -12,7 +12,7 @@ import { createClient, queryPairs, type TagtrackClient } from '../src/index.ts';
 
 /**
  * The client against the reference server in memory (its `fetch`, no socket), in both paging
- * ends of decisions §3 Revision 2, with the public base URL of the paging links configured.
+ * ends of spec §5 Revision 2, with the public base URL of the paging links configured.
  */
 
 const PUBLIC_URL = 'http://tagtrack.memory';

@@ -170,7 +170,7 @@ describe('methods and requests', () => {
   });
 });
 
-describe('common parameters cursor, total, next (decisions §3 Revision 2)', () => {
+describe('common parameters cursor, total, next (spec §5 Revision 2)', () => {
   test('every catalogue parameter of every endpoint (besides rtn, a call option) is accepted and sent in catalogue order', async () => {
     const VALUES: Record<string, string | number | boolean> = {
       start: '2024-01-01',
@@ -230,7 +230,7 @@ describe('common parameters cursor, total, next (decisions §3 Revision 2)', () 
   });
 });
 
-describe('signing (decisions §1)', () => {
+describe('signing (spec §3)', () => {
   test('Authorization is base64(authId:hex HMAC-SHA1 of the query string as sent), checked with node:crypto', async () => {
     const f = fakeFetch(() => json({ data: [], paging: paging(0, 0, 0) }));
     const client = createClient({ baseUrl: BASE, ...CREDS, fetch: f });
@@ -249,7 +249,7 @@ describe('signing (decisions §1)', () => {
   });
 });
 
-describe('the client signs exactly the query string it sends (decisions §1)', () => {
+describe('the client signs exactly the query string it sends (spec §3)', () => {
   test.each([
     ['quote and parentheses', "it's (a) b!*~"],
     ['space, plus, ampersand, equals, hash', 'a b+c&d=e#f'],
@@ -411,7 +411,7 @@ describe('errors', () => {
   });
 });
 
-describe('rate limit (decisions §6)', () => {
+describe('rate limit (spec §7)', () => {
   test('a 429 waits per Retry-After and retries', async () => {
     const clock = new FakeClock();
     const f = fakeFetch(

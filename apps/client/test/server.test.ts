@@ -68,7 +68,7 @@ function pathParamsFor(e: Endpoint, caller: Caller): Partial<Record<PathParamNam
   const params: Partial<Record<PathParamName, string>> = {};
   for (const p of e.pathParams) {
     if (p === 'memberID') params.memberID = caller.memberID;
-    // endpoint 5 by group id, endpoint 7 by group name (decisions §4: id first, else name)
+    // endpoint 5 by group id, endpoint 7 by group name (spec §6: id first, else name)
     if (p === 'group') params.group = e.id === 'teams.group' ? group.groupID : group.groupName;
     if (p === 'tagID') params.tagID = tag.tagID;
     if (p === 'contactID') params.contactID = index.contacts(caller)[0]!.contactID;
@@ -139,7 +139,7 @@ describe('every SDK method against the reference server (canonical dataset, page
           } else if (answer.kind === 'single') {
             expect((await method(...args, query)).data, label).toEqual(answer.record);
           } else if (e.pathParams.includes('group') && !hasGroup(caller)) {
-            // a manager or user without a group sees no group (decisions §2): the API's 404
+            // a manager or user without a group sees no group (spec §4): the API's 404
             await expect(method(...args, query), label).rejects.toMatchObject({ statusCode: 404 });
           } else {
             throw new Error(`${label}: core answers not_found for a visible id`);

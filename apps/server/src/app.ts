@@ -23,9 +23,9 @@ export interface AppDeps {
   readonly renderer: Renderer;
   /** The layers the middleware use; default {@link CLEAN_LAYERS}. */
   readonly layers?: AppLayers | undefined;
-  /** Records per page (decisions §3, profile option; default 250). */
+  /** Records per page (spec §5, profile option; default 250). */
   readonly pageSize: number;
-  /** How a list ends (decisions §3 Revision 2, profile option; default `no-content`). */
+  /** How a list ends (spec §5 Revision 2, profile option; default `no-content`). */
   readonly pagingEnd: PagingEnd;
   /** The base URL of `nextURL`/`previousURL`/`Link`, no trailing slash; may change on `listen`. */
   readonly publicUrl: () => string;
@@ -43,15 +43,15 @@ export interface AppDeps {
 /**
  * Builds the Hono application of the reference server: one middleware per concern
  * (`middleware/`), composed here once over {@link AppLayers}. The checks run in the order of
- * decisions §3 Revision 2, the first failing one answering:
+ * spec §5 Revision 2, the first failing one answering:
  *
  * 1. `route`: unknown path, 404 (`/openapi.json` is served here, without authentication);
  * 2. `method`: a method other than GET or HEAD, 405 with `Allow: GET, HEAD`;
- * 3. `auth`: authentication (decisions §1), 401;
- * 4. `rateLimit`: the credential's rate limit, when set (decisions §6), 429;
+ * 3. `auth`: authentication (spec §3), 401;
+ * 4. `rateLimit`: the credential's rate limit, when set (spec §7), 429;
  * 5. `responseCache`: an identical earlier request's response, replayed;
- * 6. `answer`: query parameters (decisions §4), 400; unknown or out-of-scope id
- *    (decisions §2), 404; then 200, or 204 for an empty list page under `no-content`.
+ * 6. `answer`: query parameters (spec §6), 400; unknown or out-of-scope id
+ *    (spec §4), 404; then 200, or 204 for an empty list page under `no-content`.
  *
  * Authentication comes before parameter validation on purpose: a caller without valid
  * credentials learns nothing about the API beyond its paths (not which parameters an

@@ -16,13 +16,13 @@ export interface Authenticated {
 
 /**
  * The key an unknown authId's signature is checked against, so an unknown authId and a wrong
- * signature take the same time (decisions §1 Revision 2). Its result is never used.
+ * signature take the same time (spec §3 Revision 2). Its result is never used.
  */
 const DUMMY_ACCESS_KEY = 'tagtrack-dummy-access-key-for-unknown-auth-ids';
 
 /**
  * The steps of authentication a fault wraps (`faults/auth.ts`), each clean unless a fault
- * replaced it (decisions §1 and its Revision 2).
+ * replaced it (spec §3 and its Revision 2).
  */
 export interface AuthLayer {
   /**
@@ -48,7 +48,7 @@ export const AUTH_LAYER: AuthLayer = {
 };
 
 /**
- * Step 3 of the order of checks (decisions §1 and its Revision 2): decodes the
+ * Step 3 of the order of checks (spec §3 and its Revision 2): decodes the
  * `Authorization` header (core's {@link parseAuthorization}: strict base64 of
  * `authId:hexSignature`, split at the first `:`, hex in any case) and verifies the signature
  * over the raw query string as received or its percent-decoded form (`+` read as a space).

@@ -182,7 +182,7 @@ export function program(io: CliIo): Command {
     .addOption(
       new Option(
         '--live <rate>',
-        'live data: append tags, opens and clicks to every team at <rate> records per second (a decimal > 0, e.g. 0.05, 1, 50), dated now; each response answers one version of the data (decisions §3 Revision 3); with --engine pglite or --database-url, appended to the tables by INSERT',
+        'live data: append tags, opens and clicks to every team at <rate> records per second (a decimal > 0, e.g. 0.05, 1, 50), dated now; each response answers one version of the data (spec §5 Revision 3); with --engine pglite or --database-url, appended to the tables by INSERT',
       ).argParser(liveRateArg),
     )
     .addOption(

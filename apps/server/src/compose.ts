@@ -20,7 +20,7 @@ import { extraHeaders, type FetchHandler, withTransport } from './variants/trans
 export interface Composition {
   /** The layers of the HTTP pipeline (`createApp`). */
   readonly layers: AppLayers;
-  /** The render layer (decisions §5, §7). */
+  /** The render layer (spec §6, §8). */
   readonly renderer: Renderer;
   /**
    * The store over `engine` serving `dataset` (what some store variants read). The store

@@ -12,24 +12,24 @@ import { PARAMS_LAYER, type ParamsLayer } from './request.ts';
  * {@link CLEAN_LAYERS}); `compose.ts` gives them as the server was configured.
  */
 export interface AppLayers {
-  /** The router: a raw request path to the endpoint it names (decisions §3 Revision 2). */
+  /** The router: a raw request path to the endpoint it names (spec §5 Revision 2). */
   readonly matchPath: PathMatcher;
-  /** The query parser's stages (decisions §4). */
+  /** The query parser's stages (spec §6). */
   readonly params: ParamsLayer;
-  /** Authentication's steps (decisions §1). */
+  /** Authentication's steps (spec §3). */
   readonly auth: AuthLayer;
-  /** The headers of a 429 (decisions §6). */
+  /** The headers of a 429 (spec §7). */
   readonly rateLimitRefusal: RateLimitRefusal;
   /** The key of the response cache. */
   readonly cacheKey: ResponseCacheKey;
-  /** The paging layer's stages (decisions §3). */
+  /** The paging layer's stages (spec §5). */
   readonly paging: PagingLayer;
   /**
    * Whether a list page is asked of the store as a window (one page): true unless the paging
    * layer reads more of the list than its page.
    */
   readonly pageWindows: boolean;
-  /** The path form of paging URLs (decisions §3 Revision 3, free): as received or canonical. */
+  /** The path form of paging URLs (spec §5 Revision 3, free): as received or canonical. */
   readonly pagingPath: PagingPathForm;
   /** Middleware around the whole pipeline (after the request id and log), outermost first. */
   readonly around: readonly MiddlewareHandler<Env>[];

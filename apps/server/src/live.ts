@@ -19,7 +19,7 @@ import {
 } from '@tagtrack/dataset';
 
 /**
- * Live data (decisions §3 Revision 3: data may change while a client reads it): the server
+ * Live data (spec §5 Revision 3: data may change while a client reads it): the server
  * appends tags, opens and clicks to every team of its dataset at a steady rate, and answers
  * each request from one immutable version of the data.
  *

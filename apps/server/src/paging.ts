@@ -11,13 +11,13 @@ import {
 } from '@tagtrack/core';
 import type { RequestTarget } from './request.ts';
 
-/** The path of paging URLs (decisions §3 Revision 3, free): as received, or its canonical form. */
+/** The path of paging URLs (spec §5 Revision 3, free): as received, or its canonical form. */
 export type PagingPathForm = 'as-received' | 'canonical';
 
 /** What the paging layer needs to cut one page of a list answer. */
 export interface ListRequest {
   /**
-   * The whole stably ordered list (decisions §3), or with {@link slice} only the records of
+   * The whole stably ordered list (spec §5), or with {@link slice} only the records of
    * the list from `slice.offset` on (an engine's window).
    */
   readonly records: readonly unknown[];
@@ -27,7 +27,7 @@ export interface ListRequest {
    * clean layer gets one: the server never asks a window under a paging fault.
    */
   readonly slice?: { readonly offset: number; readonly total: number } | undefined;
-  /** The request's cursor, exact (a bigint above 2^53 − 1; decisions §3 Revision 2). */
+  /** The request's cursor, exact (a bigint above 2^53 − 1; spec §5 Revision 2). */
   readonly cursor: Cursor;
   readonly pageSize: number;
   readonly pagingEnd: PagingEnd;
@@ -37,7 +37,7 @@ export interface ListRequest {
   readonly rtn: Rtn;
   readonly method: string;
   /**
-   * The path of the paging URLs (decisions §3 Revision 3, free): the path as received
+   * The path of the paging URLs (spec §5 Revision 3, free): the path as received
    * (default, the reference) or its canonical form (core's `canonicalPath`).
    */
   readonly pathForm?: PagingPathForm;
@@ -91,13 +91,13 @@ export interface PagingLayer {
   /** Headers of a single-object response (3, 14, 16): none of the list headers. */
   singleHeaders(cursor: Cursor): Record<string, string>;
   /**
-   * Whether a single-object request at `cursor` answers 204 No Content: never (decisions §3
+   * Whether a single-object request at `cursor` answers 204 No Content: never (spec §5
    * Revision 2: a valid cursor on a single-object endpoint is ignored).
    */
   singleNoContent(cursor: Cursor): boolean;
 }
 
-/** The clean {@link PagingLayer} (decisions §3 and its Revisions 2 and 3). */
+/** The clean {@link PagingLayer} (spec §5 and its Revisions 2 and 3). */
 export const PAGING_LAYER: PagingLayer = {
   window: (req) => ({ cursor: req.cursor, pageSize: req.pageSize }),
   cut: (req, cursor, pageSize) =>
@@ -117,7 +117,7 @@ export const PAGING_LAYER: PagingLayer = {
 };
 
 /**
- * Cuts the page of `req` (decisions §3 and its Revision 2) with core's {@link pageOf} and
+ * Cuts the page of `req` (spec §5 and its Revision 2) with core's {@link pageOf} and
  * {@link pagingOf}: `next = min(cursor + pageSize, total)`, `previous = max(cursor -
  * pageSize, 0)`, exact for any cursor (a bigint above 2^53 − 1), `previousURL` iff cursor > 0,
  * `nextURL` per the paging end, 204 for an empty page in `no-content`. The URLs are
@@ -141,7 +141,7 @@ export function listPage(req: ListRequest, layer: PagingLayer = PAGING_LAYER): L
 /**
  * The page at `cursor` of a list of `slice.total` records of which only `records`, from
  * `slice.offset` on, are at hand (an engine's window): the same {@link Page} core's
- * {@link pageOf} cuts from the whole list (decisions §3 and its Revision 2: a cursor at or
+ * {@link pageOf} cuts from the whole list (spec §5 and its Revision 2: a cursor at or
  * past the end, or a bigint above 2^53 − 1, gives the empty page with the exact `previous`).
  * Throws an Error when the page's records are not all in the window (an engine bug).
  */
@@ -176,9 +176,9 @@ export function pageOfSlice(
 }
 
 /**
- * The URL of the same request at another cursor (decisions §3 Revision 2):
+ * The URL of the same request at another cursor (spec §5 Revision 2):
  * `${publicUrl}${path}?${query}`, the path as received (or its canonical form, per
- * `req.pathForm`: decisions §3 Revision 3) and the raw query with only `cursor`
+ * `req.pathForm`: spec §5 Revision 3) and the raw query with only `cursor`
  * replaced (core's {@link queryWithCursor}: every other parameter, its order and encoding
  * kept). Characters that may not appear in a URL at all (spaces, controls, `"<>\^`{|}` and
  * bytes above 0x7F, which only a raw socket client can send) are percent-encoded, as a URL

@@ -1,5 +1,5 @@
 /**
- * Per-credential rate limiting (decisions §6, a profile option): a fixed window of
+ * Per-credential rate limiting (spec §7, a profile option): a fixed window of
  * `windowMs` milliseconds per auth id allowing `limit` requests.
  */
 

@@ -2,7 +2,7 @@ import type { Table } from '@tagtrack/core';
 
 /**
  * HTML serialisations of a {@link Table} other than core's `renderHtml`, each a valid HTML5
- * document with one `<table>` (decisions §7 Revision 2: any valid serialisation of the same
+ * document with one `<table>` (spec §8 Revision 2: any valid serialisation of the same
  * table is equivalent).
  */
 

@@ -27,20 +27,20 @@ export interface Rendered {
  * the {@link Renderer} calls, clean unless a fault replaced it.
  */
 export interface RenderLayer {
-  /** An error response (decisions §5): status, headers (`headers` plus Content-Type), body. */
+  /** An error response (spec §6): status, headers (`headers` plus Content-Type), body. */
   error(status: number, message: string, headers: Record<string, string>): Rendered;
-  /** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
+  /** The `Content-Type` of a successful response in format `rtn` (spec §8). */
   contentType(rtn: Rtn): string;
   /** The table of a text or html body: one row per record (per event for 9 and 11). */
   table(endpoint: Endpoint, records: readonly unknown[], rtn: 'text' | 'html'): Table;
-  /** A text body from its table (decisions §7). */
+  /** A text body from its table (spec §8). */
   text(table: Table): string;
-  /** An html body from its table (decisions §7). */
+  /** An html body from its table (spec §8). */
   html(table: Table, endpoint: Endpoint): string;
 }
 
 /**
- * The render layer (decisions §5, §7): error bodies, Content-Type, and the bodies of list and
+ * The render layer (spec §6, §8): error bodies, Content-Type, and the bodies of list and
  * single responses in the three formats, with the render variants (`json-*`,
  * `content-type-params`, `columns-reordered`, `empty-columns-dropped`, `html-*`, and the
  * extra text/html columns of `extra-fields`). `wrap` gets the clean {@link RenderLayer} and
@@ -92,20 +92,20 @@ export class Renderer {
   }
 
   /**
-   * An error per decisions §5: the JSON {@link ErrorBody} with a JSON Content-Type, whatever
+   * An error per spec §6: the JSON {@link ErrorBody} with a JSON Content-Type, whatever
    * `rtn` asked for.
    */
   error(status: number, message: string, headers: Record<string, string> = {}): Rendered {
     return this.#layer.error(status, message, headers);
   }
 
-  /** The `Content-Type` of a successful response in format `rtn` (decisions §7). */
+  /** The `Content-Type` of a successful response in format `rtn` (spec §8). */
   contentType(rtn: Rtn): string {
     return this.#layer.contentType(rtn);
   }
 
   /**
-   * The body of a list response (decisions §3, §7): `{ data, paging }` for json, the page's
+   * The body of a list response (spec §5, §8): `{ data, paging }` for json, the page's
    * records as a table for text and html. A `bigint` cursor in `paging` is written with all
    * its digits (docs/spec.md §5).
    */
@@ -122,7 +122,7 @@ export class Renderer {
 
   /**
    * A JSON text of `value`, equal by value to `JSON.stringify(value)` under every variant
-   * (decisions preamble): keys reversed (`json-keys-shuffled`), indented
+   * (spec introduction): keys reversed (`json-keys-shuffled`), indented
    * (`json-pretty`), non-ASCII and `< > & '` as `\uXXXX` and `/` as `\/`
    * (`json-unicode-escapes`). A `bigint` is written as a number with all its digits (core's
    * `stringifyJson`: the exact `paging.cursors.previous` after a huge cursor).
@@ -179,7 +179,7 @@ function pick(table: Table, keep: (column: string, index: number) => boolean): T
 
 /**
  * {@link toTable} plus one column per top-level scalar field the records carry beyond their
- * schema (decisions §8 Revision 2: records may carry extra fields), so text and html carry
+ * schema (spec §9 Revision 2: records may carry extra fields), so text and html carry
  * what json carries. Each record's rows (several for the event groups of 9 and 11) repeat
  * the record's extra values.
  */

@@ -41,12 +41,12 @@ export function queryEntries(rawQuery: string): [string, string][] {
 
 /**
  * The stages of the query parser a fault wraps (`faults/params.ts`), each clean in
- * {@link PARAMS_LAYER} unless a fault replaced it (decisions §4 and its Revisions).
+ * {@link PARAMS_LAYER} unless a fault replaced it (spec §6 and its Revisions).
  */
 export interface ParamsLayer {
   /**
    * The parameters of the raw query string in request order (core's {@link parseQueryString}:
-   * `application/x-www-form-urlencoded`, decisions §4 Revision 3); may throw core's
+   * `application/x-www-form-urlencoded`, spec §6 Revision 3); may throw core's
    * `QueryParamError`.
    */
   entries(endpoint: Endpoint, rawQuery: string): QueryEntry[];
@@ -75,7 +75,7 @@ export const PARAMS_LAYER: ParamsLayer = {
 };
 
 /**
- * Parses the raw query string of a request to `endpoint` per decisions §4 (its parameters
+ * Parses the raw query string of a request to `endpoint` per spec §6 (its parameters
  * read by {@link parseQueryString}, then checked by core's {@link parseQuery}; throws its
  * `QueryParamError`). `layer` is {@link PARAMS_LAYER} or the stages as the parameter faults
  * break them.

@@ -72,17 +72,17 @@ export interface ServerOptions {
    * directory), served instead of `dataset`: finished here with the index options.
    */
   columnar?: ColumnarSource;
-  /** Requests per window per credential (decisions §6); off by default. */
+  /** Requests per window per credential (spec §7); off by default. */
   rateLimit?: RateLimit | undefined;
-  /** Records per page (decisions §3); default 250. */
+  /** Records per page (spec §5); default 250. */
   pageSize?: number;
   /**
-   * How a list ends (decisions §3 Revision 2): `no-content` (default: 204 past the end, the
+   * How a list ends (spec §5 Revision 2): `no-content` (default: 204 past the end, the
    * last non-empty page links to cursor=total) or `empty-page` (200 `data: []`).
    */
   pagingEnd?: PagingEnd;
   /**
-   * Base of `nextURL`, `previousURL` and `Link` (decisions §3 Revision 2): an absolute
+   * Base of `nextURL`, `previousURL` and `Link` (spec §5 Revision 2): an absolute
    * http(s) URL, possibly with a path prefix, without query or fragment (a trailing slash is
    * dropped). Never taken from the request's Host. Default: the URL `listen()` resolved,
    * and `http://127.0.0.1` before (in-memory `fetch`).
@@ -98,12 +98,12 @@ export interface ServerOptions {
   variants?: readonly VariantName[];
   /** Structured request logs with pino on stdout; default false. */
   logger?: boolean;
-  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (decisions §8). */
+  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (spec §9). */
   memberWithoutGroup?: 'omit' | 'empty';
   /** Epoch milliseconds now, for the rate limiter; default `Date.now` (tests inject a clock). */
   clock?: () => number;
   /**
-   * Live data (decisions §3 Revision 3): append tags, opens and clicks to every team at
+   * Live data (spec §5 Revision 3): append tags, opens and clicks to every team at
    * `rate` records per second (seeded by `seed`, default 1, dated by `clock`, default
    * `Date.now`), each request answered from one immutable version (see `live.ts`). Off by
    * default. A rate that is not a finite number > 0 throws {@link ServerOptionsError}.
@@ -143,7 +143,7 @@ export interface TagtrackServer {
 }
 
 /**
- * Checks a public base URL (decisions §3 Revision 2): absolute `http:` or `https:`, with a
+ * Checks a public base URL (spec §5 Revision 2): absolute `http:` or `https:`, with a
  * host, no query, fragment or credentials. Returns it without a trailing slash; throws an
  * {@link ServerOptionsError} saying what is wrong otherwise.
  */

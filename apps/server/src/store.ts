@@ -34,7 +34,7 @@ export type StoreReply = EngineAnswer;
 /**
  * Where a {@link Store} reads its answers: an engine ({@link engineReader}), or a reader
  * wrapping another (composed in `compose.ts`). Answers mean what core's `ReportingEngine`
- * answers mean (decisions §2, §3, §9).
+ * answers mean (spec §4, §5, §10).
  */
 export interface StoreReader {
   /**
@@ -70,7 +70,7 @@ export function engineReader(engine: ReportingEngine): StoreReader {
 }
 
 /**
- * The server's read side: the credentials of a {@link ReportingEngine} (decisions §1) and the
+ * The server's read side: the credentials of a {@link ReportingEngine} (spec §3) and the
  * answers of a {@link StoreReader} (by default the engine's), with a bounded cache of whole
  * answers per (caller, request without `cursor` and `rtn`), so walking the pages of a large
  * list does not recompute it. The data is immutable, so a cached answer never goes stale.
@@ -94,7 +94,7 @@ export class Store {
     this.#reader = reader;
   }
 
-  /** The access key and caller of an auth id (decisions §1), `undefined` when unknown. */
+  /** The access key and caller of an auth id (spec §3), `undefined` when unknown. */
   credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined {
     return this.#engine.credential(authId);
   }
@@ -109,7 +109,7 @@ export class Store {
   }
 
   /**
-   * Answers `request` for `caller` (decisions §2, §3, §9): the whole ordered list, the
+   * Answers `request` for `caller` (spec §4, §5, §10): the whole ordered list, the
    * single record, or not found; with `window`, a list may come as the slice of that window
    * (see the class comment). `raw` is the query as received (decoded pairs in request
    * order). Rejects when the engine does (e.g. a database gone), and with core's

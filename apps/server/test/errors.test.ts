@@ -6,7 +6,7 @@ import { BASE, credential, expectError, get } from './helpers.ts';
 const server = createServer();
 const admin = credential(1, 'admin');
 
-describe('bad query parameters answer 400 naming the parameter (decisions §4, §5)', () => {
+describe('bad query parameters answer 400 naming the parameter (spec §6, §6)', () => {
   const cases: [string, string, string, string[]][] = [
     ['not a calendar day', '/teams/tags', 'start=2024-02-30', ['start', '2024-02-30']],
     ['not YYYY-MM-DD', '/teams/tags', 'end=2024-3-5', ['end']],
@@ -24,7 +24,7 @@ describe('bad query parameters answer 400 naming the parameter (decisions §4, �
     ['a negative cursor', '/teams', 'cursor=-1', ['cursor']],
     ['a cursor that is not a number', '/contacts', 'cursor=ten', ['cursor']],
     ['an empty parameter name', '/teams', '=x', ['allowed']],
-    // Revision 2 (decisions §3, §4)
+    // Revision 2 (spec §5, §6)
     ['an empty value', '/teams', 'type=', ['type']],
     ['an empty boolean', '/teams/tags', 'isOpened=', ['isOpened']],
     [
@@ -62,7 +62,7 @@ describe('bad query parameters answer 400 naming the parameter (decisions §4, �
   });
 });
 
-describe('accepted and ignored (decisions §3, §4 Revision 2)', () => {
+describe('accepted and ignored (spec §5, §6 Revision 2)', () => {
   test('next and total, any value, empty or repeated, change nothing', async () => {
     const plain = await get(server, '/contacts', 'cursor=3');
     const body = await plain.text();
@@ -118,7 +118,7 @@ describe('accepted and ignored (decisions §3, §4 Revision 2)', () => {
   });
 });
 
-describe('authentication (decisions §1): 401', () => {
+describe('authentication (spec §3): 401', () => {
   test('missing Authorization header', async () => {
     await expectError(await get(server, '/teams', '', { as: null }), 401, ['Authorization']);
   });

@@ -701,7 +701,7 @@ describe('fault injection', () => {
   test('FAULTS describes every fault name once, with an area, a description and the requirement ids that catch it', () => {
     expect(FAULTS.map((f) => f.name)).toEqual([...FAULT_NAMES]);
     expect(new Set(FAULT_NAMES).size).toBe(FAULT_NAMES.length);
-    // the fault matrix of the conformance suite asks for at least 60 (issue 10)
+    // the fault matrix of the conformance suite asks for at least 60
     expect(FAULT_NAMES.length).toBeGreaterThanOrEqual(60);
     for (const f of FAULTS) {
       expect(['store', 'params', 'routing', 'paging', 'render', 'auth', 'rate-limit']).toContain(
@@ -713,7 +713,7 @@ describe('fault injection', () => {
     }
   });
 
-  test('out-of-scope-403 answers a decisions §5 error body with the reason phrase Forbidden', async () => {
+  test('out-of-scope-403 answers a spec §6 error body with the reason phrase Forbidden', async () => {
     const server = createServer({ faults: ['out-of-scope-403'] });
     const body = await expectError(await get(server, `/teams/member/${otherTeamMember}`), 403);
     expect(body.error).toBe('Forbidden');

@@ -22,7 +22,7 @@ function hostileDataset(): { dataset: Dataset; tagID: string } {
   };
 }
 
-describe('rtn=text and rtn=html (decisions §7)', () => {
+describe('rtn=text and rtn=html (spec §8)', () => {
   const { dataset, tagID } = hostileDataset();
   const server = createServer({ dataset });
 

@@ -163,7 +163,7 @@ test.prop([
     const match = matchEndpoint(url.pathname);
     expect(match).toBeDefined();
     if (res.status === 204) {
-      // an empty list page (decisions §3 Revision 2): no body, the list headers
+      // an empty list page (spec §5 Revision 2): no body, the list headers
       expect(match!.endpoint.response).toBe('list');
       expect(text).toBe('');
       expect(res.headers.get('x-total-count')).toMatch(/^\d+$/);
@@ -229,7 +229,7 @@ test.prop([arbValidRequest])(
     expect(res.status).toBeLessThan(500);
     const text = await res.text();
     if (res.status === 204) {
-      // an empty list page (decisions §3 Revision 2)
+      // an empty list page (spec §5 Revision 2)
       expect(e.response).toBe('list');
       expect(text).toBe('');
       return;

@@ -24,7 +24,7 @@ export interface GetOptions {
 }
 
 /**
- * Sends `GET path?query` to `server` in memory, signed per decisions §1 over `query` exactly
+ * Sends `GET path?query` to `server` in memory, signed per spec §3 over `query` exactly
  * as given (unless `options.signed` says otherwise).
  */
 export function get(
@@ -54,7 +54,7 @@ export async function getJson<T = unknown>(
 }
 
 /**
- * Asserts that `res` is an error of decisions §5: status `status`, JSON content type,
+ * Asserts that `res` is an error of spec §6: status `status`, JSON content type,
  * a valid {@link ErrorBody} whose message contains every string of `mentions`.
  */
 export async function expectError(
@@ -70,7 +70,7 @@ export async function expectError(
   return body;
 }
 
-/** Statuses of a successful list answer: 200, or 204 for an empty page (decisions §3 Revision 2). */
+/** Statuses of a successful list answer: 200, or 204 for an empty page (spec §5 Revision 2). */
 export const LIST_OK = [200, 204] as const;
 
 /** Options of {@link rawRequest}. */

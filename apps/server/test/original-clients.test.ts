@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createServer, type TagtrackServer } from '../src/index.ts';
 
 /**
- * The loops of the original public clients (Node, PHP, Python, Java; decisions §1, §3 and
+ * The loops of the original public clients (Node, PHP, Python, Java; spec §3, §5 and
  * their Revision 2) run against the reference server in its DEFAULT profile (paging end
  * `no-content`), each as documented, and must end cleanly with every record exactly once:
  * - Python and Java follow `paging.nextURL` until the response body is empty or not JSON; a

@@ -45,7 +45,7 @@ const pageSize = 7;
 const server = createServer({ pageSize, publicUrl: PUBLIC });
 const contacts = index.contacts(admin).length;
 
-describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', () => {
+describe('cursor pagination, paging end no-content (spec §5 Revision 2)', () => {
   test('walking nextURL visits every tag once; the last page links to cursor=total, which answers 204', async () => {
     const expected = index.tags(admin, { isOpened: true })!.map((t) => t.tagID);
     const seen: string[] = [];
@@ -211,7 +211,7 @@ describe('cursor pagination, paging end no-content (decisions §3 Revision 2)', 
   });
 });
 
-describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, docs/spec.md §5)', () => {
+describe('cursor arithmetic is exact for any cursor (spec §5 Revision 2, docs/spec.md §5)', () => {
   const emptyPage = createServer({ pageSize, publicUrl: PUBLIC, pagingEnd: 'empty-page' });
   /** Cursors above 2^53 - 1 (leading zeros too) and the exact previous they link to. */
   const HUGE: [cursor: string, previous: string][] = [
@@ -252,7 +252,7 @@ describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, d
   );
 });
 
-describe('paging end empty-page (option; decisions §3 Revision 2)', () => {
+describe('paging end empty-page (option; spec §5 Revision 2)', () => {
   const emptyPage = createServer({ pageSize, publicUrl: PUBLIC, pagingEnd: 'empty-page' });
 
   test('the last page has nextURL null, and past the end answers 200 with data []', async () => {
@@ -287,7 +287,7 @@ describe('paging end empty-page (option; decisions §3 Revision 2)', () => {
   });
 });
 
-describe('the public base URL (decisions §3 Revision 2: never the request Host)', () => {
+describe('the public base URL (spec §5 Revision 2: never the request Host)', () => {
   test('in memory, the default is http://127.0.0.1 whatever origin the request has', async () => {
     const plain = createServer({ pageSize });
     const res = await plain.fetch(

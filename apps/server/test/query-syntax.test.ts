@@ -5,7 +5,7 @@ import { createServer } from '../src/index.ts';
 import { BASE, credential, expectError, get } from './helpers.ts';
 
 /*
- * decisions §4 Revision 3 on the reference server: the query string's syntax
+ * spec §6 Revision 3 on the reference server: the query string's syntax
  * (application/x-www-form-urlencoded), false meaning absent, and `type` on the stats endpoints.
  */
 
@@ -43,7 +43,7 @@ async function records<T>(path: string, query: string): Promise<T[]> {
   return ((await res.json()) as { data: T[] }).data;
 }
 
-describe('query-string syntax (decisions §4 Revision 3)', () => {
+describe('query-string syntax (spec §6 Revision 3)', () => {
   test.each([
     ['a doubled &', 'type=user&&rtn=json'],
     ['a leading &', '&type=user&rtn=json'],
@@ -161,7 +161,7 @@ describe('query-string syntax (decisions §4 Revision 3)', () => {
   });
 });
 
-describe('false means absent (decisions §4 Revision 3)', () => {
+describe('false means absent (spec §6 Revision 3)', () => {
   test.each([['false'], ['False'], ['FALSE'], ['0'], ['fAlSe']])(
     'every tag filter set to %s answers like no filter',
     async (spelling) => {
@@ -185,7 +185,7 @@ describe('false means absent (decisions §4 Revision 3)', () => {
   );
 });
 
-describe('type on the stats endpoints keeps the tags of senders of that type (decisions §4 Revision 3)', () => {
+describe('type on the stats endpoints keeps the tags of senders of that type (spec §6 Revision 3)', () => {
   const TYPES = ['admin', 'manager', 'user'] as const;
   const paths = ['/stats', '/teams/stats', `/teams/stats/group/${group.groupID}`];
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createServer, parseRate } from '../src/index.ts';
 import { credential, expectError, get } from './helpers.ts';
 
-describe('rate limit per credential (decisions §6)', () => {
+describe('rate limit per credential (spec §7)', () => {
   function setup(faults: 'rate-limit-no-retry-after'[] = []) {
     let now = Date.UTC(2025, 0, 1, 12, 0, 0, 250);
     const server = createServer({

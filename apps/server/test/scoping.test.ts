@@ -7,7 +7,7 @@ import { credential, get, getJson, LIST_OK } from './helpers.ts';
 const server = createServer();
 
 /**
- * What decisions §2 lets a caller see, computed straight from the dataset (not through the
+ * What spec §4 lets a caller see, computed straight from the dataset (not through the
  * index): admin the whole team, manager the own group and self, user self.
  */
 function scopeOf(memberID: string) {
@@ -44,7 +44,7 @@ const CALLERS = [
   credential(2, 'user'),
 ];
 
-describe.each(CALLERS)('scope of $label (decisions §2)', (cred) => {
+describe.each(CALLERS)('scope of $label (spec §4)', (cred) => {
   const scope = scopeOf(cred.memberID);
 
   test('members endpoints (3, 4, 8): 200 exactly for visible members, else 404', async () => {

@@ -13,7 +13,7 @@ import { BASE, credential, get, getJson } from './helpers.ts';
 const server = createServer();
 const admin = credential(1, 'admin');
 
-describe('signing variants (decisions §1)', () => {
+describe('signing variants (spec §3)', () => {
   const decoded = 'total=a b:c/d&start=2024-01-01';
   const encoded = 'total=a%20b%3Ac%2Fd&start=2024-01-01';
 
@@ -71,7 +71,7 @@ describe('signing variants (decisions §1)', () => {
             headers: { Authorization: authorization },
           }),
         );
-      // 200, or 204 when the vector's cursor is past the end (decisions §3 Revision 2)
+      // 200, or 204 when the vector's cursor is past the end (spec §5 Revision 2)
       expect([200, 204]).toContain((await send(v.authorization)).status);
       const other = authorizationHeader(v.authId, `${v.accessKey}x`, v.signed);
       expect((await send(other)).status).toBe(401);
@@ -79,7 +79,7 @@ describe('signing variants (decisions §1)', () => {
   );
 });
 
-describe('authentication, Revision 2 (decisions §1)', () => {
+describe('authentication, Revision 2 (spec §3)', () => {
   const send = (authorization: string, query = '') =>
     server.fetch(
       new Request(`${BASE}/teams${query === '' ? '' : `?${query}`}`, {

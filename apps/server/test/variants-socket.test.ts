@@ -5,7 +5,7 @@ import { createServer, REASON_PHRASE_VARIANT, VARIANTS, type VariantName } from 
 import { credential, get, rawRequest } from './helpers.ts';
 
 /**
- * The transport variants (decisions §7 Revision 2: content coding, chunking, keep-alive and
+ * The transport variants (spec §8 Revision 2: content coding, chunking, keep-alive and
  * the reason phrase are free) over a real socket, where they are observable; variants.test.ts
  * shows that they change nothing in memory.
  */
@@ -127,7 +127,7 @@ describe('transport variants over a socket', () => {
       }
       const f = await fetch(`${base}/teams`, { headers: { Authorization: auth('') } });
       expect(f.statusText).toBe('Here You Go');
-      // the error body keeps the HTTP reason phrase of decisions §5
+      // the error body keeps the HTTP reason phrase of spec §6
       const err = await fetch(`${base}/nope`);
       expect(((await err.json()) as { error: string }).error).toBe('Not Found');
     });

@@ -89,7 +89,7 @@ function normaliseJson(value: unknown): unknown {
     else if ((k === 'contactID' || k === 'recipientID') && typeof o.email === 'string') {
       out[k] = `contact:${normaliseEmail(o.email)}`;
     } else if (k === 'email' && 'recipientID' in o && typeof v === 'string') {
-      // an event recipient's email form is free (decisions §8 Revision 3)
+      // an event recipient's email form is free (spec §9 Revision 3)
       out[k] = normaliseEmail(v);
     } else out[k] = normaliseJson(v);
   }
@@ -128,7 +128,7 @@ function normaliseTable(table: Table): Table {
   };
 }
 
-/** The status, and the meaning of a response's body per decisions §7 Revision 2. */
+/** The status, and the meaning of a response's body per spec §8 Revision 2. */
 async function meaning(
   e: Endpoint,
   rtn: Rtn,
@@ -188,14 +188,14 @@ async function expectSameMeaning(server: TagtrackServer, variant: VariantName): 
 /** Variants whose server options change the pages themselves (compared by walking instead). */
 const OPTION_VARIANTS = VARIANTS.filter((v) => v.layer === 'options').map((v) => v.name);
 
-describe('VARIANTS (decisions: the free clauses and profile options)', () => {
+describe('VARIANTS (spec: the free clauses and profile options)', () => {
   test('every variant is declared once with a description, a freedom clause and a layer', () => {
     expect(VARIANTS.map((v) => v.name)).toEqual([...VARIANT_NAMES]);
     expect(new Set(VARIANT_NAMES).size).toBe(VARIANT_NAMES.length);
     expect(VARIANT_NAMES).toHaveLength(28);
     for (const v of VARIANTS) {
       expect(v.description.length).toBeGreaterThan(10);
-      expect(v.freedom).toMatch(/decisions/);
+      expect(v.freedom).toMatch(/\bspec\b/);
       expect(v.transport).toBe(v.layer === 'transport' && v.name !== 'extra-headers');
       expect(isVariantName(v.name)).toBe(true);
       if (v.layer === 'options') {

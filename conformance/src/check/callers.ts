@@ -3,7 +3,7 @@ import type { CheckContext } from './context.ts';
 import { type Check, runsPerCaller, type SuiteCredential } from './define.ts';
 
 /**
- * The callers a check runs as in blind mode (decisions §2: every rule of the profile holds for
+ * The callers a check runs as in blind mode (spec §4: every rule of the profile holds for
  * every caller, and what a caller sees depends on its team, its account type and whether it
  * has a group): the run's primary credential first, then one credential of every other
  * distinct (team, account type, with/without a group) the profile declares.
@@ -28,7 +28,7 @@ function inGroup(m: { readonly groupID?: string | undefined }): boolean {
  * The class of a declared credential (`undefined` when it lacks `teamID` or `accountType`),
  * reading whether it has a group from the members it sees: its own record when `memberID` is
  * declared; else a user's one member, and for a manager any member in a group (a manager
- * without a group sees only self, decisions §2); an admin's group is then `unknown`.
+ * without a group sees only self, spec §4); an admin's group is then `unknown`.
  */
 export function callerClass(
   credential: SuiteCredential,

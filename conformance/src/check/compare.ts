@@ -1,7 +1,7 @@
 import { type EndpointId, EventLocation, normaliseEmail, type Table } from '@tagtrack/core';
 
 /**
- * Comparing by meaning, never by incidental form (decisions, "What the suite may judge", and
+ * Comparing by meaning, never by incidental form (spec introduction, and
  * the Revision 2 lists of §3, §7, §8):
  * - timestamps are instants: `2024-03-05T14:22:01Z` equals `2024-03-05T14:22:01.000Z`;
  * - a tag's recipients are a set of normalised emails (each once, with its name); whether
@@ -80,7 +80,7 @@ function eventKey(event: Rec): string {
 
 /**
  * Events in a canonical order that keeps the date order but not the order among events of
- * the same instant (decisions §3 Revision 2): each run of consecutive events with the same
+ * the same instant (spec §5 Revision 2): each run of consecutive events with the same
  * timestamp is sorted by recipient and details. An out-of-order list stays out of order.
  */
 export function canonicalTies(events: readonly unknown[], dateOf: (e: Rec) => unknown): unknown[] {

@@ -475,7 +475,7 @@ export class CheckContext {
 
   /**
    * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
-   * formats, say), not on what the check read before (decisions §3 Revision 3: a verdict of
+   * formats, say), not on what the check read before (spec §5 Revision 3: a verdict of
    * non-conformance rests on responses read while the caller's data did not change). Runs
    * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
    * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again:

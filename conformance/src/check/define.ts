@@ -83,7 +83,7 @@ export function areaOf(id: string): Area | undefined {
  *   defineCheck({
  *     id: 'REL-TAG-SUBJECT-KEPT',           // requirement id: the file's prefix, then words
  *     title: 'a tag keeps its subject in every list',
- *     clause: 'decisions §9',               // where the requirement comes from
+ *     clause: 'spec §10',               // where the requirement comes from
  *     endpoints: ['teams.tags'],            // for the coverage matrix
  *     async run(ctx) {
  *       const tags = await ctx.records('teams.tags');
@@ -108,7 +108,7 @@ export interface Check {
   /** Requirement area: the id's prefix in lower case (set by {@link defineCheck}). */
   readonly area: CheckArea;
   readonly title: string;
-  /** The clause the requirement traces to, e.g. `decisions §9` or `source: Endpoints`. */
+  /** The clause the requirement traces to, e.g. `spec §10` or `source: Endpoints`. */
   readonly clause: string;
   /** Endpoints the check exercises (the report's coverage matrix). */
   readonly endpoints: readonly EndpointId[];

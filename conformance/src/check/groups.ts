@@ -3,14 +3,14 @@ import type { Exchange } from '../http/client.ts';
 import type { CheckContext, Discovery } from './context.ts';
 import { parseJson } from './walk.ts';
 
-/** A group a group segment may resolve to (decisions §2 Revision 2). */
+/** A group a group segment may resolve to (spec §4 Revision 2). */
 export interface GroupRef {
   readonly groupID: string;
   readonly groupName: string;
 }
 
 /**
- * The visible group a group segment names (decisions §2 Revision 2 and 3): the group with that
+ * The visible group a group segment names (spec §4 Revision 2 and 3): the group with that
  * exact id, else among those with that exact (case-sensitive) name the lowest groupID in
  * UTF-16 code-unit order, else `undefined`.
  */
@@ -29,7 +29,7 @@ export function resolveGroupSegment(
 /**
  * The groups visible to the primary credential that the check knows of: those of the members
  * it discovered (`d`), and in fixture mode every group of the dataset the caller may see (an
- * admin also sees groups without members, decisions §2 Revision 2).
+ * admin also sees groups without members, spec §4 Revision 2).
  */
 export function knownVisibleGroups(ctx: CheckContext, d: Discovery): GroupRef[] {
   const visible: GroupRef[] = [...d.groups];
@@ -43,7 +43,7 @@ export function knownVisibleGroups(ctx: CheckContext, d: Discovery): GroupRef[] 
 
 /**
  * Whether the primary credential may see groups the check cannot know of: an admin sees every
- * group of its team (decisions §2 Revision 2), also groups without members, which no list
+ * group of its team (spec §4 Revision 2), also groups without members, which no list
  * shows; in blind mode with a credential not declared as manager or user, such a group may
  * share a name with a known one and have a lower groupID, and then the name resolves to it.
  * Never in fixture mode (the dataset names every group).

@@ -3,7 +3,7 @@ import type { Exchange } from '../http/client.ts';
 /**
  * Check outcome, ordered skip < pass < inconclusive < fail < error (OCI distribution-spec
  * scale). `inconclusive`: the check failed only on data that changed during each of its runs
- * (decisions §3 Revision 3, see attempt.ts): never a pass, never a fail.
+ * (spec §5 Revision 3, see attempt.ts): never a pass, never a fail.
  */
 export type CheckStatus = 'skip' | 'pass' | 'inconclusive' | 'fail' | 'error';
 export const STATUS_ORDER: readonly CheckStatus[] = [

@@ -130,7 +130,7 @@ export function sendDays(tags: readonly TagRecord[]): string[] {
   return [...new Set(tags.map((t) => dayOf(t.dateSent)))].sort();
 }
 
-/** A window of whole UTC days, both bounds inclusive (decisions §4); an absent bound is open. */
+/** A window of whole UTC days, both bounds inclusive (spec §6); an absent bound is open. */
 export interface DayWindow {
   readonly start?: string | undefined;
   readonly end?: string | undefined;
@@ -139,7 +139,7 @@ export interface DayWindow {
 /**
  * The timestamps nearest a UTC midnight, picked from the data: up to `n` with the latest time
  * of day (newest first among equals), then up to `n` with the earliest, each instant once.
- * Windows on their days (decisions §4: whole UTC days, both bounds inclusive) catch an
+ * Windows on their days (spec §6: whole UTC days, both bounds inclusive) catch an
  * implementation that cuts days in another time zone, or that excludes a bound, in every run
  * instead of by chance.
  */
@@ -215,7 +215,7 @@ export function showStats(r: StatsSummary): string {
 
 /**
  * The first place two JSON values differ, as `path: expected X, got Y`, or undefined.
- * Compares meaning (decisions, "What the suite may judge"; §8 Revision 2): timestamps as
+ * Compares meaning (spec introduction; §9 Revision 2): timestamps as
  * instants, and fields only `actual` has are ignored (records may carry extra fields).
  * Arrays are compared in order; pass both sides through `comparable` (compare.ts) first
  * where the profile leaves an order or an id free.

@@ -10,7 +10,7 @@ import {
 import type { Exchange } from '../http/client.ts';
 import { describe, ensure, snippet, Violation } from './failure.ts';
 
-/** The `paging` object of a list body (decisions §3). */
+/** The `paging` object of a list body (spec §5). */
 export interface PagingBody {
   readonly cursors: { readonly previous: number; readonly next: number; readonly total: number };
   readonly previousURL: string | null;
@@ -145,7 +145,7 @@ export function readEnvelope(
 /**
  * One response of a list endpoint as a page: a 200 parsed with the envelope schema, or a
  * 204 No Content read as a page without records (`paging` undefined, `noContent` true)
- * whatever the declared paging end (decisions §3 Revision 2; the PAGE-END checks judge the
+ * whatever the declared paging end (spec §5 Revision 2; the PAGE-END checks judge the
  * form). Throws a {@link Violation} for any other status or a body that does not conform.
  */
 export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
@@ -156,7 +156,7 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
 
 /**
  * Walks a list endpoint from cursor 0 following `paging.cursors.next` until the list ends,
- * whichever paging end the implementation uses (decisions §3 Revision 2): `next >= total`,
+ * whichever paging end the implementation uses (spec §5 Revision 2): `next >= total`,
  * a 200 page with `data: []`, or a 204 No Content (its body is not read). Judging which end
  * the profile declares is the job of PAGE-END-NO-CONTENT and PAGE-END-EMPTY-PAGE, so a walk
  * never fails on the other form. `send(query)` sends one page's request: `query` plus

@@ -1,7 +1,7 @@
 import type { Credential, HttpClient } from '../http/client.ts';
 
 /**
- * How the run treats data that may change while it reads (decisions §3 Revision 3):
+ * How the run treats data that may change while it reads (spec §5 Revision 3):
  * - `still`: the data does not change during the run; a failure stands as found (no extra
  *   request). Fixture mode's default (the canonical dataset is loaded and stays as it is).
  * - `auto`: blind mode's default. Reads each credential's {@link Watermark} once at the start;

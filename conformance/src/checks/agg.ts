@@ -103,7 +103,7 @@ async function dailies(ctx: CheckContext, tagID: string, days: readonly string[]
   return answers.map((ex) => ({ ...ctx.single('tags.daily', ex), exchange: ex }));
 }
 
-/** Laws on live responses (decisions §9): counters that cannot contradict each other. */
+/** Laws on live responses (spec §10): counters that cannot contradict each other. */
 export const checks: readonly Check[] = [
   counterLawCheck(uniqueAtMostTotal),
   counterLawCheck(uniqueZeroIffTotalZero),

@@ -10,7 +10,7 @@ export const prefix = 'ERR';
 /**
  * Asserts `ex` is the documented error: `status`, a JSON {@link ErrorBody} with matching
  * `statusCode` and reason phrase, and (when given) a message naming one of `names`
- * (decisions §5). Throws a {@link Violation}: kind `status` for another status, else as
+ * (spec §6). Throws a {@link Violation}: kind `status` for another status, else as
  * {@link errorBodyProblem}, kind `format` for a message that names none of `names`.
  */
 export function expectError(ex: Exchange, status: number, names: readonly string[] = []): void {
@@ -31,7 +31,7 @@ export function expectError(ex: Exchange, status: number, names: readonly string
 }
 
 /**
- * Throws a {@link Violation} unless `ex` carries the error body of decisions §5: kind
+ * Throws a {@link Violation} unless `ex` carries the error body of spec §6: kind
  * `header` for a Content-Type other than JSON, `schema` for a body that is not JSON or not
  * `{statusCode, error, message}`, `format` for a statusCode other than the HTTP status or an
  * error other than the status's reason phrase.
@@ -73,13 +73,13 @@ export function errorBodyProblem(ex: Exchange): void {
   countComparison();
 }
 
-/** The error body (decisions §5): one JSON shape for every error, whatever format was asked. */
+/** The error body (spec §6): one JSON shape for every error, whatever format was asked. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'ERR-BODY-JSON',
     title:
       'every error (400, 401, 404) is a JSON {statusCode, error, message} body, whatever rtn asked for',
-    clause: 'decisions §5',
+    clause: 'spec §6',
     endpoints: ['teams.tags', 'teams.member', 'contacts.list'],
     async run(ctx) {
       for (const rtn of ['json', 'text', 'html'] as const) {

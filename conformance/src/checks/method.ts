@@ -7,12 +7,12 @@ import { expectError } from './err.ts';
 /** Requirement id prefix of this file's checks (area `method`). */
 export const prefix = 'METHOD';
 
-/** Method probes (decisions §4): opt-in because they send non-GET requests. */
+/** Method probes (spec §6): opt-in because they send non-GET requests. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'METHOD-405-NON-GET',
     title: 'POST, PUT, DELETE and PATCH answer 405 with Allow: GET, HEAD and the error body',
-    clause: 'decisions §4 (non-GET methods: 405 with Allow: GET, HEAD), §5',
+    clause: 'spec §6 (non-GET methods: 405 with Allow: GET, HEAD), §6',
     endpoints: ENDPOINT_LIST.map((e) => e.id),
     skipIf: (env) => (env.probeMethods ? undefined : 'opt-in: run with --probe-methods'),
     async run(ctx) {

@@ -45,7 +45,7 @@ function known(ctx: CheckContext): SuiteCredential[] {
  * Asserts the implementation's answer to one request equals the oracle's (core's
  * plain rules, `plainAnswer`, over the canonical dataset): the whole walked list, the single record, or 404.
  * Compared by meaning (compare.ts): contacts and event recipients by normalised email (the
- * dataset fixes no contact id: decisions §8 Revision 2), a tag's recipients as a set, ties
+ * dataset fixes no contact id: spec §9 Revision 2), a tag's recipients as a set, ties
  * among events free, timestamps as instants, extra fields ignored. `oraclePathParams` asks
  * the oracle with other path parameters than those sent (a contact's oracle id, when the
  * request carries the implementation's id for the same email).
@@ -97,7 +97,7 @@ export async function matchesOracle(
 
 /**
  * The implementation's contact id of each normalised email a credential sees (its
- * /contacts list; decisions §8 Revision 2: contact ids are implementation-defined).
+ * /contacts list; spec §9 Revision 2: contact ids are implementation-defined).
  */
 export async function contactIdsByEmail(
   ctx: CheckContext,
@@ -152,13 +152,13 @@ function boundaryPairs(timestamps: readonly string[]): Pairs[] {
   return boundaryWindows(timestamps).map((w) => windowQuery(w.start, w.end));
 }
 
-/** Exact answers in fixture mode: every endpoint against core's plain rules (decisions §2, §3, §9). */
+/** Exact answers in fixture mode: every endpoint against core's plain rules (spec §4, §5, §10). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'ORACLE-MEMBERS',
     title:
       'member endpoints answer exactly the canonical dataset’s members, for every credential and type',
-    clause: 'decisions §2, §3 (order), §8 (group fields); source: endpoints 1, 3, 5',
+    clause: 'spec §4, §5 (order), §9 (group fields); spec §2 endpoints 1, 3, 5',
     endpoints: ['teams.list', 'teams.member', 'teams.group'],
     skipIf: fixtureOnly,
     async run(ctx) {
@@ -187,7 +187,7 @@ export const checks: readonly Check[] = [
     id: 'ORACLE-TAGS',
     title:
       'tag endpoints answer exactly the oracle’s tags and counters for generated windows, filters and members',
-    clause: 'decisions §2, §3, §4, §9 (per tag counters)',
+    clause: 'spec §4, §5, §6, §10 (per tag counters)',
     endpoints: ['teams.tags', 'teams.memberTags'],
     skipIf: fixtureOnly,
     async run(ctx) {
@@ -233,7 +233,7 @@ export const checks: readonly Check[] = [
     id: 'ORACLE-STATS',
     title:
       'stats endpoints (team, alias, group by id or name, member) answer exactly the oracle’s records',
-    clause: 'decisions §3 (stats lists), §4 (type), §9 (stats summary)',
+    clause: 'spec §5 (stats lists), §6 (type), §10 (stats summary)',
     endpoints: ['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member'],
     skipIf: fixtureOnly,
     async run(ctx) {
@@ -299,7 +299,7 @@ export const checks: readonly Check[] = [
     id: 'ORACLE-EVENTS',
     title:
       'open and click endpoints answer exactly the oracle’s events (windows by event date, per tag)',
-    clause: 'decisions §3 (event order), §4 (windows on 9 and 11)',
+    clause: 'spec §5 (event order), §6 (windows on 9 and 11)',
     endpoints: ['opens.list', 'clicks.list', 'opens.tag', 'clicks.tag'],
     skipIf: fixtureOnly,
     async run(ctx) {
@@ -348,7 +348,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'ORACLE-DAILY',
     title: '/tags/daily answers exactly the oracle’s unique opens and clicks per tag and UTC day',
-    clause: 'decisions §9 (daily counts)',
+    clause: 'spec §10 (daily counts)',
     endpoints: ['tags.daily'],
     skipIf: fixtureOnly,
     async run(ctx) {
@@ -386,7 +386,7 @@ export const checks: readonly Check[] = [
     id: 'ORACLE-CONTACTS',
     title:
       'contact endpoints answer exactly the oracle’s contacts, counters over the caller’s visible tags',
-    clause: 'decisions §2 (contacts of visible tags only), §9 (contact counters)',
+    clause: 'spec §4 (contacts of visible tags only), §10 (contact counters)',
     endpoints: ['contacts.list', 'contacts.get', 'contacts.tag'],
     skipIf: fixtureOnly,
     async run(ctx) {

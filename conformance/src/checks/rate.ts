@@ -9,12 +9,12 @@ export const prefix = 'RATE';
 const declared = (env: { profile: { rateLimit: unknown } }) =>
   env.profile.rateLimit === null ? 'the profile declares no rate limit' : undefined;
 
-/** The rate limit option (decisions §6): pacing honours it; exceeding it answers 429 with headers. */
+/** The rate limit option (spec §7): pacing honours it; exceeding it answers 429 with headers. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'RATE-PACED-NO-429',
     title: 'requests paced to the declared rate are never answered 429',
-    clause: 'decisions §6 (clients and the suite pace themselves to a configured rate)',
+    clause: 'spec §7 (clients and the suite pace themselves to a configured rate)',
     endpoints: [],
     skipIf: declared,
     async run(ctx) {
@@ -34,7 +34,7 @@ export const checks: readonly Check[] = [
     id: 'RATE-429-HEADERS',
     title:
       'a burst beyond the declared limit answers 429 with X-Rate-Limit-Limit, -Remaining, -Reset (epoch seconds), Retry-After and the error body',
-    clause: 'decisions §6',
+    clause: 'spec §7',
     endpoints: ['teams.list'],
     skipIf: declared,
     async run(ctx) {

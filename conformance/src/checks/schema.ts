@@ -56,10 +56,10 @@ function unsupported(rtn: Rtn) {
     env.profile.rtn.includes(rtn) ? undefined : `the profile does not support rtn=${rtn}`;
 }
 
-/** The device classes of the profile (decisions §8), from core: case-sensitive. */
+/** The device classes of the profile (spec §9), from core: case-sensitive. */
 const DEVICES: readonly string[] = Device.options;
 
-/** Core's laws of one counter record (decisions §9 invariants), applied on every endpoint. */
+/** Core's laws of one counter record (spec §10 invariants), applied on every endpoint. */
 const COUNTER_LAWS = [
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
@@ -104,12 +104,12 @@ interface EventValue {
   readonly where: Exchange | undefined;
 }
 
-/** Schema checks: bodies and content types of every endpoint in every format (decisions §3, §5, §7, §8). */
+/** Schema checks: bodies and content types of every endpoint in every format (spec §5, §6, §8, §9). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCHEMA-JSON-ENVELOPE',
     title: 'JSON bodies of every endpoint match the envelope and record schemas',
-    clause: 'decisions §3 (envelope), source: Resources and their fields, decisions §8 (values)',
+    clause: 'spec §5 (envelope), spec §1 Resources and their fields, spec §9 (values)',
     endpoints: ENDPOINT_IDS,
     async run(ctx) {
       for (const rtn of [undefined, 'json'] as const) {
@@ -122,7 +122,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCHEMA-JSON-CONTENT-TYPE',
     title: 'rtn=json (and the default) answers Content-Type application/json; charset=utf-8',
-    clause: 'decisions §7',
+    clause: 'spec §8',
     endpoints: ENDPOINT_IDS,
     async run(ctx) {
       for (const rtn of [undefined, 'json'] as const) {
@@ -141,7 +141,7 @@ export const checks: readonly Check[] = [
     defineCheck({
       id: `SCHEMA-${rtn.toUpperCase()}-FORMAT`,
       title: `rtn=${rtn} answers ${CONTENT_TYPES[rtn]} with the endpoint's columns${rtn === 'html' ? ' in a complete HTML5 document' : ''}`,
-      clause: 'decisions §7',
+      clause: 'spec §8',
       endpoints: ENDPOINT_IDS,
       skipIf: unsupported(rtn),
       async run(ctx) {
@@ -173,7 +173,7 @@ export const checks: readonly Check[] = [
             });
           }
           // columns by name, in any order; extra columns are free; a column may be left out
-          // when the records have no value for it (decisions §7 Revision 2)
+          // when the records have no value for it (spec §8 Revision 2)
           const duplicate = columns.find((c, i) => columns.indexOf(c) !== i);
           ensure(duplicate === undefined, `${describe(ex)}: column '${duplicate}' appears twice`, {
             kind: 'format',
@@ -206,7 +206,7 @@ export const checks: readonly Check[] = [
     id: 'SCHEMA-MEMBER-GROUP-FIELDS',
     title:
       'groupID and groupName come together; a member without a group omits them (or sends empty strings, per profile)',
-    clause: 'decisions §8, source: Team member',
+    clause: 'spec §9, spec §1 Team member',
     endpoints: ['teams.list'],
     async run(ctx) {
       const w = await ctx.walk('teams.list');
@@ -247,7 +247,7 @@ export const checks: readonly Check[] = [
     id: 'SCHEMA-STATS-DATE',
     title:
       'stats records carry date (YYYY-MM-DD) exactly when aggregateData is false or absent, in every spelling',
-    clause: 'decisions §3 (stats lists) and its Revision 2 (date iff aggregateData is false)',
+    clause: 'spec §5 (stats lists) and its Revision 2 (date iff aggregateData is false)',
     endpoints: ['stats.team', 'stats.teamAlias', 'stats.group', 'stats.member'],
     async run(ctx) {
       let compared = 0;
@@ -283,7 +283,7 @@ export const checks: readonly Check[] = [
     title:
       'values are possible, not only well-formed: counters obey the invariants on every endpoint (a member’s tags, member, group and contact stats, a tag’s contacts); device is desktop, mobile, tablet or unknown; no event is dated before its tag was sent; a stats record has dateLastSent null exactly when totalSent is 0, and a per-day record sends on its date; a contact was sent at least one tag',
     clause:
-      'decisions §9 (invariants), §8 (device classes), §11 (events precede nothing), source: Statistics summary (dateLastSent null only when no tag matched), §3 (one record per send day), §9 (contacts are recipients)',
+      'spec §10 (invariants), §9 (device classes), §11 (events precede nothing), spec §1 Statistics summary (dateLastSent null only when no tag matched), §5 (one record per send day), §10 (contacts are recipients)',
     endpoints: [
       'clicks.list',
       'opens.list',

@@ -21,7 +21,7 @@ export {
  * read-only GET; nothing is guessed silently: each inferred value comes with its evidence,
  * and what the answers do not show is listed as not inferred (the reference default is kept).
  *
- * What it reads (docs/spec.md §4, §5, §7, §8, §9; decisions §2, §3, §6, §7, §8):
+ * What it reads (docs/spec.md §4, §5, §7, §8, §9; spec §4, §5, §7, §8, §9):
  * - `pageSize`: the first pages of `/teams`, `/teams/tags`, `/contacts`, `/opens`, `/clicks`;
  *   a list that goes on past its first page shows the size exactly.
  * - `pagingEnd`: the last page's `nextURL` and the answer at `cursor=total` (as the preflight).

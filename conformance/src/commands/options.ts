@@ -143,7 +143,7 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * The extra headers of `-H` and `TAGTRACK_HEADERS` (both: the variable's first, a `-H` of
  * the same name wins), by lower-case name, and where they came from (`argv` when any came
  * from the command line). A one-line usage message for a malformed header or for
- * `Authorization`, which the suite signs itself (decisions §1).
+ * `Authorization`, which the suite signs itself (spec §3).
  */
 export function extraHeadersOf(
   opts: Record<string, unknown>,
@@ -163,7 +163,7 @@ export function extraHeadersOf(
     if (!TOKEN.test(name))
       return `-H ${JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line.replace(/:.*/, ': …'))} is not 'Name: value'`;
     if (name.toLowerCase() === 'authorization')
-      return '-H cannot set Authorization: the suite signs every request itself (decisions §1); give the credential with --auth-id/--access-key or --profile';
+      return '-H cannot set Authorization: the suite signs every request itself (spec §3); give the credential with --auth-id/--access-key or --profile';
     headers[name.toLowerCase()] = line.slice(colon + 1).trim();
   }
   if (Object.keys(headers).length === 0) return { headers };

@@ -19,7 +19,7 @@ import {
 
 /**
  * `tagtrack-conformance request METHOD TARGET`: sends one request as the suite sends it
- * (signed over the query string exactly as written, decisions §1) and prints the response
+ * (signed over the query string exactly as written, spec §3) and prints the response
  * like `curl -i`. Failures in reports carry such a line as their reproduction: it names the
  * credential by its label and signs when run, so no report ever holds a replayable header.
  *

@@ -27,7 +27,7 @@ const show = (v: unknown): string =>
  * media type on an error, nothing on a 204), `X-Total-Count`, `Link`, `paging` (cursors
  * exactly, URLs in compared form), the headers an error status fixes, the error body, and the records
  * (by column name; rows by their identity, e.g. `tag 123`; events with equal timestamps as a
- * set, decisions §3 Revision 2). Empty when the two answers mean the same.
+ * set, spec §5 Revision 2). Empty when the two answers mean the same.
  */
 export function differences(
   path: string,
@@ -138,7 +138,7 @@ function rowName(table: Table, row: readonly string[], index: number): string {
 /** A column is comparable when both sides have it; a one-sided column must be all empty. */
 function tableDifferences(endpoint: Endpoint | undefined, a: Table, b: Table): Difference[] {
   const out: Difference[] = [];
-  // columns outside the endpoint's record schema are extra fields (free, decisions §8)
+  // columns outside the endpoint's record schema are extra fields (free, spec §9)
   const known = endpoint === undefined ? undefined : new Set(tableColumns(endpoint));
   const keep = (t: Table): Table => {
     if (known === undefined) return t;

@@ -148,7 +148,7 @@ function reproduceOnBoth(
 
 /**
  * Contact ids by normalised email, as one side names them, from its `/contacts` lists walked
- * with every credential (ids are free, decisions §8; both sides are compared through email).
+ * with every credential (ids are free, spec §9; both sides are compared through email).
  */
 async function contactIds(
   baseUrl: string,

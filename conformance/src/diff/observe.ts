@@ -23,7 +23,7 @@ import { normalSegment } from '../checks/page/lists.ts';
 export interface Observation {
   readonly status: number;
   /**
-   * What the profile fixes of `Content-Type` at this status (decisions §5, §7 Revision 2): on a
+   * What the profile fixes of `Content-Type` at this status (spec §6, §8 Revision 2): on a
    * 200 (HEAD included) the media type and its `charset` (lower case,
    * `application/json; charset=utf-8`; other parameters free); on an error (or any other
    * status) the media type alone (`application/json`; the charset is free there); on a 204
@@ -34,8 +34,8 @@ export interface Observation {
   readonly xTotalCount: string | undefined;
   /**
    * Headers whose presence or value the profile fixes, at the statuses that fix them:
-   * `Allow` on a 405 (decisions §4; as a set of methods), on a 429 `X-Rate-Limit-Limit` and whether `Retry-After`
-   * is sent (decisions §6); empty otherwise (extra headers are free, decisions §7 Revision 2).
+   * `Allow` on a 405 (spec §6; as a set of methods), on a 429 `X-Rate-Limit-Limit` and whether `Retry-After`
+   * is sent (spec §7); empty otherwise (extra headers are free, spec §8 Revision 2).
    */
   readonly errorHeaders: Readonly<Record<string, string | undefined>>;
   /**
@@ -82,7 +82,7 @@ export function relativeToBase(url: string, baseUrl: string): string {
 
 /**
  * A paging URL (`nextURL`, `previousURL`, a `Link` target) in the form the audit compares
- * (decisions §3 Revision 2 and Revision 3): the side's base URL replaced by `{base}`; the path
+ * (spec §5 Revision 2 and Revision 3): the side's base URL replaced by `{base}`; the path
  * in canonical form (core's `canonicalPath`: each segment decoded and re-encoded; whether the
  * path is the one received or its canonical form is free); the query segment by segment in RFC 3986 normal form (hex
  * case and escaped unreserved characters do not matter; the query is fixed, docs/spec.md §11),
@@ -113,7 +113,7 @@ export function comparedUrl(url: string, baseUrl: string): string {
 
 /**
  * One cell in its compared form: timestamps as instants (ISO 8601 UTC, milliseconds), contact
- * ids as `contact <email>` (ids are free, decisions §8), emails normalised, the `recipients`
+ * ids as `contact <email>` (ids are free, spec §9), emails normalised, the `recipients`
  * JSON of a tag with normalised emails.
  */
 export function normaliseCell(column: string, value: string, side: SideContext): string {

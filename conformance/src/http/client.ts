@@ -93,7 +93,7 @@ const KEPT_BODIES_BUDGET = 32 * 1024 * 1024;
 const CACHE_MAX_BODY_CHARS = 1024 * 1024;
 
 /**
- * The suite's only way to talk to an implementation: signs requests (decisions §1) and paces
+ * The suite's only way to talk to an implementation: signs requests (spec §3) and paces
  * them to a rate with core's transport steps (`signRequest`, `Pacer`, shared with the client),
  * applies a timeout (headers and body) and a streamed body cap (core's `Deadline` and
  * `readCappedBody`), never follows a redirect,
@@ -130,7 +130,7 @@ export class HttpClient {
   }
   /**
    * The response cache's epoch: it starts at 0 and {@link newEpoch} moves it on. A response is
-   * only ever served from the cache in the epoch it was requested in (decisions §3 Revision 3:
+   * only ever served from the cache in the epoch it was requested in (spec §5 Revision 3:
    * nothing is served across a watermark change).
    */
   get epoch(): number {
@@ -283,7 +283,7 @@ export class HttpClient {
 
   /**
    * Starts a new cache epoch: every cached response (answered or in flight) is dropped, so
-   * none read before this call is served after it (decisions §3 Revision 3: the runner calls
+   * none read before this call is served after it (spec §5 Revision 3: the runner calls
    * it when a caller's data is seen to change). Resolves nothing; returns the new epoch.
    */
   newEpoch(): number {
@@ -388,7 +388,7 @@ export class HttpClient {
           onAbort: () => toError(this.options.signal?.reason),
           faultOfAnswer: (a) => faultOfStatus(a.response.status, a.response.headers, clock.now()),
           faultOfError: (e) => (idempotent ? transportFault(e) : undefined),
-          // keep-alive or not is free (decisions §7 Revision 2): a reused connection the server closed as idle
+          // keep-alive or not is free (spec §8 Revision 2): a reused connection the server closed as idle
           // just as the request went out is sent again once, even with no retries asked
           extraTries: (fault, i) => (i === 0 && fault.reset === true ? 1 : 0),
         },

@@ -6,7 +6,7 @@
 
 import type { RetriedTry } from './retry.ts';
 
-/** A credential the suite signs requests with (decisions §1). */
+/** A credential the suite signs requests with (spec §3). */
 export interface Credential {
   readonly label: string;
   readonly authId: string;
@@ -55,14 +55,14 @@ export interface Exchange {
   readonly retries?: readonly RetriedTry[] | undefined;
 }
 
-/** What to send. `query` pairs are sent (and signed) in the given order (decisions §1). */
+/** What to send. `query` pairs are sent (and signed) in the given order (spec §3). */
 export interface RequestSpec {
   readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   readonly path: string;
   readonly query?: readonly (readonly [string, string])[];
   /**
    * The query string to send verbatim instead of `query` (no leading `?`; a `+` or `%2b`
-   * stays as written), signed as sent: for probes of the signed forms (decisions §1). The
+   * stays as written), signed as sent: for probes of the signed forms (spec §3). The
    * WHATWG URL serializer still escapes characters a URL cannot hold (space, `"`, `<`…).
    */
   readonly rawQuery?: string;

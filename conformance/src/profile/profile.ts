@@ -6,7 +6,7 @@ import { CURRENT_REVISION, OLDEST_REVISION } from './revisions.ts';
 /**
  * One credential pair the suite may use. `teamID`, `accountType` and `memberID` are optional
  * in blind mode; fixture mode uses them to pick the admin/manager/user callers of each team
- * (decisions §1, §2).
+ * (spec §3, §4).
  */
 export const ProfileCredential = z
   .object({
@@ -21,7 +21,7 @@ export const ProfileCredential = z
 export type ProfileCredential = z.infer<typeof ProfileCredential>;
 
 /**
- * A rate limit an implementation declares (decisions §6, option): at most `limit` requests
+ * A rate limit an implementation declares (spec §7, option): at most `limit` requests
  * per `windowMs` milliseconds per credential. `retryAfter`: whether its 429 carries
  * `Retry-After` (the reference profile does).
  */
@@ -38,14 +38,14 @@ export type ProfileRateLimit = z.infer<typeof ProfileRateLimit>;
  * Which options of the reference profile (docs/spec.md) an implementation chose (the "profile"). Every field has the
  * reference profile `tagtrack/v1` as its default, so `{}` is the reference profile.
  *
- * - `auth`: `hmac-sha1` (decisions §1) or `bearer` (`Authorization: Bearer <accessKey>`).
- * - `pageSize`: records per page (decisions §3), default 250.
- * - `pagingEnd`: how a list ends (decisions §3 Revision 2): `no-content` (default: the last
+ * - `auth`: `hmac-sha1` (spec §3) or `bearer` (`Authorization: Bearer <accessKey>`).
+ * - `pageSize`: records per page (spec §5), default 250.
+ * - `pagingEnd`: how a list ends (spec §5 Revision 2): `no-content` (default: the last
  *   non-empty page links to `cursor=total`, a page without records answers 204 with an empty
  *   body) or `empty-page` (`nextURL` null on the last page, 200 `data: []` past the end).
- * - `memberWithoutGroup`: `omit` the group fields or send them `empty` (decisions §8).
- * - `rateLimit`: the declared limit, or `null` for none (decisions §6).
- * - `rtn`: the supported response formats (decisions §7); checks of others are skipped.
+ * - `memberWithoutGroup`: `omit` the group fields or send them `empty` (spec §9).
+ * - `rateLimit`: the declared limit, or `null` for none (spec §7).
+ * - `rtn`: the supported response formats (spec §8); checks of others are skipped.
  * - `credentials`: credential pairs; fixture mode needs the canonical ones.
  * - `revision`: the revision of the profile the implementation is certified against (spec
  *   §12), {@link OLDEST_REVISION}..{@link CURRENT_REVISION}; default the current one. A rule

@@ -163,7 +163,7 @@ export function formatSummary(result: RunResult, color = false): string {
       '',
       c.yellow(
         c.bold(
-          `INCONCLUSIVE: ${inconclusive.length} check${inconclusive.length === 1 ? '' : 's'} could not be judged: the data changed during each of their runs, so no answer read on still data shows whether they conform (decisions §3 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more --attempts.`,
+          `INCONCLUSIVE: ${inconclusive.length} check${inconclusive.length === 1 ? '' : 's'} could not be judged: the data changed during each of their runs, so no answer read on still data shows whether they conform (spec §5 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more --attempts.`,
         ),
       ),
     );

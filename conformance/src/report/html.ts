@@ -253,7 +253,7 @@ function inconclusiveHtml(c: CheckResult, result: RunResult): string {
   );
 }
 
-/** How the run watched its data (decisions §3 Revision 3), when a watermark moved or could not be read. */
+/** How the run watched its data (spec §5 Revision 3), when a watermark moved or could not be read. */
 function dataLine(result: RunResult): string {
   const d = result.data;
   if (d === undefined || (d.moved === undefined && d.note === undefined)) return '';
@@ -462,7 +462,7 @@ export function toHtml(result: RunResult): string {
   const unjudged =
     inconclusive.length === 0
       ? ''
-      : `<section id="inconclusive"><h2>Inconclusive (${inconclusive.length})</h2>\n<p>The data changed during each run of these checks, so no answer read on still data shows whether they conform (decisions §3 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more <code>--attempts</code>.</p>\n${inconclusive.map((c) => inconclusiveHtml(c, result)).join('\n')}</section>`;
+      : `<section id="inconclusive"><h2>Inconclusive (${inconclusive.length})</h2>\n<p>The data changed during each run of these checks, so no answer read on still data shows whether they conform (spec §5 Revision 3). They neither pass nor fail; run them again when the data is quieter, or with more <code>--attempts</code>.</p>\n${inconclusive.map((c) => inconclusiveHtml(c, result)).join('\n')}</section>`;
   const skipped = skipGroups(result)
     .map((g) => collapsedChecks(`skipped: ${g.text}`, g.checks, true))
     .join('\n');

@@ -4,7 +4,7 @@ import { revisionLabel } from '../profile/revisions.ts';
 import type { RunResult } from '../run/runner.ts';
 import { VERSION } from './version.ts';
 
-/** A check's status; `inconclusive` came in 0.4 (decisions §3 Revision 3). */
+/** A check's status; `inconclusive` came in 0.4 (spec §5 Revision 3). */
 const Status = z.enum(['skip', 'pass', 'inconclusive', 'fail', 'error']);
 
 /**

@@ -61,7 +61,7 @@ function counts(checks: readonly CheckResult[], result: RunResult, ms: number) {
  * run's `<properties>` ({@link junitProperties}: seed, base URL, profile, mode, tool version);
  * one `<testcase>` per check: fail → `<failure>`, error → `<error>`, skip → `<skipped>`,
  * inconclusive → `<skipped>` whose message starts `inconclusive:` (never a pass, never a
- * failure: decisions §3 Revision 3); an expected failure (listed, failed or errored) is a
+ * failure: spec §5 Revision 3); an expected failure (listed, failed or errored) is a
  * `<skipped type="expected-failure">` whose message starts `expected failure` (as pytest
  * writes an xfail: never a failure, never a plain pass), its failures in `<system-out>`,
  * and the run's count of them is the property `expectedFailures`; a stale expected-failure

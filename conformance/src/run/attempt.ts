@@ -13,7 +13,7 @@ import {
 import type { HttpClient } from '../http/client.ts';
 import { ConfigError } from './errors.ts';
 
-/** How a run watched its data (results.json `data`; decisions §3 Revision 3). */
+/** How a run watched its data (results.json `data`; spec §5 Revision 3). */
 export interface DataReport {
   /** The mode in force: the one asked for, else `still` in fixture mode and `auto` in blind. */
   readonly mode: DataMode;
@@ -82,7 +82,7 @@ export interface DataWatchOptions {
 }
 
 /**
- * The rule of decisions §3 Revision 3 for a run: a verdict of non-conformance rests on
+ * The rule of spec §5 Revision 3 for a run: a verdict of non-conformance rests on
  * responses read while the caller's data did not change. The run reads each credential's
  * watermark once at the start ({@link start}); a check that passes is accepted as it is; a
  * check that fails is given to {@link settle}, which reads the watermarks again and:

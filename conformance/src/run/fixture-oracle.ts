@@ -26,7 +26,7 @@ function deepFreeze<T>(value: T): T {
 /**
  * Fixture mode's oracle: core's plain rules (`plainAnswer`) over `dataset`, independent of
  * the reference server's engine. A credential's caller is the member of the first dataset
- * credential with its auth id whose member exists (decisions §1), when the access key
+ * credential with its auth id whose member exists (spec §3), when the access key
  * matches. Answers are memoised per caller and request (checks repeat requests; the plain
  * rules recompute every list, about 150 ms for `contacts.list` on the canonical dataset):
  * for the canonical dataset in {@link CANONICAL_ANSWERS}, shared by the runs of the process,

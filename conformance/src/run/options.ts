@@ -103,7 +103,7 @@ export interface RunOptions {
    */
   readonly checks?: readonly Check[] | undefined;
   /**
-   * Whether the data may change during the run (decisions §3 Revision 3; see `DataMode` in
+   * Whether the data may change during the run (spec §5 Revision 3; see `DataMode` in
    * watermark.ts): `still`, `watch` or `auto`. Default `still` in fixture mode, `auto` in blind.
    */
   readonly data?: DataMode | undefined;
@@ -211,7 +211,7 @@ export function validateRunOptions(
 ): Map<string, string> {
   if (Object.keys(options.headers ?? {}).some((h) => h.toLowerCase() === 'authorization'))
     throw new ConfigError(
-      'an extra header cannot be Authorization: the suite signs every request itself (decisions §1); give the credential with --auth-id/--access-key or --profile',
+      'an extra header cannot be Authorization: the suite signs every request itself (spec §3); give the credential with --auth-id/--access-key or --profile',
     );
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.id, e.reason ?? '']));
   const unknown = [...expected.keys()].filter((id) => !knownIds.has(id));

@@ -43,7 +43,7 @@ export interface CheckResult {
   /** Ids of the exchanges the check relied on, in call order (walks and discoveries included). */
   readonly exchangeIds?: readonly number[] | undefined;
   /**
-   * How many times the check ran, when it ran again because its data changed (decisions §3
+   * How many times the check ran, when it ran again because its data changed (spec §5
    * Revision 3); absent when it ran once. `requests` and `durationMs` add up every run.
    */
   readonly attempts?: number | undefined;

@@ -25,7 +25,7 @@ import { Tag } from './tag.ts';
  */
 
 /**
- * How an endpoint's answer is restricted to the caller (decisions §2):
+ * How an endpoint's answer is restricted to the caller (spec §4):
  * `members` the visible members; `tags` the visible members' tags; `events` events of
  * visible tags; `contacts` contacts of visible tags with counters over visible tags.
  * An id outside the scope answers 404.
@@ -53,7 +53,7 @@ interface EndpointDefinition<
   readonly path: P;
   /** The endpoint's own query parameters, fields of `QUERY_PARAMS` in the source's order. */
   readonly query: z.ZodObject<S>;
-  /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (decisions §3). */
+  /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (spec §5). */
   readonly response: Res;
   /** Schema of one record of `data`. */
   readonly record: R;
@@ -101,7 +101,7 @@ const STATS_QUERY = z.object({ start, end, aggregateData, type });
 /**
  * The entries of the catalogue without their ids: all 17 endpoints of the source document,
  * with `/stats` (numbers 6 and 13, which share a path) and its alias `/teams/stats` (source:
- * "Team endpoints", note under the table; decisions §4). Key order is catalogue order.
+ * "Team endpoints", note under the table; spec §6). Key order is catalogue order.
  */
 const DEFINITIONS = {
   'teams.list': endpoint({
@@ -298,7 +298,7 @@ export interface Endpoint {
   readonly requiredQuery: readonly ParamName[];
   /** The query schema: fields of `QUERY_PARAMS`, keys in the order of `query`. */
   readonly querySchema: z.ZodObject;
-  /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (decisions §3). */
+  /** `list`: `{ data: [...], paging }`; `single`: `{ data: {...} }` (spec §5). */
   readonly response: 'list' | 'single';
   /** Schema of one record of `data`. */
   readonly record: z.ZodType;
@@ -340,7 +340,7 @@ export type ParsedQueryOf<Id extends EndpointId> = Parsed<z.output<QuerySchemaOf
 /** The type of one record of endpoint `Id`'s `data`: `RecordOf<'teams.tags'>` is `Tag`. */
 export type RecordOf<Id extends EndpointId> = z.output<Catalogue[Id]['record']>;
 
-/** `list` or `single` (decisions §3). */
+/** `list` or `single` (spec §5). */
 export type ResponseOf<Id extends EndpointId> = Catalogue[Id]['response'];
 
 /** The path parameters of endpoint `Id` by name: `PathParamsOf<'contacts.get'>` is `{ contactID: string }`. */
@@ -369,7 +369,7 @@ const TEMPLATES = ENDPOINT_LIST.map((endpoint) => ({
 
 /**
  * Matches a request path (without query string, percent-encoded as received) against the
- * catalogue (decisions §4 Revision 2): each segment is percent-decoded before matching
+ * catalogue (spec §6 Revision 2): each segment is percent-decoded before matching
  * (`/%74eams` is `/teams`); dot segments and empty segments are not normalised, so a
  * trailing slash or `//` matches nothing. Returns `undefined` for an unknown path, or when a
  * segment is not valid percent-encoding.
@@ -414,7 +414,7 @@ export function buildPath(
 }
 
 /**
- * The canonical form of a request path (decisions §3 Revision 3): each segment
+ * The canonical form of a request path (spec §5 Revision 3): each segment
  * percent-decoded, then encoded as {@link buildPath} encodes a path parameter
  * (`encodeURIComponent`), so `/%74eams/tags` is `/teams/tags` and `/teams/group/Key Accounts`
  * is `/teams/group/Key%20Accounts`. A segment that is not valid percent-encoding is kept as
@@ -439,7 +439,7 @@ const LIST_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
 const SINGLE_ENVELOPES = new WeakMap<z.ZodType, z.ZodType>();
 
 /**
- * The schema of the JSON body of a 200 answer of `e` (decisions §3): `ListEnvelope` or
+ * The schema of the JSON body of a 200 answer of `e` (spec §5): `ListEnvelope` or
  * `SingleEnvelope` of its record schema. Built once per record schema and shared, so
  * endpoints with the same record (e.g. teams.tags and teams.memberTags) get the same object.
  */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The error body of every non-2xx response (decisions §5):
+ * The error body of every non-2xx response (spec §6):
  * `{ statusCode, error: <HTTP reason phrase>, message: <what was wrong> }`, always JSON.
  */
 export const ErrorBody = z
@@ -14,8 +14,8 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /**
- * HTTP reason phrases of the error statuses (decisions §5): the ones the profile uses, and
- * 403, which the profile never sends (out-of-scope ids answer 404, decisions §2) but other
+ * HTTP reason phrases of the error statuses (spec §6): the ones the profile uses, and
+ * 403, which the profile never sends (out-of-scope ids answer 404, spec §4) but other
  * servers may.
  */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
@@ -42,7 +42,7 @@ export type QueryParamErrorCode =
   | 'invalid_range';
 
 /**
- * A query parameter broke a rule of decisions §4. Always answered with 400; `parameter`
+ * A query parameter broke a rule of spec §6. Always answered with 400; `parameter`
  * names the offending parameter and `message` says what was wrong.
  */
 export class QueryParamError extends Error {
@@ -64,7 +64,7 @@ export type AuthErrorCode =
   | 'unknown_credential'
   | 'bad_signature';
 
-/** Authentication failed (decisions §1). Always answered with 401. */
+/** Authentication failed (spec §3). Always answered with 401. */
 export class AuthError extends Error {
   override readonly name = 'AuthError';
   readonly statusCode = 401;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Counter, Id, Latitude, Longitude, Timestamp } from './values.ts';
 
-/** Device classes of the reference profile (decisions §8). */
+/** Device classes of the reference profile (spec §9). */
 export const Device = z.enum(['desktop', 'mobile', 'tablet', 'unknown']).meta({ id: 'Device' });
 export type Device = z.infer<typeof Device>;
 
@@ -19,7 +19,7 @@ export const EventLocation = z.object({
   device: z
     .string()
     .describe(
-      'Device class: desktop, mobile, tablet or unknown in the reference profile; desktop counters count desktop, mobile counters count mobile and tablet (decisions §8)',
+      'Device class: desktop, mobile, tablet or unknown in the reference profile; desktop counters count desktop, mobile counters count mobile and tablet (spec §9)',
     ),
   os: z.string().describe('Operating system (free string)'),
   browser: z.string().describe('Browser (free string)'),
@@ -57,7 +57,7 @@ export type Open = z.infer<typeof Open>;
 export const EventRecipient = z
   .object({
     recipientID: Id.describe(
-      'The contact id of the recipient: the same id space as contactID of endpoints 15–17 (decisions §8)',
+      'The contact id of the recipient: the same id space as contactID of endpoints 15–17 (spec §9)',
     ),
     name: z.string().describe('Recipient name'),
     email: z.string().describe('Recipient email address'),
@@ -87,14 +87,14 @@ export const OpenGroup = z
   .meta({ id: 'OpenGroup' });
 export type OpenGroup = z.infer<typeof OpenGroup>;
 
-/** Unique opens and clicks of one tag on one UTC day (endpoint 14; decisions §9). */
+/** Unique opens and clicks of one tag on one UTC day (endpoint 14; spec §10). */
 export const DailyCounts = z
   .object({
     opens: Counter.describe(
-      "Distinct recipients with an open of the tag on that UTC day; at most the tag's uniqueOpens, 0 before the send day (decisions §9 daily counts; laws REL-DAILY-DISTINCT-RECIPIENTS, AGG-DAILY-LE-UNIQUE, AGG-DAILY-ZERO-BEFORE-SEND)",
+      "Distinct recipients with an open of the tag on that UTC day; at most the tag's uniqueOpens, 0 before the send day (spec §10 daily counts; laws REL-DAILY-DISTINCT-RECIPIENTS, AGG-DAILY-LE-UNIQUE, AGG-DAILY-ZERO-BEFORE-SEND)",
     ),
     clicks: Counter.describe(
-      "Distinct recipients with a click of the tag on that UTC day; at most the tag's uniqueClicks, 0 before the send day (decisions §9 daily counts; laws REL-DAILY-DISTINCT-RECIPIENTS, AGG-DAILY-LE-UNIQUE, AGG-DAILY-ZERO-BEFORE-SEND)",
+      "Distinct recipients with a click of the tag on that UTC day; at most the tag's uniqueClicks, 0 before the send day (spec §10 daily counts; laws REL-DAILY-DISTINCT-RECIPIENTS, AGG-DAILY-LE-UNIQUE, AGG-DAILY-ZERO-BEFORE-SEND)",
     ),
   })
   .meta({ id: 'DailyCounts' });

@@ -5,7 +5,7 @@ import { renderText } from './formats/text.ts';
 import type { Rtn } from './params.ts';
 
 /**
- * The `text` and `html` response formats of decisions §7. Both carry a {@link Table}: the
+ * The `text` and `html` response formats of spec §8. Both carry a {@link Table}: the
  * endpoint's records flattened to string cells under a fixed header row derived from the
  * endpoint's record schema. The parts, by concern:
  * - `formats/table.ts`: the column layout and {@link toTable} (how records become rows);
@@ -28,7 +28,7 @@ export {
 export { escapeTextCell, parseText, renderText, unescapeTextCell } from './formats/text.ts';
 
 /**
- * The body of a `text` or `html` response (decisions §7) for `records` of `endpoint` (the page's
+ * The body of a `text` or `html` response (spec §8) for `records` of `endpoint` (the page's
  * records; a single-object response passes its one record). The html title names the endpoint.
  */
 export function renderBody(

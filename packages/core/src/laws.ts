@@ -1,6 +1,6 @@
 /*
  * The laws of the API's records, each stated once as data plus a predicate (docs/spec.md §10
- * aggregation laws, cited `decisions §9`, and the §5 ordering laws, cited `decisions §3`).
+ * aggregation laws, cited `spec §10`, and the §5 ordering laws, cited `spec §5`).
  * Core's property tests apply them to the index's answers on generated datasets, the
  * conformance suite to a vendor's answers, and docs/requirements.md lists them.
  *
@@ -167,7 +167,7 @@ export const EVENT_LIST_LAWS: readonly Law<EventList>[] = [eventsOldestFirst];
 export const EVENT_GROUP_LAWS: readonly Law<EventGroupsView>[] = [eventGroupsInTagOrder];
 
 /**
- * Laws between two callers' answers (decisions §2): a caller's lists within its admin's, a
+ * Laws between two callers' answers (spec §4): a caller's lists within its admin's, a
  * manager's group stats as its admin's, a contact's record over each caller's own tags, a
  * group name resolved within the caller's team.
  */

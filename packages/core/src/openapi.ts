@@ -107,7 +107,7 @@ const PATH_PARAMS: Readonly<Record<PathParamName, { schema: Json; description: s
   group: {
     schema: { type: 'string', minLength: 1 },
     description:
-      'A group id (matched exactly first) or else an exact, case-sensitive group name among the groups the caller sees; several groups of that name: the lowest groupID (decisions §2, §4)',
+      'A group id (matched exactly first) or else an exact, case-sensitive group name among the groups the caller sees; several groups of that name: the lowest groupID (spec §4, §6)',
   },
 };
 
@@ -117,14 +117,14 @@ const PATH_PARAMS: Readonly<Record<PathParamName, { schema: Json; description: s
  */
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   teams:
-    'Members of the teams the caller sees, their tags, and the statistics of a team, a group or a member (endpoints 1–8; scoping decisions §2)',
+    'Members of the teams the caller sees, their tags, and the statistics of a team, a group or a member (endpoints 1–8; scoping spec §4)',
   stats:
-    'Statistics summaries of the tags the caller sees, per UTC day or aggregated (endpoints 6 and 13, one path; decisions §9)',
+    'Statistics summaries of the tags the caller sees, per UTC day or aggregated (endpoints 6 and 13, one path; spec §10)',
   clicks: 'Click events of the visible tags, grouped by tag or of one tag (endpoints 9 and 10)',
   opens: 'Open events of the visible tags, grouped by tag or of one tag (endpoints 11 and 12)',
-  tags: 'Unique opens and clicks of one tag per UTC day (endpoint 14; decisions §9 daily counts)',
+  tags: 'Unique opens and clicks of one tag per UTC day (endpoint 14; spec §10 daily counts)',
   contacts:
-    'Recipients of the visible tags with their counters over those tags (endpoints 15–17; decisions §9 contact counters)',
+    'Recipients of the visible tags with their counters over those tags (endpoints 15–17; spec §10 contact counters)',
 };
 
 const ERROR_RESPONSES = {
@@ -169,10 +169,10 @@ function operation(e: Endpoint): Json {
     e.response === 'list'
       ? {
           headers: {
-            'X-Total-Count': integerHeader('Number of records in the whole list (decisions §3)'),
+            'X-Total-Count': integerHeader('Number of records in the whole list (spec §5)'),
             Link: {
               description:
-                'RFC 8288 links: rel="next" iff nextURL is non-null, rel="prev" iff previousURL is non-null (decisions §3)',
+                'RFC 8288 links: rel="next" iff nextURL is non-null, rel="prev" iff previousURL is non-null (spec §5)',
               schema: { type: 'string' },
             },
           },
@@ -183,7 +183,7 @@ function operation(e: Endpoint): Json {
       ? {
           '204': {
             description:
-              'Paging end `no-content` (the reference profile): the page holds no records (cursor at or past the total, or an empty list); empty body (decisions §3)',
+              'Paging end `no-content` (the reference profile): the page holds no records (cursor at or past the total, or an empty list); empty body (spec §5)',
             ...listHeaders,
           },
         }
@@ -194,7 +194,7 @@ function operation(e: Endpoint): Json {
     summary: e.summary,
     description:
       `Endpoint ${e.numbers.join(' and ')} of the source document. ` +
-      `Scoped to what the caller may see (${e.scoping}; decisions §2): an id outside the ` +
+      `Scoped to what the caller may see (${e.scoping}; spec §4): an id outside the ` +
       'scope answers 404. HEAD answers like GET without a body.',
     tags: [e.path.split('/')[1]!],
     parameters,
@@ -202,8 +202,8 @@ function operation(e: Endpoint): Json {
       '200': {
         description:
           e.response === 'list'
-            ? 'One page of the stably ordered list (decisions §3)'
-            : 'The single record (decisions §3)',
+            ? 'One page of the stably ordered list (spec §5)'
+            : 'The single record (spec §5)',
         ...listHeaders,
         content: {
           'application/json': { schema: ref(envelopeId(e)) },
@@ -238,8 +238,8 @@ function operation(e: Endpoint): Json {
  * per catalogue endpoint (17 paths, `/stats` and its alias `/teams/stats` included), every path
  * and query parameter with its schema and default, the JSON envelopes and records as component
  * schemas generated from zod, the text and html alternatives, the error responses (400, 401,
- * 404, 405, 429 with `ErrorBody`; decisions §5), and the signed `Authorization` header as an
- * `apiKey` security scheme (decisions §1). Returns a fresh JSON-serialisable object.
+ * 404, 405, 429 with `ErrorBody`; spec §6), and the signed `Authorization` header as an
+ * `apiKey` security scheme (spec §3). Returns a fresh JSON-serialisable object.
  */
 export function openApiDocument(options: OpenApiOptions = {}): Json {
   const paths: Record<string, Json> = {};
@@ -275,17 +275,17 @@ export function openApiDocument(options: OpenApiOptions = {}): Json {
             'HMAC-SHA1 keyed with the access key over the query string in request order ' +
             '(without "?"; the empty string when there is none). The server accepts a ' +
             'signature over the raw query string or over its percent-decoded form ' +
-            '(decisions §1). Missing, malformed or wrong credentials: 401.',
+            '(spec §3). Missing, malformed or wrong credentials: 401.',
         },
       },
       responses: {
-        BadRequest: errorResponse('Bad input: the message names the parameter (decisions §4)'),
-        Unauthorized: errorResponse('Missing, malformed or wrong credentials (decisions §1)'),
+        BadRequest: errorResponse('Bad input: the message names the parameter (spec §6)'),
+        Unauthorized: errorResponse('Missing, malformed or wrong credentials (spec §3)'),
         NotFound: errorResponse('Unknown path, or an id unknown or outside the caller’s scope'),
         MethodNotAllowed: errorResponse('Only GET and HEAD are allowed', {
           Allow: { description: 'Always "GET, HEAD"', schema: { type: 'string' } },
         }),
-        TooManyRequests: errorResponse('Rate limit exceeded (decisions §6, profile option)', {
+        TooManyRequests: errorResponse('Rate limit exceeded (spec §7, profile option)', {
           'Retry-After': integerHeader('Seconds to wait before retrying'),
           'X-Rate-Limit-Limit': integerHeader('Requests allowed per window'),
           'X-Rate-Limit-Remaining': integerHeader('Requests left in the window'),

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { Counter } from './values.ts';
 
-/** Default page size of the reference profile (decisions §3; a profile option). */
+/** Default page size of the reference profile (spec §5; a profile option). */
 export const DEFAULT_PAGE_SIZE = 250;
 
 /**
- * How a list ends (decisions §3 Revision 2, profile option `pagingEnd`):
+ * How a list ends (spec §5 Revision 2, profile option `pagingEnd`):
  * - `no-content` (reference default): `nextURL` is null only on an empty page; the last
  *   non-empty page's `nextURL` points at `cursor=total`; a page with no records answers
  *   **204 No Content** with an empty body (still with `X-Total-Count` and `Link` prev);
@@ -14,14 +14,14 @@ export const DEFAULT_PAGE_SIZE = 250;
 export const PagingEnd = z.enum(['no-content', 'empty-page']).meta({ id: 'PagingEnd' });
 export type PagingEnd = z.infer<typeof PagingEnd>;
 
-/** The reference profile's paging end (decisions §3 Revision 2). */
+/** The reference profile's paging end (spec §5 Revision 2). */
 export const DEFAULT_PAGING_END: PagingEnd = 'no-content';
 
 /**
  * A non-negative integer of any size, as a JSON parser reads it: a `number` that is an
  * integer, above 2^53 − 1 included (`JSON.parse` gives the nearest double there; read the
  * text with core's `parseJsonExact` for the exact value). `paging.cursors.previous` is one:
- * after a huge cursor it is huge too (decisions §3 Revision 2: no size limit).
+ * after a huge cursor it is huge too (spec §5 Revision 2: no size limit).
  */
 const BigCounter = z
   .number()
@@ -31,7 +31,7 @@ const BigCounter = z
 
 /**
  * A cursor offset as the reference computes it, exactly: a `number` up to 2^53 − 1
- * (`Number.MAX_SAFE_INTEGER`), a `bigint` above (decisions §3 Revision 2: `[0-9]+`, no size
+ * (`Number.MAX_SAFE_INTEGER`), a `bigint` above (spec §5 Revision 2: `[0-9]+`, no size
  * limit). {@link exactCursor} gives this normal form.
  */
 export type Cursor = number | bigint;
@@ -42,7 +42,7 @@ export function exactCursor(value: bigint): Cursor {
 }
 
 /**
- * The `paging` object of a list envelope (decisions §3): cursor offsets and the URLs of
+ * The `paging` object of a list envelope (spec §5): cursor offsets and the URLs of
  * the neighbouring pages (`null` at either end).
  */
 export const Paging = z
@@ -50,23 +50,23 @@ export const Paging = z
     cursors: z
       .object({
         previous: BigCounter.describe(
-          'Offset of the previous page: max(cursor - pageSize, 0), exact for any cursor (no size limit: written with all its digits, decisions §3 Revision 2)',
+          'Offset of the previous page: max(cursor - pageSize, 0), exact for any cursor (no size limit: written with all its digits, spec §5 Revision 2)',
         ),
         next: Counter.describe('Offset of the next page: cursor plus the records on this page'),
         total: Counter.describe('Number of records in the whole list (= X-Total-Count)'),
       })
-      .describe('Offsets into the stably ordered list (decisions §3)'),
+      .describe('Offsets into the stably ordered list (spec §5)'),
     previousURL: z
       .string()
       .nullable()
       .describe(
-        'Absolute URL of the previous page, or null on the first page (Link rel="prev"; decisions §3)',
+        'Absolute URL of the previous page, or null on the first page (Link rel="prev"; spec §5)',
       ),
     nextURL: z
       .string()
       .nullable()
       .describe(
-        'Absolute URL of the next page, or null at the end as the profile option pagingEnd says (Link rel="next"; decisions §3)',
+        'Absolute URL of the next page, or null at the end as the profile option pagingEnd says (Link rel="next"; spec §5)',
       ),
   })
   .meta({ id: 'Paging' });
@@ -81,13 +81,13 @@ export type ExactPaging = Omit<Paging, 'cursors'> & {
   readonly cursors: Omit<Paging['cursors'], 'previous'> & { readonly previous: Cursor };
 };
 
-/** `{ data: T[], paging }`: the envelope of every list response (decisions §3). */
+/** `{ data: T[], paging }`: the envelope of every list response (spec §5). */
 export function ListEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), paging: Paging });
 }
 export type ListEnvelope<T> = { data: T[]; paging: Paging };
 
-/** `{ data: T }`: the envelope of endpoints 3, 14 and 16 (decisions §3). */
+/** `{ data: T }`: the envelope of endpoints 3, 14 and 16 (spec §5). */
 export function SingleEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ data: item });
 }
@@ -114,7 +114,7 @@ export interface Page<T, C extends Cursor = Cursor> {
 }
 
 /**
- * Cuts one page out of a stably ordered list (decisions §3 and its Revision 2):
+ * Cuts one page out of a stably ordered list (spec §5 and its Revision 2):
  * `next = min(cursor + pageSize, total)`, `previous = max(cursor - pageSize, 0)`, a cursor
  * at or past `total` gives an empty page; `hasPrevious` iff `cursor > 0`; `hasNext` per
  * `pagingEnd` (`no-content`: iff the page has records, so the last page links to
@@ -159,7 +159,7 @@ export type CursorOf<C extends Cursor> = [C] extends [number] ? number : Cursor;
 
 /**
  * Builds the `paging` object for `page`, given a function that renders the URL of the
- * same request at another cursor (decisions §3). `previous` stays exact: an
+ * same request at another cursor (spec §5). `previous` stays exact: an
  * {@link ExactPaging} (a `bigint` above 2^53 − 1), a {@link Paging} for a page cut at a
  * `number` cursor.
  */
@@ -176,7 +176,7 @@ export function pagingOf<C extends Cursor>(
 }
 
 /**
- * The query string of the same request at another cursor (decisions §3 Revision 2): the
+ * The query string of the same request at another cursor (spec §5 Revision 2): the
  * request's raw query with only `cursor` replaced (appended last when absent); every other
  * parameter keeps its place and its encoding as received. `rawQuery` has no leading `?`;
  * `cursor` is written in decimal with all its digits (a `bigint` above 2^53 − 1).

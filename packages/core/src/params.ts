@@ -5,7 +5,7 @@ import { exactCursor } from './paging.ts';
 import { CalendarDate } from './values.ts';
 
 /**
- * Query parameters, written once (decisions §3, §4): {@link QUERY_PARAMS} holds one zod
+ * Query parameters, written once (spec §5, §6): {@link QUERY_PARAMS} holds one zod
  * schema per parameter, with its wire rule, its default and its description. The endpoint
  * catalogue composes its per-endpoint query schemas from these fields; parsing
  * ({@link parseQuery}), defaults ({@link defaultQueryParams}), the OpenAPI parameters, the
@@ -19,12 +19,12 @@ import { CalendarDate } from './values.ts';
  *   the value.
  */
 
-/** Response formats selected by `rtn` (source: "Common query parameter rtn"; decisions §7). */
+/** Response formats selected by `rtn` (source: "Common query parameter rtn"; spec §8). */
 export const Rtn = z.enum(['json', 'text', 'html']).meta({ id: 'Rtn' });
 export type Rtn = z.infer<typeof Rtn>;
 
 /**
- * A boolean query value: `true`/`false`/`1`/`0` in any case (decisions §4: the public clients
+ * A boolean query value: `true`/`false`/`1`/`0` in any case (spec §6: the public clients
  * send `true`, `True` and `1`). Wire: the string, spelled case by case so that the JSON Schema
  * pattern (which has no `i` flag) says the same; value: the boolean (encoded as `true`/`false`).
  */
@@ -32,14 +32,14 @@ export const BooleanParam = z.codec(
   z
     .string()
     .regex(/^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$/, 'must be true, false, 1 or 0')
-    .meta({ description: 'true, false, 1 or 0, case-insensitive (decisions §4)' }),
+    .meta({ description: 'true, false, 1 or 0, case-insensitive (spec §6)' }),
   z.boolean(),
   { decode: (v) => v === '1' || v.toLowerCase() === 'true', encode: (b) => String(b) },
 );
 
 /**
  * A cursor: `[0-9]+`, a non-negative decimal integer offset; leading zeros allowed and no
- * size limit (decisions §3 Revision 2). Read exactly: a `number` up to
+ * size limit (spec §5 Revision 2). Read exactly: a `number` up to
  * `Number.MAX_SAFE_INTEGER`, a `bigint` above (core's `Cursor`), so the cursor arithmetic
  * (`previous` = cursor − pageSize) is exact for any cursor (docs/spec.md §5).
  */
@@ -61,7 +61,7 @@ export const DateParam = z.codec(CalendarDate, z.string(), {
 
 /**
  * A parameter accepted and then ignored, whatever it holds, even empty or repeated
- * (decisions §3, §4 Revision 2): any string on the wire; a client may give a number, sent in
+ * (spec §5, §6 Revision 2): any string on the wire; a client may give a number, sent in
  * decimal.
  */
 export const IgnoredParam = z.codec(z.string(), z.union([z.string(), z.number()]), {
@@ -71,30 +71,28 @@ export const IgnoredParam = z.codec(z.string(), z.union([z.string(), z.number()]
 
 /**
  * Every query parameter the API knows, once: wire rule, default and description (source:
- * endpoint tables; decisions §3, §4). The key order is the order of {@link PARAM_NAMES}.
+ * endpoint tables; spec §5, §6). The key order is the order of {@link PARAM_NAMES}.
  * `date` is required wherever it is taken (endpoint 14).
  */
 export const QUERY_PARAMS = {
-  rtn: Rtn.default('json').describe('Response format: json, text (TSV) or html (decisions §7)'),
+  rtn: Rtn.default('json').describe('Response format: json, text (TSV) or html (spec §8)'),
   cursor: CursorParam.default(0).describe(
-    'Offset of the first record of the page (decisions §3); ignored where nothing pages',
+    'Offset of the first record of the page (spec §5); ignored where nothing pages',
   ),
   total: IgnoredParam.optional().describe(
-    'Accepted and ignored, whatever it holds (one public client echoes it back; decisions §3)',
+    'Accepted and ignored, whatever it holds (one public client echoes it back; spec §5)',
   ),
   next: IgnoredParam.optional().describe(
-    'Accepted and ignored, whatever it holds (the Node client documents it; decisions §3)',
+    'Accepted and ignored, whatever it holds (the Node client documents it; spec §5)',
   ),
-  start: DateParam.optional().describe(
-    'First UTC day included, YYYY-MM-DD (inclusive; decisions §4)',
-  ),
-  end: DateParam.optional().describe('Last UTC day included, YYYY-MM-DD (inclusive; decisions §4)'),
+  start: DateParam.optional().describe('First UTC day included, YYYY-MM-DD (inclusive; spec §6)'),
+  end: DateParam.optional().describe('Last UTC day included, YYYY-MM-DD (inclusive; spec §6)'),
   isClicked: BooleanParam.default(false).describe('Only tags with uniqueClicks > 0'),
   isUnclicked: BooleanParam.default(false).describe('Only tags with totalClicks = 0'),
   isOpened: BooleanParam.default(false).describe('Only tags with uniqueOpens > 0'),
   isUnopened: BooleanParam.default(false).describe('Only tags with totalOpens = 0'),
   aggregateData: BooleanParam.default(false).describe(
-    'Combine all stats records into one (decisions §3)',
+    'Combine all stats records into one (spec §5)',
   ),
   type: AccountType.optional().describe('Only members of this account type'),
   date: DateParam.describe('The UTC day, YYYY-MM-DD'),
@@ -109,13 +107,13 @@ export const PARAM_NAMES = Object.keys(QUERY_PARAMS) as readonly ParamName[];
 const { rtn, cursor, total, next, isClicked, isUnclicked, isOpened, isUnopened } = QUERY_PARAMS;
 
 /**
- * Parameters every endpoint accepts: `rtn`, `cursor`, and `total`/`next` (decisions §3,
+ * Parameters every endpoint accepts: `rtn`, `cursor`, and `total`/`next` (spec §5,
  * Revision 2: `next` is documented by the original Node client). The catalogue appends them
  * to every endpoint's own parameters.
  */
 export const COMMON_QUERY = { rtn, cursor, total, next };
 
-/** The four tag filters, a conjunction (decisions §4). */
+/** The four tag filters, a conjunction (spec §6). */
 export const TAG_FILTERS = { isClicked, isUnclicked, isOpened, isUnopened };
 
 /** Names of {@link COMMON_QUERY}, in order. */
@@ -160,7 +158,7 @@ export function isRequired(field: z.ZodType): boolean {
 
 /**
  * Parameters accepted on every endpoint and then ignored whatever they hold, even empty or
- * repeated (decisions §3, §4 Revision 2): the public clients echo them back. Derived: the
+ * repeated (spec §5, §6 Revision 2): the public clients echo them back. Derived: the
  * parameters whose schema is {@link IgnoredParam}.
  */
 export const IGNORED_PARAMS: ReadonlySet<string> = new Set<ParamName>(
@@ -195,7 +193,7 @@ export type QueryParams = Parsed<z.output<typeof ANY_QUERY>>;
 
 /**
  * The parsed query of a request that sends no parameters: every default of
- * {@link QUERY_PARAMS} (`rtn` json, `cursor` 0, every boolean false; decisions §3, §4), with
+ * {@link QUERY_PARAMS} (`rtn` json, `cursor` 0, every boolean false; spec §5, §6), with
  * `overrides` applied on top.
  */
 export function defaultQueryParams(overrides: Partial<QueryParams> = {}): QueryParams {
@@ -205,7 +203,7 @@ export function defaultQueryParams(overrides: Partial<QueryParams> = {}): QueryP
 }
 
 /**
- * Why a query value could not be decoded (decisions §4 Revision 3): a `%` not followed by two
+ * Why a query value could not be decoded (spec §6 Revision 3): a `%` not followed by two
  * hex digits (`malformed-escape`), or percent-decoded bytes that are not UTF-8 (`not-utf8`).
  */
 export type UndecodableValue = 'malformed-escape' | 'not-utf8';
@@ -237,7 +235,7 @@ export function decodeFormComponent(raw: string): string | { undecodable: Undeco
 }
 
 /**
- * Splits a raw query string (no leading `?`) into its parameters per decisions §4 Revision 3
+ * Splits a raw query string (no leading `?`) into its parameters per spec §6 Revision 3
  * (`application/x-www-form-urlencoded`): pieces split on `&`; an empty piece (`a=1&&b=2`, a
  * trailing `&`, an empty query) is skipped; a piece without `=` is its name with an empty
  * value (`rtn` is `rtn=`); a piece may have an empty name (`=x`, then unknown to
@@ -285,7 +283,7 @@ function expectation(wire: z.ZodType, reason: string): string {
 }
 
 /**
- * Parses and validates a request's query parameters per decisions §4, with the rules of
+ * Parses and validates a request's query parameters per spec §6, with the rules of
  * {@link QUERY_PARAMS} (the fields the catalogue's query schemas are made of).
  *
  * `entries` are the decoded `[name, value]` pairs in request order (from
@@ -296,7 +294,7 @@ function expectation(wire: z.ZodType, reason: string): string {
  * cursor; an empty value is a bad value; so is a value that could not be decoded, echoed as
  * sent); then `missing_parameter`, and `invalid_range`
  * (`start` after `end`). `total` and `next` are skipped whatever they hold, even empty or
- * repeated (decisions §4 Revision 2). Returns the defaults of every parameter with the sent
+ * repeated (spec §6 Revision 2). Returns the defaults of every parameter with the sent
  * values on top.
  */
 export function parseQuery(entries: Iterable<QueryEntry>, options: ParseQueryOptions): QueryParams {
@@ -355,7 +353,7 @@ export function parseQuery(entries: Iterable<QueryEntry>, options: ParseQueryOpt
 
 /**
  * The {@link QueryParamError} (`missing_parameter`, status 400) for a required parameter
- * `name` that the request did not send (decisions §4); the message names it and says what it
+ * `name` that the request did not send (spec §6); the message names it and says what it
  * is (its description in {@link QUERY_PARAMS}).
  */
 export function missingParameter(name: ParamName): QueryParamError {

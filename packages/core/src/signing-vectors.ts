@@ -1,5 +1,5 @@
 /**
- * Test vectors of request signing (decisions §1), computed independently of this code base
+ * Test vectors of request signing (spec §3), computed independently of this code base
  * with OpenSSL 3.0 and coreutils, never with `signQuery`:
  *
  *   signature     = printf '%s' "$signed" | openssl dgst -sha1 -hmac "$accessKey"
@@ -17,7 +17,7 @@ export interface SigningVector {
   readonly query: string;
   /**
    * The exact string the signature covers: `query` itself (Node/Python clients) or its
-   * percent-decoded form with `+` read as a space (PHP client); both verify (decisions §1).
+   * percent-decoded form with `+` read as a space (PHP client); both verify (spec §3).
    */
   readonly signed: string;
   /** Lowercase hex HMAC-SHA1 of `signed` keyed with `accessKey`. */

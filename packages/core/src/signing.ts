@@ -4,7 +4,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { AuthError } from './errors.ts';
 
 /**
- * Request signing of decisions §1. Pure JavaScript (no Node-only imports), so it also runs
+ * Request signing of spec §3. Pure JavaScript (no Node-only imports), so it also runs
  * in a browser bundle.
  */
 
@@ -21,7 +21,7 @@ export function buildQueryString(params: Iterable<readonly [string, string]>): s
 
 /**
  * The signature of a query string: lowercase hex of HMAC-SHA1 keyed with the access key
- * (UTF-8) over the query string (UTF-8), 40 characters (decisions §1).
+ * (UTF-8) over the query string (UTF-8), 40 characters (spec §3).
  */
 export function signQuery(queryString: string, accessKey: string): string {
   return bytesToHex(hmac(sha1, utf8ToBytes(accessKey), utf8ToBytes(queryString)));
@@ -29,7 +29,7 @@ export function signQuery(queryString: string, accessKey: string): string {
 
 /**
  * The `Authorization` header value: `base64(authId + ":" + hexSignature)`, no scheme prefix
- * (decisions §1). `queryString` has no leading `?`.
+ * (spec §3). `queryString` has no leading `?`.
  */
 export function authorizationHeader(
   authId: string,
@@ -45,12 +45,12 @@ export interface ParsedAuthorization {
   readonly signature: string;
 }
 
-/** The one message of every 401 for a credential that does not verify (decisions §1 Revision 2). */
+/** The one message of every 401 for a credential that does not verify (spec §3 Revision 2). */
 export const BAD_CREDENTIALS_MESSAGE =
   'invalid credentials: unknown authId or a signature that does not match the query string';
 
 /**
- * Decodes an `Authorization` header value (decisions §1 Revision 2): surrounding whitespace
+ * Decodes an `Authorization` header value (spec §3 Revision 2): surrounding whitespace
  * is ignored; the value is strict base64 (padding required) of `authId:hexSignature`, split
  * at the first `:`; both parts non-empty; the signature is 40 hex digits in any case
  * (returned lowercase). Throws {@link AuthError} `missing_header` for `undefined`/empty and
@@ -85,7 +85,7 @@ export function parseAuthorization(header: string | null | undefined): ParsedAut
   return { authId: decoded.slice(0, colon), signature: signature.toLowerCase() };
 }
 
-/** Compares two strings in time that depends only on their lengths (decisions §1). */
+/** Compares two strings in time that depends only on their lengths (spec §3). */
 export function constantTimeEqual(a: string, b: string): boolean {
   const x = utf8ToBytes(a);
   const y = utf8ToBytes(b);
@@ -96,7 +96,7 @@ export function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * The forms of a received query string that a valid signature may cover (decisions §1 and
+ * The forms of a received query string that a valid signature may cover (spec §3 and
  * its Revision 2): the raw string as received, and its percent-decoded form, which decodes
  * `%XX` and reads `+` as a space (PHP's `urldecode`, what the PHP client signs). Invalid
  * percent-encoding yields only the raw form.
@@ -114,7 +114,7 @@ export function signableForms(rawQuery: string): string[] {
 
 /**
  * Checks `signature` (hex, any case) against the raw query string of a request and its
- * percent-decoded form, each compared in constant time (decisions §1). For an unknown
+ * percent-decoded form, each compared in constant time (spec §3). For an unknown
  * authId, call it with a dummy key so both failures take the same time (Revision 2).
  */
 export function verifySignature(rawQuery: string, accessKey: string, signature: string): boolean {

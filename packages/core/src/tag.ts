@@ -12,33 +12,33 @@ export type Recipient = z.infer<typeof Recipient>;
 
 /**
  * The counter object named `stats` inside a tag (source: "Counter object named stats").
- * All counters are non-negative integers; laws between them are in decisions §9.
+ * All counters are non-negative integers; laws between them are in spec §10.
  */
 export const TagCounters = z
   .object({
     totalOpens: Counter.describe(
-      'Open events of the tag (decisions §9 per tag; law REL-TAG-COUNTERS-EVENTS)',
+      'Open events of the tag (spec §10 per tag; law REL-TAG-COUNTERS-EVENTS)',
     ),
     uniqueOpens: Counter.describe(
-      'Distinct recipients with at least one open of the tag; at most totalOpens and the number of recipients, 0 exactly when totalOpens is 0 (decisions §9; laws REL-TAG-COUNTERS-EVENTS, AGG-UNIQUE-LE-TOTAL, AGG-UNIQUE-LE-RECIPIENTS, AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO)',
+      'Distinct recipients with at least one open of the tag; at most totalOpens and the number of recipients, 0 exactly when totalOpens is 0 (spec §10; laws REL-TAG-COUNTERS-EVENTS, AGG-UNIQUE-LE-TOTAL, AGG-UNIQUE-LE-RECIPIENTS, AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO)',
     ),
     totalClicks: Counter.describe(
-      'Click events of the tag; clicks may exist without opens (decisions §9 per tag; law REL-TAG-COUNTERS-EVENTS)',
+      'Click events of the tag; clicks may exist without opens (spec §10 per tag; law REL-TAG-COUNTERS-EVENTS)',
     ),
     uniqueClicks: Counter.describe(
-      'Distinct recipients with at least one click of the tag; at most totalClicks and the number of recipients, 0 exactly when totalClicks is 0 (decisions §9; laws REL-TAG-COUNTERS-EVENTS, AGG-UNIQUE-LE-TOTAL, AGG-UNIQUE-LE-RECIPIENTS, AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO)',
+      'Distinct recipients with at least one click of the tag; at most totalClicks and the number of recipients, 0 exactly when totalClicks is 0 (spec §10; laws REL-TAG-COUNTERS-EVENTS, AGG-UNIQUE-LE-TOTAL, AGG-UNIQUE-LE-RECIPIENTS, AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO)',
     ),
     desktopOpens: Counter.describe(
-      'Open events from device desktop (decisions §8 device classes; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
+      'Open events from device desktop (spec §9 device classes; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
     ),
     mobileOpens: Counter.describe(
-      'Open events from device mobile or tablet; desktopOpens + mobileOpens is at most totalOpens (decisions §8; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
+      'Open events from device mobile or tablet; desktopOpens + mobileOpens is at most totalOpens (spec §9; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
     ),
     desktopClicks: Counter.describe(
-      'Click events from device desktop (decisions §8 device classes; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
+      'Click events from device desktop (spec §9 device classes; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
     ),
     mobileClicks: Counter.describe(
-      'Click events from device mobile or tablet; desktopClicks + mobileClicks is at most totalClicks (decisions §8; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
+      'Click events from device mobile or tablet; desktopClicks + mobileClicks is at most totalClicks (spec §9; laws REL-TAG-COUNTERS-EVENTS, AGG-DEVICE-LE-TOTAL)',
     ),
   })
   .meta({ id: 'TagCounters' });
@@ -63,7 +63,7 @@ export const Tag = z
     subject: z.string().describe('Subject line of the sent message (user content)'),
     dateSent: Timestamp.describe('When the message was sent'),
     recipients: z.array(Recipient).describe('The recipients the message was sent to'),
-    stats: TagCounters.describe("The tag's open and click counters (decisions §9 per tag)"),
+    stats: TagCounters.describe("The tag's open and click counters (spec §10 per tag)"),
   })
   .meta({ id: 'Tag' });
 export type Tag = z.infer<typeof Tag>;

@@ -17,7 +17,7 @@ import { emptyStats, type StatsSummary } from './stats.ts';
 import { type CalendarDate, DAY_MS, formatTimestamp, type Timestamp } from './values.ts';
 
 /**
- * fast-check arbitraries for the domain of decisions §2–§9, exported as
+ * fast-check arbitraries for the domain of spec §4–§10, exported as
  * `@tagtrack/core/testing` and reused by the conformance suite. Every date lies in the
  * years 2000–2100. Datasets are small and referentially consistent (`validateDataset`
  * finds no problem) and exercise the rules' edge cases: several teams, members of every
@@ -76,7 +76,7 @@ export const arbCalendarDate: fc.Arbitrary<CalendarDate> = fc
 const counter = fc.nat({ max: 1_000_000 });
 
 /**
- * A stats summary without `date` (an aggregated record, decisions §3): unique counters
+ * A stats summary without `date` (an aggregated record, spec §5): unique counters
  * never exceed total counters; `dateLastSent` is `null` exactly when `totalSent` is 0.
  */
 export const arbStatsSummary: fc.Arbitrary<StatsSummary> = fc
@@ -101,12 +101,12 @@ export const arbStatsSummary: fc.Arbitrary<StatsSummary> = fc
         },
   );
 
-/** A per-day stats record (decisions §3): at least one tag, `date` = the day of `dateLastSent`. */
+/** A per-day stats record (spec §5): at least one tag, `date` = the day of `dateLastSent`. */
 export const arbDailyStatsSummary: fc.Arbitrary<StatsSummary> = arbStatsSummary
   .filter((s) => s.dateLastSent !== null)
   .map((s) => ({ ...s, date: s.dateLastSent!.slice(0, 10) }));
 
-/** The four tag filters of decisions §4, each absent, false or true. */
+/** The four tag filters of spec §6, each absent, false or true. */
 export const arbTagFilters: fc.Arbitrary<TagFilters> = fc.record(
   {
     isOpened: fc.boolean(),
@@ -238,7 +238,7 @@ const arbEventSpec = fc.record({
 type EventSpec = typeof arbEventSpec extends fc.Arbitrary<infer T> ? T : never;
 
 /**
- * A small consistent dataset (decisions §9 event log): 1–2 teams with 0–3 groups and 1–6
+ * A small consistent dataset (spec §10 event log): 1–2 teams with 0–3 groups and 1–6
  * members each (every account type, with and without group), 0–10 tags with 1–4
  * recipients (repeated and differently spelled emails included), 0–24 opens and 0–16 clicks
  * of recipients, all timestamps within 2000–2100 and events never before their tag's send.
@@ -330,7 +330,7 @@ export const arbDataset: fc.Arbitrary<Dataset> = fc
     };
   });
 
-/** The caller of a member of `dataset` (decisions §2). */
+/** The caller of a member of `dataset` (spec §4). */
 export function callerOfMember(dataset: Dataset, memberID: string): Caller {
   for (const team of dataset.teams) {
     const m = team.members.find((x) => x.memberID === memberID);
@@ -365,7 +365,7 @@ function pathValuesFor(dataset: Dataset): Record<PathParamName, readonly string[
 }
 
 /**
- * A request to any endpoint of the catalogue over `dataset` (decisions §2–§4), in domain
+ * A request to any endpoint of the catalogue over `dataset` (spec §4–§6), in domain
  * terms as `ReportingIndex.answer` and `plainAnswer` take it: path parameters drawn from the
  * dataset's ids and group names (another team's and unknown ones included, rarely absent),
  * and a parsed query whose windows cut through the dataset's days. The query sets only the

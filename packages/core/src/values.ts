@@ -2,7 +2,7 @@ import * as z from 'zod';
 
 /**
  * An RFC 3339 timestamp in UTC with a `Z` suffix, e.g. `2024-03-05T14:22:01Z`
- * (decisions §8). Fractional seconds are accepted, offsets are not.
+ * (spec §9). Fractional seconds are accepted, offsets are not.
  */
 export const Timestamp = z.iso
   .datetime({ offset: false, local: false })
@@ -11,7 +11,7 @@ export type Timestamp = z.infer<typeof Timestamp>;
 
 /**
  * An identifier hash as the conformance suite accepts it: any non-empty string of
- * `[A-Za-z0-9_-]` (decisions §8).
+ * `[A-Za-z0-9_-]` (spec §9).
  */
 export const Id = z
   .string()
@@ -19,12 +19,12 @@ export const Id = z
   .meta({ id: 'Id', description: 'Identifier hash: non-empty string of [A-Za-z0-9_-]' });
 export type Id = z.infer<typeof Id>;
 
-/** An identifier as the reference profile mints it: 24 lowercase hex characters (decisions §8). */
+/** An identifier as the reference profile mints it: 24 lowercase hex characters (spec §9). */
 export const ReferenceId = z.string().regex(/^[0-9a-f]{24}$/, 'a reference id is 24 lowercase hex');
 export type ReferenceId = z.infer<typeof ReferenceId>;
 
 /**
- * A calendar day `YYYY-MM-DD` naming a real day of the years 0001 to 9999 (decisions §3 stats
+ * A calendar day `YYYY-MM-DD` naming a real day of the years 0001 to 9999 (spec §5 stats
  * `date`, §4 `start`/`end`/`date`, Revision 2).
  */
 export const CalendarDate = z.iso
@@ -35,7 +35,7 @@ export type CalendarDate = z.infer<typeof CalendarDate>;
 
 const DECIMAL_RE = /^-?[0-9]+(\.[0-9]+)?$/;
 
-/** A decimal-degrees string in `[-limit, limit]` (decisions §8 Revision 2). */
+/** A decimal-degrees string in `[-limit, limit]` (spec §9 Revision 2). */
 function degrees(limit: number, what: string) {
   return z
     .string()
@@ -45,13 +45,13 @@ function degrees(limit: number, what: string) {
     );
 }
 
-/** Latitude as a decimal string in [-90, 90] (decisions §8 Revision 2). */
+/** Latitude as a decimal string in [-90, 90] (spec §9 Revision 2). */
 export const Latitude = degrees(90, 'latitude').meta({
   id: 'Latitude',
   description: 'Decimal degrees as a string, from -90 to 90',
 });
 
-/** Longitude as a decimal string in [-180, 180] (decisions §8 Revision 2). */
+/** Longitude as a decimal string in [-180, 180] (spec §9 Revision 2). */
 export const Longitude = degrees(180, 'longitude').meta({
   id: 'Longitude',
   description: 'Decimal degrees as a string, from -180 to 180',
@@ -65,7 +65,7 @@ export const DAY_MS = 86_400_000;
 
 /**
  * Formats epoch milliseconds as the profile's timestamp, `YYYY-MM-DDTHH:MM:SSZ` (seconds
- * precision, decisions §8).
+ * precision, spec §9).
  */
 export function formatTimestamp(epochMs: number): Timestamp {
   return `${new Date(epochMs).toISOString().slice(0, 19)}Z`;

@@ -114,7 +114,7 @@ function contactView({ dataset, caller }: Case): ContactView {
   };
 }
 
-describe('records with counters: tags, contacts, stats records (decisions §9)', () => {
+describe('records with counters: tags, contacts, stats records (spec §10)', () => {
   for (const law of COUNTER_LAWS) {
     lawProperty(law, arbCase, function* ({ dataset, caller, window }): Iterable<CountedRecord> {
       const idx = indexOf(dataset);
@@ -137,7 +137,7 @@ describe('records with counters: tags, contacts, stats records (decisions §9)',
   }
 });
 
-describe('daily counts (decisions §9, endpoint 14)', () => {
+describe('daily counts (spec §10, endpoint 14)', () => {
   /** Daily counts of each visible tag on the generated day, the day before it was sent and its event days. */
   const arbDaily = arbDatasetWithCaller.chain((x) =>
     arbDayFor(x.dataset).map((day) => ({ ...x, window: {}, day })),
@@ -169,7 +169,7 @@ describe('daily counts (decisions §9, endpoint 14)', () => {
   }
 });
 
-describe('stats (decisions §3, §9)', () => {
+describe('stats (spec §5, §10)', () => {
   /**
    * The answers to one stats query per subject (the team per account type, each visible
    * group, each visible member) and the tags its members sent in the window.
@@ -305,7 +305,7 @@ describe('stats (decisions §3, §9)', () => {
   }
 });
 
-describe('contacts (decisions §2, §9, §3)', () => {
+describe('contacts (spec §4, §10, §5)', () => {
   for (const law of CONTACT_LAWS) lawProperty(law, arbCase, (c) => [contactView(c)]);
   lawProperty(
     contactsByEmail,
@@ -318,7 +318,7 @@ describe('contacts (decisions §2, §9, §3)', () => {
   );
 });
 
-describe('order of lists (decisions §3)', () => {
+describe('order of lists (spec §5)', () => {
   const arbFiltered = arbCase.chain((c) => arbTagFilters.map((filters) => ({ ...c, filters })));
   for (const law of TAG_LIST_LAWS) {
     lawProperty(law, arbFiltered, ({ dataset, caller, window, filters }) => {
@@ -366,7 +366,7 @@ describe('order of lists (decisions §3)', () => {
   }
 });
 
-describe('two callers of a team (decisions §2)', () => {
+describe('two callers of a team (spec §4)', () => {
   /** The admin of the caller's team as a caller, or undefined when the team has none. */
   function adminOf(dataset: Dataset, caller: Caller): Caller | undefined {
     const team = dataset.teams.find((t) => t.teamID === caller.teamID);

@@ -33,7 +33,7 @@ import { indexOf } from './indexes.ts';
 
 /*
  * The index's answers against the plain rules of rules.ts, method by method, on generated
- * datasets (decisions §2, §3, §4, §8, §9), and the properties of merging, paging and scoping
+ * datasets (spec §4, §5, §6, §9, §10), and the properties of merging, paging and scoping
  * that are no law of LAWS. The laws themselves are stated in aggregate.laws.test.ts; every
  * endpoint's whole answer against plainAnswer in aggregate.oracle.test.ts.
  */
@@ -51,7 +51,7 @@ function teamOf(dataset: Dataset, caller: Caller) {
   return dataset.teams.find((t) => t.teamID === caller.teamID)!;
 }
 
-describe('stats merge (decisions §9)', () => {
+describe('stats merge (spec §10)', () => {
   test.prop([fc.array(arbDailyStatsSummary, { maxLength: 6 })])(
     'merging daily records drops date and sums counters',
     (records) => {
@@ -68,7 +68,7 @@ describe('generated datasets', () => {
   });
 });
 
-describe('per-tag counters (decisions §8, §9)', () => {
+describe('per-tag counters (spec §9, §10)', () => {
   test.prop([arbDatasetWithCaller])(
     'index tags equal renderTag (tagCounters, distinct recipients) of the visible tags',
     ({ dataset, caller }) => {
@@ -77,7 +77,7 @@ describe('per-tag counters (decisions §8, §9)', () => {
   );
 });
 
-describe('daily counts (decisions §9, endpoint 14)', () => {
+describe('daily counts (spec §10, endpoint 14)', () => {
   test.prop([
     arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day }))),
   ])('daily equals dailyCounts', ({ dataset, caller, day }) => {
@@ -90,7 +90,7 @@ describe('daily counts (decisions §9, endpoint 14)', () => {
   });
 });
 
-describe('stats (decisions §3, §9)', () => {
+describe('stats (spec §5, §10)', () => {
   test.prop([arbWithWindow])(
     'team stats equal dailyStatsOfTags of the visible tags in the window, aggregated statsOfTags',
     ({ dataset, caller, window }) => {
@@ -125,7 +125,7 @@ describe('stats (decisions §3, §9)', () => {
   );
 });
 
-describe('tag lists (decisions §3, §4)', () => {
+describe('tag lists (spec §5, §6)', () => {
   test.prop([arbWithWindow.chain((x) => arbTagFilters.map((filters) => ({ ...x, filters })))])(
     'tags = visible tags sent in the window passing the filters, newest first then tagID',
     ({ dataset, caller, window, filters }) => {
@@ -175,7 +175,7 @@ describe('tag lists (decisions §3, §4)', () => {
   );
 });
 
-describe('pagination (decisions §3)', () => {
+describe('pagination (spec §5)', () => {
   test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 20 })])(
     'pages of pageOf concatenate to the whole list with no overlap',
     (records, pageSize) => {
@@ -193,7 +193,7 @@ describe('pagination (decisions §3)', () => {
   );
 });
 
-describe('members (decisions §2, §3, §8)', () => {
+describe('members (spec §4, §5, §9)', () => {
   test.prop([arbDatasetWithCaller])(
     'members = visible members rendered, by lastname, firstname, memberID',
     ({ dataset, caller }) => {
@@ -204,7 +204,7 @@ describe('members (decisions §2, §3, §8)', () => {
   );
 });
 
-describe('events (decisions §3, §4, §9)', () => {
+describe('events (spec §5, §6, §10)', () => {
   test.prop([arbWithWindow])(
     'open and click groups: visible tags in tag order with >= 1 event in the window (by event date), events oldest first',
     ({ dataset, caller, window }) => {
@@ -252,7 +252,7 @@ describe('events (decisions §3, §4, §9)', () => {
   );
 });
 
-describe('contacts (decisions §2, §9)', () => {
+describe('contacts (spec §4, §10)', () => {
   test.prop([arbDatasetWithCaller])(
     'contacts = contactOf each recipient email over the visible tags, by email',
     ({ dataset, caller }) => {
@@ -278,7 +278,7 @@ describe('contacts (decisions §2, §9)', () => {
   );
 });
 
-describe('scoping (decisions §2)', () => {
+describe('scoping (spec §4)', () => {
   test.prop([arbDatasetWithCaller])(
     'no method ever shows anything of another team',
     ({ dataset, caller }) => {

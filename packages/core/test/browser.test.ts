@@ -6,7 +6,7 @@ import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 
 /**
- * Issue 21: `@tagtrack/core` runs in a browser. Its import graph, walked from each entry over
+ * `@tagtrack/core` runs in a browser. Its import graph, walked from each entry over
  * relative imports, names no Node built-in (`node:` or bare), no dataset JSON and no
  * `@tagtrack/dataset` or `@tagtrack/engine`. (apps/client/test/browser-bundle.test.ts bundles
  * it with esbuild for the browser and runs it in Chromium.)

@@ -99,7 +99,7 @@ describe('matchEndpoint', () => {
     expect(matchEndpoint(path)).toBeUndefined();
   });
 
-  it('percent-decodes every segment before matching (decisions §4 Revision 2)', () => {
+  it('percent-decodes every segment before matching (spec §6 Revision 2)', () => {
     expect(matchEndpoint('/%74eams')?.endpoint.id).toBe('teams.list');
     expect(matchEndpoint('/teams/%74ags')?.endpoint.id).toBe('teams.tags');
     expect(matchEndpoint('/%73tats')?.endpoint.id).toBe('stats.team');
@@ -152,7 +152,7 @@ describe('envelopeSchema', () => {
     );
   });
 
-  it('accepts the list and single envelopes of decisions §3 and rejects a bare record', () => {
+  it('accepts the list and single envelopes of spec §5 and rejects a bare record', () => {
     const member = {
       memberID: 'a1',
       firstname: 'A',

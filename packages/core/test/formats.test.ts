@@ -71,7 +71,7 @@ const arbTable = fc.integer({ min: 1, max: 5 }).chain((n) =>
   }),
 );
 
-describe('toTable (decisions §7 flattening)', () => {
+describe('toTable (spec §8 flattening)', () => {
   it('renders members in schema order with empty groupID/groupName when absent', () => {
     const t = toTable(ep('teams.list'), [
       { memberID: 'm1', firstname: 'Ann', lastname: 'Lee', email: 'a@x', accountType: 'admin' },
@@ -352,7 +352,7 @@ describe('html format', () => {
     ).toEqual(['the document declares charset iso-8859-1, not utf-8']);
   });
 
-  it('htmlDocumentProblems accepts every charset form of decisions §7 Revision 2', () => {
+  it('htmlDocumentProblems accepts every charset form of spec §8 Revision 2', () => {
     const table = '<table><tr><th>a</th></tr></table>';
     const forms = [
       `<!DOCTYPE html><meta charset="UTF-8">${table}`,
@@ -424,7 +424,7 @@ describe('html format', () => {
   });
 });
 
-describe('the three formats carry the same records (decisions §7)', () => {
+describe('the three formats carry the same records (spec §8)', () => {
   test.prop([arbEndpointRecords])(
     'toTable(records) equals parseText(renderBody text) and parseHtml(renderBody html)',
     ([e, records]) => {
@@ -449,7 +449,7 @@ describe('the three formats carry the same records (decisions §7)', () => {
     expect(compareTables(a, { columns: ['x', 'y'], rows: [['1', '2']] })).toBeUndefined();
   });
 
-  it('compareTables identifies columns by name (decisions §7 Revision 2: order free)', () => {
+  it('compareTables identifies columns by name (spec §8 Revision 2: order free)', () => {
     const a: Table = { columns: ['x', 'y', 'z'], rows: [['1', '2', '']] };
     // another order, an extra column, and an all-empty column left out: the same table
     expect(compareTables(a, { columns: ['y', 'extra', 'x'], rows: [['2', 'e', '1']] })).toBe(
@@ -481,7 +481,7 @@ describe('the three formats carry the same records (decisions §7)', () => {
     expect(contentTypeMatches('text', undefined)).toBe(false);
   });
 
-  it('uses the content types of decisions §7', () => {
+  it('uses the content types of spec §8', () => {
     expect(CONTENT_TYPES).toEqual({
       json: 'application/json; charset=utf-8',
       text: 'text/plain; charset=utf-8',

@@ -404,7 +404,7 @@ describe('LAWS (docs/spec.md §5, §10)', () => {
     expect(grouped.map((l) => l.id).sort()).toEqual([...ids].sort());
     for (const law of LAWS) {
       expect(law.title.length, law.id).toBeGreaterThan(20);
-      expect(law.clause, law.id).toMatch(/^decisions §\d/);
+      expect(law.clause, law.id).toMatch(/^spec §\d/);
       expect(law.endpoints.length, law.id).toBeGreaterThan(0);
       expect(lawById(law.id)).toBe(law);
     }

@@ -100,7 +100,7 @@ describe('openApiDocument', () => {
     for (const e of ENDPOINT_LIST) {
       const { responses } = doc.paths[e.path].get;
       const statuses = ['200', '400', '401', '404', '405', '429'];
-      // list endpoints also document the 204 of paging end no-content (decisions §3 Revision 2)
+      // list endpoints also document the 204 of paging end no-content (spec §5 Revision 2)
       if (e.response === 'list') statuses.splice(1, 0, '204');
       expect(Object.keys(responses).sort()).toEqual(statuses);
       if (e.response === 'list') expect(responses['204'].headers['X-Total-Count']).toBeDefined();

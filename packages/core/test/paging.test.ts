@@ -19,7 +19,7 @@ function followNext(records: number[], pageSize: number, end: PagingEnd) {
   throw new Error('paging does not end');
 }
 
-describe('paging end (decisions §3 Revision 2)', () => {
+describe('paging end (spec §5 Revision 2)', () => {
   test.prop([arbList, arbPageSize, arbEnd])(
     'following nextURL from cursor 0 gives every record once and ends, in both paging ends',
     (records, pageSize, end) => {
@@ -75,7 +75,7 @@ describe('paging end (decisions §3 Revision 2)', () => {
   });
 });
 
-describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, docs/spec.md §5)', () => {
+describe('cursor arithmetic is exact for any cursor (spec §5 Revision 2, docs/spec.md §5)', () => {
   const arbHuge = fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) - 300n, max: 10n ** 40n });
 
   test.prop([arbList, arbPageSize, arbHuge, arbEnd])(
@@ -117,7 +117,7 @@ describe('cursor arithmetic is exact for any cursor (decisions §3 Revision 2, d
   });
 });
 
-describe('queryWithCursor (decisions §3 Revision 2)', () => {
+describe('queryWithCursor (spec §5 Revision 2)', () => {
   it.each([
     ['', 5, 'cursor=5'],
     ['rtn=text', 250, 'rtn=text&cursor=250'],

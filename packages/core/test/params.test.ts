@@ -4,7 +4,7 @@ import { type EndpointId, endpointById } from '../src/endpoints.ts';
 import { QueryParamError } from '../src/errors.ts';
 import { parseQuery, type QueryParams } from '../src/params.ts';
 
-/** Parses `query` (a raw query string) with the rules of endpoint `id` (decisions §4). */
+/** Parses `query` (a raw query string) with the rules of endpoint `id` (spec §6). */
 function parse(id: EndpointId, query: string): QueryParams {
   const e = endpointById(id);
   return parseQuery(new URLSearchParams(query), {
@@ -38,7 +38,7 @@ describe('defaults', () => {
   });
 });
 
-describe('dates: strict YYYY-MM-DD and a real calendar day (decisions §4)', () => {
+describe('dates: strict YYYY-MM-DD and a real calendar day (spec §6)', () => {
   it.each(['2024-02-29', '2000-02-29', '2023-12-31', '2024-01-01', '0001-01-01', '9999-12-31'])(
     'accepts %s (years 0001 to 9999, Revision 2)',
     (d) => {
@@ -114,7 +114,7 @@ describe('dates: strict YYYY-MM-DD and a real calendar day (decisions §4)', () 
   });
 });
 
-describe('booleans: true/false/1/0 in any case (decisions §4)', () => {
+describe('booleans: true/false/1/0 in any case (spec §6)', () => {
   it.each([
     ['true', true],
     ['false', false],
@@ -148,7 +148,7 @@ describe('booleans: true/false/1/0 in any case (decisions §4)', () => {
   );
 });
 
-describe('enums (decisions §4)', () => {
+describe('enums (spec §6)', () => {
   it.each(['admin', 'manager', 'user'])('type=%s is accepted', (t) => {
     expect(parse('teams.list', `type=${t}`).type).toBe(t);
   });
@@ -167,7 +167,7 @@ describe('enums (decisions §4)', () => {
   });
 });
 
-describe('unknown and repeated parameters (decisions §4)', () => {
+describe('unknown and repeated parameters (spec §6)', () => {
   it('an unknown parameter (typo isOpen) is 400 and the message lists the allowed names', () => {
     const err = errorOf(() => parse('teams.tags', 'isOpen=true'));
     expect(err).toMatchObject({ code: 'unknown_parameter', parameter: 'isOpen', statusCode: 400 });
@@ -187,7 +187,7 @@ describe('unknown and repeated parameters (decisions §4)', () => {
   });
 });
 
-describe('cursor and total (decisions §3)', () => {
+describe('cursor and total (spec §5)', () => {
   it.each([
     ['0', 0],
     ['250', 250],

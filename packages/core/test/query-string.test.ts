@@ -5,7 +5,7 @@ import { decodeFormComponent, parseQuery, parseQueryString } from '../src/params
 import { buildQueryString } from '../src/signing.ts';
 
 /*
- * The query string as application/x-www-form-urlencoded (decisions §4 Revision 3): how
+ * The query string as application/x-www-form-urlencoded (spec §6 Revision 3): how
  * parseQueryString splits and decodes it, and how parseQuery judges an undecodable value.
  */
 
@@ -15,7 +15,7 @@ const arbPairs = fc.array(
   { maxLength: 6 },
 );
 
-describe('parseQueryString (decisions §4 Revision 3)', () => {
+describe('parseQueryString (spec §6 Revision 3)', () => {
   test.prop([arbPairs])(
     'parseQueryString(buildQueryString(pairs)) gives back the pairs, in order',
     (pairs) => {
@@ -78,7 +78,7 @@ describe('parseQueryString (decisions §4 Revision 3)', () => {
   });
 });
 
-describe('parseQuery on undecodable values (decisions §4 Revision 3)', () => {
+describe('parseQuery on undecodable values (spec §6 Revision 3)', () => {
   const parse = (raw: string) =>
     parseQuery(parseQueryString(raw), { allowed: ['rtn', 'start', 'total', 'next'] });
   const error = (raw: string) => {

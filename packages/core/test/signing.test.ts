@@ -18,7 +18,7 @@ import { SIGNING_VECTORS } from '../src/signing-vectors.ts';
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 
-describe('signing test vectors (computed with openssl, decisions §1)', () => {
+describe('signing test vectors (computed with openssl, spec §3)', () => {
   it.each(SIGNING_VECTORS)('signQuery: $name', (v) => {
     expect(signQuery(v.signed, v.accessKey)).toBe(v.signature);
   });
@@ -88,7 +88,7 @@ describe('buildQueryString', () => {
   );
 });
 
-describe('parseAuthorization errors (decisions §1: 401)', () => {
+describe('parseAuthorization errors (spec §3: 401)', () => {
   const cases: [string, string | undefined, RegExp][] = [
     ['missing (undefined)', undefined, /missing Authorization header/],
     ['missing (empty)', '', /missing Authorization header/],
@@ -125,7 +125,7 @@ describe('parseAuthorization errors (decisions §1: 401)', () => {
       authId: 'ab',
       signature: sig,
     });
-    // an authId never contains a colon (decisions §1 Revision 2): split at the first one
+    // an authId never contains a colon (spec §3 Revision 2): split at the first one
     expect(() => parseAuthorization(b64(`a:b:${sig}`))).toThrow(/not 40 hex/);
   });
 });

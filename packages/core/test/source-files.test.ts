@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 /**
- * Issue 21: no source file of the workspace is over {@link MAX_LINES} lines; a file that
+ * No source file of the workspace is over {@link MAX_LINES} lines; a file that
  * grows past it is split by concern (a thin public file plus its internals in a folder of
  * its name, e.g. `builder.ts` + `builder/`). Reads every `.ts`/`.tsx`/`.js`/`.mjs` file under
  * `packages/*\/src`, `apps/*\/src` and `conformance/src`.

@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { CalendarDate, Latitude, Longitude, Timestamp } from '../src/values.ts';
 
-describe('latitude and longitude (decisions §8 Revision 2)', () => {
+describe('latitude and longitude (spec §9 Revision 2)', () => {
   it.each(['0', '-90', '90', '89.999999', '-33.8688', '90.0'])('latitude %j is valid', (v) => {
     expect(Latitude.safeParse(v).success).toBe(true);
   });
@@ -26,7 +26,7 @@ describe('latitude and longitude (decisions §8 Revision 2)', () => {
   );
 });
 
-describe('timestamps and calendar days (decisions §4, §8 Revision 2)', () => {
+describe('timestamps and calendar days (spec §6, §9 Revision 2)', () => {
   it.each(['2024-03-05T14:22:01Z', '2024-03-05T14:22:01.5Z', '2024-03-05T14:22:01.000Z'])(
     '%j is a timestamp (fractional seconds allowed)',
     (v) => {

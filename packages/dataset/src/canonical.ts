@@ -25,7 +25,7 @@ export interface CanonicalCredential {
 /**
  * Every credential of the canonical dataset (12: six per team), team by team, each team's
  * members in dataset order by account type (admin, managers, users), labelled by team, account
- * type and group (decisions §1, §2):
+ * type and group (spec §3, §4):
  * - `team<N>-<accountType>`: the team's admin; its first manager WITH a group; its first user
  *   in a group (the three demo credentials of a team, labels unchanged since 0.1);
  * - `team<N>-<accountType>-nogroup`: a manager or user without a group;

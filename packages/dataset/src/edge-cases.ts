@@ -3,7 +3,7 @@ import { normaliseEmail } from '@tagtrack/core';
 import { Prng } from './prng.ts';
 
 /**
- * Rules of decisions Revision 2 that a generated dataset does not exercise by chance, added to
+ * Rules of profile Revision 2 (docs/spec.md §12) that a generated dataset does not exercise by chance, added to
  * the canonical dataset by {@link withEdgeCases}.
  */
 export const EDGE_CASES = [

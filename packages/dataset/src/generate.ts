@@ -90,7 +90,7 @@ export function generatedContact(rng: Prng, i: number): GeneratedContact {
  * `YYYY-MM-DDTHH:MM:SSZ`), with details as {@link generateDataset} draws them: the contact's
  * device 75% of the time, its home location 85% (a proxy location for most unknown devices),
  * an agent of the device class, and 5% of emails respelt (case, surrounding whitespace: the
- * same contact after trim + lowercase, decisions §9).
+ * same contact after trim + lowercase, spec §10).
  */
 export function generatedEvent(
   rng: Prng,
@@ -150,7 +150,7 @@ function repeatCount(rng: Prng, rate: number, cap: number): number {
   return n;
 }
 
-/** The email as an event may carry it: same contact after trim + lowercase (decisions §9). */
+/** The email as an event may carry it: same contact after trim + lowercase (spec §10). */
 function emailVariant(rng: Prng, email: string): string {
   switch (rng.int(5)) {
     case 0:
@@ -174,7 +174,7 @@ function fillSubject(rng: Prng, template: string): string {
     .replace('{q}', String(rng.between(1, 4)));
 }
 
-/** Mints 24-lowercase-hex ids (decisions §8) from the generator, never repeating one. */
+/** Mints 24-lowercase-hex ids (spec §9) from the generator, never repeating one. */
 class IdMinter {
   readonly #seen = new Set<string>();
   constructor(private readonly rng: Prng) {}
@@ -215,7 +215,7 @@ function numbered(names: readonly string[], i: number): string {
 }
 
 /**
- * Generates a referentially consistent {@link Dataset} (decisions §9 event log), fully
+ * Generates a referentially consistent {@link Dataset} (spec §10 event log), fully
  * determined by `seed` and `scale` (same inputs, deep-equal output, on any engine).
  *
  * The dataset has `scale.teams` teams with groups and members of all three account types
@@ -225,7 +225,7 @@ function numbered(names: readonly string[], i: number): string {
  * events strictly after their tag's `dateSent`, some on later days, with repeat opens, clicks
  * without opens, all four device classes, locations from {@link LOCATIONS}, and some event
  * emails differing from the recipient's in case or surrounding whitespace. Ids are 24 lowercase
- * hex (decisions §8); timestamps are `YYYY-MM-DDTHH:MM:SSZ`.
+ * hex (spec §9); timestamps are `YYYY-MM-DDTHH:MM:SSZ`.
  * Events are listed per tag and recipient, not in date order.
  * Throws `RangeError` for a seed that is not a safe integer or an invalid scale.
  */

@@ -25,7 +25,7 @@ export function datasetJsonSchema(): JsonSchemaDocument {
   return withTitle(
     Dataset,
     'tagtrack dataset',
-    'The event log every answer of the Tag Tracking Reporting API is computed from (tagtrack/v1, decisions §9): teams with groups and members, tags with recipients, opens, clicks, credentials.',
+    'The event log every answer of the Tag Tracking Reporting API is computed from (tagtrack/v1, spec §10): teams with groups and members, tags with recipients, opens, clicks, credentials.',
   );
 }
 

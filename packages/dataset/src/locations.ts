@@ -3,7 +3,7 @@ import type { Device } from '@tagtrack/core';
 /**
  * Where an event came from, as the event detail fields carry it (source: "Click detail fields
  * and open detail fields"): `counry` keeps the source's spelling; `latitude` and `longitude`
- * are decimal degrees as strings (decisions §8).
+ * are decimal degrees as strings (spec §9).
  */
 export interface GeoLocation {
   readonly counry: string;
@@ -144,14 +144,14 @@ export const PROXY_LOCATION: GeoLocation = {
   longitude: '-122.0841',
 };
 
-/** An operating system and browser pair as event details carry them (free strings, decisions §8). */
+/** An operating system and browser pair as event details carry them (free strings, spec §9). */
 export interface Agent {
   readonly os: string;
   readonly browser: string;
 }
 
 /**
- * Plausible `os`/`browser` pairs per device class (decisions §8). `unknown` stands for image
+ * Plausible `os`/`browser` pairs per device class (spec §9). `unknown` stands for image
  * proxies and unparseable user agents, including empty strings.
  */
 export const AGENTS: Readonly<Record<Device, readonly Agent[]>> = {

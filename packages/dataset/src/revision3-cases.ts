@@ -7,18 +7,18 @@ export const REVISION_3_CASES = [
 ] as const;
 
 /**
- * `dataset` (the canonical one, say) plus the two cases of decisions Revision 3
+ * `dataset` (the canonical one, say) plus the two cases of profile Revision 3 (docs/spec.md §12)
  * ({@link REVISION_3_CASES}) that the canonical dataset does not hold, for the fault and
  * variant matrices of those rules (the canonical dataset itself stays as it is: its figures
  * are fixture expectations elsewhere). Both cases are on the first team, whose admin is the
  * blind-mode credential of the matrices, so blind mode sees them too:
  *
- * 1. **Equal `dateSent`** (decisions §3 Revision 3: order by the values as shown). Two tags of
+ * 1. **Equal `dateSent`** (spec §5 Revision 3: order by the values as shown). Two tags of
  *    one member are sent at the same second: the later-sent one takes the earlier one's
  *    `dateSent` (its events stay after it). The pair is chosen so that the tag later in the
  *    dataset has the greater `tagID`: an implementation that breaks the tie by storage order
  *    (newest stored first, as the fault `order-hidden-subsecond` does) leaves `tagID` order.
- * 2. **A recipient listed twice with events** (decisions §8 Revision 3: an event's recipient
+ * 2. **A recipient listed twice with events** (spec §9 Revision 3: an event's recipient
  *    is named by the tag's first entry with its normalised email). On a tag with an open,
  *    the opener's entry is re-spelled (upper case, surrounding spaces) and a second entry of
  *    the same email, in its normalised spelling and with another name, is appended.

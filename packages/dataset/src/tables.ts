@@ -22,7 +22,7 @@ const Position = z.int().nonnegative();
 export const TeamRow = z.object({ teamID: Id, name: z.string() }).meta({ id: 'TeamRow' });
 export type TeamRow = z.infer<typeof TeamRow>;
 
-/** A group of a team; `groupID` is unique within its team only (decisions §2). */
+/** A group of a team; `groupID` is unique within its team only (spec §4). */
 export const GroupRow = z
   .object({ teamID: Id, groupID: Id, groupName: z.string().min(1) })
   .meta({ id: 'GroupRow' });
@@ -42,7 +42,7 @@ export const MemberRow = z
   .meta({ id: 'MemberRow' });
 export type MemberRow = z.infer<typeof MemberRow>;
 
-/** A credential pair and the member it belongs to (decisions §1). */
+/** A credential pair and the member it belongs to (spec §3). */
 export const CredentialRow = z
   .object({ authId: z.string().min(1), accessKey: z.string().min(1), memberID: Id })
   .meta({ id: 'CredentialRow' });
@@ -63,7 +63,7 @@ export type RecipientRow = z.infer<typeof RecipientRow>;
 /**
  * An open or click event; `position` is its 0-based place in the dataset's `opens` (`clicks`)
  * list, its primary key. `email` is the recipient as the event carries it (matched to the
- * tag's recipients after trimming and lowercasing: decisions §9).
+ * tag's recipients after trimming and lowercasing: spec §10).
  */
 export const EventRow = z
   .object({

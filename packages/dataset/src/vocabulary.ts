@@ -76,7 +76,7 @@ export const TEAM_NAMES: readonly string[] = [
 
 /**
  * Group names. Teams reuse the same names, so a group name alone does not identify a group
- * across teams (decisions §2, §4: the group segment resolves within the caller's team). Names
+ * across teams (spec §4, §6: the group segment resolves within the caller's team). Names
  * contain spaces, non-ASCII letters and an ampersand to exercise path encoding.
  */
 export const GROUP_NAMES: readonly string[] = [

@@ -1,9 +1,9 @@
 import { DAY_MS, type Dataset, normaliseEmail } from '@tagtrack/core';
 import { MAX_EVENT_DELAY_DAYS } from '../src/scales.ts';
 
-/** The reference profile's id shape (decisions §8). */
+/** The reference profile's id shape (spec §9). */
 export const REFERENCE_ID = /^[0-9a-f]{24}$/;
-/** `YYYY-MM-DDTHH:MM:SSZ`, seconds precision (decisions §8). */
+/** `YYYY-MM-DDTHH:MM:SSZ`, seconds precision (spec §9). */
 export const SECONDS_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 /**

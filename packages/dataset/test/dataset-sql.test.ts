@@ -27,7 +27,7 @@ import {
 /*
  * The SQL form of the fixture loaded into real engines: PostgreSQL (PGlite, PostgreSQL 18
  * compiled to WebAssembly) and SQLite (sql.js, SQLite compiled to WebAssembly). Two counters
- * computed by SQL over the loaded tables must equal the oracle's (plainAnswer, decisions §9).
+ * computed by SQL over the loaded tables must equal the oracle's (plainAnswer, spec §10).
  */
 
 const TIMEOUT = { timeout: 180_000 };

@@ -1,6 +1,6 @@
 -- tagtrack SQL engine, file 10: text as the profile compares it (docs/spec.md §3, §9, §10).
 --
--- * Order is by UTF-16 code units (decisions §3), the order of JavaScript's `<`. COLLATE "C"
+-- * Order is by UTF-16 code units (spec §5), the order of JavaScript's `<`. COLLATE "C"
 --   orders by UTF-8 bytes, which is code-point order: the same except that a character at or
 --   above U+10000 sorts after U+E000..U+FFFF in code points but before them in code units.
 --   tagtrack_utf16_key gives a bytea whose byte order is code-unit order. Ids are ASCII
@@ -26,14 +26,14 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   FROM (SELECT i, ascii(substr(s, i, 1)) AS cp FROM generate_series(1, length(s)) AS i) AS chars
 $$;
 
--- A timestamp as the profile writes it (decisions §8): YYYY-MM-DDTHH:MM:SSZ, in UTC, the
+-- A timestamp as the profile writes it (spec §9): YYYY-MM-DDTHH:MM:SSZ, in UTC, the
 -- sub-second part dropped.
 CREATE OR REPLACE FUNCTION tagtrack_timestamp(ts timestamptz) RETURNS text
 LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
   SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
 $$;
 
--- Midnight UTC starting day d: day windows are whole UTC days (decisions §4).
+-- Midnight UTC starting day d: day windows are whole UTC days (spec §6).
 CREATE OR REPLACE FUNCTION tagtrack_day_start(d date) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
   SELECT d::timestamp AT TIME ZONE 'UTC'
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_email_keys (
 );
 CREATE INDEX IF NOT EXISTS tagtrack_email_keys_key ON tagtrack_email_keys (email_key);
 
--- Every contact key: its contact id (decisions §8, §9: also the recipientID of events) and
+-- Every contact key: its contact id (spec §9, §10: also the recipientID of events) and
 -- its place in email order (code units).
 CREATE TABLE IF NOT EXISTS tagtrack_contact_ids (
   email_key text PRIMARY KEY,
@@ -69,7 +69,7 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
         FROM (SELECT tagtrack_imul32(h # (h >> 16), 2246822507) AS h2) AS a) AS b
 $$;
 
--- The contact id of a contact key (decisions §8, §9), exactly core's contactIdOfNormalised:
+-- The contact id of a contact key (spec §9, §10), exactly core's contactIdOfNormalised:
 -- three 32-bit FNV-1a lanes over the key's UTF-16 code units, each finished by murmur3's
 -- finaliser, 24 hex digits. The engine computes ids in JavaScript when it loads; this is
 -- what the upkeep of file 35 uses for an email it has never seen (a vendor's own INSERT).

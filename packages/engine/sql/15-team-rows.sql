@@ -1,6 +1,6 @@
 -- tagtrack SQL engine, file 15: the dataset's tags, recipients and events, each with its team.
 --
--- A tag's team is its sender's (decisions §2); recipients and events belong to their tag's.
+-- A tag's team is its sender's (spec §4); recipients and events belong to their tag's.
 -- Every counter table (file 30) and every request (files 40 to 80) names the team, and reads
 -- the dataset's tag tables only through these four views, so that on a database sharded by
 -- team (docs/sql.md §5: Citus, sql/citus/layout.sql) every query names the shard it reads.

@@ -1,4 +1,4 @@
--- tagtrack SQL engine, file 20: who sees what (decisions §2; docs/spec.md §5).
+-- tagtrack SQL engine, file 20: who sees what (spec §4; docs/spec.md §5).
 --
 -- A caller is the member of a credential. Nothing of another team is visible. An admin sees
 -- the whole team; a manager the members of the manager's group and self (self only without
@@ -28,10 +28,10 @@ BEGIN
 END
 $$;
 
--- The groupID a path segment names for the caller (decisions §4 Revision 2): an exact
+-- The groupID a path segment names for the caller (spec §6 Revision 2): an exact
 -- groupID first, else an exact, case-sensitive groupName, the lowest groupID (code units)
 -- when several groups share it. NULL when none is visible. The groups the caller sees
--- (decisions §2 Revision 2): an admin every group of the team, others the groups with at
+-- (spec §4 Revision 2): an admin every group of the team, others the groups with at
 -- least one member visible to them.
 CREATE OR REPLACE FUNCTION tagtrack_resolve_group(team text, caller text, segment text)
 RETURNS text

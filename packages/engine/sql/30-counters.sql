@@ -1,5 +1,5 @@
 -- tagtrack SQL engine, file 30: the counters, materialised after every load
--- (decisions §8, §9; docs/spec.md §9). tagtrack_refresh() recomputes all of them from the
+-- (spec §9, §10; docs/spec.md §9). tagtrack_refresh() recomputes all of them from the
 -- eight tables; the engine calls it after filling tagtrack_email_keys and
 -- tagtrack_contact_ids (file 10). Requests then read these tables and never count events.
 
@@ -7,7 +7,7 @@
 -- their indexes; where text orders a list, the query says COLLATE "C" (code units for the
 -- ASCII ids; file 10).
 
--- Event lists read a tag's events by date (decisions §3: oldest first).
+-- Event lists read a tag's events by date (spec §5: oldest first).
 CREATE INDEX IF NOT EXISTS tagtrack_opens_tag_date ON opens ("tagID", date);
 CREATE INDEX IF NOT EXISTS tagtrack_clicks_tag_date ON clicks ("tagID", date);
 
@@ -16,7 +16,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_clicks_tag_date ON clicks ("tagID", date);
 -- team's tags and events; the refresh joins on the team too, so each join stays on a shard.
 
 -- One row per tag: its sender, team, the dateSent a response shows (to the second; it orders
--- tags: decisions §3 Revision 3), its UTC day, and the eight counters of decisions §9:
+-- tags: spec §5 Revision 3), its UTC day, and the eight counters of spec §10:
 -- totalOpens = its opens; uniqueOpens = distinct contacts with an open; likewise clicks;
 -- desktop = device 'desktop'; mobile = device 'mobile' or 'tablet'.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
@@ -38,10 +38,10 @@ CREATE TABLE IF NOT EXISTS tagtrack_tag_counters (
 
 -- One row per scope (file 20) and tag visible in it: the team's, the sender's group's (when
 -- the sender has a group) and the sender's own. A caller's tags are one scope's rows, read in
--- tag order (newest shown dateSent first, then tagID: decisions §3 Revision 3) straight
+-- tag order (newest shown dateSent first, then tagID: spec §5 Revision 3) straight
 -- from the index, so a page costs its size plus its offset, never a sort of the whole list.
--- opened and clicked say whether the tag has an open (a click): what the filters of decisions
--- §4 and the event lists ask (uniqueOpens > 0 exactly when totalOpens > 0). The index holds
+-- opened and clicked say whether the tag has an open (a click): what the filters of spec
+-- §6 and the event lists ask (uniqueOpens > 0 exactly when totalOpens > 0). The index holds
 -- them, so a page, its offset and the list's length are read from the index alone.
 CREATE TABLE IF NOT EXISTS tagtrack_tag_scopes (
   "teamID" text NOT NULL,
@@ -57,7 +57,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_tag_scopes_order
 
 -- One row per tag and contact it was sent to: the first recipient entry with that contact
 -- (name and email as written, position), and the contact's events on the tag. Tags list
--- these rows as their distinct recipients (decisions §3 Revision 2); contacts sum them.
+-- these rows as their distinct recipients (spec §5 Revision 2); contacts sum them.
 CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
   "teamID" text NOT NULL,
   "tagID" text NOT NULL,
@@ -77,7 +77,7 @@ CREATE TABLE IF NOT EXISTS tagtrack_contact_tags (
 );
 
 -- One row per scope and contact: the contact record over the tags visible in that scope
--- (decisions §9): totalSent = tags sent to it; totals = its events on them; unique = how many
+-- (spec §10): totalSent = tags sent to it; totals = its events on them; unique = how many
 -- of them it opened (clicked); dateLastSent = the latest; name = its name on the first of
 -- them in tag order. Scopes (file 20, tagtrack_scope): 'team:T' (an admin), 'group:T:G' (a
 -- manager with a group), 'member:M' (everyone else).
@@ -106,7 +106,7 @@ CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_order
 CREATE INDEX IF NOT EXISTS tagtrack_contact_scopes_id
   ON tagtrack_contact_scopes ("teamID", scope, contact_id);
 
--- One row per member and UTC day with tags: the stats of decisions §9 over that day's tags
+-- One row per member and UTC day with tags: the stats of spec §10 over that day's tags
 -- (totalSent, sums of the per-tag counters, the latest dateSent shown). Stats of a team, a
 -- group or a member come from their sums by scope (tagtrack_scope_days).
 CREATE TABLE IF NOT EXISTS tagtrack_member_days (
@@ -358,7 +358,7 @@ BEGIN
 END
 $$;
 
--- The rules of the data that the tables' constraints cannot state (decisions §9; the
+-- The rules of the data that the tables' constraints cannot state (spec §10; the
 -- in-memory engine refuses a dataset that breaks them): every event's email is a recipient of
 -- its tag (compared as contacts), and no event is dated before its tag was sent. One line
 -- per broken rule, with a count and an example; no row when the data holds. Run after

@@ -12,7 +12,7 @@
 -- tagtrack_refresh() (disable the triggers for it: ALTER TABLE … DISABLE TRIGGER USER, or
 -- session_replication_role = replica).
 --
--- Two rules of the data that no constraint states (decisions §9; tagtrack_data_problems) are
+-- Two rules of the data that no constraint states (spec §10; tagtrack_data_problems) are
 -- enforced here: an event's email must be, as a contact, a recipient of its tag, and an event
 -- must not be dated before its tag was sent. A row breaking them is refused (SQLSTATE 23514,
 -- check_violation), so the counters never hold what the full refresh would refuse.
@@ -56,7 +56,7 @@ BEGIN
 END
 $$;
 
--- A recipient entry of a tag (decisions §3 Revision 2, §9). The first entry of a contact on
+-- A recipient entry of a tag (spec §5 Revision 2, §9). The first entry of a contact on
 -- the tag adds its (tag, contact) row and one more tag sent to the contact in the sender's
 -- scopes, whose dateLastSent and name follow the tag when it comes first in tag order
 -- (newest shown dateSent, then tagID). A later entry of the same contact changes nothing,

@@ -1,9 +1,9 @@
--- tagtrack SQL engine, file 40: members (endpoints 1, 3, 5; decisions §2, §3, §8).
+-- tagtrack SQL engine, file 40: members (endpoints 1, 3, 5; spec §4, §5, §9).
 --
 -- Members the caller sees, optionally of one account type and one group, in member order
--- (decisions §3): lastname, firstname (code units), then memberID. groupName comes from the
+-- (spec §5): lastname, firstname (code units), then memberID. groupName comes from the
 -- member's group; a member without a group has NULL groupID and groupName here, which the
--- response omits or sends as '' (profile option memberWithoutGroup, decisions §8).
+-- response omits or sends as '' (profile option memberWithoutGroup, spec §9).
 -- lim NULL means all; off skips that many records (the page's cursor).
 CREATE OR REPLACE FUNCTION tagtrack_members(team text, caller text, account_type text,
                                             group_id text, member_id text,

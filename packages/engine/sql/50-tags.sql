@@ -1,12 +1,12 @@
--- tagtrack SQL engine, file 50: tags (endpoints 2 and 4; decisions §3, §4, §9).
+-- tagtrack SQL engine, file 50: tags (endpoints 2 and 4; spec §5, §6, §10).
 --
 -- The tags of visible members (or of one member, endpoint 4), sent in the day window
 -- (the dateSent shown lies in it: the day of an instant and of its second are the same)
--- [start_day, end_day] (either bound NULL: open), kept by the filters of decisions §4 (a
+-- [start_day, end_day] (either bound NULL: open), kept by the filters of spec §6 (a
 -- conjunction: isOpened uniqueOpens > 0, isUnopened totalOpens = 0, isClicked
 -- uniqueClicks > 0, isUnclicked totalClicks = 0), newest first by the dateSent shown, then
--- tagID (decisions §3 Revision 3). recipients: each contact once, the first entry's name and
--- email as written, in list order (decisions §3 Revision 2). Counters: file 30.
+-- tagID (spec §5 Revision 3). recipients: each contact once, the first entry's name and
+-- email as written, in list order (spec §5 Revision 2). Counters: file 30.
 -- Every function takes the caller's team first and reads that team's rows only (docs/sql.md
 -- §5); the scope is found first (file 20), in a statement of its own.
 -- The scope a list of tags reads: the caller's (endpoint 2) or one member's (endpoint 4, once

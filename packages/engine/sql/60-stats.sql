@@ -1,4 +1,4 @@
--- tagtrack SQL engine, file 60: stats (endpoints 6, 7, 8, 13; decisions §3, §9).
+-- tagtrack SQL engine, file 60: stats (endpoints 6, 7, 8, 13; spec §5, §10).
 --
 -- The subject's tags sent in the day window, as per-day records (one per UTC day with at
 -- least one tag, oldest first) or, with aggregateData, one record (the empty record, with

@@ -1,4 +1,4 @@
--- tagtrack SQL engine, file 70: opens and clicks (endpoints 9-12, 14; decisions §3, §4,
+-- tagtrack SQL engine, file 70: opens and clicks (endpoints 9-12, 14; spec §5, §6,
 -- §8, §9).
 --
 -- An event as the API lists it: its date (openDate or clickDate, shown to the second), then
@@ -64,7 +64,7 @@ $$;
 -- The visible tags, in tag order, with at least one event of the kind in the window: the
 -- groups of endpoints 9 and 11 (a tag without such an event is left out), a page of them
 -- (lim, off) each with its events in the window (oldest first). No event precedes its tag
--- (decisions §9; refused at refresh): a tag shown after the window has none in it.
+-- (spec §10; refused at refresh): a tag shown after the window has none in it.
 CREATE OR REPLACE FUNCTION tagtrack_event_groups(team text, caller text, event_kind text,
                                                  start_day date, end_day date,
                                                  lim bigint, off bigint)

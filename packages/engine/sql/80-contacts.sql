@@ -1,4 +1,4 @@
--- tagtrack SQL engine, file 80: contacts (endpoints 15, 16, 17; decisions §2, §3, §9).
+-- tagtrack SQL engine, file 80: contacts (endpoints 15, 16, 17; spec §4, §5, §10).
 --
 -- The contacts of the caller's visible tags in email order (code units), each with the
 -- counters over the visible tags (file 30 materialises one row per scope and contact).

@@ -18,7 +18,7 @@ export interface OpenEngineOptions {
    * already there. PGlite starts empty, so it needs one.
    */
   readonly load?: Dataset | undefined;
-  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (decisions §8). */
+  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (spec §9). */
   readonly memberWithoutGroup?: MemberWithoutGroup | undefined;
 }
 

@@ -19,7 +19,7 @@ import { buildIndex } from '../src/memory/build.ts';
 
 /*
  * A tiny dataset whose every expected number below was computed by hand from the rules of
- * decisions §2, §3, §8, §9 (not copied from the code's output).
+ * spec §4, §5, §9, §10 (not copied from the code's output).
  *
  * Team T1: groups G1 "Sales" (A admin, MGR manager, U1 user), G2 "Ops" (M2 manager),
  * U2 user without group. Team T2: X admin.
@@ -177,7 +177,7 @@ const caller = (memberID: string): Caller => index.callerOf(memberID)!;
 const admin = caller('A');
 const ids = (records: readonly { tagID: string }[] | undefined) => records?.map((r) => r.tagID);
 
-describe('tiny dataset: per-tag counters (decisions §8, §9)', () => {
+describe('tiny dataset: per-tag counters (spec §9, §10)', () => {
   const byId = new Map(index.tags(admin, {})!.map((t) => [t.tagID, t.stats]));
   it('t1: repeat opens count once in unique, tablet is mobile, click without open counts', () => {
     expect(byId.get('t1')).toEqual({
@@ -211,7 +211,7 @@ describe('tiny dataset: per-tag counters (decisions §8, §9)', () => {
   });
 });
 
-describe('tiny dataset: tag lists (decisions §3, §4)', () => {
+describe('tiny dataset: tag lists (spec §5, §6)', () => {
   it('newest dateSent first, other team never shown', () => {
     expect(ids(index.tags(admin, {}))).toEqual(['t3', 't4', 't2', 't1']);
     expect(ids(index.tags(caller('X'), {}))).toEqual(['x1']);
@@ -247,7 +247,7 @@ describe('tiny dataset: tag lists (decisions §3, §4)', () => {
   });
 });
 
-describe('tiny dataset: members (decisions §2, §3, §8)', () => {
+describe('tiny dataset: members (spec §4, §5, §9)', () => {
   it('sorted by lastname, firstname, memberID; groupName from the group; no group omitted', () => {
     const members = index.members(admin);
     expect(members.map((m) => m.lastname)).toEqual(['Admin', 'Manager', 'Nogroup', 'Ops', 'User']);
@@ -318,7 +318,7 @@ describe('tiny dataset: members (decisions §2, §3, §8)', () => {
   });
 });
 
-describe('tiny dataset: stats (decisions §3, §9)', () => {
+describe('tiny dataset: stats (spec §5, §10)', () => {
   it('one record per UTC day of dateSent, oldest first, with date', () => {
     expect(index.stats(admin, { subject: { kind: 'team' } })).toEqual([
       {
@@ -428,7 +428,7 @@ describe('tiny dataset: stats (decisions §3, §9)', () => {
   });
 });
 
-describe('tiny dataset: events (decisions §3, §4, §9)', () => {
+describe('tiny dataset: events (spec §5, §6, §10)', () => {
   it('open groups by tag order, events oldest first, window by the event date', () => {
     const all = index.openGroups(admin, {});
     expect(all.map((g) => [g.tagID, g.opens.map((o) => o.details.openDate)])).toEqual([
@@ -491,7 +491,7 @@ describe('tiny dataset: events (decisions §3, §4, §9)', () => {
   });
 });
 
-describe('tiny dataset: contacts (decisions §2, §9)', () => {
+describe('tiny dataset: contacts (spec §4, §10)', () => {
   it('admin: by email, counters over the visible tags sent to the contact', () => {
     const contacts = index.contacts(admin);
     expect(contacts.map((c) => c.email)).toEqual([

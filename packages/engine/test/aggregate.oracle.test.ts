@@ -85,7 +85,7 @@ const arbCase = arbDataset.chain((dataset) =>
 const TIMEOUT = { timeout: 120_000 };
 
 describe(
-  'plainAnswer (rules.ts) = buildIndex(...).answer (decisions §2, §3, §4, §8, §9)',
+  'plainAnswer (rules.ts) = buildIndex(...).answer (spec §4, §5, §6, §9, §10)',
   TIMEOUT,
   () => {
     test.prop([arbCase])(
@@ -182,7 +182,7 @@ describe(
               if ('answer' in got && got.answer.kind !== 'not_found') found++;
             }
           }
-          // a manager or user without a group sees no group (decisions §2): only 404s there
+          // a manager or user without a group sees no group (spec §4): only 404s there
           const noGroup =
             names[0] === 'group' && visibleGroups(canonicalDataset, caller).length === 0;
           if (noGroup) expect(found, 'answers other than 404 for a caller without a group').toBe(0);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildIndex } from '../src/memory/build.ts';
 
 /*
- * decisions §3 Revision 3: order is defined on the values as the response shows them. The
+ * spec §5 Revision 3: order is defined on the values as the response shows them. The
  * reference shows dateSent at seconds precision, so two tags stored at 12:00:00.100 and
  * 12:00:00.900 of one second are shown with the same dateSent and come in tagID order, even
  * when the one with the greater tagID is the later by its hidden milliseconds.
@@ -25,7 +25,7 @@ function tiedInOneSecond(): { dataset: Dataset; first: string; second: string } 
   return { dataset: { ...canonicalDataset, tags }, first: low!.tagID, second: high!.tagID };
 }
 
-describe('tag order by the dateSent as shown (decisions §3 Revision 3)', () => {
+describe('tag order by the dateSent as shown (spec §5 Revision 3)', () => {
   const { dataset, first, second } = tiedInOneSecond();
   const admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
   const pair = (ids: readonly string[]) => ids.filter((id) => id === first || id === second);

@@ -110,7 +110,7 @@ function accountTypes(dataset: Dataset): Set<Caller['accountType']> {
   return new Set(dataset.teams.flatMap((t) => t.members.map((m) => m.accountType)));
 }
 
-describe('plainAnswer (rules.ts) = the SQL engine on PGlite (decisions §2, §3, §4, §8, §9)', () => {
+describe('plainAnswer (rules.ts) = the SQL engine on PGlite (spec §4, §5, §6, §9, §10)', () => {
   let db: Database;
   beforeAll(async () => {
     db = await openPglite();

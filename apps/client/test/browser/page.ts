@@ -1,6 +1,6 @@
 /**
  * The page of browser-bundle.test.ts: what a team's browser app does with `@tagtrack/core` and
- * the client SDK (issue 21). esbuild bundles it for the browser (`platform: 'browser'`) and
+ * the client SDK. esbuild bundles it for the browser (`platform: 'browser'`) and
  * headless Chromium runs it; the page leaves {@link runPage} on `globalThis.tagtrackPage`.
  * It imports core's public entry and the SDK's `createClient` only: no dataset, no engine.
  */
@@ -17,7 +17,7 @@ export interface PageInput {
 
 /** What the page did, for the test to compare with values computed in Node. */
 export interface PageOutcome {
-  /** `authorizationHeader` of every signing vector over its signed string (decisions §1). */
+  /** `authorizationHeader` of every signing vector over its signed string (spec §3). */
   readonly signatures: readonly { readonly name: string; readonly authorization: string }[];
   /** The tag record parsed by core's `Tag` zod schema. */
   readonly parsed: { readonly tagID: string; readonly uniqueOpens: number };

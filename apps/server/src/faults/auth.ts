@@ -9,14 +9,14 @@ import type { AuthLayer } from '../auth.ts';
 import type { FaultInfo } from './info.ts';
 
 /**
- * Faults of the auth middleware: Authorization forms and signatures (decisions §1). Each wraps
+ * Faults of the auth middleware: Authorization forms and signatures (spec §3). Each wraps
  * the clean `AuthLayer` (auth.ts) and replaces the step it breaks.
  */
 export const AUTH_FAULTS = [
   {
     name: 'signature-not-checked',
     area: 'auth',
-    description: 'any well-formed signature is accepted for a known authId (decisions §1)',
+    description: 'any well-formed signature is accepted for a known authId (spec §3)',
     detectedBy: ['AUTH-401-WRONG-KEY', 'AUTH-401-SIGNATURE-SCOPE'],
     wrap: { auth: (a) => ({ ...a, signatureMatches: () => true }) },
   },
@@ -24,7 +24,7 @@ export const AUTH_FAULTS = [
     name: 'unknown-auth-id-message',
     area: 'auth',
     description:
-      'an unknown authId answers another 401 message than a wrong signature: an authId oracle (decisions §1 Revision 2)',
+      'an unknown authId answers another 401 message than a wrong signature: an authId oracle (spec §3 Revision 2)',
     detectedBy: ['AUTH-401-SAME-BODY'],
     wrap: {
       // bug: the 401 tells an unknown authId apart from a wrong signature
@@ -38,7 +38,7 @@ export const AUTH_FAULTS = [
     name: 'plus-not-space',
     area: 'auth',
     description:
-      'the decoded signing form decodes %XX but keeps + (PHP urldecode reads a space) (decisions §1 Revision 2)',
+      'the decoded signing form decodes %XX but keeps + (PHP urldecode reads a space) (spec §3 Revision 2)',
     detectedBy: ['AUTH-ACCEPTS-DECODED-FORM'],
     wrap: {
       auth: (a) => ({
@@ -52,7 +52,7 @@ export const AUTH_FAULTS = [
   {
     name: 'hex-case-sensitive',
     area: 'auth',
-    description: 'an uppercase hex signature is refused (decisions §1 Revision 2)',
+    description: 'an uppercase hex signature is refused (spec §3 Revision 2)',
     detectedBy: ['AUTH-HEX-ANY-CASE'],
     wrap: {
       auth: (a) => ({
@@ -72,7 +72,7 @@ export const AUTH_FAULTS = [
     name: 'next-not-signed',
     area: 'auth',
     description:
-      'a signature over the query without its `next` parameters is accepted too (decisions §1 Revision 2)',
+      'a signature over the query without its `next` parameters is accepted too (spec §3 Revision 2)',
     detectedBy: ['AUTH-401-SIGNATURE-SCOPE'],
     // bug: the ignored `next` parameters are stripped before verifying, so a signature
     // leaving them out passes
@@ -82,7 +82,7 @@ export const AUTH_FAULTS = [
     name: 'cursor-not-signed',
     area: 'auth',
     description:
-      'a signature over the query without its `cursor` parameter is accepted too, as if the paging layer appended it after signing (decisions §1 Revision 2)',
+      'a signature over the query without its `cursor` parameter is accepted too, as if the paging layer appended it after signing (spec §3 Revision 2)',
     detectedBy: ['AUTH-401-SIGNATURE-SCOPE'],
     // bug: the paging layer's `cursor` is stripped, as a client library that appends it after
     // signing would need, so a signature leaving it out passes
@@ -92,7 +92,7 @@ export const AUTH_FAULTS = [
     name: 'auth-unpadded-accepted',
     area: 'auth',
     description:
-      'an Authorization value in base64 without its = padding is accepted (decisions §1 Revision 2: strict base64)',
+      'an Authorization value in base64 without its = padding is accepted (spec §3 Revision 2: strict base64)',
     detectedBy: ['AUTH-HEADER-FORMS'],
     wrap: { auth: (a) => ({ ...a, parse: (authorization) => a.parse(padBase64(authorization)) }) },
   },
@@ -100,7 +100,7 @@ export const AUTH_FAULTS = [
     name: 'params-before-auth',
     area: 'auth',
     description:
-      'query parameters are validated before the credentials: a bad parameter without valid credentials answers 400, not 401 (decisions §3 Revision 2, order of checks)',
+      'query parameters are validated before the credentials: a bad parameter without valid credentials answers 400, not 401 (spec §5 Revision 2, order of checks)',
     detectedBy: ['INPUT-ORDER-OF-CHECKS'],
     wrap: {
       auth: (a) => ({

@@ -57,21 +57,21 @@ export interface FaultInfo {
  * the wrappers of the injected faults (`FaultSet.wrap`) in `FAULTS` order.
  */
 export interface FaultLayers {
-  /** The store's index layer (store-layer.ts, decisions §2, §3, §8, §9). */
+  /** The store's index layer (store-layer.ts, spec §4, §5, §9, §10). */
   readonly store?: (clean: StoreLayer) => StoreLayer;
   /** The router: a raw request path to the endpoint it names (middleware/route.ts). */
   readonly route?: (clean: PathMatcher) => PathMatcher;
   /** The key of the response cache (middleware/cache.ts). */
   readonly cacheKey?: (clean: ResponseCacheKey) => ResponseCacheKey;
-  /** The headers of a 429 (middleware/rate-limit.ts, decisions §6). */
+  /** The headers of a 429 (middleware/rate-limit.ts, spec §7). */
   readonly rateLimitRefusal?: (clean: RateLimitRefusal) => RateLimitRefusal;
-  /** Authentication's steps (auth.ts, decisions §1). */
+  /** Authentication's steps (auth.ts, spec §3). */
   readonly auth?: (clean: AuthLayer) => AuthLayer;
-  /** The query parser's stages (request.ts, decisions §4). */
+  /** The query parser's stages (request.ts, spec §6). */
   readonly params?: (clean: ParamsLayer) => ParamsLayer;
-  /** The paging layer's stages (paging.ts, decisions §3). */
+  /** The paging layer's stages (paging.ts, spec §5). */
   readonly paging?: (clean: PagingLayer) => PagingLayer;
-  /** The renderer's stages (render.ts, decisions §5, §7). */
+  /** The renderer's stages (render.ts, spec §6, §8). */
   readonly render?: (clean: RenderLayer) => RenderLayer;
 }
 

@@ -3,7 +3,7 @@ import type { ParamsLayer } from '../request.ts';
 import type { FaultInfo } from './info.ts';
 
 /**
- * Faults of the query syntax (decisions §4 Revision 3: `application/x-www-form-urlencoded`):
+ * Faults of the query syntax (spec §6 Revision 3: `application/x-www-form-urlencoded`):
  * how the raw query string is cut into decoded parameters. Each wraps the `entries` stage of
  * the clean `ParamsLayer` (request.ts).
  */
@@ -12,7 +12,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'empty-piece-400',
     area: 'params',
     description:
-      'an empty piece of the query (a=1&&b=2, a trailing &) is read as a parameter with an empty name: 400 unknown parameter instead of ignored (decisions §4 Revision 3)',
+      'an empty piece of the query (a=1&&b=2, a trailing &) is read as a parameter with an empty name: 400 unknown parameter instead of ignored (spec §6 Revision 3)',
     detectedBy: ['INPUT-QUERY-EMPTY-PIECES'],
     wrap: {
       params: (p) => ({
@@ -29,7 +29,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'bare-name-ignored',
     area: 'params',
     description:
-      'a piece without = (?type) is skipped as if absent instead of read as type with an empty value, a 400 (decisions §4 Revision 3)',
+      'a piece without = (?type) is skipped as if absent instead of read as type with an empty value, a 400 (spec §6 Revision 3)',
     detectedBy: ['INPUT-QUERY-BARE-NAME'],
     // bug: pieces are matched with a `name=value` pattern; one without `=` matches nothing
     wrap: { params: rawPieces((piece) => piece.includes('=')) },
@@ -38,7 +38,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'empty-name-ignored',
     area: 'params',
     description:
-      'a piece with an empty name (=json) is skipped instead of refused as an unknown parameter (decisions §4 Revision 3)',
+      'a piece with an empty name (=json) is skipped instead of refused as an unknown parameter (spec §6 Revision 3)',
     detectedBy: ['INPUT-QUERY-EMPTY-NAME'],
     // bug: the pattern wants a non-empty name, so `=json` matches nothing
     wrap: { params: rawPieces((piece) => !piece.startsWith('=')) },
@@ -47,7 +47,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'names-case-insensitive',
     area: 'params',
     description:
-      'parameter names are matched in any case: RTN=json is read as rtn instead of refused as unknown (decisions §4 Revision 3: names are case-sensitive)',
+      'parameter names are matched in any case: RTN=json is read as rtn instead of refused as unknown (spec §6 Revision 3: names are case-sensitive)',
     detectedBy: ['INPUT-QUERY-NAMES-CASE'],
     wrap: {
       params: (p) => ({
@@ -68,7 +68,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'values-not-decoded',
     area: 'params',
     description:
-      'values are read without percent-decoding: rtn=%6Ason (json) and start=2024%2D01%2D01 answer 400 (decisions §4 Revision 3: %XX is decoded)',
+      'values are read without percent-decoding: rtn=%6Ason (json) and start=2024%2D01%2D01 answer 400 (spec §6 Revision 3: %XX is decoded)',
     detectedBy: ['INPUT-QUERY-VALUES-DECODED'],
     wrap: {
       params: (p) => ({
@@ -115,7 +115,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'malformed-escape-as-absent',
     area: 'params',
     description:
-      'a parameter whose value holds a malformed escape (%zz, a lone %) is dropped as if absent instead of a 400 naming it (decisions §4 Revision 3)',
+      'a parameter whose value holds a malformed escape (%zz, a lone %) is dropped as if absent instead of a 400 naming it (spec §6 Revision 3)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
     wrap: {
       params: (p) => ({
@@ -130,7 +130,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'non-utf8-bytes-dropped',
     area: 'params',
     description:
-      'decoded bytes that are not UTF-8 are dropped from the value: rtn=json%FF is read as rtn=json instead of a 400 naming rtn (decisions §4 Revision 3)',
+      'decoded bytes that are not UTF-8 are dropped from the value: rtn=json%FF is read as rtn=json instead of a 400 naming rtn (spec §6 Revision 3)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
     wrap: {
       params: (p) => ({
@@ -150,7 +150,7 @@ export const PARAMS_SYNTAX_FAULTS = [
     name: 'undecodable-ignored-param-400',
     area: 'params',
     description:
-      'the whole query is decoded strictly before any parameter is looked at: total=%zz or next=%FF answers 400 instead of being ignored (decisions §4 Revision 3: total and next stay ignored)',
+      'the whole query is decoded strictly before any parameter is looked at: total=%zz or next=%FF answers 400 instead of being ignored (spec §6 Revision 3: total and next stay ignored)',
     detectedBy: ['INPUT-QUERY-UNDECODABLE'],
     wrap: {
       params: (p) => ({

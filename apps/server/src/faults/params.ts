@@ -15,14 +15,14 @@ import type { ParamsLayer } from '../request.ts';
 import type { FaultInfo } from './info.ts';
 
 /**
- * Faults of the query parser: parameter rules of decisions §4. Each wraps the clean
+ * Faults of the query parser: parameter rules of spec §6. Each wraps the clean
  * `ParamsLayer` (request.ts) and replaces the stage it breaks.
  */
 export const PARAMS_FAULTS = [
   {
     name: 'end-day-exclusive',
     area: 'params',
-    description: 'the `end` day itself is excluded from the window: off by one (decisions §4)',
+    description: 'the `end` day itself is excluded from the window: off by one (spec §6)',
     detectedBy: ['REL-WINDOW-INCLUSIVE', 'REL-RANGE-SPLIT', 'REL-EVENTS-WINDOW'],
     wrap: {
       params: queryOf((_endpoint, query, _sent) => {
@@ -37,7 +37,7 @@ export const PARAMS_FAULTS = [
   {
     name: 'ignore-is-opened',
     area: 'params',
-    description: 'the isOpened filter is ignored (decisions §4)',
+    description: 'the isOpened filter is ignored (spec §6)',
     detectedBy: ['REL-FILTER-CONJUNCTION'],
     wrap: { params: queryOf((_endpoint, query) => ({ ...query, isOpened: false })) },
   },
@@ -45,7 +45,7 @@ export const PARAMS_FAULTS = [
     name: 'bad-date-200',
     area: 'params',
     description:
-      'invalid calendar dates such as 2024-02-30 are accepted and treated as absent (decisions §4)',
+      'invalid calendar dates such as 2024-02-30 are accepted and treated as absent (spec §6)',
     detectedBy: ['INPUT-400-BAD-DATE'],
     wrap: {
       params: inputOf((_endpoint, input) => {
@@ -64,7 +64,7 @@ export const PARAMS_FAULTS = [
   {
     name: 'unknown-param-ignored',
     area: 'params',
-    description: 'unknown query parameters are accepted silently (decisions §4)',
+    description: 'unknown query parameters are accepted silently (spec §6)',
     detectedBy: ['INPUT-400-UNKNOWN-PARAM'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -77,7 +77,7 @@ export const PARAMS_FAULTS = [
   {
     name: 'alias-ignores-type',
     area: 'params',
-    description: '/teams/stats ignores the `type` parameter (decisions §4)',
+    description: '/teams/stats ignores the `type` parameter (spec §6)',
     detectedBy: ['REL-STATS-ALIAS'],
     wrap: {
       params: typeIgnored((endpoint) => endpoint.id === ('stats.teamAlias' satisfies EndpointId)),
@@ -87,7 +87,7 @@ export const PARAMS_FAULTS = [
     name: 'next-param-rejected',
     area: 'params',
     description:
-      'the `next` parameter is refused as unknown (400) instead of ignored (decisions §3 Revision 2)',
+      'the `next` parameter is refused as unknown (400) instead of ignored (spec §5 Revision 2)',
     detectedBy: ['INPUT-NEXT-TOTAL-IGNORED'],
     wrap: {
       params: (p) => ({
@@ -101,7 +101,7 @@ export const PARAMS_FAULTS = [
     name: 'cursor-unchecked-single',
     area: 'params',
     description:
-      'cursor is not validated on the single-object endpoints: cursor=abc answers 200 (decisions §3 Revision 2)',
+      'cursor is not validated on the single-object endpoints: cursor=abc answers 200 (spec §5 Revision 2)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -114,7 +114,7 @@ export const PARAMS_FAULTS = [
     name: 'empty-value-as-absent',
     area: 'params',
     description:
-      'an empty value (type=) is read as an absent parameter, not a 400 (decisions §4 Revision 2)',
+      'an empty value (type=) is read as an absent parameter, not a 400 (spec §6 Revision 2)',
     detectedBy: ['INPUT-400-EMPTY-VALUE'],
     wrap: {
       params: inputOf((_endpoint, input) => {
@@ -127,7 +127,7 @@ export const PARAMS_FAULTS = [
     name: 'foreign-param-accepted',
     area: 'params',
     description:
-      'a parameter of another endpoint (start on /contacts) is accepted and ignored, not a 400 (decisions §4 Revision 2)',
+      'a parameter of another endpoint (start on /contacts) is accepted and ignored, not a 400 (spec §6 Revision 2)',
     detectedBy: ['INPUT-400-UNKNOWN-PARAM'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -141,7 +141,7 @@ export const PARAMS_FAULTS = [
     name: 'repeated-param-last-wins',
     area: 'params',
     description:
-      'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (decisions §4 Revision 2)',
+      'a repeated parameter (rtn=json&rtn=text) is not refused: its last value wins (spec §6 Revision 2)',
     detectedBy: ['INPUT-400-REPEATED-PARAM'],
     wrap: {
       params: inputOf((_endpoint, input) => {
@@ -158,7 +158,7 @@ export const PARAMS_FAULTS = [
     name: 'daily-date-rolls-over',
     area: 'params',
     description:
-      '/tags/daily/{tagID} reads `date` with Date.UTC: 2024-02-30 rolls over into 2024-03-01 instead of a 400; the other endpoints refuse it (decisions §4 Revision 2: the same rules on every endpoint)',
+      '/tags/daily/{tagID} reads `date` with Date.UTC: 2024-02-30 rolls over into 2024-03-01 instead of a 400; the other endpoints refuse it (spec §6 Revision 2: the same rules on every endpoint)',
     detectedBy: ['INPUT-400-BAD-DATE'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -175,7 +175,7 @@ export const PARAMS_FAULTS = [
     name: 'events-start-after-end-empty',
     area: 'params',
     description:
-      '/clicks and /opens never compare start and end: start after end answers an empty list instead of a 400 (decisions §4)',
+      '/clicks and /opens never compare start and end: start after end answers an empty list instead of a 400 (spec §6)',
     detectedBy: ['INPUT-400-START-AFTER-END'],
     wrap: {
       params: (p) => ({
@@ -208,7 +208,7 @@ export const PARAMS_FAULTS = [
     name: 'member-tags-lenient-boolean',
     area: 'params',
     description:
-      '/teams/member/{memberID}/tags reads a tag filter other than true/false/1/0 (isOpened=yes) as false instead of a 400 (decisions §4 Revision 2: the same rules on every endpoint)',
+      '/teams/member/{memberID}/tags reads a tag filter other than true/false/1/0 (isOpened=yes) as false instead of a 400 (spec §6 Revision 2: the same rules on every endpoint)',
     detectedBy: ['INPUT-400-BAD-BOOLEAN'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -226,7 +226,7 @@ export const PARAMS_FAULTS = [
     name: 'stats-type-any-case',
     area: 'params',
     description:
-      "the stats endpoints lower-case `type` before validating it: type=Admin answers the admins' stats instead of a 400 (decisions §4 Revision 2: type is case-sensitive)",
+      "the stats endpoints lower-case `type` before validating it: type=Admin answers the admins' stats instead of a 400 (spec §6 Revision 2: type is case-sensitive)",
     detectedBy: ['INPUT-400-BAD-ENUM'],
     wrap: {
       params: inputOf((endpoint, input) => {
@@ -243,7 +243,7 @@ export const PARAMS_FAULTS = [
     name: 'group-type-ignored',
     area: 'params',
     description:
-      '/teams/group/{group} ignores `type`: type=manager lists every member of the group (decisions §4)',
+      '/teams/group/{group} ignores `type`: type=manager lists every member of the group (spec §6)',
     detectedBy: ['SCOPE-TYPE-FILTER'],
     wrap: { params: typeIgnored((endpoint) => endpoint.id === 'teams.group') },
   },
@@ -251,7 +251,7 @@ export const PARAMS_FAULTS = [
     name: 'cursor-leading-zeros-rejected',
     area: 'params',
     description:
-      'cursor is validated as /^(0|[1-9][0-9]*)$/: cursor=000 answers 400 instead of the first page (decisions §3 Revision 2: [0-9]+, leading zeros allowed)',
+      'cursor is validated as /^(0|[1-9][0-9]*)$/: cursor=000 answers 400 instead of the first page (spec §5 Revision 2: [0-9]+, leading zeros allowed)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
     // bug: the cursor is validated as /^(0|[1-9][0-9]*)$/ instead of [0-9]+
     wrap: { params: cursorRefused((value) => /^0[0-9]/.test(value)) },
@@ -260,7 +260,7 @@ export const PARAMS_FAULTS = [
     name: 'huge-cursor-rejected',
     area: 'params',
     description:
-      'a cursor beyond 2^53 - 1 answers 400 instead of a page past the end (decisions §3 Revision 2: no size limit)',
+      'a cursor beyond 2^53 - 1 answers 400 instead of a page past the end (spec §5 Revision 2: no size limit)',
     detectedBy: ['INPUT-400-BAD-CURSOR'],
     // bug: the cursor is validated with Number.isSafeInteger instead of [0-9]+ without a size limit
     wrap: { params: cursorRefused((value) => !Number.isSafeInteger(Number(value))) },
@@ -269,7 +269,7 @@ export const PARAMS_FAULTS = [
     name: 'false-filter-negates',
     area: 'params',
     description:
-      'a tag filter set to false selects its opposite: isOpened=false (any spelling) keeps only the unopened tags, isClicked=false only the unclicked, and back (decisions §4 Revision 3: false means absent)',
+      'a tag filter set to false selects its opposite: isOpened=false (any spelling) keeps only the unopened tags, isClicked=false only the unclicked, and back (spec §6 Revision 3: false means absent)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
     wrap: {
       params: queryOf((_endpoint, query, sent) => {
@@ -289,7 +289,7 @@ export const PARAMS_FAULTS = [
     name: 'aggregate-false-aggregates',
     area: 'params',
     description:
-      'aggregateData is read by presence: aggregateData=false (or 0, False) answers the aggregated record instead of the per-day records (decisions §4 Revision 3: false means absent)',
+      'aggregateData is read by presence: aggregateData=false (or 0, False) answers the aggregated record instead of the per-day records (spec §6 Revision 3: false means absent)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
     wrap: {
       params: queryOf((_endpoint, query, sent) => {
@@ -304,7 +304,7 @@ export const PARAMS_FAULTS = [
     name: 'stats-type-ignored',
     area: 'params',
     description:
-      '/stats ignores `type`: type=user answers the stats of every visible sender (decisions §4 Revision 3: type keeps the tags sent by members of that type)',
+      '/stats ignores `type`: type=user answers the stats of every visible sender (spec §6 Revision 3: type keeps the tags sent by members of that type)',
     detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER', 'REL-STATS-ALIAS'],
     wrap: { params: typeIgnored((endpoint) => endpoint.id === 'stats.team') },
   },
@@ -312,7 +312,7 @@ export const PARAMS_FAULTS = [
     name: 'group-stats-type-ignored',
     area: 'params',
     description:
-      '/teams/stats/group/{group} ignores `type`: type=user answers the stats of the whole group (decisions §4 Revision 3)',
+      '/teams/stats/group/{group} ignores `type`: type=user answers the stats of the whole group (spec §6 Revision 3)',
     detectedBy: ['REL-STATS-TYPES-MERGE', 'SCOPE-TYPE-FILTER'],
     wrap: { params: typeIgnored((endpoint) => endpoint.id === 'stats.group') },
   },
@@ -320,7 +320,7 @@ export const PARAMS_FAULTS = [
     name: 'stats-type-per-day-ignored',
     area: 'params',
     description:
-      'the stats endpoints apply `type` only to the aggregated record: with aggregateData=false the per-day records count every sender (decisions §4 Revision 3)',
+      'the stats endpoints apply `type` only to the aggregated record: with aggregateData=false the per-day records count every sender (spec §6 Revision 3)',
     detectedBy: ['REL-STATS-TYPES-MERGE'],
     wrap: {
       params: typeIgnored(
@@ -372,7 +372,7 @@ function typeIgnored(
 
 /**
  * A wrapper refusing a `[0-9]+` cursor that `refused` matches (it is made invalid, so core
- * answers its 400), as a validator stricter than decisions §3 Revision 2 would.
+ * answers its 400), as a validator stricter than spec §5 Revision 2 would.
  */
 function cursorRefused(refused: (value: string) => boolean): (p: ParamsLayer) => ParamsLayer {
   return inputOf((_endpoint, input) =>

@@ -1,11 +1,11 @@
 import type { FaultInfo } from './info.ts';
 
-/** Faults of the rate limiter (decisions §5); they wrap the 429's headers (middleware/rate-limit.ts). */
+/** Faults of the rate limiter (spec §6); they wrap the 429's headers (middleware/rate-limit.ts). */
 export const RATE_LIMIT_FAULTS = [
   {
     name: 'rate-limit-no-retry-after',
     area: 'rate-limit',
-    description: '429 answered without Retry-After; needs a rate limit (decisions §6)',
+    description: '429 answered without Retry-After; needs a rate limit (spec §7)',
     detectedBy: ['RATE-429-HEADERS'],
     wrap: {
       rateLimitRefusal: (refusal) => (decision) => {

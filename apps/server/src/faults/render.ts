@@ -3,14 +3,14 @@ import { renderHtmlUnescaped } from '../render-html.ts';
 import type { FaultInfo } from './info.ts';
 
 /**
- * Faults of the renderers: json, text and html bodies and their headers (decisions §7). Each
+ * Faults of the renderers: json, text and html bodies and their headers (spec §8). Each
  * wraps the clean `RenderLayer` (render.ts) and replaces the stage it breaks.
  */
 export const RENDER_FAULTS = [
   {
     name: 'json-content-type-text',
     area: 'render',
-    description: 'rtn=json answered with Content-Type text/plain (decisions §7)',
+    description: 'rtn=json answered with Content-Type text/plain (spec §8)',
     detectedBy: ['SCHEMA-JSON-CONTENT-TYPE'],
     wrap: {
       render: (r) => ({
@@ -22,7 +22,7 @@ export const RENDER_FAULTS = [
   {
     name: 'html-unescaped',
     area: 'render',
-    description: 'rtn=html values are not HTML-escaped (decisions §7)',
+    description: 'rtn=html values are not HTML-escaped (spec §8)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       // bug: the html writer copies the values into the markup as they are
@@ -35,7 +35,7 @@ export const RENDER_FAULTS = [
   {
     name: 'error-body-not-json',
     area: 'render',
-    description: 'errors rendered as text/plain "message" instead of the JSON body (decisions §5)',
+    description: 'errors rendered as text/plain "message" instead of the JSON body (spec §6)',
     detectedBy: [
       'ERR-BODY-JSON',
       'INPUT-400-BAD-DATE',
@@ -68,7 +68,7 @@ export const RENDER_FAULTS = [
     name: 'tables-dates-shifted',
     area: 'render',
     description:
-      "rtn=text and rtn=html write timestamps in the server's local time (UTC+2) but keep the Z (decisions §7, §8)",
+      "rtn=text and rtn=html write timestamps in the server's local time (UTC+2) but keep the Z (spec §8, §9)",
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       render: (r) => ({
@@ -84,7 +84,7 @@ export const RENDER_FAULTS = [
   {
     name: 'text-last-row-dropped',
     area: 'render',
-    description: 'rtn=text leaves out the last row of every page (decisions §7)',
+    description: 'rtn=text leaves out the last row of every page (spec §8)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       render: (r) => ({
@@ -101,7 +101,7 @@ export const RENDER_FAULTS = [
     name: 'text-raw-cr',
     area: 'render',
     description:
-      'rtn=text writes a carriage return inside a value raw instead of as \\r (decisions §7 Revision 2)',
+      'rtn=text writes a carriage return inside a value raw instead of as \\r (spec §8 Revision 2)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       // bug: the writer's escape table lacks CR, so a CR inside a value goes out raw
@@ -112,7 +112,7 @@ export const RENDER_FAULTS = [
     name: 'html-raw-cr',
     area: 'render',
     description:
-      'rtn=html writes a carriage return inside a value raw instead of as &#13;, so a parser reads a line feed (decisions §7 Revision 2)',
+      'rtn=html writes a carriage return inside a value raw instead of as &#13;, so a parser reads a line feed (spec §8 Revision 2)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       // bug: the escaper leaves a CR as it is, which an HTML parser reads as a line feed
@@ -126,7 +126,7 @@ export const RENDER_FAULTS = [
     name: 'text-rows-per-record',
     area: 'render',
     description:
-      'rtn=text writes as many rows as the page has records, so the event groups of 9 and 11 (one row per event) lose the rows beyond (decisions §3 Revision 3, §7)',
+      'rtn=text writes as many rows as the page has records, so the event groups of 9 and 11 (one row per event) lose the rows beyond (spec §5 Revision 3, §7)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       render: (r) => ({

@@ -10,7 +10,7 @@ export const ROUTING_FAULTS = [
     name: 'path-not-decoded',
     area: 'routing',
     description:
-      'the literal path segments are matched without percent-decoding: /%74eams answers 404 (decisions §4 Revision 2)',
+      'the literal path segments are matched without percent-decoding: /%74eams answers 404 (spec §6 Revision 2)',
     detectedBy: ['INPUT-PATH-SEGMENTS-DECODED'],
     wrap: {
       route: (matchPath) => (path) => {
@@ -29,7 +29,7 @@ export const ROUTING_FAULTS = [
     name: 'path-param-not-decoded',
     area: 'routing',
     description:
-      'the router decodes the literal segments but not the placeholders: /teams/member/%61bc… looks for the id "%61bc…" and answers 404 (decisions §4 Revision 2)',
+      'the router decodes the literal segments but not the placeholders: /teams/member/%61bc… looks for the id "%61bc…" and answers 404 (spec §6 Revision 2)',
     detectedBy: ['INPUT-PATH-SEGMENTS-DECODED'],
     wrap: {
       route: (matchPath) => (path) => {
@@ -51,7 +51,7 @@ export const ROUTING_FAULTS = [
     name: 'trailing-slash-accepted',
     area: 'routing',
     description:
-      'the router is not strict: /teams/ answers like /teams instead of 404 (decisions §4 Revision 2, §11: a trailing slash is another path)',
+      'the router is not strict: /teams/ answers like /teams instead of 404 (spec §6 Revision 2, §11: a trailing slash is another path)',
     detectedBy: ['INPUT-404-UNKNOWN-PATH'],
     wrap: {
       // bug: a router in non-strict mode, where /teams/ and /teams are one route
@@ -63,7 +63,7 @@ export const ROUTING_FAULTS = [
     name: 'empty-segments-collapsed',
     area: 'routing',
     description:
-      'empty path segments are collapsed: /teams//tags answers like /teams/tags instead of 404 (decisions §4 Revision 2: empty segments are not normalised)',
+      'empty path segments are collapsed: /teams//tags answers like /teams/tags instead of 404 (spec §6 Revision 2: empty segments are not normalised)',
     detectedBy: ['INPUT-404-UNKNOWN-PATH'],
     wrap: {
       // bug: a router (or a proxy's merge_slashes) that collapses empty segments
@@ -74,7 +74,7 @@ export const ROUTING_FAULTS = [
     name: 'cache-key-url-only',
     area: 'routing',
     description:
-      "the response cache is keyed by the URL alone, not by the caller: the same URL asked by a second credential replays the first caller's answer (decisions §2)",
+      "the response cache is keyed by the URL alone, not by the caller: the same URL asked by a second credential replays the first caller's answer (spec §4)",
     detectedBy: ['SCOPE-CACHE-PER-CALLER'],
     blind: {
       unobservable:

@@ -12,7 +12,7 @@ import { answerOf, mapList } from './store-helpers.ts';
 
 /**
  * Faults of the store that only a caller other than the team's admin sees, each caught by
- * comparing two declared callers' answers (decisions §2): what a manager or user lists is the
+ * comparing two declared callers' answers (spec §4): what a manager or user lists is the
  * admin's view cut to its scope; a manager's group is the admin's group; a contact's record
  * counts the caller's tags; a group name resolves within the caller's team. Blind mode with
  * one admin credential cannot observe them; blind mode with the canonical profile's twelve
@@ -35,7 +35,7 @@ export const STORE_CALLER_FAULTS = [
     name: 'scoped-group-name-as-id',
     area: 'store',
     description:
-      "a manager's or user's member records carry the groupID as groupName (decisions §2: a caller sees the admin's records of its scope)",
+      "a manager's or user's member records carry the groupID as groupName (spec §4: a caller sees the admin's records of its scope)",
     detectedBy: ['REL-CALLER-WITHIN-ADMIN'],
     blind: {
       unobservable:
@@ -58,7 +58,7 @@ export const STORE_CALLER_FAULTS = [
     name: 'manager-group-self-only',
     area: 'store',
     description:
-      "a manager's /teams/group/{group} and /stats/group/{group} answer the manager alone, not the group (decisions §2: a manager sees its group)",
+      "a manager's /teams/group/{group} and /stats/group/{group} answer the manager alone, not the group (spec §4: a manager sees its group)",
     detectedBy: ['REL-MANAGER-GROUP-STATS', 'ORACLE-MEMBERS', 'ORACLE-STATS'],
     blind: {
       unobservable:
@@ -94,7 +94,7 @@ export const STORE_CALLER_FAULTS = [
     name: 'contact-single-team-counters',
     area: 'store',
     description:
-      "/contacts/{contactID} of a manager or user counts over every tag of the team, while /contacts counts the caller's (decisions §2 Revision 2)",
+      "/contacts/{contactID} of a manager or user counts over every tag of the team, while /contacts counts the caller's (spec §4 Revision 2)",
     detectedBy: ['REL-CONTACT-CALLER-TAGS', 'ORACLE-CONTACTS'],
     blind: {
       unobservable:
@@ -120,7 +120,7 @@ export const STORE_CALLER_FAULTS = [
     name: 'group-name-any-team',
     area: 'store',
     description:
-      "a group name (5, 7) is resolved among the groups of every team, so a name shared with another team's group with a lower groupID answers that group (decisions §2 Revision 2)",
+      "a group name (5, 7) is resolved among the groups of every team, so a name shared with another team's group with a lower groupID answers that group (spec §4 Revision 2)",
     detectedBy: ['REL-GROUP-NAME-OWN-TEAM', 'REL-GROUP-MERGE-MEMBERS', 'ORACLE-MEMBERS'],
     blind: ['REL-GROUP-MERGE-MEMBERS'],
     wrap: {

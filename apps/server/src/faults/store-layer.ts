@@ -3,7 +3,7 @@ import type { RawQuery, StoreReader } from '../store.ts';
 
 /**
  * The layer the store faults wrap (`store.ts`, `store-windows.ts` here): the in-memory index
- * asked synchronously, clean in {@link storeLayer} (decisions §2, §3, §8, §9).
+ * asked synchronously, clean in {@link storeLayer} (spec §4, §5, §9, §10).
  */
 export interface StoreLayer {
   /** The index the store answers from (a fault may ask it again, e.g. without a window). */

@@ -17,7 +17,7 @@ import type { FaultInfo } from './info.ts';
 import type { StoreLayer } from './store-layer.ts';
 
 /**
- * Faults of the store about days, windows, order, defaults and spellings (decisions §3, §4,
+ * Faults of the store about days, windows, order, defaults and spellings (spec §5, §6,
  * §9): each rewrites the request the index answers, or the answer it gives, the way a real
  * bug in a store would. Each wraps the `StoreLayer` (store.ts).
  */
@@ -26,7 +26,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'start-day-exclusive',
     area: 'store',
     description:
-      'start is an exclusive bound: the day strings are compared with > instead of >=, so the start day is left out (decisions §4)',
+      'start is an exclusive bound: the day strings are compared with > instead of >=, so the start day is left out (spec §6)',
     detectedBy: [
       'REL-WINDOW-INCLUSIVE',
       'REL-EVENTS-WINDOW',
@@ -48,7 +48,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'days-cut-utc-plus-2',
     area: 'store',
     description:
-      "windows (2, 4, 9, 11) and daily counts (14) cut days at midnight UTC+2, the server's local time, instead of UTC (decisions §4, §9)",
+      "windows (2, 4, 9, 11) and daily counts (14) cut days at midnight UTC+2, the server's local time, instead of UTC (spec §6, §10)",
     detectedBy: [
       'REL-WINDOW-INCLUSIVE',
       'REL-EVENTS-WINDOW',
@@ -71,7 +71,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'tags-filtered-oldest-first',
     area: 'store',
     description:
-      'tag lists (2, 4) with a filter or a window come oldest dateSent first; only the default list is newest first (decisions §3)',
+      'tag lists (2, 4) with a filter or a window come oldest dateSent first; only the default list is newest first (spec §5)',
     detectedBy: ['PAGE-ORDER-TAGS', 'REL-FILTER-CONJUNCTION'],
     wrap: {
       store: answerOf((_caller, request, answer) => {
@@ -94,7 +94,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'windowed-events-newest-first',
     area: 'store',
     description:
-      'with start or end, the events inside each group of /opens and /clicks come newest first (decisions §3)',
+      'with start or end, the events inside each group of /opens and /clicks come newest first (spec §5)',
     detectedBy: ['PAGE-ORDER-EVENTS'],
     wrap: {
       store: answerOf((_caller, request, answer) => {
@@ -117,7 +117,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'daily-no-events-404',
     area: 'store',
     description:
-      'daily counts of a day without any event of the tag answer 404 instead of zeros (decisions §9)',
+      'daily counts of a day without any event of the tag answer 404 instead of zeros (spec §10)',
     detectedBy: ['AGG-DAILY-ZERO-BEFORE-SEND', 'REL-DAILY-DISTINCT-RECIPIENTS'],
     wrap: {
       store: (s) => {
@@ -142,7 +142,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'tables-ignore-window',
     area: 'store',
     description:
-      'rtn=text and rtn=html answers are computed without start and end, so the tables list records outside the window (decisions §7)',
+      'rtn=text and rtn=html answers are computed without start and end, so the tables list records outside the window (spec §8)',
     detectedBy: ['REL-FORMATS-AGREE'],
     wrap: {
       store: requestOf(true, (request) => {
@@ -157,7 +157,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'aggregate-absent-true',
     area: 'store',
     description:
-      'the stats endpoints (6, 7, 8, 13) default aggregateData to true: absent, they answer the aggregated record (decisions §3 Revision 2)',
+      'the stats endpoints (6, 7, 8, 13) default aggregateData to true: absent, they answer the aggregated record (spec §5 Revision 2)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS', 'ORACLE-STATS'],
     blind: ['REL-BOOLEAN-SPELLINGS'],
     wrap: {
@@ -173,7 +173,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'member-tags-digit-false',
     area: 'store',
     description:
-      '/teams/member/{id}/tags reads a tag filter spelled 1 as false (decisions §4: true, false, 1, 0 in any case)',
+      '/teams/member/{id}/tags reads a tag filter spelled 1 as false (spec §6: true, false, 1, 0 in any case)',
     detectedBy: ['REL-BOOLEAN-SPELLINGS'],
     wrap: {
       store: requestOf(true, (request, raw) => {
@@ -190,7 +190,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'order-hidden-subsecond',
     area: 'store',
     description:
-      'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (decisions §3 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
+      'tag lists (2, 4) are ordered by a sub-second part of dateSent the response does not show (storage order), so two tags shown with the same dateSent do not come in tagID order (spec §5 Revision 3); the fault matrix serves it the canonical dataset plus such a pair (conformance/test/revision3-dataset.ts)',
     detectedBy: ['PAGE-ORDER-TAGS'],
     wrap: {
       store: (s) => {
@@ -217,7 +217,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'members-by-firstname',
     area: 'store',
     description:
-      'member lists (1, 3) come by firstname, then lastname, then memberID, instead of lastname first (decisions §3)',
+      'member lists (1, 3) come by firstname, then lastname, then memberID, instead of lastname first (spec §5)',
     detectedBy: ['PAGE-ORDER-MEMBERS'],
     wrap: {
       store: listOrder(
@@ -233,7 +233,7 @@ export const STORE_WINDOW_FAULTS = [
   {
     name: 'contacts-by-name',
     area: 'store',
-    description: 'contact lists (15, 17) come by name instead of normalised email (decisions §3)',
+    description: 'contact lists (15, 17) come by name instead of normalised email (spec §5)',
     detectedBy: ['PAGE-ORDER-CONTACTS'],
     wrap: {
       store: listOrder(
@@ -249,7 +249,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'event-groups-by-tag-id',
     area: 'store',
     description:
-      'the event groups of /opens and /clicks (9, 11) come by tagID instead of in the tag order, newest dateSent first (decisions §3)',
+      'the event groups of /opens and /clicks (9, 11) come by tagID instead of in the tag order, newest dateSent first (spec §5)',
     detectedBy: ['PAGE-ORDER-EVENT-GROUPS'],
     wrap: {
       // bug: the groups come from a map keyed by tagID, iterated in key order
@@ -263,7 +263,7 @@ export const STORE_WINDOW_FAULTS = [
     name: 'stats-days-newest-first',
     area: 'store',
     description:
-      'per-day stats records (6, 7, 8, 13 with aggregateData=false) come newest day first (decisions §3)',
+      'per-day stats records (6, 7, 8, 13 with aggregateData=false) come newest day first (spec §5)',
     detectedBy: ['PAGE-ORDER-STATS-DAYS', 'REL-AGGREGATE-MERGE'],
     wrap: {
       store: answerOf((_caller, request, answer) =>
@@ -318,7 +318,7 @@ function answerOf(
   });
 }
 
-/** A wrapper sorting the lists of the endpoints `on` selects `by` another order (decisions §3). */
+/** A wrapper sorting the lists of the endpoints `on` selects `by` another order (spec §5). */
 function listOrder(
   on: (endpoint: string) => boolean,
   by: (a: Record<string, string>, b: Record<string, string>) => number,

@@ -41,7 +41,7 @@ export const STORE_FAULTS = [
   {
     name: 'unique-opens-as-total',
     area: 'store',
-    description: 'tag uniqueOpens reported equal to totalOpens (decisions §9)',
+    description: 'tag uniqueOpens reported equal to totalOpens (spec §10)',
     detectedBy: [
       'AGG-UNIQUE-LE-RECIPIENTS',
       'AGG-DAILY-SUM-GE-UNIQUE',
@@ -62,7 +62,7 @@ export const STORE_FAULTS = [
   {
     name: 'aggregate-drops-record',
     area: 'store',
-    description: 'aggregateData=true merges the daily records but skips the first (decisions §9)',
+    description: 'aggregateData=true merges the daily records but skips the first (spec §10)',
     detectedBy: [
       'REL-RANGE-SPLIT',
       'REL-AGGREGATE-MERGE',
@@ -88,7 +88,7 @@ export const STORE_FAULTS = [
   {
     name: 'scope-leak-team',
     area: 'store',
-    description: "an admin's /teams also lists the other teams' members (decisions §2)",
+    description: "an admin's /teams also lists the other teams' members (spec §4)",
     detectedBy: ['SCOPE-TEAM-ISOLATION'],
     blind: {
       unobservable:
@@ -122,7 +122,7 @@ export const STORE_FAULTS = [
   {
     name: 'tablet-not-mobile',
     area: 'store',
-    description: 'tablet events are not counted in mobileOpens/mobileClicks (decisions §8)',
+    description: 'tablet events are not counted in mobileOpens/mobileClicks (spec §9)',
     detectedBy: ['REL-TAG-COUNTERS-EVENTS'],
     wrap: {
       store: (s) => {
@@ -151,7 +151,7 @@ export const STORE_FAULTS = [
   {
     name: 'daily-counts-total',
     area: 'store',
-    description: 'daily counts count events, not distinct recipients (decisions §9)',
+    description: 'daily counts count events, not distinct recipients (spec §10)',
     detectedBy: ['AGG-DAILY-LE-UNIQUE', 'REL-DAILY-DISTINCT-RECIPIENTS'],
     wrap: {
       store: (s) => {
@@ -174,7 +174,7 @@ export const STORE_FAULTS = [
   {
     name: 'out-of-scope-403',
     area: 'store',
-    description: "ids outside the caller's scope answer 403 instead of 404 (decisions §2)",
+    description: "ids outside the caller's scope answer 403 instead of 404 (spec §4)",
     detectedBy: ['SCOPE-404-OUT-OF-SCOPE'],
     blind: { unobservable: 'one admin credential knows no id outside its scope to ask for' },
     // bug: the store answers an existing id outside the scope with its own refusal, which
@@ -199,7 +199,7 @@ export const STORE_FAULTS = [
     name: 'contacts-all-team-tags',
     area: 'store',
     description:
-      'contact counters are computed over all team tags, even for a manager or user (decisions §2)',
+      'contact counters are computed over all team tags, even for a manager or user (spec §4)',
     detectedBy: ['REL-CONTACTS-TAGS', 'ORACLE-CONTACTS'],
     blind: {
       unobservable:
@@ -222,7 +222,7 @@ export const STORE_FAULTS = [
   {
     name: 'clicks-window-by-send-date',
     area: 'store',
-    description: "/clicks filters by the tag's dateSent instead of clickDate (decisions §4)",
+    description: "/clicks filters by the tag's dateSent instead of clickDate (spec §6)",
     detectedBy: ['REL-EVENTS-WINDOW'],
     wrap: {
       store: (s) => {
@@ -247,8 +247,7 @@ export const STORE_FAULTS = [
   {
     name: 'group-name-case-insensitive',
     area: 'store',
-    description:
-      'the group segment (5, 7) matches a group name in any case (decisions §2 Revision 2)',
+    description: 'the group segment (5, 7) matches a group name in any case (spec §4 Revision 2)',
     detectedBy: ['INPUT-404-GROUP-NAME-EXACT'],
     wrap: {
       store: looseGroup((name, segment) => name.toLowerCase() === segment.toLowerCase()),
@@ -258,7 +257,7 @@ export const STORE_FAULTS = [
     name: 'group-name-prefix',
     area: 'store',
     description:
-      'the group segment (5, 7) matches a group whose name starts with it (decisions §2 Revision 2)',
+      'the group segment (5, 7) matches a group whose name starts with it (spec §4 Revision 2)',
     detectedBy: ['INPUT-404-GROUP-NAME-EXACT'],
     wrap: {
       store: looseGroup((name, segment) => segment !== '' && name.startsWith(segment)),
@@ -268,7 +267,7 @@ export const STORE_FAULTS = [
     name: 'aggregate-record-has-date',
     area: 'store',
     description:
-      'the aggregateData=true record keeps the `date` of the first daily record (decisions §3 Revision 2)',
+      'the aggregateData=true record keeps the `date` of the first daily record (spec §5 Revision 2)',
     detectedBy: ['SCHEMA-STATS-DATE'],
     wrap: {
       store: (s) =>
@@ -290,7 +289,7 @@ export const STORE_FAULTS = [
     name: 'latitude-out-of-range',
     area: 'store',
     description:
-      'event details carry latitude and longitude swapped, so latitudes like 151.2093 leave [-90, 90] (decisions §8 Revision 2)',
+      'event details carry latitude and longitude swapped, so latitudes like 151.2093 leave [-90, 90] (spec §9 Revision 2)',
     detectedBy: ['SCHEMA-JSON-ENVELOPE'],
     wrap: {
       store: answerOf((_caller, request, answer) => {
@@ -320,7 +319,7 @@ export const STORE_FAULTS = [
     name: 'contact-id-inconsistent',
     area: 'store',
     description:
-      "events' recipient.recipientID (9, 11) is an id of the tag's recipient entry, not the contact's id of 15-17 (decisions §8 Revision 2)",
+      "events' recipient.recipientID (9, 11) is an id of the tag's recipient entry, not the contact's id of 15-17 (spec §9 Revision 2)",
     detectedBy: ['REL-CONTACT-IDS-CONSISTENT'],
     wrap: {
       store: answerOf((_caller, request, answer) => {
@@ -347,7 +346,7 @@ export const STORE_FAULTS = [
     name: 'out-of-scope-message',
     area: 'store',
     description:
-      'the 404 of an out-of-scope id says the id exists but is not visible, unlike the 404 of an unknown id (decisions §2 Revision 2)',
+      'the 404 of an out-of-scope id says the id exists but is not visible, unlike the 404 of an unknown id (spec §4 Revision 2)',
     detectedBy: ['SCOPE-404-SAME-AS-UNKNOWN'],
     blind: {
       unobservable:
@@ -369,7 +368,7 @@ export const STORE_FAULTS = [
     name: 'event-recipient-name-last',
     area: 'store',
     description:
-      "an event's recipient.name (9, 11) is the name of the tag's last recipient entry with the event's normalised email, not the first (decisions §8 Revision 3); the fault matrix serves it a dataset where such an entry has events (conformance/test/revision3-dataset.ts)",
+      "an event's recipient.name (9, 11) is the name of the tag's last recipient entry with the event's normalised email, not the first (spec §9 Revision 3); the fault matrix serves it a dataset where such an entry has events (conformance/test/revision3-dataset.ts)",
     detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
     blind: ['REL-EVENT-RECIPIENT'],
     // bug: the entries are read into a map by email, so the last entry's name wins
@@ -383,7 +382,7 @@ export const STORE_FAULTS = [
     name: 'event-recipient-name-first-entry',
     area: 'store',
     description:
-      "an event's recipient.name (9, 11) is the name of the tag's first recipient entry, whoever the event's recipient is (decisions §8 Revision 3)",
+      "an event's recipient.name (9, 11) is the name of the tag's first recipient entry, whoever the event's recipient is (spec §9 Revision 3)",
     detectedBy: ['REL-EVENT-RECIPIENT', 'ORACLE-EVENTS'],
     blind: ['REL-EVENT-RECIPIENT'],
     // bug: the name is read from the tag's first recipient entry, not the event's
@@ -393,7 +392,7 @@ export const STORE_FAULTS = [
     name: 'contact-unique-opens-as-total',
     area: 'store',
     description:
-      "a contact's uniqueOpens (15, 16, 17) counts its opens instead of the tags it opened (decisions §9 contact counters)",
+      "a contact's uniqueOpens (15, 16, 17) counts its opens instead of the tags it opened (spec §10 contact counters)",
     detectedBy: ['AGG-CONTACTS-SUM-TAGS'],
     wrap: {
       store: answerOf((_caller, request, answer) =>
@@ -436,11 +435,11 @@ interface Entry {
   readonly email: string;
 }
 
-/** The events array of an event group of 9 or 11 (decisions §8 Revision 3). */
+/** The events array of an event group of 9 or 11 (spec §9 Revision 3). */
 const GROUP_EVENTS = { 'opens.list': 'opens', 'clicks.list': 'clicks' } as const;
 
 /**
- * The faults of the event recipient's `name` on 9 and 11 (decisions §8 Revision 3): the name
+ * The faults of the event recipient's `name` on 9 and 11 (spec §9 Revision 3): the name
  * of the entry `pick` picks among the tag's recipient entries (`email` normalised), when any.
  */
 function recipientName(

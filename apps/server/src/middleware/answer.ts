@@ -13,9 +13,9 @@ export interface AnswerDeps {
   readonly renderer: Renderer;
   /** The query parser (`params`), the paging layer (`paging`, `pageWindows`, `pagingPath`). */
   readonly layers: Pick<AppLayers, 'params' | 'paging' | 'pageWindows' | 'pagingPath'>;
-  /** Records per page (decisions §3, profile option). */
+  /** Records per page (spec §5, profile option). */
   readonly pageSize: number;
-  /** How a list ends (decisions §3 Revision 2, profile option). */
+  /** How a list ends (spec §5 Revision 2, profile option). */
   readonly pagingEnd: PagingEnd;
   /** The base URL of `nextURL`/`previousURL`/`Link`, no trailing slash. */
   readonly publicUrl: () => string;
@@ -23,7 +23,7 @@ export interface AnswerDeps {
 
 /**
  * The last steps of the order of checks, after route, method, auth and rate limit: query
- * parameters (decisions §4: 400), unknown or out-of-scope id (decisions §2: 404), then 200,
+ * parameters (spec §6: 400), unknown or out-of-scope id (spec §4: 404), then 200,
  * or 204 for an empty list page under pagingEnd `no-content`. A HEAD gets the headers of
  * the GET and no body. Leaves the rendered response in `rendered` for the response cache.
  *

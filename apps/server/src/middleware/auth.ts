@@ -6,7 +6,7 @@ import type { Store } from '../store.ts';
 import { type Middleware, respond } from './context.ts';
 
 /**
- * Step 3 of the order of checks (decisions §1): {@link authenticate} the `Authorization`
+ * Step 3 of the order of checks (spec §3): {@link authenticate} the `Authorization`
  * header against the raw query string; failure answers 401. Sets `caller` and `authId`.
  * `layer` is the clean `AUTH_LAYER` or the steps as the auth faults break them;
  * `parseQuery` is the query parser (step 6), which `layer.beforeCredentials` may run.

@@ -31,8 +31,8 @@ export const responseCacheKey: ResponseCacheKey = (r) =>
  * Step 5, before the answer: the data of an application never changes (under `--live` each
  * version of the data gets its own application, so its own cache: `live.ts`), so the response
  * to the same caller, method and request target (on the same public base URL, `publicUrl()`)
- * is always the same (decisions §3 stable order): replay it instead of answering again. The
- * request's Host plays no part (decisions §3 Revision 2). Keeps what the answer step renders
+ * is always the same (spec §5 stable order): replay it instead of answering again. The
+ * request's Host plays no part (spec §5 Revision 2). Keeps what the answer step renders
  * (`rendered`: 200, 204, 400, 404), at most 4,096 responses and `maxBytes` of bodies
  * (default 64 MiB). `keyOf` is {@link responseCacheKey} or the key as a routing fault breaks it.
  */

@@ -1,7 +1,7 @@
 import type { Rendered, Renderer } from '../render.ts';
 import { type Middleware, respond, shortPath } from './context.ts';
 
-/** Methods every endpoint allows (decisions §4). */
+/** Methods every endpoint allows (spec §6). */
 export const ALLOW = 'GET, HEAD';
 
 /** Whether `method` reads (GET or HEAD), the only methods of the API. */

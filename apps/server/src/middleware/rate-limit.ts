@@ -10,7 +10,7 @@ function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   };
 }
 
-/** The headers of a 429 for `decision` (decisions §6); the rate-limit faults wrap it. */
+/** The headers of a 429 for `decision` (spec §7); the rate-limit faults wrap it. */
 export type RateLimitRefusal = (decision: RateLimitDecision) => Record<string, string>;
 
 /** The clean {@link RateLimitRefusal}: the `X-Rate-Limit-*` headers and `Retry-After`. */
@@ -20,7 +20,7 @@ export const rateLimitRefusal: RateLimitRefusal = (d) => ({
 });
 
 /**
- * Step 4 of the order of checks (decisions §6, when the profile sets a rate limit): counts
+ * Step 4 of the order of checks (spec §7, when the profile sets a rate limit): counts
  * every authenticated request against its credential, valid or not; over the limit answers
  * 429 with `Retry-After`. Every later response carries the `X-Rate-Limit-*` headers.
  * `refusal` is {@link rateLimitRefusal} or the 429's headers as a rate-limit fault breaks them.

@@ -9,8 +9,8 @@ export const OPENAPI_PATH = '/openapi.json';
 
 /**
  * The request target as received: on a socket the raw request line of Node's
- * `IncomingMessage` (so the query string is signed exactly as the client sent it, decisions
- * §1); in memory the `Request`'s URL (already normalised by the WHATWG URL parser).
+ * `IncomingMessage` (so the query string is signed exactly as the client sent it, spec
+ * §3); in memory the `Request`'s URL (already normalised by the WHATWG URL parser).
  */
 export function rawTarget(c: Context<Env>): string {
   const incoming = c.env?.incoming?.url;
@@ -21,7 +21,7 @@ export function rawTarget(c: Context<Env>): string {
 /**
  * The router: the endpoint a raw request path names and its path parameters, or undefined
  * for an unknown path. The clean one is core's {@link matchEndpoint} (each segment
- * percent-decoded, decisions §4 Revision 2); the routing faults wrap it (`faults/routing.ts`).
+ * percent-decoded, spec §6 Revision 2); the routing faults wrap it (`faults/routing.ts`).
  */
 export type PathMatcher = (path: string) => EndpointMatch | undefined;
 

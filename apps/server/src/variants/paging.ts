@@ -4,7 +4,7 @@ import type { VariantSet } from './index.ts';
 /**
  * The paging layer's variants: `paging-query-empty-pieces-dropped`, paging URLs whose query
  * leaves out the request's empty pieces (`rtn=json&&` links to `rtn=json&cursor=250`), a
- * freedom of decisions §3 Revision 3 addendum; and `huge-cursor-clamp`, the huge-cursor rule of Revision 2 kept as
+ * freedom of spec §5 Revision 3 addendum; and `huge-cursor-clamp`, the huge-cursor rule of Revision 2 kept as
  * a variant (spec §12): a cursor above 2^53 − 1 is read as 2^53 − 1, so the page is past the
  * end and `previous`, `previousURL` and `Link` rel="prev" are 2^53 − 1 − pageSize
  * (`cursor=99999999999999999999` links to `cursor=9007199254740741`). It conforms only under a
@@ -25,7 +25,7 @@ export function withPagingVariants(layer: PagingLayer, variants: VariantSet): Pa
   }
   if (variants.has('paging-query-empty-pieces-dropped')) {
     const inner = out;
-    // empty pieces are no parameters (decisions §3 Revision 3 addendum): dropping them is free
+    // empty pieces are no parameters (spec §5 Revision 3 addendum): dropping them is free
     out = {
       ...inner,
       urlQuery: (req, cursor) =>

@@ -11,7 +11,7 @@ import type { VariantName, VariantSet } from './index.ts';
 import { needsDataset } from './records.ts';
 
 /**
- * The `recipient` of the events of endpoints 9 and 11 (decisions §8 Revision 3): what the
+ * The `recipient` of the events of endpoints 9 and 11 (spec §9 Revision 3): what the
  * variants of that rule change, after core's index has answered. Core names an event's
  * recipient by the contact id of its normalised email, the name of the tag's first recipient
  * entry with that normalised email, and the normalised email. Variants (the free `email`
@@ -39,7 +39,7 @@ const GROUP_FIELDS = {
   'clicks.list': ['clicks', 'clickDate'],
 } as const;
 
-/** The variants of the event recipient over one dataset (decisions §8 Revision 3). */
+/** The variants of the event recipient over one dataset (spec §9 Revision 3). */
 export class EventRecipients {
   /** tagID -> its recipient entries in stored order. */
   readonly #entries = new Map<string, readonly Entry[]>();

@@ -16,7 +16,7 @@ export function needsDataset(variant: string): string {
 
 /**
  * The store-layer variants: post-processing of the records core's index answers, before
- * paging and rendering, each a freedom of the profile (decisions §3, §8 Revision 2):
+ * paging and rendering, each a freedom of the profile (spec §5, §9 Revision 2):
  * `event-ties-reversed`, `contact-ids-alternative`, `fractional-seconds`, `extra-fields`.
  * Records are copied, never mutated (the index shares them between answers).
  */
@@ -149,7 +149,7 @@ const EVENT_DATE: Partial<Record<EndpointId, 'clickDate' | 'openDate'>> = {
 
 /**
  * `event-ties-reversed`: events of one tag with the same instant come in reverse order
- * (decisions §3 Revision 2: ties in any order). Endpoints 10 and 12 list one tag's events;
+ * (spec §5 Revision 2: ties in any order). Endpoints 10 and 12 list one tag's events;
  * 9 and 11 list them inside each tag's group.
  */
 function reverseTies(endpoint: EndpointId, records: unknown[]): unknown[] {
@@ -180,13 +180,13 @@ function reverseRuns<T>(items: readonly T[], timestamp: (item: T) => string): T[
   return out;
 }
 
-/** Fields that hold a timestamp (decisions §8), at any depth of a record. */
+/** Fields that hold a timestamp (spec §9), at any depth of a record. */
 const TIMESTAMP_FIELDS = new Set(['dateSent', 'dateLastSent', 'clickDate', 'openDate']);
 const WHOLE_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 /**
  * `fractional-seconds`: every whole-second timestamp as `…:SS.000Z`, the same instant
- * (decisions §8 Revision 2).
+ * (spec §9 Revision 2).
  */
 function withFractionalSeconds(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withFractionalSeconds);
@@ -224,7 +224,7 @@ const RECORD_KIND: Record<EndpointId, string> = {
 
 /**
  * `extra-fields`: the fields every record of `endpoint` carries beyond the profile's
- * (decisions §8 Revision 2): `object`, the record kind, and `revision`, 2.
+ * (spec §9 Revision 2): `object`, the record kind, and `revision`, 2.
  */
 export function extraFieldsOf(endpoint: EndpointId): { object: string; revision: number } {
   return { object: RECORD_KIND[endpoint], revision: 2 };

@@ -5,7 +5,7 @@ import { EventRecipients } from './recipients.ts';
 import { RecordVariants } from './records.ts';
 
 /**
- * `reader` with the store variants that are on (decisions §3, §8 Revisions 2 and 3): the
+ * `reader` with the store variants that are on (spec §5, §9 Revisions 2 and 3): the
  * request's alternative contact id in core's terms first, then the answer's event recipients
  * ({@link EventRecipients}) and records ({@link RecordVariants}) rewritten. `dataset` is what
  * the reader serves (the ids and emails some variants read; without it they throw). Such a

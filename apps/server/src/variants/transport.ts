@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { VariantSet } from './index.ts';
 
 /**
- * The transport layer's variants (decisions §7 Revision 2: transfer details are free):
+ * The transport layer's variants (spec §8 Revision 2: transfer details are free):
  * content coding, chunking, connection handling and the reason phrase change only what
  * travels on the socket, so they wrap the application's `fetch` handler where the server
  * listens ({@link withTransport}); extra response headers are also visible in memory, so they

@@ -14,7 +14,7 @@ export interface EndpointCall<Id extends EndpointId = EndpointId> {
   /**
    * The query string to send verbatim instead of `params` and `query` (no leading `?`; empty
    * pieces, `+`, malformed escapes kept), signed exactly as sent: for the query-syntax checks
-   * (decisions §4 Revision 3). Not for {@link CheckContext.walk}.
+   * (spec §6 Revision 3). Not for {@link CheckContext.walk}.
    */
   readonly rawQuery?: string;
   readonly credential?: Credential | null;
@@ -66,7 +66,7 @@ export interface EachOptions<T> {
   /**
    * Each item's verdict rests only on the reads the item makes (a status, a body, two forms
    * of one call), never on what the check read before the loop: a failing item is then read
-   * again on still data when the data moves ({@link CheckContext.onStillData}, decisions §3
+   * again on still data when the data moves ({@link CheckContext.onStillData}, spec §5
    * Revision 3), instead of the whole check running again.
    */
   readonly readsOwn?: boolean;

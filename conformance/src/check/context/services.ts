@@ -29,7 +29,7 @@ export interface RunServices {
   /** The run's walks of lists, capped by bytes (`walk-cache.ts`, `newWalkCache`). */
   readonly walkCache: ByteCache<Walk>;
   /**
-   * Set by the run's data watch when it watches watermarks (attempt.ts, decisions §3 Revision
+   * Set by the run's data watch when it watches watermarks (attempt.ts, spec §5 Revision
    * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.
    */
   still?: StillWatch | undefined;
@@ -70,7 +70,7 @@ export const STILL_FAILURES = new WeakSet<object>();
 /**
  * Whether `failure` (of a check's outcome) rests on reads made between two equal watermark
  * reads ({@link CheckContext.onStillData}): a failure that stands on moving data without the
- * check running again (decisions §3 Revision 3).
+ * check running again (spec §5 Revision 3).
  */
 export function readOnStillData(failure: object): boolean {
   return STILL_FAILURES.has(failure);

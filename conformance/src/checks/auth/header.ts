@@ -9,14 +9,14 @@ import { b64, hmacOnly, NoSocket, statusOverSocket } from './requests.ts';
 /** What a probe's socket says on a transport fault (reset, closed, no answer in time). */
 const SOCKET_FAULT = /ECONNRESET|EPIPE|socket hang up|no answer within/;
 
-/** The Authorization header (decisions §1): the forms it may take and its name in any case. */
+/** The Authorization header (spec §3): the forms it may take and its name in any case. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-HEADER-FORMS',
     title:
       'the Authorization value is strict base64: the header of a valid signature without its = padding answers 401, with it 200',
     clause:
-      'decisions §1 Revision 2 (base64 is strict, padding required; surrounding whitespace and the header name case are free to the client)',
+      'spec §3 Revision 2 (base64 is strict, padding required; surrounding whitespace and the header name case are free to the client)',
     endpoints: ['teams.list', 'teams.tags'],
     skipIf: hmacOnly,
     async run(ctx) {
@@ -69,7 +69,7 @@ export const checks: readonly Check[] = [
     id: 'AUTH-HEADER-NAME-ANY-CASE',
     title:
       'the Authorization header name is read in any letter case (AUTHORIZATION, Authorization, aUTHORIZATION) over a socket',
-    clause: 'decisions §1 Revision 2 (the header name is case-insensitive)',
+    clause: 'spec §3 Revision 2 (the header name is case-insensitive)',
     endpoints: ['teams.list', 'teams.tags'],
     skipIf: (env) =>
       env.profile.rateLimit !== null

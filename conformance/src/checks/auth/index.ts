@@ -7,7 +7,7 @@ import { checks as signature } from './signature.ts';
 export const prefix = 'AUTH';
 
 /**
- * Authentication (decisions §1): every endpoint refuses missing, malformed and wrong
+ * Authentication (spec §3): every endpoint refuses missing, malformed and wrong
  * credentials (`refusals.ts`), the signature's hex case, scope and decoded form
  * (`signature.ts`), the Authorization header's forms and name (`header.ts`).
  */

@@ -5,12 +5,12 @@ import { type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
 import { arbUnknownAuthId, b64, ensureSame401, expect401, hmacOnly } from './requests.ts';
 
-/** Requests refused with 401 (decisions §1): missing, wrong, unknown and malformed credentials, one body for all. */
+/** Requests refused with 401 (spec §3): missing, wrong, unknown and malformed credentials, one body for all. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-401-MISSING',
     title: 'every endpoint without an Authorization header answers 401',
-    clause: 'decisions §1 (missing credentials: 401), §5',
+    clause: 'spec §3 (missing credentials: 401), §6',
     endpoints: [],
     async run(ctx) {
       await expect401(ctx, () => undefined);
@@ -19,7 +19,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-401-WRONG-KEY',
     title: 'every endpoint signed with a wrong access key answers 401',
-    clause: 'decisions §1 (wrong credentials: 401)',
+    clause: 'spec §3 (wrong credentials: 401)',
     endpoints: [],
     async run(ctx) {
       const { authId, accessKey } = ctx.primary;
@@ -33,7 +33,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-401-UNKNOWN-ID',
     title: 'an unknown authId answers 401',
-    clause: 'decisions §1',
+    clause: 'spec §3',
     endpoints: [],
     skipIf: hmacOnly,
     async run(ctx) {
@@ -46,7 +46,7 @@ export const checks: readonly Check[] = [
     id: 'AUTH-401-SAME-BODY',
     title:
       'an unknown authId and a wrong signature of a known authId answer 401 with the same body (no authId existence oracle)',
-    clause: 'decisions §1 Revision 2 (unknown authId and wrong signature: the same 401 body)',
+    clause: 'spec §3 Revision 2 (unknown authId and wrong signature: the same 401 body)',
     endpoints: ['teams.list', 'teams.tags'],
     skipIf: hmacOnly,
     async run(ctx) {
@@ -74,7 +74,7 @@ export const checks: readonly Check[] = [
     id: 'AUTH-401-MALFORMED',
     title:
       'a malformed Authorization header (Basic scheme, not base64, no colon, no hex signature) answers 401',
-    clause: 'decisions §1 (malformed credentials: 401; no Basic prefix)',
+    clause: 'spec §3 (malformed credentials: 401; no Basic prefix)',
     endpoints: ['teams.list'],
     async run(ctx) {
       const { authId, accessKey } = ctx.primary;

@@ -19,7 +19,7 @@ export const hmacOnly = (env: { profile: { auth: string } }) =>
   env.profile.auth === 'hmac-sha1' ? undefined : `the profile's auth scheme is ${env.profile.auth}`;
 
 /**
- * PHP's `urldecode` of a query string (decisions §1 Revision 2): `+` is a space, each valid
+ * PHP's `urldecode` of a query string (spec §3 Revision 2): `+` is a space, each valid
  * `%XX` is a byte (hex digits in either case), other characters stand for their UTF-8 bytes;
  * the bytes are read as UTF-8. A `%` not followed by two hex digits stays as it is. Written
  * independently of core's `signableForms`, which it checks.
@@ -113,7 +113,7 @@ export function arbUnknownAuthId(known: ReadonlySet<string>): fc.Arbitrary<strin
 /**
  * Sends `sample` once with a well-formed header of the unknown `authId` (signed with the
  * primary's key over the right query string) and once with the primary's authId and a wrong
- * signature, and asserts two 401s with the same JSON body by value (decisions §1 Revision 2).
+ * signature, and asserts two 401s with the same JSON body by value (spec §3 Revision 2).
  */
 export async function ensureSame401(
   ctx: CheckContext,

@@ -13,12 +13,12 @@ import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
 import { b64, formEncode, hmacOnly, phpUrldecode, sendRawQuery } from './requests.ts';
 
-/** The HMAC signature (decisions §1): its hex in any case, what it covers, the decoded form of the query it signs. */
+/** The HMAC signature (spec §3): its hex in any case, what it covers, the decoded form of the query it signs. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'AUTH-HEX-ANY-CASE',
     title: 'the hex signature is accepted in upper and in mixed case',
-    clause: 'decisions §1 Revision 2 (the hex signature is compared case-insensitively)',
+    clause: 'spec §3 Revision 2 (the hex signature is compared case-insensitively)',
     endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
     skipIf: hmacOnly,
     async run(ctx) {
@@ -60,7 +60,7 @@ export const checks: readonly Check[] = [
     title:
       'a signature of another query string (the parameters reordered, or without a parameter that was sent: cursor, total, rtn and next included) answers 401',
     clause:
-      'decisions §1 (signature over the query string in request order), §1 Revision 2 (every sent parameter is signed, next included)',
+      'spec §3 (signature over the query string in request order), §3 Revision 2 (every sent parameter is signed, next included)',
     endpoints: ALL_ENDPOINT_IDS,
     skipIf: hmacOnly,
     async run(ctx) {
@@ -136,8 +136,7 @@ export const checks: readonly Check[] = [
     id: 'AUTH-ACCEPTS-DECODED-FORM',
     title:
       'a signature over the percent-decoded query string (what the PHP client signs, + read as a space) is accepted, as is one over the raw string',
-    clause:
-      'decisions §1 (raw or percent-decoded form), §1 Revision 2 (PHP urldecode: + is a space)',
+    clause: 'spec §3 (raw or percent-decoded form), §3 Revision 2 (PHP urldecode: + is a space)',
     endpoints: ['teams.list'],
     skipIf: hmacOnly,
     async run(ctx) {

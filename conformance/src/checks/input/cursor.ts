@@ -23,7 +23,7 @@ function singles(samples: readonly Sample[]): Sample[] {
 /**
  * Asserts `ex` answers a page past the end of the list: no records, in either paging end
  * (a 204 or a 200 with `data: []`, read by `ctx.page`). Which of the two the profile
- * declares is judged by the PAGE-END checks alone (decisions §3 Revision 2), so a server
+ * declares is judged by the PAGE-END checks alone (spec §5 Revision 2), so a server
  * with the other paging end fails those, not this one.
  */
 function ensurePastEnd(ctx: CheckContext, endpoint: EndpointId, ex: Exchange, what: string): void {
@@ -92,13 +92,13 @@ async function ensureIgnored(
   });
 }
 
-/** Cursors, and total and next ignored (decisions §3 Revision 2, §4 Revision 2). */
+/** Cursors, and total and next ignored (spec §5 Revision 2, §4 Revision 2). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-400-BAD-CURSOR',
     title:
       'a cursor not matching [0-9]+ answers 400 naming cursor on every endpoint, single-object ones included; a valid cursor is ignored on them; a huge cursor is past the end',
-    clause: 'decisions §3 Revision 2 (cursor is [0-9]+, no size limit, on every endpoint)',
+    clause: 'spec §5 Revision 2 (cursor is [0-9]+, no size limit, on every endpoint)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -167,7 +167,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-NEXT-TOTAL-IGNORED',
     title:
       'total and next, with any value, empty or repeated, change nothing on any endpoint: same status, data, paging and X-Total-Count',
-    clause: 'decisions §3 Revision 2 (next accepted and ignored like total), §4 Revision 2',
+    clause: 'spec §5 Revision 2 (next accepted and ignored like total), §6 Revision 2',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);

@@ -6,12 +6,12 @@ import { sampleCalls } from '../../check/sample.ts';
 import { errorBodyProblem } from '../err.ts';
 import { ALL_ENDPOINTS } from './calls.ts';
 
-/** No input yields a 5xx (decisions §5). */
+/** No input yields a 5xx (spec §6). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-NO-5XX',
     title: 'no input yields a 5xx: generated query parameters answer 200, 204, 400 or 404',
-    clause: 'decisions §5 (a 5xx is always a defect)',
+    clause: 'spec §6 (a 5xx is always a defect)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);

@@ -11,7 +11,7 @@ export const prefix = 'INPUT';
 
 /**
  * Bad input gets the documented 400 or 404 with the error body, and nothing gets a 5xx
- * (decisions §3, §4, §5): bad parameter values (`values.ts`), cursors and the ignored total
+ * (spec §5, §6, §6): bad parameter values (`values.ts`), cursors and the ignored total
  * and next (`cursor.ts`), unknown ids and paths, decoded segments (`paths.ts`), the order of checks (`order.ts`), generated
  * input (`fuzz.ts`), the query-string syntax (`query.ts`). `same-answer.ts` compares two answers that must not differ.
  */

@@ -16,7 +16,7 @@ interface OrderCase {
 }
 
 /**
- * The order of checks for a bad request (decisions §3 Revision 2): unknown path 404 -> method
+ * The order of checks for a bad request (spec §5 Revision 2): unknown path 404 -> method
  * 405 -> auth 401 -> rate 429 -> parameters 400 -> unknown or out-of-scope id 404. Read-only:
  * GET and HEAD requests with two problems each, the earlier step answering.
  */
@@ -26,7 +26,7 @@ export const checks: readonly Check[] = [
     title:
       'a request with two problems answers the earlier step: unknown path before credentials, credentials before parameters, parameters before the unknown id',
     clause:
-      'decisions §3 Revision 2 (order of checks: unknown path 404 -> method 405 -> auth 401 -> rate 429 -> parameters 400 -> unknown id 404)',
+      'spec §5 Revision 2 (order of checks: unknown path 404 -> method 405 -> auth 401 -> rate 429 -> parameters 400 -> unknown id 404)',
     endpoints: ['teams.tags', 'teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const wrongKey = {

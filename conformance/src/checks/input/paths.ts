@@ -16,7 +16,7 @@ import { ensureSameAnswer } from './same-answer.ts';
 
 /**
  * Group segments that must answer 404 because no visible group has them as exact id or
- * exact name (decisions §2 Revision 2): each group's name in upper, lower and swapped case,
+ * exact name (spec §4 Revision 2): each group's name in upper, lower and swapped case,
  * two proper prefixes of the name (by code point) and a proper prefix of the id. Segments in
  * `taken` (the ids and names of every visible group), empty ones and repeats are left out.
  */
@@ -61,7 +61,7 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
  * The path of `endpoint` with `pathParams`, each segment (literal or parameter) written with
  * the characters at running indices `encode(i)` percent-encoded as UTF-8 (`%XX`, hex digits
  * in upper or lower case). Characters that must be encoded always are. Every decoding of the
- * result is the path `buildPath` gives (decisions §4 Revision 2: segments are decoded).
+ * result is the path `buildPath` gives (spec §6 Revision 2: segments are decoded).
  */
 export function encodedPath(
   endpoint: Endpoint,
@@ -88,12 +88,12 @@ export function encodedPath(
   return `/${segments.join('/')}`;
 }
 
-/** Unknown ids and paths answer 404; path segments are decoded (decisions §2, §4, §5). */
+/** Unknown ids and paths answer 404; path segments are decoded (spec §4, §6, §6). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-404-UNKNOWN-ID',
     title: 'an unknown member, group, tag or contact id answers 404 with the error body',
-    clause: 'decisions §2, §4 (group segment), §5',
+    clause: 'spec §4, §6 (group segment), §6',
     endpoints: ENDPOINT_LIST.filter((e) => e.pathParams.length > 0).map((e) => e.id),
     async run(ctx) {
       const unknown = 'zz0000unknown0000id00zz';
@@ -112,7 +112,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-404-GROUP-NAME-EXACT',
     title:
       "a visible group's exact name answers like its id; the name in another letter case or a proper prefix answers 404",
-    clause: 'decisions §2 Revision 2 (group segment: exact id, else exact case-sensitive name)',
+    clause: 'spec §4 Revision 2 (group segment: exact id, else exact case-sensitive name)',
     endpoints: ['teams.group', 'stats.group'],
     async run(ctx) {
       const d = await ctx.discover();
@@ -122,7 +122,7 @@ export const checks: readonly Check[] = [
       // dataset's visible groups (an admin also sees groups without members)
       const visible = knownVisibleGroups(ctx, d);
       // in blind mode an admin may see a group without members that no list shows: a name
-      // (or a near miss of one) may resolve to it, which answers no member (decisions §2)
+      // (or a near miss of one) may resolve to it, which answers no member (spec §4)
       const hidden = mayHideEmptyGroups(ctx);
       const taken = new Set(visible.flatMap((g) => [g.groupID, g.groupName]));
       const aggregated: Pair[] = [['aggregateData', 'true']];
@@ -178,7 +178,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-PATH-SEGMENTS-DECODED',
     title:
       'path segments are percent-decoded before matching: /%74eams answers like /teams, an encoded id like the plain one',
-    clause: 'decisions §4 Revision 2 (paths: each segment is percent-decoded)',
+    clause: 'spec §6 Revision 2 (paths: each segment is percent-decoded)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -235,7 +235,7 @@ export const checks: readonly Check[] = [
     title:
       'an unknown path answers 404 with the error body: every endpoint with a trailing slash or an empty segment, an extra or a missing segment',
     clause:
-      'decisions §4 (unknown path: 404), §4 Revision 2 (empty segments not normalised), §11 (a trailing slash is another path), §5',
+      'spec §6 (unknown path: 404), §6 Revision 2 (empty segments not normalised), §11 (a trailing slash is another path), §6',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);

@@ -15,13 +15,13 @@ import { ensureSameAnswer } from './same-answer.ts';
 import { VALID_VALUE } from './values.ts';
 
 /*
- * The query string's syntax (decisions §4 Revision 3): the query is
+ * The query string's syntax (spec §6 Revision 3): the query is
  * `application/x-www-form-urlencoded`, sent here verbatim (`rawQuery`, signed exactly as sent)
  * so that empty pieces, bare names and malformed escapes reach the implementation as written.
  * A bare `?` cannot be tested: the WHATWG fetch of Node drops an empty query from the wire.
  */
 
-/** Malformed escapes (decisions §4 Revision 3: a `%` not followed by two hex digits). */
+/** Malformed escapes (spec §6 Revision 3: a `%` not followed by two hex digits). */
 const MALFORMED = ['%zz', '%', '%4', '%G0', '%%41'] as const;
 
 /** Percent-encoded byte sequences that are not UTF-8 (a lone byte, a cut or overlong form, a surrogate). */
@@ -59,7 +59,7 @@ function escapeAll(value: string, upper: boolean): string {
 
 /**
  * Every sampled endpoint and parameter sent with the piece `spell(param, value)` gives (the
- * raw `name=value` piece and its description) answers like the plain pair (decisions §4
+ * raw `name=value` piece and its description) answers like the plain pair (spec §6
  * Revision 3: names and values are percent-decoded); each item confirmed on its own reads.
  */
 async function escapedFormAgrees(
@@ -123,13 +123,13 @@ async function ensureSameAsPairs(
   });
 }
 
-/** Query-string syntax (decisions §4 Revision 3). */
+/** Query-string syntax (spec §6 Revision 3). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-QUERY-EMPTY-PIECES',
     title:
       'empty pieces of the query string (a=1&&b=2, a leading or trailing &) are ignored: the answer is that of the query without them, on every endpoint',
-    clause: 'decisions §4 Revision 3 (query-string syntax: an empty piece is ignored)',
+    clause: 'spec §6 Revision 3 (query-string syntax: an empty piece is ignored)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -155,7 +155,7 @@ export const checks: readonly Check[] = [
     title:
       'a parameter sent without = (?type) has an empty value: 400 naming it, on every endpoint and parameter; total and next sent so stay ignored',
     clause:
-      'decisions §4 Revision 3 (a piece without = is the name with an empty value), §4 Revision 2 (an empty value is a bad value; total and next are ignored)',
+      'spec §6 Revision 3 (a piece without = is the name with an empty value), §6 Revision 2 (an empty value is a bad value; total and next are ignored)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -193,7 +193,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-QUERY-EMPTY-NAME',
     title:
       'a piece of the query with an empty name (=json, =) is an unknown parameter: 400 with the error body, on every endpoint',
-    clause: 'decisions §4 Revision 3 (a piece with an empty name is an unknown parameter)',
+    clause: 'spec §6 Revision 3 (a piece with an empty name is an unknown parameter)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -217,7 +217,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-QUERY-NAMES-CASE',
     title:
       'parameter names are case-sensitive: a name in another letter case (RTN, Type, isopened, TOTAL) is unknown, 400 naming it, for every parameter of every endpoint',
-    clause: 'decisions §4 Revision 3 (names are case-sensitive), §4 (unknown parameter: 400)',
+    clause: 'spec §6 Revision 3 (names are case-sensitive), §6 (unknown parameter: 400)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -249,7 +249,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-QUERY-VALUES-DECODED',
     title:
       'values are percent-decoded: every parameter with its value written as %XX escapes (rtn=%6A%73%6F%6E) answers like the plain value, on every endpoint',
-    clause: 'decisions §4 Revision 3 (in values %XX is decoded)',
+    clause: 'spec §6 Revision 3 (in values %XX is decoded)',
     endpoints: ALL_ENDPOINTS,
     run: (ctx) =>
       escapedFormAgrees(ctx, (param, value) => {
@@ -261,7 +261,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-QUERY-NAMES-DECODED',
     title:
       'names are percent-decoded like values: every parameter with its name written as %XX escapes (%72%74%6E=json) answers like the plain name, on every endpoint',
-    clause: 'decisions §4 Revision 3 (application/x-www-form-urlencoded: names and values decoded)',
+    clause: 'spec §6 Revision 3 (application/x-www-form-urlencoded: names and values decoded)',
     endpoints: ALL_ENDPOINTS,
     run: (ctx) =>
       escapedFormAgrees(ctx, (param, value) => {
@@ -277,7 +277,7 @@ export const checks: readonly Check[] = [
     title:
       'a value with a malformed escape (%zz, a lone %) or with bytes that are not UTF-8 (%FF) answers 400 naming the parameter, for every parameter of every endpoint; total and next stay ignored',
     clause:
-      'decisions §4 Revision 3 (a malformed escape or bytes not UTF-8 make the value bad; total and next stay ignored)',
+      'spec §6 Revision 3 (a malformed escape or bytes not UTF-8 make the value bad; total and next stay ignored)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);

@@ -9,7 +9,7 @@ import type { Exchange } from '../../http/client.ts';
 export interface SameAnswerOptions {
   /**
    * `same-query`: the URLs of `other` are those of `plain` with `kept` added to the query
-   * (the URLs keep the request's parameters, decisions §3 Revision 2). `ignore`: only
+   * (the URLs keep the request's parameters, spec §5 Revision 2). `ignore`: only
    * whether each URL is null (e.g. when the two requests have different paths).
    */
   readonly urls: 'same-query' | 'ignore';
@@ -67,7 +67,7 @@ function recordsOf(endpoint: EndpointId, data: unknown): unknown[] {
 }
 
 /**
- * Asserts that `other` answers like `plain` (decisions §3, §4): the same status, the same
+ * Asserts that `other` answers like `plain` (spec §5, §6): the same status, the same
  * `X-Total-Count` (or none on both), and for a 200 JSON body the same `data` by value (in
  * both directions, so a missing or an extra field counts; event ties compared as sets) and
  * the same `paging`: equal cursors, each URL null on both or on neither, and URLs compared

@@ -119,17 +119,17 @@ const BAD_DATES = [
   '-2024-01-05',
   '２０２４-01-05',
 ];
-/** Dates on the edges of years 0001–9999: valid (decisions §4 Revision 2). */
+/** Dates on the edges of years 0001–9999: valid (spec §6 Revision 2). */
 const EDGE_DATES = ['0001-01-01', '9999-12-31'];
 const BAD_BOOLEANS = ['yes', 'no', '2', 'truee', 'on', '', 'null', '-1'];
 
-/** Bad values of query parameters answer 400 naming the parameter (decisions §4, §5). */
+/** Bad values of query parameters answer 400 naming the parameter (spec §6, §6). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-400-BAD-DATE',
     title:
       'start, end and date that are not a real calendar day of the years 0001-9999 as YYYY-MM-DD answer 400 naming the parameter, on every endpoint that takes them',
-    clause: 'decisions §4 (dates), §4 Revision 2 (same rules everywhere; years 0001-9999)',
+    clause: 'spec §6 (dates), §6 Revision 2 (same rules everywhere; years 0001-9999)',
     endpoints: DATED_ENDPOINTS,
     async run(ctx) {
       const samples = (await sampleCalls(ctx)).filter((s) => DATED_ENDPOINTS.includes(s.endpoint));
@@ -185,7 +185,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-400-START-AFTER-END',
     title:
       'start after end answers 400 naming start or end, on every endpoint that takes both; start equal to end is one day, never a 400',
-    clause: 'decisions §4 (start > end: 400), §4 Revision 2 (same rules on every endpoint)',
+    clause: 'spec §6 (start > end: 400), §6 Revision 2 (same rules on every endpoint)',
     endpoints: WINDOWED_ENDPOINTS,
     async run(ctx) {
       const samples = (await sampleCalls(ctx)).filter((s) =>
@@ -223,7 +223,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-400-BAD-BOOLEAN',
     title:
       'a boolean other than true/false/1/0 (any case) answers 400 naming the parameter, for every boolean parameter on every endpoint that takes it',
-    clause: 'decisions §4 (booleans), §4 Revision 2 (same rules on every endpoint)',
+    clause: 'spec §6 (booleans), §6 Revision 2 (same rules on every endpoint)',
     endpoints: ENDPOINT_LIST.filter((e) => e.query.some((p) => BOOLEAN_PARAMS.includes(p))).map(
       (e) => e.id,
     ),
@@ -254,7 +254,7 @@ export const checks: readonly Check[] = [
     title:
       'type other than admin/manager/user and rtn other than json/text/html (both case-sensitive) answer 400 naming the parameter, on every endpoint that takes them',
     clause:
-      'decisions §4 (type, rtn), §4 Revision 2 (rtn and type are case-sensitive; same rules on every endpoint)',
+      'spec §6 (type, rtn), §6 Revision 2 (rtn and type are case-sensitive; same rules on every endpoint)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const targets = targetsOf(await sampleCalls(ctx), ENUM_PARAMS.keys());
@@ -320,7 +320,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-400-EMPTY-VALUE',
     title:
       'an empty value (type=, start=, rtn=, cursor=, isOpened=, …) answers 400 naming the parameter, on every endpoint that takes it',
-    clause: 'decisions §4 Revision 2 (an empty value is a bad value)',
+    clause: 'spec §6 Revision 2 (an empty value is a bad value)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);
@@ -348,7 +348,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'INPUT-400-DATE-REQUIRED',
     title: '/tags/daily/{tagID} without date answers 400 naming date',
-    clause: 'decisions §4 (date is required on endpoint 14)',
+    clause: 'spec §6 (date is required on endpoint 14)',
     endpoints: ['tags.daily'],
     async run(ctx) {
       const daily = (await sampleCalls(ctx)).find((s) => s.endpoint === 'tags.daily');
@@ -363,7 +363,7 @@ export const checks: readonly Check[] = [
     title:
       "an unknown query parameter (a typo like isOpen, or another endpoint's parameter like start on /contacts) answers 400 whose message names it and the allowed ones",
     clause:
-      'decisions §4 (unknown query parameter), §4 Revision 2 (a parameter of another endpoint is unknown)',
+      'spec §6 (unknown query parameter), §6 Revision 2 (a parameter of another endpoint is unknown)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const typos = ['isOpen', 'startDate', 'page', 'limit', 'aggregate', 'Rtn', 'NEXT'];
@@ -408,7 +408,7 @@ export const checks: readonly Check[] = [
     id: 'INPUT-400-REPEATED-PARAM',
     title:
       'a parameter other than total and next sent twice (same or different value) answers 400 naming it, on every endpoint that takes it',
-    clause: 'decisions §4 Revision 2 (a repeated parameter: 400)',
+    clause: 'spec §6 Revision 2 (a repeated parameter: 400)',
     endpoints: ALL_ENDPOINTS,
     async run(ctx) {
       const samples = await sampleCalls(ctx);

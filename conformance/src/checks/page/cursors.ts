@@ -12,7 +12,7 @@ import { listCalls, listCallWith, PAGED, pagingUrlProblem, type SizedList } from
 /**
  * Cursors above 2^53 − 1 (the profile sets no size limit, and allows leading zeros): the page
  * is past the end of any list, and `previous` = cursor − pageSize must be exact, which float
- * arithmetic is not (decisions §3 Revision 2; docs/spec.md §5).
+ * arithmetic is not (spec §5 Revision 2; docs/spec.md §5).
  */
 export const HUGE_CURSORS = ['99999999999999999999', `000${'1234567890'.repeat(3)}`] as const;
 
@@ -78,13 +78,13 @@ function hugeCursorProblem(
   return problem === undefined ? undefined : `previousURL ${problem}`;
 }
 
-/** Walking the pages: every record once, cursor arithmetic, both client loop styles (decisions §3). */
+/** Walking the pages: every record once, cursor arithmetic, both client loop styles (spec §5). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-WALK-ONCE',
     title:
       'walking the cursor to the end visits every record exactly once: as many records as paging.cursors.total and X-Total-Count',
-    clause: 'decisions §3 (pages never overlap or skip)',
+    clause: 'spec §5 (pages never overlap or skip)',
     endpoints: [...PAGED, 'stats.team'],
     async run(ctx) {
       const lists = await listCalls(ctx);
@@ -129,7 +129,7 @@ export const checks: readonly Check[] = [
     title:
       'a page at any cursor holds records [cursor, cursor+pageSize) of the walk, next = min(cursor+pageSize, total), previous = max(cursor-pageSize, 0), previousURL null iff cursor = 0; past a cursor above 2^53 - 1, previous, previousURL and Link rel="prev" are cursor - pageSize exactly, in every rtn and on HEAD',
     clause:
-      'decisions §3 (cursor = offset, next) and its Revision 2 (previous, previousURL; cursor [0-9]+ without size limit)',
+      'spec §5 (cursor = offset, next) and its Revision 2 (previous, previousURL; cursor [0-9]+ without size limit)',
     endpoints: PAGED,
     async run(ctx) {
       const lists = (await listCalls(ctx)).slice(0, 4);
@@ -245,7 +245,7 @@ export const checks: readonly Check[] = [
     title:
       'both client loop styles end with every record: "until the page is empty" (an empty page or 204 No Content) and "while next < total"',
     clause:
-      'decisions §3 (a client looping until the result is empty must end, and so must one looping while next < total)',
+      'spec §5 (a client looping until the result is empty must end, and so must one looping while next < total)',
     endpoints: ['teams.tags', 'teams.list', 'contacts.list'],
     async run(ctx) {
       const lists = (await listCalls(ctx)).slice(0, 3);

@@ -20,13 +20,13 @@ const skipUnless =
       ? undefined
       : `the profile's paging end is ${env.profile.pagingEnd}, not ${pagingEnd}`;
 
-/** The paging end the profile declares (decisions §3 Revision 2, option pagingEnd). */
+/** The paging end the profile declares (spec §5 Revision 2, option pagingEnd). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-END-NO-CONTENT',
     title:
       'paging end no-content: the last non-empty page links to cursor=total; a page without records answers 204 with an empty body, X-Total-Count and Link rel="prev" only',
-    clause: 'decisions §3 Revision 2 (paging end, option pagingEnd = no-content)',
+    clause: 'spec §5 Revision 2 (paging end, option pagingEnd = no-content)',
     endpoints: PAGED,
     skipIf: skipUnless('no-content'),
     async run(ctx) {
@@ -91,7 +91,7 @@ export const checks: readonly Check[] = [
     id: 'PAGE-END-EMPTY-PAGE',
     title:
       'paging end empty-page: nextURL is null on the last page; past the end answers 200 with data [] (never 204)',
-    clause: 'decisions §3 Revision 2 (paging end, option pagingEnd = empty-page)',
+    clause: 'spec §5 Revision 2 (paging end, option pagingEnd = empty-page)',
     endpoints: PAGED,
     skipIf: skipUnless('empty-page'),
     async run(ctx) {

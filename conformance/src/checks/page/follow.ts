@@ -61,14 +61,14 @@ function ensureSameRecords(
   );
 }
 
-/** Walking a list by its paging URLs, as the original clients do (decisions §3). */
+/** Walking a list by its paging URLs, as the original clients do (spec §5). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-WALK-NEXT-URL',
     title:
       'following nextURL from the first page, on every list endpoint, gives the records of the cursor walk, in order; so does following it from an unaligned cursor, and following previousURL back from the last page',
     clause:
-      'decisions §3 (the original clients follow nextURL until the list ends) and its Revision 2 (the URLs keep the query)',
+      'spec §5 (the original clients follow nextURL until the list ends) and its Revision 2 (the URLs keep the query)',
     endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);

@@ -96,14 +96,13 @@ function hintsFor(l: SizedList, pageSize: number, cursor: number): Pairs[] {
   ];
 }
 
-/** `total`, `next` and `cursor` beyond what they are for (decisions §3 Revision 2). */
+/** `total`, `next` and `cursor` beyond what they are for (spec §5 Revision 2). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-TOTAL-NEXT-IGNORED',
     title:
       'total and next holding paging-like numbers change nothing on any list endpoint, in any rtn or on HEAD: not the status, data, paging.cursors, X-Total-Count, nor the pages nextURL, previousURL and Link point at (which keep them in their query)',
-    clause:
-      'decisions §3 Revision 2 (total and next are ignored and change nothing, paging included)',
+    clause: 'spec §5 Revision 2 (total and next are ignored and change nothing, paging included)',
     endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
@@ -200,7 +199,7 @@ export const checks: readonly Check[] = [
     title:
       'a valid cursor on a single-object endpoint is ignored, in every rtn and on HEAD: 200 with the same record, no paging object, no X-Total-Count, no Link',
     clause:
-      'decisions §3 Revision 2 (a valid cursor on a single-object endpoint is ignored; Link and X-Total-Count never on single objects)',
+      'spec §5 Revision 2 (a valid cursor on a single-object endpoint is ignored; Link and X-Total-Count never on single objects)',
     endpoints: ['teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const singles = (await sampleCalls(ctx)).filter(

@@ -10,7 +10,7 @@ import { checks as order } from './order.ts';
 export const prefix = 'PAGE';
 
 /**
- * Pagination (decisions §3 and its Revision 2): walking and cursor arithmetic
+ * Pagination (spec §5 and its Revision 2): walking and cursor arithmetic
  * (`cursors.ts`), the declared paging end (`end.ts`), paging URLs and headers (`links.ts`),
  * walking by the paging URLs (`follow.ts`), `total`, `next` and a single object's `cursor`
  * (`ignored.ts`), the stable order of lists (`order.ts`).

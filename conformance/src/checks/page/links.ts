@@ -40,7 +40,7 @@ const NEUTRAL_VALUES: Partial<Record<ParamName, (total: number) => string>> = {
 
 /**
  * An ignored parameter whose value must be percent-encoded (a space, `+`, `/`, a non-ASCII
- * letter): a paging URL keeps it in its raw form (decisions §3 Revision 2).
+ * letter): a paging URL keeps it in its raw form (spec §5 Revision 2).
  */
 const ENCODED_NEXT: [string, string] = ['next', 'a b+c/é'];
 
@@ -49,7 +49,7 @@ const DEEP_LISTS = 2;
 
 /**
  * The Link header's next and prev targets, each with its label and the cursor it must carry
- * from a page at cursor `c` in a list of `total` with pages of `ps` (decisions §3).
+ * from a page at cursor `c` in a list of `total` with pages of `ps` (spec §5).
  */
 export function linkTargets(
   link: string | undefined,
@@ -67,7 +67,7 @@ export function linkTargets(
 /**
  * The paging URLs `ex` carries (its Link targets, and for a 200 JSON body `nextURL` and
  * `previousURL`), each with the cursor it must point at: `min(c + ps, total)` for next and
- * `max(c - ps, 0)` for previous (decisions §3), whatever `paging.cursors` says (that is
+ * `max(c - ps, 0)` for previous (spec §5), whatever `paging.cursors` says (that is
  * PAGE-CURSOR-ARITHMETIC's to judge).
  */
 function pagingUrls(
@@ -88,7 +88,7 @@ function pagingUrls(
 }
 
 /**
- * `path` spelled otherwise with the same meaning (decisions §4 Revision 2: segments are
+ * `path` spelled otherwise with the same meaning (spec §6 Revision 2: segments are
  * percent-decoded before matching): the first character of its first segment as an
  * upper-case escape (`/%74eams/tags`), and every escape of the rest in lower-case hex
  * (`Key%20Accounts` stays, `%C3%89quipe` becomes `%c3%89quipe`).
@@ -147,13 +147,13 @@ interface UrlCase {
   readonly at: number;
 }
 
-/** Paging URLs and the headers that carry them: nextURL, previousURL, Link, X-Total-Count (decisions §3). */
+/** Paging URLs and the headers that carry them: nextURL, previousURL, Link, X-Total-Count (spec §5). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'PAGE-URLS-KEEP-QUERY',
     title:
       'nextURL, previousURL and the Link targets, on every list endpoint, in every rtn and on HEAD, are absolute URLs on the base URL (path prefix included) whose path names the request’s endpoint and resource (as received or in canonical form, a path spelled otherwise included) and whose query is the request’s raw query with only cursor replaced, every other parameter, its order and its encoding kept, pointing at the right cursor (unaligned cursors and the last-but-one page included)',
-    clause: 'decisions §3 Revision 2 (nextURL and previousURL) and Revision 3 (their path)',
+    clause: 'spec §5 Revision 2 (nextURL and previousURL) and Revision 3 (their path)',
     endpoints: LISTS,
     async run(ctx) {
       const lists = (await listCalls(ctx)).filter((l) => l.total > 0);
@@ -267,7 +267,7 @@ export const checks: readonly Check[] = [
     title:
       'every list response of every list endpoint, in every rtn, on HEAD and as 204, carries X-Total-Count (the record count) and Link with rel="next" iff nextURL and rel="prev" iff previousURL, pointing at the same pages (the same URLs in json); single-object responses carry neither',
     clause:
-      'decisions §3 (Link, X-Total-Count) and its Revision 2 (every rtn, HEAD, never on single objects)',
+      'spec §5 (Link, X-Total-Count) and its Revision 2 (every rtn, HEAD, never on single objects)',
     endpoints: [...LISTS, 'teams.member', 'tags.daily', 'contacts.get'],
     async run(ctx) {
       const ps = ctx.profile.pageSize;
@@ -386,7 +386,7 @@ export const checks: readonly Check[] = [
     title:
       'nextURL, previousURL and the Link targets stay on the base URL when the request carries a forged Host, X-Forwarded-Host or Forwarded header',
     clause:
-      'decisions §3 Revision 2 (paging URLs on the public base URL, configured, never taken from the request’s Host)',
+      'spec §5 Revision 2 (paging URLs on the public base URL, configured, never taken from the request’s Host)',
     endpoints: PAGED,
     async run(ctx) {
       // In memory the Host header reaches the server as sent; over a socket fetch sends the

@@ -99,10 +99,10 @@ function normalQuery(raw: string): string[] {
 
 /**
  * What is wrong with a paging URL (`nextURL`, `previousURL`, a `Link` target) of the request
- * `ex`, expected to point at `cursor` (decisions §3 Revision 2), or `undefined` when right: it
+ * `ex`, expected to point at `cursor` (spec §5 Revision 2), or `undefined` when right: it
  * must be an absolute URL without a fragment, on `baseUrl` (scheme, host, port and path
  * prefix), with the request's path compared by meaning (the path as received or its
- * canonical form, segments decoded and re-encoded: decisions §3 Revision 3; core's
+ * canonical form, segments decoded and re-encoded: spec §5 Revision 3; core's
  * `canonicalPath`, so `%2F` stays inside its segment), and its query must be the request's raw query with only
  * `cursor` replaced (appended last when absent; core's `queryWithCursor`): every other
  * parameter keeps its place and its raw form. Raw forms are compared segment by segment in

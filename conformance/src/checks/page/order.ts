@@ -26,7 +26,7 @@ import {
 import type { Walk } from '../../check/walk.ts';
 
 /**
- * The stable order of every list (decisions §3 and its Revision 2: strings by UTF-16 code
+ * The stable order of every list (spec §5 and its Revision 2: strings by UTF-16 code
  * units, ties among events free), one check per law of core (`lawCheck`: id, title, clause
  * and endpoints are the law's). Each judges the lists as sampled and narrowed (filtered,
  * windowed, typed: {@link narrowedCalls}); the walks are shared through the run cache.
@@ -155,7 +155,7 @@ async function eventGroupWalks(ctx: CheckContext) {
 }
 
 /**
- * Narrowed lists whose order is checked too (decisions §3: the order holds for every query):
+ * Narrowed lists whose order is checked too (spec §5: the order holds for every query):
  * team tags under each tag filter and under a window in the middle of the send days, the
  * first member's tags under that window, members and per-day team stats of each account
  * type (team and group members), and the per-day stats of that window.

@@ -14,12 +14,12 @@ import { middleWindow, sendDays, windowQuery } from '../../check/sample.ts';
 import { aggregated, obey, type Pairs } from './reads.ts';
 
 /**
- * Relations between the answers of two declared callers (decisions §2): a manager's or user's
+ * Relations between the answers of two declared callers (spec §4): a manager's or user's
  * lists within its admin's, a manager's group stats as its admin's, each caller's contact
  * record over its own tags, group names resolved within the caller's team. Each asks as
  * several credentials itself (`perCaller: false`); a comparison that fails is read again on
  * still data (`readsOwn`): two callers' reads made while the data moved are inconclusive,
- * never a failure (decisions §3 Revision 3).
+ * never a failure (spec §5 Revision 3).
  */
 
 /** A declared team: its first declared admin (if any) and its distinct callers. */
@@ -74,7 +74,7 @@ async function listsOf(ctx: CheckContext, credential: SuiteCredential) {
 
 /**
  * The group of a manager, read from the members it sees (a manager sees its own group and
- * self, decisions §2): the one groupID they share, or `undefined` when none has a group or
+ * self, spec §4): the one groupID they share, or `undefined` when none has a group or
  * they are of several groups (SCOPE-ACCOUNT-TYPE judges that).
  */
 async function managerGroup(

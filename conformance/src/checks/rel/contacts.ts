@@ -47,7 +47,7 @@ async function listedIds(
 }
 
 /**
- * Contacts across endpoints (decisions §9: a contact is a normalised email; §8 Revision 2:
+ * Contacts across endpoints (spec §10: a contact is a normalised email; §8 Revision 2:
  * its id is implementation-defined but stable, unique per normalised email and the same in
  * every endpoint; §2: contacts and counters over the caller's visible tags).
  */
@@ -94,8 +94,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-CONTACTS-OF-TAG',
     title: '/contacts/tag/{tagID} lists exactly the tag’s recipients, as /contacts has them',
-    clause:
-      'source: endpoint 17; decisions §9 (contact = normalised email), §3 (contacts by email)',
+    clause: 'spec §2 endpoint 17; spec §10 (contact = normalised email), §5 (contacts by email)',
     endpoints: ['contacts.tag', 'contacts.list', 'teams.tags'],
     async run(ctx) {
       const tags = (await ctx.walk('teams.tags')).records;
@@ -117,7 +116,7 @@ export const checks: readonly Check[] = [
           { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
         );
         for (const c of w.records) {
-          // the same contact is the same normalised email (decisions §9)
+          // the same contact is the same normalised email (spec §10)
           const email = normaliseEmail(c.email);
           const listed = contacts.get(email);
           const diff = firstDifference(
@@ -138,7 +137,7 @@ export const checks: readonly Check[] = [
     title:
       'a contact has one id, unique to its normalised email: the same in /contacts, /contacts/{id}, /contacts/tag/{id} and as recipientID in /opens and /clicks',
     clause:
-      'decisions §8 Revision 2 (contact ids: stable, unique per normalised email, the same in every endpoint)',
+      'spec §9 Revision 2 (contact ids: stable, unique per normalised email, the same in every endpoint)',
     endpoints: ['contacts.list', 'contacts.get', 'contacts.tag', 'opens.list', 'clicks.list'],
     perCaller: false, // asks as every credential itself
     async run(ctx) {

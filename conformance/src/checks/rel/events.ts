@@ -31,7 +31,7 @@ const MAX_SERIES_DAYS = 40;
 /**
  * Every UTC day from the day before `sent` (a tag's dateSent) to the day after the last of
  * `eventDates` (its events), at most {@link MAX_SERIES_DAYS}, oldest first: the tag's daily
- * counts are known on each, zeros included (decisions §9).
+ * counts are known on each, zeros included (spec §10).
  */
 function seriesDays(sent: string, eventDates: readonly string[]): string[] {
   const first = addDays(dayOf(sent), -1);
@@ -53,7 +53,7 @@ function eventKey(e: GroupedEvent) {
   ]);
 }
 
-/** Counters against the events they count, and event windows (decisions §4, §8, §9). */
+/** Counters against the events they count, and event windows (spec §6, §9, §10). */
 export const checks: readonly Check[] = [
   lawCheck(uniqueOpensAreDistinctRecipients, {
     async run(ctx) {
@@ -90,7 +90,7 @@ export const checks: readonly Check[] = [
             (kind === 'opens' ? openGroups : clickGroups).filter((g) => g.tagID === tag.tagID),
           );
           const want = grouped.map((e) => ({ ...e.details, tagID: tag.tagID }));
-          // events of the same instant may come in any order (decisions §3 Revision 2)
+          // events of the same instant may come in any order (spec §5 Revision 2)
           const diff = firstDifference(comparable(endpoint, want), comparable(endpoint, events));
           ensure(
             diff === undefined,
@@ -151,11 +151,11 @@ export const checks: readonly Check[] = [
     id: 'REL-EVENT-RECIPIENT',
     title:
       'the recipient of every event of /opens and /clicks is one of its tag’s recipients by normalised email, named as the tag’s recipients name that email (its first entry); the email’s spelling is free',
-    clause: 'decisions §8 Revision 3 (the recipient of an event on endpoints 9 and 11)',
+    clause: 'spec §9 Revision 3 (the recipient of an event on endpoints 9 and 11)',
     endpoints: ['opens.list', 'clicks.list', 'teams.tags'],
     async run(ctx) {
       // the tag's recipients list each normalised email once, with its first entry's name
-      // (decisions §3 Revision 2): that is the name every event by that email must carry
+      // (spec §5 Revision 2): that is the name every event by that email must carry
       const names = new Map<string, Map<string, string>>();
       for (const t of await allTags(ctx)) {
         const byEmail = new Map<string, string>();
@@ -204,7 +204,7 @@ export const checks: readonly Check[] = [
     id: 'REL-EVENTS-WINDOW',
     title:
       'start/end on /opens and /clicks select events by their own date (openDate, clickDate), inclusive',
-    clause: 'decisions §4 (start/end select events by their own date on endpoints 9 and 11)',
+    clause: 'spec §6 (start/end select events by their own date on endpoints 9 and 11)',
     endpoints: ['opens.list', 'clicks.list'],
     async run(ctx) {
       const all = {

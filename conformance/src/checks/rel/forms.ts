@@ -64,7 +64,7 @@ function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
   }
 }
 
-/** The characters text escapes (decisions §7 Revision 2): CR, LF, tab, backslash. */
+/** The characters text escapes (spec §8 Revision 2): CR, LF, tab, backslash. */
 const ESCAPED = ['\r', '\n', '\t', '\\'] as const;
 
 /** Whether a string anywhere in `value` holds `char`. */
@@ -84,7 +84,7 @@ const TYPES = AccountType.options;
 const GENERATED_RUNS = 4;
 
 /**
- * Each canonical boolean value and its other accepted spellings (decisions §4: `true`,
+ * Each canonical boolean value and its other accepted spellings (spec §6: `true`,
  * `false`, `1`, `0` in any letter case).
  */
 const SPELLINGS = [
@@ -92,7 +92,7 @@ const SPELLINGS = [
   ['false', ['FALSE', 'fAlSe', '0']],
 ] as const;
 
-/** Whether query parameter `name` is a boolean (its default is one: decisions §4). */
+/** Whether query parameter `name` is a boolean (its default is one: spec §6). */
 function isBooleanParam(name: ParamName): boolean {
   return typeof defaultOf(QUERY_PARAMS[name]) === 'boolean';
 }
@@ -144,7 +144,7 @@ function generatedCall(
  * Violation unless the tables carry the json records (timestamps as instants, columns by
  * name, extra columns ignored, event ties free). Resolves whether a table was compared. The
  * verdict rests on these reads alone: on data that moves, a mismatch is read again on still
- * data (`ctx.onStillData`, decisions §3 Revision 3) before it stands.
+ * data (`ctx.onStillData`, spec §5 Revision 3) before it stands.
  */
 function formatsAgree(
   ctx: CheckContext,
@@ -245,13 +245,13 @@ async function busiestMemberID(ctx: CheckContext): Promise<string | undefined> {
 
 /**
  * The same records in another form: a single record and its list, rtn=json/text/html, HEAD and
- * GET, query parameters in another order (decisions §1, §4, §7).
+ * GET, query parameters in another order (spec §3, §6, §8).
  */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-SINGLE-MATCHES-LIST',
     title: '/teams/member/{id} and /contacts/{id} answer the record the lists carry',
-    clause: 'source: endpoints 3 and 16',
+    clause: 'spec §2 endpoints 3 and 16',
     endpoints: ['teams.member', 'teams.list', 'contacts.get', 'contacts.list'],
     async run(ctx) {
       const ms = await members(ctx);
@@ -280,7 +280,7 @@ export const checks: readonly Check[] = [
     id: 'REL-FORMATS-AGREE',
     title:
       'rtn=json, text and html carry the same records, for the same generated queries (windows, filters, type, aggregateData, cursor > 0) on every endpoint',
-    clause: 'decisions §7 (the three formats carry the same records)',
+    clause: 'spec §8 (the three formats carry the same records)',
     endpoints: [...ENDPOINT_IDS],
     skipIf: (env) =>
       env.profile.rtn.length < 2 ? 'the profile supports only one response format' : undefined,
@@ -295,7 +295,7 @@ export const checks: readonly Check[] = [
       });
       if (compared === 0) ctx.skip('no sampled endpoint could be fetched in two formats');
       // in each sampled list, the pages of the first values holding a character the formats
-      // must escape (CR, LF, tab, backslash: decisions §7 Revision 2), picked from the data
+      // must escape (CR, LF, tab, backslash: spec §8 Revision 2), picked from the data
       const ps = ctx.profile.pageSize;
       const pages: Sample[] = [];
       for (const { endpoint, call } of samples) {
@@ -349,7 +349,7 @@ export const checks: readonly Check[] = [
     id: 'REL-BOOLEAN-SPELLINGS',
     title:
       'every boolean parameter answers the same in every accepted spelling (true, false, 1, 0 in any letter case) as in its canonical form, and absent as its default false (aggregateData absent: per-day records with date)',
-    clause: 'decisions §4 (booleans), §3 (aggregateData=false, absent included)',
+    clause: 'spec §6 (booleans), §5 (aggregateData=false, absent included)',
     endpoints: [
       'teams.tags',
       'teams.memberTags',
@@ -382,7 +382,7 @@ export const checks: readonly Check[] = [
     id: 'REL-HEAD-MATCHES-GET',
     title:
       'HEAD answers like GET without a body: same status, Content-Type, X-Total-Count and Link',
-    clause: 'decisions §4 (HEAD works like GET without a body), §3 (X-Total-Count)',
+    clause: 'spec §6 (HEAD works like GET without a body), §5 (X-Total-Count)',
     endpoints: [...ENDPOINT_IDS],
     async run(ctx) {
       let compared = 0;
@@ -432,7 +432,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-PARAM-ORDER',
     title: 'the order of query parameters does not change the answer',
-    clause: 'decisions §1 (parameters signed in request order), §4',
+    clause: 'spec §3 (parameters signed in request order), §6',
     endpoints: ['teams.tags', 'stats.team'],
     async run(ctx) {
       const days = await windowDays(ctx);

@@ -10,7 +10,7 @@ import { checks as tags } from './tags.ts';
 export const prefix = 'REL';
 
 /**
- * Metamorphic and cross-endpoint relations (decisions §2, §3, §4, §7, §8, §9), generated with
+ * Metamorphic and cross-endpoint relations (spec §4, §5, §6, §8, §9, §10), generated with
  * fast-check and shrunk on failure: tag filters and windows (`tags.ts`), stats merged and
  * split (`stats.ts`), counters against their events (`events.ts`), the same records in
  * another form (`forms.ts`), contacts across endpoints (`contacts.ts`), and between two

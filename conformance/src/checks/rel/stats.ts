@@ -36,7 +36,7 @@ import {
   windowDays,
 } from './reads.ts';
 
-/** Stats merge and split like the summaries they are (decisions §3, §4, §9). */
+/** Stats merge and split like the summaries they are (spec §5, §6, §10). */
 export const checks: readonly Check[] = [
   lawCheck(rangeSplitMerges, {
     async run(ctx) {
@@ -209,7 +209,7 @@ export const checks: readonly Check[] = [
       });
       // an admin sees every group of the team, also groups without members, which the member
       // list cannot show: such a group may share a name with a visible one and have a lower
-      // groupID, and then the name resolves to it (decisions §2 Revision 2 and 3)
+      // groupID, and then the name resolves to it (spec §4 Revision 2 and 3)
       const hidden = mayHideEmptyGroups(ctx);
       const visible = knownVisibleGroups(ctx, d);
       await ctx.property(arb, async ({ group, window, type }) => {
@@ -361,7 +361,7 @@ export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-STATS-ALIAS',
     title: '/stats and /teams/stats give the same answer for the same parameters (type included)',
-    clause: 'decisions §4 (both /stats and /teams/stats; type works on both)',
+    clause: 'spec §6 (both /stats and /teams/stats; type works on both)',
     endpoints: ['stats.team', 'stats.teamAlias'],
     async run(ctx) {
       const days = await windowDays(ctx);
@@ -392,7 +392,7 @@ export const checks: readonly Check[] = [
   }),
 ];
 
-/** Whether a stats record is the empty one: every counter 0 and no send date (decisions §9). */
+/** Whether a stats record is the empty one: every counter 0 and no send date (spec §10). */
 function isEmptyStats(record: StatsSummary): boolean {
   return (
     STATS_COUNTER_FIELDS.every((f) => record[f] === 0) &&

@@ -12,13 +12,13 @@ const FALSE_SPELLINGS = ['false', 'FALSE', '0'] as const;
 type Filter = (typeof FILTERS)[number];
 type Spelling = (typeof TRUE_SPELLINGS)[number] | (typeof FALSE_SPELLINGS)[number];
 
-/** Tag filters, windows and member tags against the team tags (decisions §2, §3, §4). */
+/** Tag filters, windows and member tags against the team tags (spec §4, §5, §6). */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'REL-FILTER-CONJUNCTION',
     title:
       'tag filters return the subset of tags satisfying them, and several filters their conjunction',
-    clause: 'decisions §4 (tag filters), §4 (boolean spellings)',
+    clause: 'spec §6 (tag filters), §6 (boolean spellings)',
     endpoints: ['teams.tags', 'teams.memberTags'],
     async run(ctx) {
       const team = await allTags(ctx);
@@ -78,7 +78,7 @@ export const checks: readonly Check[] = [
     id: 'REL-WINDOW-INCLUSIVE',
     title:
       'start/end select exactly the tags sent on the whole UTC days start..end, both inclusive',
-    clause: 'decisions §4 (dates)',
+    clause: 'spec §6 (dates)',
     endpoints: ['teams.tags', 'teams.memberTags'],
     async run(ctx) {
       const days = await windowDays(ctx);
@@ -132,7 +132,7 @@ export const checks: readonly Check[] = [
     id: 'REL-MEMBER-TAGS-IN-TEAM',
     title:
       'every member’s tags are team tags, in team order, and together they are all the team tags',
-    clause: 'decisions §2 (scoping), §3 (order)',
+    clause: 'spec §4 (scoping), §5 (order)',
     endpoints: ['teams.tags', 'teams.memberTags', 'teams.list'],
     async run(ctx) {
       const team = await allTags(ctx);

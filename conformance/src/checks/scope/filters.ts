@@ -6,13 +6,13 @@ import { firstDifference, type Pair, showStats } from '../../check/sample.ts';
 
 import { aggregatedStats, answerDifference, CACHE_PROBES, TYPES } from './visibility.ts';
 
-/** Scope under filters and caches (decisions §2): the account-type filter, and no cached answer served to another caller. */
+/** Scope under filters and caches (spec §4): the account-type filter, and no cached answer served to another caller. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCOPE-TYPE-FILTER',
     title:
       'type=X lists only members of account type X, and the three typed lists partition the untyped one (teams, every visible group); the typed stats of admin, manager and user merge to the untyped stats',
-    clause: 'decisions §4 (type), §9 (merging stats records), §2 (account types)',
+    clause: 'spec §6 (type), §10 (merging stats records), §4 (account types)',
     endpoints: ['teams.list', 'teams.group', 'stats.team', 'stats.group'],
     async run(ctx) {
       const d = await ctx.discover();
@@ -76,7 +76,7 @@ export const checks: readonly Check[] = [
               (await aggregatedStats(ctx, endpoint, { ...call, query: [['type', type]] })).record,
             );
           const merged = mergeAllStats(parts);
-          // one way: fields only the implementation sends are free (decisions §8 Revision 2)
+          // one way: fields only the implementation sends are free (spec §9 Revision 2)
           const diff = firstDifference(merged, whole.record);
           if (diff !== undefined)
             throw new Violation(
@@ -92,7 +92,7 @@ export const checks: readonly Check[] = [
     id: 'SCOPE-CACHE-PER-CALLER',
     title:
       'the same URL asked by two callers gives each its own answer: a response cached for one caller is never served to another',
-    clause: 'decisions §2 (everything follows the caller’s scope)',
+    clause: 'spec §4 (everything follows the caller’s scope)',
     endpoints: CACHE_PROBES.map(([e]) => e),
     skipIf: (env) =>
       env.credentials.length < 2 ? 'needs two credentials (list them in the profile)' : undefined,
@@ -107,7 +107,7 @@ export const checks: readonly Check[] = [
         ].filter((_, k) => others.length === 1 || k === i % 2),
       );
       let compared = 0;
-      // `total` is ignored (decisions §3 Revision 2): a value of its own makes a URL no other
+      // `total` is ignored (spec §5 Revision 2): a value of its own makes a URL no other
       // request of the run asked, so the first caller to ask it is known
       let n = 0;
       const fresh = (query: Pair[], tag: string): Pair[] => [

@@ -6,5 +6,5 @@ import { checks as outOfScope } from './out-of-scope.ts';
 /** Requirement id prefix of this folder's checks (area `scope`). */
 export const prefix = 'SCOPE';
 
-/** Scoping by team and account type (decisions §2), with the profile's declared credentials. */
+/** Scoping by team and account type (spec §4), with the profile's declared credentials. */
 export const checks: readonly Check[] = [...isolation, ...outOfScope, ...filters];

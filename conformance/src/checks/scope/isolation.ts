@@ -3,12 +3,12 @@ import { describe } from '../../check/failure.ts';
 
 import { declared, visible } from './visibility.ts';
 
-/** What each caller sees (docs/spec.md §4, decisions §2): teams never see each other; each account type sees its own scope. */
+/** What each caller sees (docs/spec.md §4, spec §4): teams never see each other; each account type sees its own scope. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCOPE-TEAM-ISOLATION',
     title: 'a caller never sees members or tags of another team',
-    clause: 'decisions §2 (a caller never sees anything of another team)',
+    clause: 'spec §4 (a caller never sees anything of another team)',
     endpoints: ['teams.list', 'teams.tags'],
     skipIf: (env) =>
       new Set(declared(env).map((c) => c.teamID)).size < 2
@@ -48,7 +48,7 @@ export const checks: readonly Check[] = [
     id: 'SCOPE-ACCOUNT-TYPE',
     title:
       'an admin sees the whole team, a manager the own group and self, a user only self (with or without declared memberIDs)',
-    clause: 'decisions §2 (account types)',
+    clause: 'spec §4 (account types)',
     endpoints: ['teams.list', 'teams.member'],
     skipIf: (env) =>
       declared(env).length > 0

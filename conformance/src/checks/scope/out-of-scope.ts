@@ -12,12 +12,12 @@ import {
   visible,
 } from './visibility.ts';
 
-/** Ids out of the caller's scope (decisions §2): answered 404, exactly as an unknown id. */
+/** Ids out of the caller's scope (spec §4): answered 404, exactly as an unknown id. */
 export const checks: readonly Check[] = [
   defineCheck({
     id: 'SCOPE-404-OUT-OF-SCOPE',
     title: 'ids another caller can see but this one cannot answer 404, exactly like unknown ids',
-    clause: 'decisions §2 (an id outside the caller’s scope answers 404: no existence oracle)',
+    clause: 'spec §4 (an id outside the caller’s scope answers 404: no existence oracle)',
     endpoints: ID_ENDPOINTS,
     skipIf: needsTwoScopes,
     async run(ctx) {
@@ -32,7 +32,7 @@ export const checks: readonly Check[] = [
     title:
       'the 404 of an id outside the scope is the 404 of an unknown id, message included, only the echoed id differing',
     clause:
-      'decisions §2 Revision 2 (the 404 of an out-of-scope id is identical to the 404 of an unknown id)',
+      'spec §4 Revision 2 (the 404 of an out-of-scope id is identical to the 404 of an unknown id)',
     endpoints: ID_ENDPOINTS,
     skipIf: needsTwoScopes,
     async run(ctx) {

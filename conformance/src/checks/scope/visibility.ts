@@ -18,7 +18,7 @@ export async function visible(ctx: CheckContext, credential: SuiteCredential) {
   return {
     members: new Set(d.members.map((m) => m.memberID)),
     tags: new Map(d.tags.map((t) => [t.tagID, t])),
-    // contacts by normalised email (their ids are implementation-defined, decisions §8 Rev. 2)
+    // contacts by normalised email (their ids are implementation-defined, spec §9 Rev. 2)
     contacts: new Map(d.contacts.map((c) => [normaliseEmail(c.email), c.contactID])),
     groups: d.groups,
   };
@@ -179,7 +179,7 @@ export const CACHE_PROBES: readonly [EndpointId, Pair[]][] = [
   ['stats.team', [['aggregateData', 'true']]],
 ];
 
-/** The account types `type` takes (decisions §4), from core. */
+/** The account types `type` takes (spec §6), from core. */
 export const TYPES: readonly AccountType[] = AccountType.options;
 
 /** The aggregated stats record of a stats request, or a Violation. */

@@ -51,7 +51,7 @@ export class InitError extends Error {
 
 /** Lists whose first page shows the page size (members, tags, contacts, opens, clicks). */
 const LISTS = ['/teams', '/teams/tags', '/contacts', '/opens', '/clicks'] as const;
-/** The reference profile's page size (decisions §3), kept when no list goes past a page. */
+/** The reference profile's page size (spec §5), kept when no list goes past a page. */
 const DEFAULT_PAGE_SIZE = 250;
 /** Pages of `/teams` read per credential at most. */
 const MAX_MEMBER_PAGES = 200;

@@ -14,7 +14,7 @@ function fmix32(h: number): number {
 }
 
 /**
- * The contact id of an email (decisions §8, §9): 24 lowercase hex characters, a pure-JS
+ * The contact id of an email (spec §9, §10): 24 lowercase hex characters, a pure-JS
  * deterministic hash of the normalised email (trimmed, lowercased). Three 32-bit FNV-1a
  * lanes (different offset bases and primes) over the UTF-16 code units, each finished with
  * the murmur3 avalanche; not a cryptographic hash. It is also the `recipientID` of events.

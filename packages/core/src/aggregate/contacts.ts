@@ -12,11 +12,11 @@ import {
 
 /*
  * The contacts of a set of tags in linear time: the form of the contact rule (rules.ts,
- * `contactOf`, decisions §9) that the laws run on lists read over HTTP.
+ * `contactOf`, spec §10) that the laws run on lists read over HTTP.
  */
 
 /**
- * The contact record of every recipient of `tags` (decisions §9), keyed by normalised email,
+ * The contact record of every recipient of `tags` (spec §10), keyed by normalised email,
  * in first-seen order: for each key the same record as {@link contactOf}`(key, tags, opens,
  * clicks)`, computed in one pass over the tags' recipients and one over the events (each
  * record, each recipient and each event is read once; sets and maps, no scan per contact).
@@ -28,7 +28,7 @@ export function contactsOf(
   clicks: readonly CountedEvent[],
 ): Map<string, Contact> {
   interface Acc {
-    /** The first of its tags in tag order, as shown (decisions §3 Revision 3). */
+    /** The first of its tags in tag order, as shown (spec §5 Revision 3). */
     shown: Pick<DatasetTag, 'tagID' | 'dateSent'>;
     name: string;
     stats: Contact['stats'];

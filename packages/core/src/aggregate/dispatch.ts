@@ -12,7 +12,7 @@ import type {
 /**
  * The rules of the endpoint plan over the methods of a {@link ReportingIndex}: each rule asks
  * the method that answers it, with the query fields the plan says it reads. A method's
- * `undefined` is not found (unknown or out-of-scope id, decisions §2).
+ * `undefined` is not found (unknown or out-of-scope id, spec §4).
  */
 export const INDEX_RULES: Rules<ReportingIndex, unknown> = {
   members: (ix, { caller, plan, id, query: q }) =>
@@ -65,12 +65,12 @@ function statsQuery({ plan, id, query: q }: RuleCall): StatsQuery {
   return subject.kind === 'member' ? query : { ...query, type: q.type };
 }
 
-/** The day window of a query (decisions §4). */
+/** The day window of a query (spec §6). */
 function windowOf(q: QueryParams) {
   return { start: q.start, end: q.end };
 }
 
-/** The four tag filters of a query (decisions §4). */
+/** The four tag filters of a query (spec §6). */
 function filtersOf(q: QueryParams) {
   return {
     isOpened: q.isOpened,

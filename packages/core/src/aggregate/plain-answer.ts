@@ -37,7 +37,7 @@ import { resolveGroup, visibleGroups, visibleMembers, visibleTags } from './visi
 
 /** Options of {@link plainAnswer}, as those of `buildIndex`. */
 export interface PlainAnswerOptions {
-  /** Rendering of a member without a group (decisions §8 option); default `'omit'`. */
+  /** Rendering of a member without a group (spec §9 option); default `'omit'`. */
   readonly memberWithoutGroup?: MemberWithoutGroup;
 }
 
@@ -49,7 +49,7 @@ export interface PlainContext {
 
 /**
  * The answer to one endpoint request computed from the plain rules of `rules.ts` alone
- * (decisions §2, §3, §4, §8, §9): no index, every list recomputed from the dataset by the
+ * (spec §4, §5, §6, §9, §10): no index, every list recomputed from the dataset by the
  * obviously correct loop ({@link PLAIN_RULES}, by the endpoint plan). It is the oracle
  * `buildIndex(dataset).answer` is tested against (the differential test) and what fixture
  * mode expects. Small enough for the canonical dataset (about 150 ms for `contacts.list`
@@ -73,7 +73,7 @@ export function plainAnswer(
 
 /**
  * The rules of the endpoint plan computed from the dataset by the plain rules: every list
- * recomputed by the obviously correct loop over the caller's visible records (decisions §2).
+ * recomputed by the obviously correct loop over the caller's visible records (spec §4).
  * `undefined` is not found (an unknown or out-of-scope subject).
  */
 export const PLAIN_RULES: Rules<PlainContext, unknown> = {
@@ -208,7 +208,7 @@ function tagRecords(cx: PlainContext, tags: readonly DatasetTag[], q: QueryParam
   return sentInWindow(cx, tags, q).filter((t) => matchesTagFilters(t.stats, filters));
 }
 
-/** The stats over the visible tags sent by `senders` in the window (decisions §9). */
+/** The stats over the visible tags sent by `senders` in the window (spec §10). */
 function statsOf(cx: PlainContext, caller: Caller, senders: ReadonlySet<string>, q: QueryParams) {
   const tags = visibleTags(cx.dataset, caller).filter((t) => senders.has(t.memberID));
   return statsList(sentInWindow(cx, tags, q), q.aggregateData);
@@ -218,7 +218,7 @@ function idsOf(list: readonly { memberID: string }[]): Set<string> {
   return new Set(list.map((m) => m.memberID));
 }
 
-/** The contacts of these emails over the visible tags (decisions §2, §9). */
+/** The contacts of these emails over the visible tags (spec §4, §10). */
 function contactsOf(cx: PlainContext, caller: Caller, emails?: readonly string[]) {
   const tags = visibleTags(cx.dataset, caller);
   return (emails ?? recipientEmails(tags)).map(

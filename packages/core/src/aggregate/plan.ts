@@ -4,7 +4,7 @@ import { notFoundMessage } from './rules.ts';
 import type { Answer, Caller, EndpointRequest } from './types.ts';
 
 /**
- * The rules the endpoints answer with (decisions §2, §3, §9): each engine implements every
+ * The rules the endpoints answer with (spec §4, §5, §10): each engine implements every
  * rule once ({@link Rules}), and {@link ENDPOINT_PLAN} says which rule answers which
  * endpoint and how.
  *
@@ -42,7 +42,7 @@ export const RULE_NAMES: readonly RuleName[] = [
   'contact',
 ];
 
-/** What a path id names: the record an endpoint is scoped to (decisions §2). */
+/** What a path id names: the record an endpoint is scoped to (spec §4). */
 export type Subject = 'member' | 'group' | 'tag' | 'contact';
 
 /** The path parameter carrying each {@link Subject}. */
@@ -59,14 +59,14 @@ export interface EndpointPlan {
   readonly rule: RuleName;
   /**
    * The record the path id names, when the endpoint has one: an id that is absent, unknown
-   * or outside the caller's scope is not found, with the same words (decisions §2).
+   * or outside the caller's scope is not found, with the same words (spec §4).
    */
   readonly subject?: Subject;
   /** The kind of events (`eventGroups`, `tagEvents`). */
   readonly events?: 'opens' | 'clicks';
-  /** The query parameters the rule reads (decisions §4), beyond `rtn`, `cursor` and the paging ones. */
+  /** The query parameters the rule reads (spec §6), beyond `rtn`, `cursor` and the paging ones. */
   readonly params: readonly ParamName[];
-  /** A list (`{ data: [...], paging }`) or a single record (decisions §3). */
+  /** A list (`{ data: [...], paging }`) or a single record (spec §5). */
   readonly response: 'list' | 'single';
   /**
    * How one page of a list is computed (core's `RecordWindow`): `query` the engine can
@@ -225,7 +225,7 @@ export function isAnswer(planned: RuleCall | Answer): planned is Answer {
 
 /**
  * The not-found answer of an endpoint of `plan` for the subject id `id`: unknown and
- * out-of-scope ids get the same words (decisions §2).
+ * out-of-scope ids get the same words (spec §4).
  */
 export function notFoundAnswer(plan: EndpointPlan, id: string | undefined): Answer {
   return { kind: 'not_found', message: notFoundMessage(plan.subject ?? 'record', id) };
@@ -233,7 +233,7 @@ export function notFoundAnswer(plan: EndpointPlan, id: string | undefined): Answ
 
 /**
  * The answer a rule's result makes for `call`: the list of `found` records, the single
- * record `found`, or not found when `found` is `undefined` (decisions §2, §3).
+ * record `found`, or not found when `found` is `undefined` (spec §4, §5).
  */
 export function answerOfFound(call: RuleCall, found: unknown): Answer {
   if (found === undefined) return notFoundAnswer(call.plan, call.id);

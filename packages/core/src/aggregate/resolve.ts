@@ -6,7 +6,7 @@ import { parseTimestampMs } from './time.ts';
 /** At most this many problems are listed; the rest are counted in one last line. */
 export const MAX_PROBLEMS = 1000;
 
-/** Device codes of the columnar event store (decisions §8). */
+/** Device codes of the columnar event store (spec §9). */
 export const DEVICE_DESKTOP = 0;
 export const DEVICE_MOBILE = 1;
 export const DEVICE_NONE = 2;
@@ -31,7 +31,7 @@ export interface RecipientSource {
   nameOf(t: number, pos: number): string;
   /** The email of recipient `pos` of tag `t`, as written. */
   emailOf(t: number, pos: number): string;
-  /** `normaliseEmail` of {@link emailOf} (decisions §9 contact key). */
+  /** `normaliseEmail` of {@link emailOf} (spec §10 contact key). */
   normalisedEmailOf(t: number, pos: number): string;
   /**
    * Optional: an integer equal for two recipients exactly when their normalised emails are
@@ -88,7 +88,7 @@ export interface ResolvedDataset {
   readonly recipStart: Int32Array;
   /** Position in the tag's recipients of the first recipient with the entry's email. */
   readonly recipPos: Int32Array;
-  /** Normalised email of each entry (the contact key, decisions §9). */
+  /** Normalised email of each entry (the contact key, spec §10). */
   readonly recipEmail: string[];
   /**
    * The {@link RecipientSource.normalisedKeyOf} of each entry, when the recipients have keys
@@ -99,7 +99,7 @@ export interface ResolvedDataset {
   readonly clicks: EventColumns;
 }
 
-/** Device code of a `device` value (decisions §8: tablet counts as mobile). */
+/** Device code of a `device` value (spec §9: tablet counts as mobile). */
 function deviceCode(d: string): number {
   return d === 'desktop'
     ? DEVICE_DESKTOP
@@ -131,7 +131,7 @@ class Problems {
 }
 
 /**
- * Resolves every reference of `dataset` (decisions §9 event log) and collects referential
+ * Resolves every reference of `dataset` (spec §10 event log) and collects referential
  * problems: duplicate team, member, group (within a team), tag and auth ids; groupIDs not of
  * the member's team; tags of unknown members; events of unknown tags, of emails not among the
  * tag's recipients, dated before the tag was sent; invalid timestamps; credentials of unknown

@@ -11,13 +11,13 @@ import { dayNumber, dayOf, dayString, parseTimestampMs } from './time.ts';
 import type { DayWindow, TagFilters } from './types.ts';
 
 /**
- * The aggregation rules of decisions §2, §3, §8 and §9 as small pure functions over the
+ * The aggregation rules of spec §4, §5, §9 and §10 as small pure functions over the
  * dataset's shapes. They state each rule once, plainly; the indexes of `buildIndex` compute
  * the same numbers fast, and the tests check that both agree.
  */
 
 /**
- * The fields of an event the counters read (decisions §8, §9): a dataset event, or an event
+ * The fields of an event the counters read (spec §9, §10): a dataset event, or an event
  * as the API lists it mapped back to its tag, recipient email and device.
  */
 export interface CountedEvent {
@@ -31,17 +31,17 @@ export interface DatedEvent extends CountedEvent {
   readonly date: Timestamp;
 }
 
-/** How a device counts (decisions §8): `desktop`; `mobile` and `tablet` are mobile; else neither. */
+/** How a device counts (spec §9): `desktop`; `mobile` and `tablet` are mobile; else neither. */
 export type DeviceClass = 'desktop' | 'mobile' | 'none';
 
-/** The counter class of a `device` value (decisions §8; `unknown` or any other value: `none`). */
+/** The counter class of a `device` value (spec §9; `unknown` or any other value: `none`). */
 export function deviceClass(device: string): DeviceClass {
   if (device === 'desktop') return 'desktop';
   if (device === 'mobile' || device === 'tablet') return 'mobile';
   return 'none';
 }
 
-/** The profile's rendering of a timestamp: `YYYY-MM-DDTHH:MM:SSZ` (decisions §8). */
+/** The profile's rendering of a timestamp: `YYYY-MM-DDTHH:MM:SSZ` (spec §9). */
 export function canonicalTimestamp(ts: Timestamp): Timestamp {
   return ts.length === 20 ? ts : formatTimestamp(parseTimestampMs(ts));
 }
@@ -61,7 +61,7 @@ export function zeroCounters(): TagCounters {
 }
 
 /**
- * The counters of one tag (decisions §9): `totalOpens` = its open events, `uniqueOpens` =
+ * The counters of one tag (spec §10): `totalOpens` = its open events, `uniqueOpens` =
  * distinct normalised recipient emails with at least one open, likewise for clicks;
  * desktop/mobile per {@link deviceClass}. Events of other tags in `opens`/`clicks` are ignored.
  */
@@ -95,7 +95,7 @@ export function tagCounters(
 }
 
 /**
- * Daily counts of a tag on UTC day `date` (decisions §9, endpoint 14): distinct normalised
+ * Daily counts of a tag on UTC day `date` (spec §10, endpoint 14): distinct normalised
  * recipient emails with an open (click) of the tag during that day.
  */
 export function dailyCounts(
@@ -123,7 +123,7 @@ function laterOf(a: Timestamp | null, b: Timestamp): Timestamp {
 }
 
 /**
- * The stats summary of a set of tags (decisions §9): `totalSent` = number of tags, the four
+ * The stats summary of a set of tags (spec §10): `totalSent` = number of tags, the four
  * counters are sums of the per-tag counters (unique per tag, summed), `dateLastSent` = the
  * latest `dateSent` (`null` for no tags). No `date` field.
  */
@@ -141,7 +141,7 @@ export function statsOfTags(tags: readonly Pick<Tag, 'dateSent' | 'stats'>[]): S
 }
 
 /**
- * The per-day stats records of a set of tags (decisions §3): one record per UTC day of
+ * The per-day stats records of a set of tags (spec §5): one record per UTC day of
  * `dateSent` that has at least one tag, oldest first, each {@link statsOfTags} of that day's
  * tags plus `date` (`YYYY-MM-DD`).
  */
@@ -160,7 +160,7 @@ export function dailyStatsOfTags(tags: readonly Pick<Tag, 'dateSent' | 'stats'>[
 
 /**
  * The half-open epoch-millisecond interval `[startMs, endMs)` of a window of whole UTC days,
- * both bounds inclusive (decisions §4): from `start`T00:00:00Z up to but excluding the
+ * both bounds inclusive (spec §6): from `start`T00:00:00Z up to but excluding the
  * midnight after `end`. An absent bound is unbounded (`±Infinity`).
  */
 export function windowBounds(window: DayWindow): { startMs: number; endMs: number } {
@@ -170,7 +170,7 @@ export function windowBounds(window: DayWindow): { startMs: number; endMs: numbe
   };
 }
 
-/** Whether timestamp `ts` lies in the day window (decisions §4). */
+/** Whether timestamp `ts` lies in the day window (spec §6). */
 export function inDayWindow(ts: Timestamp, window: DayWindow): boolean {
   const ms = parseTimestampMs(ts);
   const { startMs, endMs } = windowBounds(window);
@@ -178,7 +178,7 @@ export function inDayWindow(ts: Timestamp, window: DayWindow): boolean {
 }
 
 /**
- * The tag filters of decisions §4, a conjunction: `isOpened` keeps uniqueOpens > 0,
+ * The tag filters of spec §6, a conjunction: `isOpened` keeps uniqueOpens > 0,
  * `isUnopened` totalOpens = 0, `isClicked` uniqueClicks > 0, `isUnclicked` totalClicks = 0.
  */
 export function matchesTagFilters(stats: TagCounters, filters: TagFilters): boolean {
@@ -194,7 +194,7 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Member order of decisions §3: `lastname`, then `firstname`, then `memberID`. */
+/** Member order of spec §5: `lastname`, then `firstname`, then `memberID`. */
 export function compareMembers(
   a: Pick<DatasetMember, 'lastname' | 'firstname' | 'memberID'>,
   b: Pick<DatasetMember, 'lastname' | 'firstname' | 'memberID'>,
@@ -207,9 +207,9 @@ export function compareMembers(
 }
 
 /**
- * Tag order of decisions §3 over `dateSent` values as a response shows them: newest first
+ * Tag order of spec §5 over `dateSent` values as a response shows them: newest first
  * (by instant, at the precision shown), then `tagID`. To order stored tags, compare what the
- * response will show ({@link compareTagsAsShown}; decisions §3 Revision 3).
+ * response will show ({@link compareTagsAsShown}; spec §5 Revision 3).
  */
 export function compareTags(
   a: Pick<DatasetTag, 'dateSent' | 'tagID'>,
@@ -221,7 +221,7 @@ export function compareTags(
 }
 
 /**
- * Tag order of decisions §3 Revision 3 over stored tags: by the `dateSent` the responses show
+ * Tag order of spec §5 Revision 3 over stored tags: by the `dateSent` the responses show
  * ({@link canonicalTimestamp}, seconds precision), then `tagID`; a sub-second part that is
  * not shown never orders two tags.
  */
@@ -236,7 +236,7 @@ export function compareTagsAsShown(
 }
 
 /**
- * A tag's recipients as the tag endpoints list them (decisions §3 Revision 2): each
+ * A tag's recipients as the tag endpoints list them (spec §5 Revision 2): each
  * normalised email once, the first entry's name and email as written, in list order.
  */
 export function distinctRecipients(
@@ -253,7 +253,7 @@ export function distinctRecipients(
   return out;
 }
 
-/** How a member without a group is rendered (decisions §8; a profile option). */
+/** How a member without a group is rendered (spec §9; a profile option). */
 export type MemberWithoutGroup = 'omit' | 'empty';
 
 /**
@@ -287,7 +287,7 @@ export function renderMember(
 }
 
 /**
- * The contact record of an email over a set of (visible) tags (decisions §9), or `undefined`
+ * The contact record of an email over a set of (visible) tags (spec §10), or `undefined`
  * when none of `tags` was sent to it. Over the tags sent to the contact: `totalSent` = those
  * tags; total counters = the contact's events on them; unique counters = how many of them
  * it opened (clicked) at least once; desktop/mobile = its events by device; `dateLastSent` =
@@ -339,7 +339,7 @@ export function contactOf(
 }
 
 /**
- * A dataset tag as endpoints 2 and 4 return it (decisions §3, §8, §9): `dateSent` in the
+ * A dataset tag as endpoints 2 and 4 return it (spec §5, §9, §10): `dateSent` in the
  * profile's form, each recipient once ({@link distinctRecipients}), its {@link tagCounters}.
  */
 export function renderTag(
@@ -357,7 +357,7 @@ export function renderTag(
 }
 
 /**
- * The records a stats endpoint answers for a set of tags (decisions §3): with
+ * The records a stats endpoint answers for a set of tags (spec §5): with
  * `aggregateData` exactly one record, {@link statsOfTags} (the empty record when there is no
  * tag); without, {@link dailyStatsOfTags}, one record per send day, oldest first.
  */
@@ -369,8 +369,8 @@ export function statsList(
 }
 
 /**
- * The events of one tag dated in `window` (decisions §4: by their own date), oldest first;
- * events of the same instant keep their order in `events` (decisions §3).
+ * The events of one tag dated in `window` (spec §6: by their own date), oldest first;
+ * events of the same instant keep their order in `events` (spec §5).
  */
 export function eventsOfTag<E extends DatedEvent>(
   events: readonly E[],
@@ -405,7 +405,7 @@ export function eventDetails(event: DatasetEvent, kind: EventKind): OpenDetails 
 }
 
 /**
- * The recipient of an event of `tag` by `email` (endpoints 9 and 11; decisions §8, §9): the
+ * The recipient of an event of `tag` by `email` (endpoints 9 and 11; spec §9, §10): the
  * contact's id, the name of the tag's first recipient with that normalised email, and the
  * normalised email.
  */
@@ -416,8 +416,8 @@ export function eventRecipient(tag: Pick<DatasetTag, 'recipients'>, email: strin
 }
 
 /**
- * The contacts of a set of tags (decisions §9): their recipients' distinct normalised
- * emails, in email order (code units, decisions §3).
+ * The contacts of a set of tags (spec §10): their recipients' distinct normalised
+ * emails, in email order (code units, spec §5).
  */
 export function recipientEmails(tags: readonly Pick<DatasetTag, 'recipients'>[]): string[] {
   const emails = new Set<string>();
@@ -426,7 +426,7 @@ export function recipientEmails(tags: readonly Pick<DatasetTag, 'recipients'>[])
 }
 
 /**
- * The message of a 404 (decisions §2: an unknown and an out-of-scope id get the same words):
+ * The message of a 404 (spec §4: an unknown and an out-of-scope id get the same words):
  * `member "x" not found`, or `member not found (no member id given)`.
  */
 export function notFoundMessage(kind: string, id: string | undefined): string {

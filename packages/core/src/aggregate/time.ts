@@ -67,7 +67,7 @@ function canonicalMs(
 }
 
 /**
- * Epoch milliseconds of an RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fff]Z`, decisions §8),
+ * Epoch milliseconds of an RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fff]Z`, spec §9),
  * or `NaN` when `ts` is not one or names no real instant (e.g. month 13, February 30).
  * The common 20-character form is parsed without `Date`.
  */

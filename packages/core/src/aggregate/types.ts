@@ -8,20 +8,20 @@ import type { StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import type { CalendarDate } from '../values.ts';
 
-/** The member a credential belongs to, as far as scoping needs it (decisions §2). */
+/** The member a credential belongs to, as far as scoping needs it (spec §4). */
 export interface Caller {
   readonly memberID: string;
   readonly teamID: string;
   readonly accountType: AccountType;
 }
 
-/** An inclusive window of whole UTC days; either bound may be absent (decisions §4). */
+/** An inclusive window of whole UTC days; either bound may be absent (spec §6). */
 export interface DayWindow {
   readonly start?: CalendarDate | undefined;
   readonly end?: CalendarDate | undefined;
 }
 
-/** The four tag filters of decisions §4, a conjunction; absent means `false`. */
+/** The four tag filters of spec §6, a conjunction; absent means `false`. */
 export interface TagFilters {
   readonly isClicked?: boolean | undefined;
   readonly isUnclicked?: boolean | undefined;
@@ -41,7 +41,7 @@ export type StatsSubject =
   | { readonly kind: 'group'; readonly group: string }
   | { readonly kind: 'member'; readonly memberID: string };
 
-/** What a stats list is asked for (endpoints 6, 7, 8, 13; decisions §3). */
+/** What a stats list is asked for (endpoints 6, 7, 8, 13; spec §5). */
 export interface StatsQuery extends DayWindow {
   readonly subject: StatsSubject;
   readonly aggregateData?: boolean | undefined;
@@ -58,7 +58,7 @@ export interface EndpointRequest {
 
 /**
  * The answer to an {@link EndpointRequest} before paging and rendering: the whole stably
- * ordered list, a single record, or not found (unknown or out of scope: decisions §2).
+ * ordered list, a single record, or not found (unknown or out of scope: spec §4).
  */
 export type Answer =
   | { readonly kind: 'list'; readonly records: readonly unknown[] }
@@ -67,9 +67,9 @@ export type Answer =
 
 /**
  * Indexes over a {@link Dataset}, built once, that answer every endpoint for a caller in time
- * about proportional to the size of the answer (decisions §2, §3, §9). Every method applies
+ * about proportional to the size of the answer (spec §4, §5, §10). Every method applies
  * the caller's scope; `undefined` means the id is unknown or outside the scope (404).
- * Lists come in the stable order of decisions §3.
+ * Lists come in the stable order of spec §5.
  */
 export interface ReportingIndex {
   readonly dataset: Dataset;
@@ -115,7 +115,7 @@ export interface ReportingIndex {
 
 /**
  * A window of a list answer: `limit` records (>= 1) from the 0-based record `offset`
- * (decisions §3: the page at cursor `offset` of page size `limit`). `offset` may exceed
+ * (spec §5: the page at cursor `offset` of page size `limit`). `offset` may exceed
  * the list's length (an empty window).
  */
 export interface RecordWindow {
@@ -124,7 +124,7 @@ export interface RecordWindow {
 }
 
 /**
- * A window of a list answer (decisions §3): the records from `offset` (at most the window's
+ * A window of a list answer (spec §5): the records from `offset` (at most the window's
  * `limit`, fewer at the end, none past it) and `total`, the length of the whole list (the
  * `X-Total-Count`). An engine that computes lists in a database answers one page so.
  */
@@ -142,7 +142,7 @@ export interface AnswerSlice {
 export type EngineAnswer = Answer | AnswerSlice;
 
 /**
- * Where a server's answers come from, behind one interface (decisions §2, §3, §9): the
+ * Where a server's answers come from, behind one interface (spec §4, §5, §10): the
  * in-memory index ({@link ReportingIndex}, through `@tagtrack/engine`'s `indexEngine`) or a
  * SQL database (`@tagtrack/engine`'s `openSqlEngine`). Answers are asynchronous (a database
  * is asked) and, for lists, may be one window: the same records a whole list would hold at
@@ -172,7 +172,7 @@ export interface ReportingEngine {
    * under the engine.
    */
   readonly live?: LiveEngine | undefined;
-  /** The access key and member of an auth id (decisions §1), or `undefined` when unknown. */
+  /** The access key and member of an auth id (spec §3), or `undefined` when unknown. */
   credential(authId: string): { readonly accessKey: string; readonly caller: Caller } | undefined;
   /**
    * The answer to `request` for `caller`, as `ReportingIndex.answer` gives it. With `window`,
@@ -193,7 +193,7 @@ export interface AppendedRecords {
 }
 
 /**
- * The live side of an engine whose data others may change while it serves (decisions §3
+ * The live side of an engine whose data others may change while it serves (spec §5
  * Revision 3: data may change while a client reads it), such as a database with vendors'
  * own INSERTs: each answer reads one consistent snapshot of it.
  */
@@ -209,7 +209,7 @@ export interface LiveEngine {
    */
   base(tagsPerTeam: number): Promise<Dataset>;
   /**
-   * Re-reads the credentials (decisions §1) unless they were read less than a second ago;
+   * Re-reads the credentials (spec §3) unless they were read less than a second ago;
    * resolves `true` when it re-read them. Concurrent calls share one read.
    */
   refreshCredentials(): Promise<boolean>;

@@ -5,8 +5,8 @@ import { resolveDataset } from './resolve.ts';
  * The referential problems of a dataset, one readable line each (`[]` when consistent):
  * duplicate team/member/tag/auth ids and group ids within a team, groupIDs not of the
  * member's team, tags of unknown members, events of unknown tags or of emails not among the
- * tag's recipients (compared normalised, decisions §9), events dated before their tag was
- * sent (decisions §9: daily counts are 0 before the send day), invalid timestamps,
+ * tag's recipients (compared normalised, spec §10), events dated before their tag was
+ * sent (spec §10: daily counts are 0 before the send day), invalid timestamps,
  * credentials of unknown members. At most 1000 lines, then a count of the rest.
  * Expects a schema-valid dataset (parse with the zod `Dataset` first).
  */

@@ -4,12 +4,12 @@ import { compareMembers, compareStrings, compareTagsAsShown } from './rules.ts';
 import type { Caller } from './types.ts';
 
 /**
- * Who sees what (decisions §2): the members, groups and tags visible to a caller, and the
+ * Who sees what (spec §4): the members, groups and tags visible to a caller, and the
  * group a path segment names. Plain rules, as in `rules.ts`.
  */
 
 /**
- * The memberIDs a caller sees (decisions §2): nothing of another team; `admin` the whole
+ * The memberIDs a caller sees (spec §4): nothing of another team; `admin` the whole
  * team; `manager` the members of the manager's group and self (self only without a group);
  * `user` self. A caller whose member is not in that team sees nothing (admins excepted,
  * who see their team by `teamID`).
@@ -33,7 +33,7 @@ export function visibleMemberIDs(dataset: Dataset, caller: Caller): Set<string> 
 
 /**
  * The group a (percent-decoded) path segment names among `groups`, the groups the caller may
- * see (decisions §2, §4 Revision 2): an exact groupID first, else an exact, case-sensitive
+ * see (spec §4, §6 Revision 2): an exact groupID first, else an exact, case-sensitive
  * groupName; when several share the name, the one with the lowest groupID in code-unit
  * order. `undefined` when none matches.
  */
@@ -52,7 +52,7 @@ export function resolveGroup(groups: readonly Group[], segment: string): Group |
 }
 
 /**
- * The groups of the caller's team the caller may see (decisions §2 Revision 2): an admin
+ * The groups of the caller's team the caller may see (spec §4 Revision 2): an admin
  * every group of the team, a manager or user the groups with at least one member visible
  * to them.
  */
@@ -66,7 +66,7 @@ export function visibleGroups(dataset: Dataset, caller: Caller): Group[] {
   );
 }
 
-/** The visible members of the caller's team (decisions §2), in member order (decisions §3). */
+/** The visible members of the caller's team (spec §4), in member order (spec §5). */
 export function visibleMembers(dataset: Dataset, caller: Caller): DatasetMember[] {
   const team = dataset.teams.find((t) => t.teamID === caller.teamID);
   if (!team) return [];
@@ -74,7 +74,7 @@ export function visibleMembers(dataset: Dataset, caller: Caller): DatasetMember[
   return team.members.filter((m) => visible.has(m.memberID)).sort(compareMembers);
 }
 
-/** The tags the caller sees: those a visible member sent (decisions §2), in tag order (§3). */
+/** The tags the caller sees: those a visible member sent (spec §4), in tag order (§3). */
 export function visibleTags(dataset: Dataset, caller: Caller): DatasetTag[] {
   const visible = visibleMemberIDs(dataset, caller);
   return dataset.tags.filter((t) => visible.has(t.memberID)).sort(compareTagsAsShown);

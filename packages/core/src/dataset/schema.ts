@@ -18,7 +18,7 @@ export const DatasetMember = z.object({
 });
 export type DatasetMember = z.infer<typeof DatasetMember>;
 
-/** A team: its groups and members (decisions §2: a dataset may hold several teams). */
+/** A team: its groups and members (spec §4: a dataset may hold several teams). */
 export const DatasetTeam = z.object({
   teamID: Id,
   name: z.string(),
@@ -27,7 +27,7 @@ export const DatasetTeam = z.object({
 });
 export type DatasetTeam = z.infer<typeof DatasetTeam>;
 
-/** A sent tag: sender, subject, send date, recipients (decisions §9 event log). */
+/** A sent tag: sender, subject, send date, recipients (spec §10 event log). */
 export const DatasetTag = z.object({
   tagID: Id,
   memberID: Id,
@@ -39,7 +39,7 @@ export type DatasetTag = z.infer<typeof DatasetTag>;
 
 /**
  * An open or click event: which tag, which recipient (by email, matched after trimming
- * and lowercasing: decisions §9), when, and the detail fields.
+ * and lowercasing: spec §10), when, and the detail fields.
  */
 export const DatasetEvent = EventLocation.extend({
   tagID: Id,
@@ -49,7 +49,7 @@ export const DatasetEvent = EventLocation.extend({
 });
 export type DatasetEvent = z.infer<typeof DatasetEvent>;
 
-/** A credential pair and the member it belongs to (decisions §1). */
+/** A credential pair and the member it belongs to (spec §3). */
 export const DatasetCredential = z.object({
   authId: z.string().min(1),
   accessKey: z.string().min(1),
@@ -58,7 +58,7 @@ export const DatasetCredential = z.object({
 export type DatasetCredential = z.infer<typeof DatasetCredential>;
 
 /**
- * The event log every answer of the API is computed from (decisions §9): teams with their
+ * The event log every answer of the API is computed from (spec §10): teams with their
  * members and groups, tags, open events, click events, and credentials.
  * Referential rules (unique ids, events of known tags and recipients, senders that exist)
  * are checked by `validateDataset`.
@@ -74,7 +74,7 @@ export const Dataset = z
   .meta({ id: 'Dataset' });
 export type Dataset = z.infer<typeof Dataset>;
 
-/** Normalises a recipient email to its contact key: trimmed, lowercased (decisions §9). */
+/** Normalises a recipient email to its contact key: trimmed, lowercased (spec §10). */
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }

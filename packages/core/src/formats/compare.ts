@@ -4,13 +4,13 @@ import type { Table } from './table.ts';
 export interface CompareTablesOptions {
   /**
    * Compare the rows as a multiset instead of in order (for lists whose profile order leaves
-   * ties free, e.g. events with the same timestamp; decisions §3 Revision 2).
+   * ties free, e.g. events with the same timestamp; spec §5 Revision 2).
    */
   readonly unordered?: boolean;
 }
 
 /**
- * Compares two tables by meaning (decisions §7 and its Revision 2): columns are identified by
+ * Compares two tables by meaning (spec §8 and its Revision 2): columns are identified by
  * their header names, in any order. A column of `expected` that `actual` lacks is accepted
  * when every one of its cells is empty (a field absent from every record may be an empty
  * column or no column); a column only `actual` has is ignored (records may carry extra

@@ -1,6 +1,6 @@
 import type { Rtn } from '../params.ts';
 
-/** Content types of the three formats (decisions §7). */
+/** Content types of the three formats (spec §8). */
 export const CONTENT_TYPES: Readonly<Record<Rtn, string>> = {
   json: 'application/json; charset=utf-8',
   text: 'text/plain; charset=utf-8',
@@ -17,7 +17,7 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 }
 
 /**
- * Whether a response's `Content-Type` is right for `rtn` (decisions §7 Revision 2): the media
+ * Whether a response's `Content-Type` is right for `rtn` (spec §8 Revision 2): the media
  * type matches (`application/json`, `text/plain`, `text/html`; any case) and the value
  * carries `charset=utf-8` (any case, quoted or not); other parameters are free.
  */

@@ -3,7 +3,7 @@ import { parse } from 'parse5';
 import { charsetOf } from './content-type.ts';
 import { FormatParseError, type Table } from './table.ts';
 
-/** The `html` format (decisions §7): one `<table>` in a complete HTML5 document. */
+/** The `html` format (spec §8): one `<table>` in a complete HTML5 document. */
 
 /**
  * Escapes text for HTML content with the `entities` library (`& < > " '`), and a carriage
@@ -14,7 +14,7 @@ function escapeHtml(value: string): string {
 }
 
 /**
- * Renders `table` as a complete HTML5 document (decisions §7): doctype, `<meta charset="utf-8">`,
+ * Renders `table` as a complete HTML5 document (spec §8): doctype, `<meta charset="utf-8">`,
  * `<title>`, and one `<table>` with a `<thead>` row of `<th>` and one `<tbody>` row of `<td>`
  * per data row. Every value is escaped. HTML cannot carry U+0000: it reaches a parser as U+FFFD.
  */
@@ -82,10 +82,10 @@ function tableRows(table: HtmlNode): HtmlNode[] {
 
 /**
  * Parses an HTML body (with parse5, so entities are decoded as a browser would) into the
- * {@link Table} of its first `<table>` (decisions §7 Revision 2: any valid serialisation of
+ * {@link Table} of its first `<table>` (spec §8 Revision 2: any valid serialisation of
  * the same table is equivalent). The header row is the first row whose cells are all `<th>`,
  * in a `<thead>` or not; every later row with cells is a data row (`<td>` or `<th>` cells).
- * Strict where the profile is: a carriage return in a cell is written `&#13;` (decisions §7
+ * Strict where the profile is: a carriage return in a cell is written `&#13;` (spec §8
  * Revision 2), because HTML parsing turns a raw CR (alone or in CR LF) into a line feed; so a
  * raw CR in the text of a cell is a format failure, not the line feed a parser would read
  * (CR LF between tags, outside any cell's text, is free whitespace).
@@ -130,7 +130,7 @@ export function parseHtml(html: string): Table {
 }
 
 /**
- * What a body of the `html` format lacks per decisions §7 and its Revision 2 (a complete
+ * What a body of the `html` format lacks per spec §8 and its Revision 2 (a complete
  * HTML5 document with one table): `[]` when it is complete. Checks the doctype (no quirks
  * mode), exactly one `<table>`, and the charset: a `<meta charset>` or `http-equiv`
  * declaration is optional when `contentType` carries `charset=utf-8`, and any declaration

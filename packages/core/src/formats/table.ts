@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Endpoint } from '../endpoints.ts';
 
 /**
- * The table layout of the `text` and `html` formats (decisions §7): an endpoint's records
+ * The table layout of the `text` and `html` formats (spec §8): an endpoint's records
  * flattened to string cells under a fixed header row, derived from the endpoint's record
  * schema (never listed by hand):
  * - nested objects flatten to dotted names (`stats.totalOpens`);
@@ -21,7 +21,7 @@ export interface Table {
   rows: string[][];
 }
 
-/** A text or HTML body does not have the layout of decisions §7. */
+/** A text or HTML body does not have the layout of spec §8. */
 export class FormatParseError extends Error {
   override readonly name = 'FormatParseError';
   constructor(
@@ -71,7 +71,7 @@ function cellText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** `recipients` as `name <email>` joined by `; ` (decisions §7). */
+/** `recipients` as `name <email>` joined by `; ` (spec §8). */
 function recipientsText(v: unknown): string {
   if (!Array.isArray(v)) return cellText(v);
   return v
@@ -132,7 +132,7 @@ function layoutOf(record: z.ZodType): Layout {
 
 /**
  * The header row of `endpoint`'s text and html formats, in the order of its record schema
- * (decisions §7). E.g. members: `memberID, firstname, lastname, email, accountType, groupID,
+ * (spec §8). E.g. members: `memberID, firstname, lastname, email, accountType, groupID,
  * groupName`; event groups (9, 11): `tagID, recipient.recipientID, …, details.clickDate`.
  */
 export function tableColumns(endpoint: Endpoint): string[] {
@@ -141,7 +141,7 @@ export function tableColumns(endpoint: Endpoint): string[] {
 
 /**
  * Flattens JSON records of `endpoint` (as found in `data`; a single-object response is a
- * one-element list) into a {@link Table} per decisions §7. Never throws on malformed records:
+ * one-element list) into a {@link Table} per spec §8. Never throws on malformed records:
  * missing values become `''`, objects where a scalar belongs become their JSON text.
  * An empty list gives the header row only.
  */

@@ -1,6 +1,6 @@
 import { FormatParseError, type Table } from './table.ts';
 
-/** The `text` format (decisions §7): tab-separated values with escaped cells. */
+/** The `text` format (spec §8): tab-separated values with escaped cells. */
 
 const TEXT_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
@@ -15,7 +15,7 @@ const TEXT_UNESCAPES: Readonly<Record<string, string>> = {
   r: '\r',
 };
 
-/** Escapes one TSV cell: backslash as `\\`, tab `\t`, newline `\n`, CR `\r` (decisions §7). */
+/** Escapes one TSV cell: backslash as `\\`, tab `\t`, newline `\n`, CR `\r` (spec §8). */
 export function escapeTextCell(value: string): string {
   return value.replace(/[\\\t\n\r]/g, (c) => TEXT_ESCAPES[c]!);
 }
@@ -38,7 +38,7 @@ export function unescapeTextCell(cell: string): string {
 }
 
 /**
- * Renders `table` as `text/plain` (decisions §7): the header row, then one line per row,
+ * Renders `table` as `text/plain` (spec §8): the header row, then one line per row,
  * cells separated by a tab, every line ended by `\n`, cells escaped by {@link escapeTextCell}.
  */
 export function renderText(table: Table): string {
@@ -50,7 +50,7 @@ export function renderText(table: Table): string {
 
 /**
  * Parses a body written by {@link renderText}: the first line is the header row; a missing
- * final newline is accepted. Strict where the profile is (decisions §7 Revision 2, docs/spec.md
+ * final newline is accepted. Strict where the profile is (spec §8 Revision 2, docs/spec.md
  * §8): lines end with a line feed alone, and a carriage return inside a value is written `\r`,
  * so a raw CR anywhere (inside a cell, or before a line feed as a CRLF line end) is a format
  * failure, never the value it would stand for. Tab and line feed are the table's structure;

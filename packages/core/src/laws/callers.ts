@@ -9,7 +9,7 @@ import { firstOf, sameInstant, statsDifference } from './helpers.ts';
 import type { Law, LawEvent } from './types.ts';
 
 /*
- * Laws between the answers of two callers (docs/spec.md §4, cited decisions §2): what a
+ * Laws between the answers of two callers (docs/spec.md §4, cited spec §4): what a
  * caller sees of its team is the team's admin's view cut down to the caller's scope, and
  * every answer is computed within the caller's own scope and team.
  */
@@ -59,7 +59,7 @@ export interface GroupNameAnswer {
 /** The contact counters a law compares (every counter of a contact's `stats`). */
 const CONTACT_COUNTERS = ['totalSent', ...TAG_COUNTER_FIELDS] as const;
 
-/** A member's fields by meaning: a group omitted or sent empty is no group (decisions §8). */
+/** A member's fields by meaning: a group omitted or sent empty is no group (spec §9). */
 function memberDifference(admin: TeamMember, caller: TeamMember): string | undefined {
   const group = (m: TeamMember) => (m.groupID === undefined || m.groupID === '' ? '' : m.groupID);
   const name = (m: TeamMember) => (group(m) === '' ? '' : (m.groupName ?? ''));
@@ -101,7 +101,7 @@ export const callerWithinAdmin: Law<CallersView> = {
   title:
     'what a manager or user sees is within what the team’s admin sees: each member and tag it lists the admin lists with the same fields and counters; each contact it lists the admin lists, with counters and dateLastSent no greater (over fewer tags)',
   clause:
-    'decisions §2 (admin: the whole team; manager, user: part of it; contacts and counters over visible tags)',
+    'spec §4 (admin: the whole team; manager, user: part of it; contacts and counters over visible tags)',
   endpoints: ['teams.list', 'teams.tags', 'contacts.list'],
   check: ({ caller, view, admin }) => {
     const members = new Map(admin.members.map((m) => [m.memberID, m]));
@@ -140,7 +140,7 @@ export const managerGroupStatsAsAdmin: Law<StatsAsTwoCallers> = {
   title:
     'a manager’s stats of its own group (/stats/group/{groupID}, and its team stats /stats: its group and self) equal the team admin’s stats of that group, for the same window and type',
   clause:
-    'decisions §2 (manager: the own group and self), §9 (group stats = merge of its members’ stats), §4 (type)',
+    'spec §4 (manager: the own group and self), §10 (group stats = merge of its members’ stats), §6 (type)',
   endpoints: ['stats.group', 'stats.team'],
   check: ({ subject, caller, asCaller, asAdmin }) => {
     const d = statsDifference(asAdmin, asCaller);
@@ -153,7 +153,7 @@ export const contactCountsCallerTags: Law<CallerContact> = {
   title:
     'a contact’s record (/contacts/{contactID}) for each caller counts only the tags that caller sees: totalSent, events and unique counters over them, dateLastSent the latest of them',
   clause:
-    'decisions §2 Revision 2 (contacts of a manager or user carry counters over that caller’s visible tags only), §9 (contact counters)',
+    'spec §4 Revision 2 (contacts of a manager or user carry counters over that caller’s visible tags only), §10 (contact counters)',
   endpoints: ['contacts.get', 'teams.tags', 'opens.list', 'clicks.list'],
   check: ({ caller, contact, tags, opens, clicks }) => {
     const email = normaliseEmail(contact.email);
@@ -174,7 +174,7 @@ export const groupNameInCallerTeam: Law<GroupNameAnswer> = {
   title:
     'a group name resolves among the caller’s visible groups of its own team: /teams/group/{name} lists only members the caller sees, never another team’s group',
   clause:
-    'decisions §2 Revision 2 (group segment: resolution among the groups of the caller’s team the caller may see), §2 (a caller never sees anything of another team)',
+    'spec §4 Revision 2 (group segment: resolution among the groups of the caller’s team the caller may see), §4 (a caller never sees anything of another team)',
   endpoints: ['teams.group', 'teams.list'],
   check: ({ caller, segment, visible, answered }) => {
     const seen = new Set(visible);

@@ -33,7 +33,7 @@ export const KINDS = [
   { kind: 'clicks', Kind: 'Clicks', verb: 'clicked' },
 ] as const;
 
-/** Whether two timestamps (or `null`s) name the same instant (decisions §8 Revision 2). */
+/** Whether two timestamps (or `null`s) name the same instant (spec §9 Revision 2). */
 export function sameInstant(a: Timestamp | null, b: Timestamp | null): boolean {
   return a === null || b === null ? a === b : parseTimestampMs(a) === parseTimestampMs(b);
 }

@@ -15,17 +15,16 @@ import type { ContactView, EventGroupsView, EventList, Law } from './types.ts';
 
 /*
  * Laws of a caller's contacts against its tags and events (docs/spec.md §10, cited
- * decisions §9) and of the order of every list (§5, cited decisions §3).
+ * spec §10) and of the order of every list (§5, cited spec §5).
  */
 
-// ---- contacts (decisions §9 contact counters, §2 visible tags, §3 order) --------------------
+// ---- contacts (spec §10 contact counters, §2 visible tags, §3 order) --------------------
 
 export const contactCountersOverTheirTags: Law<ContactView> = {
   id: 'REL-CONTACTS-TAGS',
   title:
     'contacts are exactly the visible tags’ recipients, with counters over the visible tags sent to each: totalSent those tags, totals its events on them, unique counters the tags it opened (clicked), dateLastSent the latest',
-  clause:
-    'decisions §9 (contact counters), §2 (contacts of visible tags, counters over visible tags)',
+  clause: 'spec §10 (contact counters), §4 (contacts of visible tags, counters over visible tags)',
   endpoints: ['contacts.list', 'teams.tags', 'opens.list', 'clicks.list'],
   // linear: the expected contacts are computed once (contactsOf), then each contact is one
   // lookup; contactOf, the plain rule, would rescan every tag and event per contact
@@ -58,7 +57,7 @@ export const contactSumsEqualTagSums: Law<Pick<ContactView, 'contacts' | 'tags'>
   id: 'AGG-CONTACTS-SUM-TAGS',
   title:
     'contact counters summed over all contacts equal the tag counters summed over the visible tags (totalSent: their recipients)',
-  clause: 'decisions §9 (contact counters, per tag)',
+  clause: 'spec §10 (contact counters, per tag)',
   endpoints: ['contacts.list', 'teams.tags'],
   check: ({ contacts, tags }) => {
     const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((s, x) => s + f(x), 0);
@@ -77,7 +76,7 @@ export const contactSumsEqualTagSums: Law<Pick<ContactView, 'contacts' | 'tags'>
 export const contactsByEmail: Law<Pick<ContactView, 'contacts'>> = {
   id: 'PAGE-ORDER-CONTACTS',
   title: 'contacts come by normalised email, each once (code-unit order)',
-  clause: 'decisions §3 (order)',
+  clause: 'spec §5 (order)',
   endpoints: ['contacts.list', 'contacts.tag'],
   check: ({ contacts }) =>
     outOfOrder(
@@ -87,12 +86,12 @@ export const contactsByEmail: Law<Pick<ContactView, 'contacts'>> = {
     ),
 };
 
-// ---- ordered lists (decisions §3, order) ----------------------------------------------------
+// ---- ordered lists (spec §5, order) ----------------------------------------------------
 
 export const tagsNewestFirst: Law<readonly Pick<Tag, 'tagID' | 'dateSent'>[]> = {
   id: 'PAGE-ORDER-TAGS',
   title: 'tags come newest dateSent first, then by tagID (code-unit order)',
-  clause: 'decisions §3 (order)',
+  clause: 'spec §5 (order)',
   endpoints: TAG_ENDPOINTS,
   check: (tags) =>
     outOfOrder(
@@ -107,7 +106,7 @@ export const membersByName: Law<
 > = {
   id: 'PAGE-ORDER-MEMBERS',
   title: 'members come by lastname, then firstname, then memberID (code-unit order)',
-  clause: 'decisions §3 (order)',
+  clause: 'spec §5 (order)',
   endpoints: ['teams.list', 'teams.group'],
   check: (members) =>
     outOfOrder(
@@ -121,7 +120,7 @@ export const membersByName: Law<
 export const eventsOldestFirst: Law<EventList> = {
   id: 'PAGE-ORDER-EVENTS',
   title: 'events come oldest first (events of the same instant in any order)',
-  clause: 'decisions §3 (order) and its Revision 2 (ties among events free)',
+  clause: 'spec §5 (order) and its Revision 2 (ties among events free)',
   endpoints: ['opens.tag', 'clicks.tag', 'opens.list', 'clicks.list'],
   check: (events) => {
     const date = (e: EventList[number]) => ('openDate' in e ? e.openDate : e.clickDate);
@@ -136,7 +135,7 @@ export const eventsOldestFirst: Law<EventList> = {
 export const eventGroupsInTagOrder: Law<EventGroupsView> = {
   id: 'PAGE-ORDER-EVENT-GROUPS',
   title: 'event groups come in the tag order, one group per tag',
-  clause: 'decisions §3 (order)',
+  clause: 'spec §5 (order)',
   endpoints: ['opens.list', 'clicks.list', 'teams.tags'],
   check: ({ tags, groups }) => {
     const rank = new Map(tags.map((t, i) => [t.tagID, i]));

@@ -15,16 +15,16 @@ import type { Law, StatsAnswers, StatsMerge, StatsMergeOperation } from './types
 /*
  * Laws of stats answers: a stats record against the tags it summarises, the aggregated record
  * against the per-day ones, wholes against the merge of their parts, and the merge itself
- * (docs/spec.md §10, cited decisions §9; §5 stats lists, cited decisions §3).
+ * (docs/spec.md §10, cited spec §10; §6 stats lists, cited spec §5).
  */
 
-// ---- stats answers (decisions §9 stats, merging; §3 stats lists) ----------------------------
+// ---- stats answers (spec §10 stats, merging; §3 stats lists) ----------------------------
 
 export const statsSummariseTags: Law<StatsAnswers> = {
   id: 'REL-STATS-SUM-TAGS',
   title:
     'stats are the summary of the selected tags: count, summed counters (unique per tag, summed), latest dateSent, one record per send day',
-  clause: 'decisions §9 (stats summary of a set of tags), §3 (one record per UTC day)',
+  clause: 'spec §10 (stats summary of a set of tags), §5 (one record per UTC day)',
   endpoints: [...STATS_ENDPOINTS, ...TAG_ENDPOINTS],
   check: ({ tags, daily, aggregated }) => {
     const agg = aggregated[0];
@@ -45,7 +45,7 @@ export const aggregatedIsMergeOfDays: Law<Pick<StatsAnswers, 'daily' | 'aggregat
   id: 'REL-AGGREGATE-MERGE',
   title:
     'aggregateData=true gives one record without date, the merge of the aggregateData=false records (zeros and dateLastSent null when none)',
-  clause: 'decisions §3 (stats endpoints), §9 (merging)',
+  clause: 'spec §5 (stats endpoints), §10 (merging)',
   endpoints: STATS_ENDPOINTS,
   check: ({ daily, aggregated }) => {
     if (aggregated.length !== 1) return `${aggregated.length} aggregated records, expected one`;
@@ -59,7 +59,7 @@ export const aggregatedIsMergeOfDays: Law<Pick<StatsAnswers, 'daily' | 'aggregat
 export const statsDaysAscending: Law<Pick<StatsAnswers, 'daily'>> = {
   id: 'PAGE-ORDER-STATS-DAYS',
   title: 'per-day stats records carry their date, one per day, oldest first',
-  clause: 'decisions §3 (stats lists, order)',
+  clause: 'spec §5 (stats lists, order)',
   endpoints: STATS_ENDPOINTS,
   check: ({ daily }) => {
     const undated = daily.findIndex((r) => r.date === undefined);
@@ -98,7 +98,7 @@ function mergeLaw(
 export const teamStatsAreMergeOfMemberStats = mergeLaw(
   'REL-TEAM-MERGE-MEMBERS',
   'team stats are the merge of member stats: the visible members’ aggregated stats (of one account type with type) merge to the team’s',
-  'decisions §9 (team stats = merge of member stats), §4 (type)',
+  'spec §10 (team stats = merge of member stats), §6 (type)',
   ['stats.team', 'stats.member', 'teams.list'],
   'members’ stats',
 );
@@ -106,7 +106,7 @@ export const teamStatsAreMergeOfMemberStats = mergeLaw(
 export const groupStatsAreMergeOfMemberStats = mergeLaw(
   'REL-GROUP-MERGE-MEMBERS',
   'group stats are the merge of the group members’ stats (of one account type with type)',
-  'decisions §9 (group stats), §4 (group segment)',
+  'spec §10 (group stats), §6 (group segment)',
   ['stats.group', 'teams.group', 'stats.member'],
   'members’ stats',
 );
@@ -114,7 +114,7 @@ export const groupStatsAreMergeOfMemberStats = mergeLaw(
 export const rangeSplitMerges = mergeLaw(
   'REL-RANGE-SPLIT',
   'stats of two adjacent date ranges merge to the stats of the whole range',
-  'decisions §9 (splitting a date range)',
+  'spec §10 (splitting a date range)',
   ['stats.team', 'stats.member'],
   'adjacent ranges’ stats',
 );
@@ -122,7 +122,7 @@ export const rangeSplitMerges = mergeLaw(
 export const typedStatsMergeToUntyped = mergeLaw(
   'REL-STATS-TYPES-MERGE',
   'stats of one account type (type=admin, manager, user) merge to the stats without type, per day and aggregated: type keeps the tags sent by members of that type',
-  'decisions §9 (merging), §4 Revision 3 (type on the stats endpoints 6, 13, 7)',
+  'spec §10 (merging), §6 Revision 3 (type on the stats endpoints 6, 13, 7)',
   ['stats.team', 'stats.teamAlias', 'stats.group'],
   'account types’ stats',
 );
@@ -135,7 +135,7 @@ export const mergeIsCommutativeMonoid: Law<StatsMergeOperation> = {
   id: 'AGG-MERGE-MONOID',
   title:
     'merging stats records is a commutative monoid: counters add, dateLastSent takes the latest, the empty record (zeros, null) is the identity; the merge carries no date',
-  clause: 'decisions §9 (merging)',
+  clause: 'spec §10 (merging)',
   endpoints: [],
   check: ({ merge, records: [a, b, c] }) => {
     const say = (what: string, want: StatsSummary, got: StatsSummary) => {

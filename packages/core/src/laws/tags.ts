@@ -14,15 +14,15 @@ import type { CountedRecord, Law, TagDailySeries, TagOnDay, TagWithEvents } from
 
 /*
  * Laws of tags, contacts and stats records one at a time, of a tag against its events, and
- * of daily counts (docs/spec.md §10, cited decisions §9; §9 devices, cited decisions §8).
+ * of daily counts (docs/spec.md §10, cited spec §10; §10 devices, cited spec §9).
  */
 
-// ---- one record with counters (decisions §9, per tag; stats and contacts sum them) ---------
+// ---- one record with counters (spec §10, per tag; stats and contacts sum them) ---------
 
 export const uniqueAtMostTotal: Law<CountedRecord> = {
   id: 'AGG-UNIQUE-LE-TOTAL',
   title: 'unique opens/clicks never exceed total opens/clicks',
-  clause: 'decisions §9 (invariants)',
+  clause: 'spec §10 (invariants)',
   endpoints: [...TAG_ENDPOINTS, ...CONTACT_ENDPOINTS, ...STATS_ENDPOINTS],
   check: (r) => {
     const s = countersOf(r);
@@ -37,7 +37,7 @@ export const uniqueAtMostTotal: Law<CountedRecord> = {
 export const uniqueZeroIffTotalZero: Law<CountedRecord> = {
   id: 'AGG-UNIQUE-ZERO-IFF-TOTAL-ZERO',
   title: 'unique opens/clicks are 0 exactly when total opens/clicks are 0',
-  clause: 'decisions §9 (invariants)',
+  clause: 'spec §10 (invariants)',
   endpoints: uniqueAtMostTotal.endpoints,
   check: (r) => {
     const s = countersOf(r);
@@ -53,7 +53,7 @@ export const deviceAtMostTotal: Law<CountedRecord> = {
   id: 'AGG-DEVICE-LE-TOTAL',
   title:
     'desktop + mobile opens/clicks never exceed the totals (tablets count as mobile, unknown devices in neither; stats records carry no device counters)',
-  clause: 'decisions §9 (invariants), §8 (device classes)',
+  clause: 'spec §10 (invariants), §9 (device classes)',
   endpoints: [...TAG_ENDPOINTS, ...CONTACT_ENDPOINTS],
   check: (r) => {
     const s = countersOf(r);
@@ -72,7 +72,7 @@ export const uniqueAtMostRecipients: Law<CountedRecord> = {
   id: 'AGG-UNIQUE-LE-RECIPIENTS',
   title:
     'unique opens/clicks of a tag never exceed its number of recipients; a contact’s never exceed its totalSent (a stats record names no recipients)',
-  clause: 'decisions §9 (invariants)',
+  clause: 'spec §10 (invariants)',
   endpoints: [...TAG_ENDPOINTS, ...CONTACT_ENDPOINTS],
   check: (r) => {
     if (!('stats' in r)) return undefined;
@@ -88,13 +88,13 @@ export const uniqueAtMostRecipients: Law<CountedRecord> = {
   },
 };
 
-// ---- a tag and its events (decisions §9, per tag; §8 devices) -------------------------------
+// ---- a tag and its events (spec §10, per tag; §8 devices) -------------------------------
 
 export const uniqueOpensAreDistinctRecipients: Law<TagWithEvents> = {
   id: 'REL-TAG-COUNTERS-EVENTS',
   title:
     'unique opens are distinct recipients: a tag’s uniqueOpens (uniqueClicks) is the number of distinct recipients (normalised emails) with an open (click) of it; its total counters count its events, desktop and mobile ones by device (tablet as mobile)',
-  clause: 'decisions §9 (per tag), §8 (device classes)',
+  clause: 'spec §10 (per tag), §9 (device classes)',
   endpoints: [...TAG_ENDPOINTS, 'opens.list', 'clicks.list', 'opens.tag', 'clicks.tag'],
   check: ({ tag, opens, clicks }) => {
     const want = tagCounters(tag, opens, clicks);
@@ -113,12 +113,12 @@ export const uniqueOpensAreDistinctRecipients: Law<TagWithEvents> = {
   },
 };
 
-// ---- daily counts (decisions §9, daily counts; endpoint 14) ---------------------------------
+// ---- daily counts (spec §10, daily counts; endpoint 14) ---------------------------------
 
 export const dailyAtMostUnique: Law<Pick<TagOnDay, 'tag' | 'date' | 'daily'>> = {
   id: 'AGG-DAILY-LE-UNIQUE',
   title: 'daily opens/clicks of a tag never exceed its uniqueOpens/uniqueClicks',
-  clause: 'decisions §9 (daily counts)',
+  clause: 'spec §10 (daily counts)',
   endpoints: ['tags.daily', ...TAG_ENDPOINTS],
   check: ({ tag, date, daily }) =>
     firstOf(KINDS, ({ kind, Kind }) =>
@@ -131,7 +131,7 @@ export const dailyAtMostUnique: Law<Pick<TagOnDay, 'tag' | 'date' | 'daily'>> = 
 export const dailyZeroBeforeSend: Law<Pick<TagOnDay, 'tag' | 'date' | 'daily'>> = {
   id: 'AGG-DAILY-ZERO-BEFORE-SEND',
   title: 'daily counts are 0 on the days before the tag was sent',
-  clause: 'decisions §9 (daily counts)',
+  clause: 'spec §10 (daily counts)',
   endpoints: ['tags.daily', ...TAG_ENDPOINTS],
   check: ({ tag, date, daily }) =>
     dayNumber(date) < Math.floor(parseTimestampMs(tag.dateSent) / 86_400_000) &&
@@ -146,7 +146,7 @@ export const dailyAreDistinctRecipients: Law<
   id: 'REL-DAILY-DISTINCT-RECIPIENTS',
   title:
     'daily counts of a tag on a day are the distinct recipients with an open (click) of it that UTC day',
-  clause: 'decisions §9 (daily counts)',
+  clause: 'spec §10 (daily counts)',
   endpoints: ['tags.daily', 'opens.list', 'clicks.list'],
   check: ({ tag, date, daily, opens, clicks }) => {
     const want = dailyCounts(tag, opens, clicks, date);
@@ -162,7 +162,7 @@ export const dailySumAtLeastUnique: Law<TagDailySeries> = {
   id: 'AGG-DAILY-SUM-GE-UNIQUE',
   title:
     'the daily opens/clicks of a tag summed over its event days are at least its unique counts',
-  clause: 'decisions §9 (daily counts)',
+  clause: 'spec §10 (daily counts)',
   endpoints: ['tags.daily', ...TAG_ENDPOINTS, 'opens.tag', 'clicks.tag'],
   check: ({ tag, days }) =>
     firstOf(KINDS, ({ kind, Kind }) => {

@@ -16,7 +16,7 @@ export interface Law<In> {
   readonly id: string;
   /** The law in one sentence. */
   readonly title: string;
-  /** Where the specification states it, e.g. `decisions §9 (per tag)`. */
+  /** Where the specification states it, e.g. `spec §10 (per tag)`. */
   readonly clause: string;
   /**
    * The endpoints whose records the law speaks about, stated with the law (never derived

@@ -1,5 +1,5 @@
 /**
- * Pacing and waiting (decisions §6) on an injected clock: the pacer that spaces requests out,
+ * Pacing and waiting (spec §7) on an injected clock: the pacer that spaces requests out,
  * an abortable sleep and the delay a 429 asks for. Pure web-platform code; tests pass a fake
  * clock and never wait for real.
  */
@@ -85,7 +85,7 @@ export class Pacer {
 }
 
 /**
- * How long to wait after a 429, in ms (decisions §6): `Retry-After` (seconds or an HTTP
+ * How long to wait after a 429, in ms (spec §7): `Retry-After` (seconds or an HTTP
  * date), else `X-Rate-Limit-Reset` (epoch seconds), else `fallbackMs`. Never negative.
  */
 export function retryDelayMs(headers: Headers, nowMs: number, fallbackMs: number): number {

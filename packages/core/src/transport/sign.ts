@@ -1,7 +1,7 @@
 import { authorizationHeader, buildQueryString } from '../signing.ts';
 
 /**
- * The signed-request builder (decisions §1): one place that turns a path and a query into the
+ * The signed-request builder (spec §3): one place that turns a path and a query into the
  * URL that goes on the wire and the `Authorization` header over exactly that URL's query
  * string. Pure web-platform code (WHATWG `URL`), used by the client's transport and the
  * suite's HTTP client.
@@ -10,7 +10,7 @@ import { authorizationHeader, buildQueryString } from '../signing.ts';
 /** Computes the `Authorization` header value for a query string (no leading `?`). */
 export type Authorizer = (queryString: string) => string;
 
-/** The HMAC authorizer of decisions §1: `base64(authId:hex(HMAC-SHA1(accessKey, query)))`. */
+/** The HMAC authorizer of spec §3: `base64(authId:hex(HMAC-SHA1(accessKey, query)))`. */
 export function hmacAuthorizer(authId: string, accessKey: string): Authorizer {
   return (queryString) => authorizationHeader(authId, accessKey, queryString);
 }
@@ -48,7 +48,7 @@ export interface SignedRequest {
  * Builds a signed request. The query string is built (`rawQuery`, else the pairs through
  * `buildQueryString`), then parsed as `fetch` will parse it: the WHATWG serializer
  * percent-encodes a few characters `encodeURIComponent` leaves alone in a query (e.g. `'`),
- * so the signed string is the parsed URL's query, never the built one (decisions §1). Throws
+ * so the signed string is the parsed URL's query, never the built one (spec §3). Throws
  * `TypeError` when `baseUrl + path` is not a URL.
  */
 export function signRequest(target: RequestTarget, authorize: Authorizer | null): SignedRequest {

@@ -1,5 +1,5 @@
 /**
- * The page walker (decisions §3 and its Revision 2): one loop that follows
+ * The page walker (spec §5 and its Revision 2): one loop that follows
  * `paging.cursors.next` through a cursor-paginated list, with the guards every walk needs.
  * It knows nothing of HTTP or of either caller's errors: the caller reads each response into
  * a {@link PageReading} and maps a {@link WalkViolation} (a typed guard failure, named by the

@@ -35,12 +35,12 @@ export type { ReportingIndex } from '@tagtrack/core';
 
 /** Options of {@link buildIndex}. */
 export interface BuildIndexOptions {
-  /** Rendering of a member without a group (decisions §8 option); default `'omit'`. */
+  /** Rendering of a member without a group (spec §9 option); default `'omit'`. */
   readonly memberWithoutGroup?: MemberWithoutGroup;
 }
 
 /**
- * Builds the reporting indexes of a dataset once (decisions §2, §3, §8, §9) and returns a
+ * Builds the reporting indexes of a dataset once (spec §4, §5, §9, §10) and returns a
  * {@link ReportingIndex} answering every endpoint in time about proportional to the answer.
  *
  * Built eagerly, in a few passes over the events and the tags: each tag's recipient entries
@@ -48,14 +48,14 @@ export interface BuildIndexOptions {
  * on first use and cached, each in time about proportional to what it covers: per-tag event
  * lists (a tag's in date order), per-member day stats, and the per-scope (team, group,
  * member) merges of these, including a scope's events in date order and its contacts with
- * their counters (decisions §9) and their ids.
+ * their counters (spec §10) and their ids.
  * Throws {@link DatasetError} listing the problems when `validateDataset` finds any.
  * Returned records are shared between calls and must not be mutated.
  *
  * Where things are (`aggregate/index/`):
  * - `tables.ts`: member order, tag order, per-member tag lists (eager);
  * - `event-index.ts`: per-tag counters (eager), events per tag (a tag's in date order);
- * - `scope.ts`: what a caller sees (decisions §2), visible ids and groups, per-scope lists;
+ * - `scope.ts`: what a caller sees (spec §4), visible ids and groups, per-scope lists;
  * - `records.ts`: member, tag and event records as the API renders them;
  * - `members.ts`, `tags.ts`, `series.ts` (stats), `events.ts`, `contacts.ts`: the endpoints;
  * - `callers.ts`: credentials and callers; `dispatch.ts`: the table answering each endpoint.

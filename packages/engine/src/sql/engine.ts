@@ -33,7 +33,7 @@ export interface SqlEngineOptions {
    * it needs one.
    */
   readonly load?: Dataset | DatasetTables;
-  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (decisions §8). */
+  /** Members without a group: omit `groupID`/`groupName` (default) or send `''` (spec §9). */
   readonly memberWithoutGroup?: MemberWithoutGroup;
   /** Connections to a server (default 8). */
   readonly maxConnections?: number;
@@ -119,7 +119,7 @@ export async function openSqlEngine(options: SqlEngineOptions = {}): Promise<Sql
 
 type Row = Record<string, unknown>;
 
-/** A credential as the engine keeps it: the access key and the caller (decisions §1). */
+/** A credential as the engine keeps it: the access key and the caller (spec §3). */
 interface KeptCredential {
   readonly accessKey: string;
   readonly caller: Caller;
@@ -473,7 +473,7 @@ class SqlAnswers implements SqlEngine {
     return row!.v;
   }
 
-  /** The groupID a path segment names for the caller, or `null` (decisions §4 Revision 2). */
+  /** The groupID a path segment names for the caller, or `null` (spec §6 Revision 2). */
   async group(caller: Caller, segment: string | undefined): Promise<string | null> {
     if (!storable(segment)) return null;
     const [row] = await this.database.query<{ g: string | null }>(
@@ -545,7 +545,7 @@ function eventDetails(e: EventRow, kind: 'opens' | 'clicks') {
   return kind === 'opens' ? { openDate: e.date, ...location } : { clickDate: e.date, ...location };
 }
 
-/** The eight counters of a tag or contact row (decisions §9), in the order records show them. */
+/** The eight counters of a tag or contact row (spec §10), in the order records show them. */
 function counters(r: Row) {
   return {
     totalOpens: r.totalOpens,

@@ -14,7 +14,7 @@ export type SqlEngineErrorCode =
  * PostgreSQL URL, a server that does not answer or refuses the login, a table or column of
  * the dataset's schema that is missing, tagtrack objects of another version, a dataset
  * that could not be loaded, records that could not be appended (`append_failed`), data that
- * breaks a rule of decisions §9 the tables cannot state (an event of an email that is not a
+ * breaks a rule of spec §10 the tables cannot state (an event of an email that is not a
  * recipient of its tag, or dated before it), or a read-only standby asked to load or whose
  * primary never installed the tagtrack objects (`read_only`). The message never holds the
  * URL's password.

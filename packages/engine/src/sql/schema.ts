@@ -298,7 +298,7 @@ export async function registerEmails(db: Queryable, emails: readonly string[]): 
   }
 }
 
-/** The UTF-16 code units of `s`, big-endian, as hex: byte order = code-unit order (decisions §3). */
+/** The UTF-16 code units of `s`, big-endian, as hex: byte order = code-unit order (spec §5). */
 function utf16Hex(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) out += s.charCodeAt(i).toString(16).padStart(4, '0');

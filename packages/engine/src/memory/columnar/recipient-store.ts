@@ -4,7 +4,7 @@ import type { Dicts } from './dict.ts';
 import { INITIAL_CAPACITY } from './event-store.ts';
 
 /**
- * The recipients of a dataset's tags as columns (decisions §9 event log): tag `t`'s recipients
+ * The recipients of a dataset's tags as columns (spec §10 event log): tag `t`'s recipients
  * are rows `start(t) .. start(t + 1)`, in the order the tag lists them, each its name and
  * email as written (dictionary codes of {@link Dicts.name} and {@link Dicts.email}). Rows are
  * pushed tag by tag ({@link push}, then {@link endTag}). About 8 bytes a recipient. Implements
@@ -105,7 +105,7 @@ export class RecipientStore {
     return this.dicts.email.values[this.email[this.#start[t]! + pos]!]!;
   }
 
-  /** The normalised email (the contact key, decisions §9) of recipient `pos` of tag `t`. */
+  /** The normalised email (the contact key, spec §10) of recipient `pos` of tag `t`. */
   normalisedEmailOf(t: number, pos: number): string {
     return this.normalisedEmail(this.email[this.#start[t]! + pos]!);
   }

@@ -1,7 +1,7 @@
 import type { Caller } from '@tagtrack/core';
 import type { Tables } from './tables.ts';
 
-/** A credential's access key and the caller it authenticates (decisions §1). */
+/** A credential's access key and the caller it authenticates (spec §3). */
 export interface Credential {
   readonly accessKey: string;
   readonly caller: Caller;

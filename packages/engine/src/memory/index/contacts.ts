@@ -11,7 +11,7 @@ import type { Tables } from './tables.ts';
 const CONTACT_FIELDS = 9;
 
 /**
- * The contacts (distinct normalised emails, decisions §9), interned as the scopes' contacts
+ * The contacts (distinct normalised emails, spec §10), interned as the scopes' contacts
  * requests first reach their recipient entries, so no request pays for other scopes.
  */
 class ContactTable {
@@ -42,7 +42,7 @@ class ContactTable {
     }
     return c;
   }
-  /** The contact id of contact `c` (decisions §8). */
+  /** The contact id of contact `c` (spec §9). */
   id(c: number): string {
     let id = this.ids[c];
     if (id === undefined) {
@@ -55,7 +55,7 @@ class ContactTable {
 
 /**
  * Endpoints 15, 16 and 17: the contacts of the caller's visible tags by email, with counters
- * over those tags only (decisions §2, §9). Built per scope on its first contacts request.
+ * over those tags only (spec §4, §10). Built per scope on its first contacts request.
  */
 export class Contacts {
   private tableCache: ContactTable | undefined;
@@ -72,7 +72,7 @@ export class Contacts {
   }
 
   /**
-   * The contacts of a scope (decisions §9), built on its first contacts request from the
+   * The contacts of a scope (spec §10), built on its first contacts request from the
    * scope's tags (in tag order, so a contact's first tag is its latest) with their
    * recipient entries and events, then ordered by email: time about proportional to the
    * scope's recipients and events.
@@ -191,7 +191,7 @@ export class Contacts {
     return out;
   }
 
-  /** Endpoint 16: a contact of the scope by its id (decisions §8). */
+  /** Endpoint 16: a contact of the scope by its id (spec §9). */
   contact(caller: Caller, contactID: string): Contact | undefined {
     const sc = this.ofScope(this.scopes.of(caller));
     if (!sc.byId) {

@@ -5,7 +5,7 @@ import { sortRangeByKey } from '../sort.ts';
 export type EventKind = 'opens' | 'clicks';
 
 /**
- * The events of one kind: built eagerly, the per-tag counters of decisions §8 and §9 (a tag's
+ * The events of one kind: built eagerly, the per-tag counters of spec §9 and §10 (a tag's
  * `stats` are read from here) and where each tag's events start; built on first use and
  * cached, the per-tag lists (contacts, and each scope's events in date order: `scope.ts`) and
  * a tag's list in date order (endpoints 10, 12, 14).
@@ -162,7 +162,7 @@ function countEvents(
  * entry, and finds where each tag's events start. The per-tag lists and the orders by date
  * are left to first use ({@link EventIndex.tagEvents}, {@link EventIndex.eventsOfTag}, and
  * per scope `Scopes.eventsByDate`). Recipient entries are the distinct normalised emails of
- * one tag, so "distinct recipients" (unique counters, decisions §9) = distinct entries.
+ * one tag, so "distinct recipients" (unique counters, spec §10) = distinct entries.
  */
 export function indexEvents(
   cols: EventColumns,

@@ -17,7 +17,7 @@ import type { Tables } from './tables.ts';
 
 /**
  * Endpoints 9 to 12 and 14: events grouped by tag or of one tag, and a tag's daily counts
- * (decisions §3, §4, §9), read from the event indexes built with the tables.
+ * (spec §5, §6, §10), read from the event indexes built with the tables.
  */
 export class Events {
   /** Scratch marks over recipient entries (daily counts) and tags (grouping), made on first use. */

@@ -3,7 +3,7 @@ import type { Records } from './records.ts';
 import type { Scopes } from './scope.ts';
 import { ACCOUNT_CODES, type Tables } from './tables.ts';
 
-/** Endpoints 1, 3 and 5: visible members in member order (decisions §2, §3). */
+/** Endpoints 1, 3 and 5: visible members in member order (spec §4, §5). */
 export class Members {
   constructor(
     private readonly tables: Tables,

@@ -10,7 +10,7 @@ import type { EventIndex } from './event-index.ts';
 import type { Tables } from './tables.ts';
 
 /**
- * The API records of members, tags and events (decisions §3, §8), rendered on first use and
+ * The API records of members, tags and events (spec §5, §9), rendered on first use and
  * memoised per member, tag and recipient entry. Returned records are shared and must not be
  * mutated. (Contact records depend on the scope: `contacts.ts`.)
  */
@@ -56,7 +56,7 @@ export class Records {
 
   /**
    * A tag's recipients, each normalised email once with the first entry's name and email as
-   * written (decisions §3 Revision 2).
+   * written (spec §5 Revision 2).
    */
   private recipients(t: number): Tag['recipients'] {
     const { recipStart, recipPos, recipients } = this.tables.res;
@@ -68,7 +68,7 @@ export class Records {
     return out;
   }
 
-  /** Tag `t` as a {@link Tag}, with the counters of the event indexes (decisions §8, §9). */
+  /** Tag `t` as a {@link Tag}, with the counters of the event indexes (spec §9, §10). */
   tag(t: number): Tag {
     let rec = this.tags[t];
     if (!rec) {
@@ -95,7 +95,7 @@ export class Records {
     return rec;
   }
 
-  /** The contact id of recipient entry `k` (decisions §8), memoised. */
+  /** The contact id of recipient entry `k` (spec §9), memoised. */
   private entryId(k: number): string {
     let id = this.entryIds[k];
     if (id === undefined) {

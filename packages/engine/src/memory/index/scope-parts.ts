@@ -4,7 +4,7 @@
  */
 import type { Contact } from '@tagtrack/core';
 
-/** Contacts of a scope in email order with counters over the scope's tags (decisions §9). */
+/** Contacts of a scope in email order with counters over the scope's tags (spec §10). */
 export interface ScopeContacts {
   /** The contacts in email order. */
   readonly order: Int32Array;
@@ -15,7 +15,7 @@ export interface ScopeContacts {
   /** The first tag in tag order (the latest) sent to the contact. */
   readonly bestTag: Int32Array;
   readonly records: (Contact | undefined)[];
-  /** Position of each contact id (decisions §8), built on the scope's first endpoint 16 request. */
+  /** Position of each contact id (spec §9), built on the scope's first endpoint 16 request. */
   byId?: Map<string, number>;
 }
 
@@ -29,7 +29,7 @@ export type Prefix = readonly [
 ];
 
 /**
- * Per-day stats of a set of tags (decisions §3, §9): ascending day numbers with prefix sums
+ * Per-day stats of a set of tags (spec §5, §10): ascending day numbers with prefix sums
  * of the counters, so a window is two binary searches and an aggregate one subtraction.
  * Entries `[from, to)` of shared arrays.
  */

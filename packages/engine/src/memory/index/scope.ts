@@ -6,7 +6,7 @@ import type { ScopeContacts, StatsSeries } from './scope-parts.ts';
 import type { Tables } from './tables.ts';
 
 /**
- * What a caller sees (decisions §2): an admin the whole team, a manager with a group that
+ * What a caller sees (spec §4): an admin the whole team, a manager with a group that
  * group, anyone else only themselves; an unknown team or a member outside it nothing. Holds
  * the per-scope indexes, each built on first use by the module that owns it.
  */
@@ -38,7 +38,7 @@ export interface VisibleGroup {
   readonly members: Int32Array;
 }
 
-/** The scopes of callers (decisions §2), one per distinct scope, created on first use. */
+/** The scopes of callers (spec §4), one per distinct scope, created on first use. */
 export class Scopes {
   private readonly scopes = new Map<string, Scope>();
 
@@ -101,7 +101,7 @@ export class Scopes {
 
   /**
    * The group a segment names among the groups the caller may see, and its visible members,
-   * or `undefined` (decisions §2, §4 Revision 2): an admin sees every group of the team,
+   * or `undefined` (spec §4, §6 Revision 2): an admin sees every group of the team,
    * others a group only when they see at least one of its members; an exact groupID first,
    * else the exact groupName, the lowest groupID among groups sharing it.
    */
@@ -129,7 +129,7 @@ export class Scopes {
   }
 
   /**
-   * A scope's events of one kind in date order, ties in input order (decisions §3), built on
+   * A scope's events of one kind in date order, ties in input order (spec §5), built on
    * first use in time about proportional to them: the events of the scope's tags in input
    * order (read off as ranges when events come grouped by tag in tag order; else sorted so),
    * then a stable radix sort by epoch ms.

@@ -7,7 +7,7 @@ import type { Scope, Scopes } from './scope.ts';
 import { type Prefix, StatsSeries } from './scope-parts.ts';
 import { ACCOUNT_CODES, type Tables } from './tables.ts';
 
-/** Per-tag counters summed by a series: total and unique opens and clicks (decisions §9). */
+/** Per-tag counters summed by a series: total and unique opens and clicks (spec §10). */
 interface TagCounterColumns {
   readonly to: Int32Array;
   readonly tc: Int32Array;
@@ -64,7 +64,7 @@ function fillSeries(
 
 /**
  * Endpoints 6, 7, 8 and 13: stats of the visible team, a group or a member, per UTC day of
- * `dateSent` oldest first, or one aggregated record (decisions §3, §9). A member's series and
+ * `dateSent` oldest first, or one aggregated record (spec §5, §10). A member's series and
  * a scope's series of several members (per subject and account type) are built on first use,
  * in time about proportional to their tags, and cached.
  */

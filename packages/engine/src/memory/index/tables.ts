@@ -12,8 +12,8 @@ export const ACCOUNT_CODES: Readonly<Record<AccountType, number>> = {
 };
 
 /**
- * The tables every request reads, built eagerly by `buildIndex` (decisions §3, §8, §9):
- * members and tags in the stable order of decisions §3, each member's tags, and the event
+ * The tables every request reads, built eagerly by `buildIndex` (spec §5, §9, §10):
+ * members and tags in the stable order of spec §5, each member's tags, and the event
  * indexes of opens and clicks. Members, tags and recipient entries are numbered as in the
  * {@link ResolvedDataset}. Immutable once built.
  */
@@ -88,7 +88,7 @@ export function buildTables(res: ResolvedDataset): Tables {
 }
 
 /**
- * The send instants as the responses show them (decisions §3 Revision 3: order is defined on
+ * The send instants as the responses show them (spec §5 Revision 3: order is defined on
  * the values as shown): epoch ms cut to the whole second, since `dateSent` is rendered at
  * seconds precision; so tags shown with the same `dateSent` tie, and ties go by tagID. `ms`
  * itself when every instant is a whole second (the usual case: no copy).
@@ -143,7 +143,7 @@ function ranksByMember(memberOfRank: Int32Array, start: Int32Array): Int32Array 
 
 /**
  * Sorts the tags of ranks `from .. to` in `tagOrder` (a run of equal `dateSent`) by tagID
- * (decisions §3), with `memberOfRank` (the member of each rank) along.
+ * (spec §5), with `memberOfRank` (the member of each rank) along.
  */
 function sortByTagID(
   tagOrder: Int32Array,

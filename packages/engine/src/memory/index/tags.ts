@@ -5,7 +5,7 @@ import type { Records } from './records.ts';
 import type { Scopes } from './scope.ts';
 import type { Tables } from './tables.ts';
 
-/** Endpoints 2 and 4: visible tags newest first, windowed and filtered (decisions §3, §4). */
+/** Endpoints 2 and 4: visible tags newest first, windowed and filtered (spec §5, §6). */
 export class Tags {
   constructor(
     private readonly tables: Tables,
