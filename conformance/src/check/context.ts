@@ -1,39 +1,32 @@
+/**
+ * `CheckContext`, what a running check is handed: its calls, walks and discoveries, the
+ * oracle, its failures and loops, properties and reads on still data (spec §5 Revision 3).
+ * The work behind its methods is in `context/` (calls, loops, properties, callers, caches).
+ */
 import {
   type Answer,
-  buildPath,
   type EndpointId,
   endpointById,
   type PathParamName,
-  parseQuery,
   type RecordOf,
 } from '@tagtrack/core';
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
 import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
-import { runInBatches } from './context/batches.ts';
-import {
-  DEFAULT_EACH_CONCURRENCY,
-  type EachOptions,
-  type EndpointCall,
-  MAX_LISTED,
-  queryPairs,
-} from './context/calls.ts';
-import {
-  type Discovery,
-  failureOf,
-  hashString,
-  type RunServices,
-  readOnStill,
-  STILL_DETAILS,
-  STILL_FAILURES,
-} from './context/services.ts';
+import { type CallerShare, failureAsCaller, itemsOfCaller } from './context/caller-share.ts';
+import { type EachOptions, type EndpointCall, requestOfCall } from './context/calls.ts';
+import { runEach } from './context/each.ts';
+import { oracleAnswer } from './context/expected.ts';
+import { FailureLog } from './context/failure-log.ts';
+import { runProperty } from './context/property.ts';
+import { credentialsOf, logWhenDone } from './context/request-log.ts';
+import { type Discovery, hashString, type RunServices, readOnStill } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
 import {
   type CheckScope,
   currentScope,
   type Failure,
-  flattenLog,
   SkipCheck,
   StopCheck,
   Violation,
@@ -42,6 +35,7 @@ import {
 import type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
 
+export type { CallerShare } from './context/caller-share.ts';
 export {
   DEFAULT_EACH_CONCURRENCY,
   type EachOptions,
@@ -59,30 +53,13 @@ export {
 } from './context/services.ts';
 
 /**
- * A caller a check runs as, once per distinct declared caller in blind mode (`callers.ts`):
- * its credential, its share of the run's property budget and what it adds to the check's
- * seed (0 for the first caller, so one caller alone draws what the run drew before).
- */
-export interface CallerShare {
-  readonly credential: SuiteCredential;
-  readonly numRuns: number;
-  readonly seedOffset: number;
-  /** Its place among the callers the check runs as (0: the primary), and how many they are. */
-  readonly index: number;
-  readonly of: number;
-}
-
-/**
  * What a running check can do: call endpoints, walk lists, read the oracle, record failures
  * (typed, deduplicated by key, capped per loop) and run properties.
  */
 export class CheckContext {
   readonly seed: number;
   requests = 0;
-  private readonly recorded: { -readonly [K in keyof Failure]: Failure[K] }[] = [];
-  /** {@link recorded} by key: a repeated failure is found in one lookup, whatever their number. */
-  private readonly recordedByKey = new Map<string, (typeof this.recorded)[number]>();
-  private count = 0;
+  private readonly recorded = new FailureLog();
   private properties = 0;
   private readonly problems: string[] = [];
   /** Tries of {@link onStillData} under way: calls and raw requests bypass the cache meanwhile. */
@@ -130,15 +107,7 @@ export class CheckContext {
 
   /** Reserves the log entry of a call now (call order) and fills it when `p` resolves. */
   private logged(p: Promise<Exchange>): Promise<Exchange> {
-    const entry: { exchanges: readonly Exchange[] } = { exchanges: [] };
-    this.active.log.push(entry);
-    p.then(
-      (ex) => {
-        entry.exchanges = [this.services.http.forLog(ex)];
-      },
-      () => {},
-    );
-    return p;
+    return logWhenDone(this.active, p, (ex) => [this.services.http.forLog(ex)]);
   }
 
   get profile(): Profile {
@@ -187,11 +156,7 @@ export class CheckContext {
    * grows with the callers and not the property budget (every endpoint in every format, say).
    */
   callerShare<T>(items: readonly T[]): T[] {
-    const share = this.share;
-    if (share === undefined || share.index === 0 || share.of < 2) return [...items];
-    const others = share.of - 1;
-    const turn = ((this.services.baseSeed % others) + others) % others;
-    return items.filter((_, i) => (i + turn) % others === share.index - 1);
+    return itemsOfCaller(items, this.share, this.services.baseSeed);
   }
 
   /** The caller the check runs as when it runs once per caller (see {@link asCaller}), else undefined. */
@@ -234,30 +199,18 @@ export class CheckContext {
   }
   /** The failures recorded so far, deduplicated (a repeated key counts on its first failure). */
   get failures(): readonly Failure[] {
-    return this.recorded;
+    return this.recorded.recorded;
   }
   /** How many failures were recorded, repeats included. */
   get failureCount(): number {
-    return this.count;
+    return this.recorded.count;
   }
 
   /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
   call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
     this.requests++;
     return this.logged(
-      this.services.http.request({
-        method: call.method ?? 'GET',
-        path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
-        query: queryPairs(call),
-        ...(call.rawQuery === undefined ? {} : { rawQuery: call.rawQuery }),
-        credential: call.credential === undefined ? this.primary : call.credential,
-        ...(call.headers === undefined ? {} : { headers: call.headers }),
-        ...(this.fresh > 0
-          ? { cache: false }
-          : call.cache === undefined
-            ? {}
-            : { cache: call.cache }),
-      }),
+      this.services.http.request(requestOfCall(endpoint, call, this.primary, this.fresh > 0)),
     );
   }
 
@@ -362,14 +315,7 @@ export class CheckContext {
     pathParams: Partial<Record<PathParamName, string>>,
     query: readonly (readonly [string, string])[],
   ): Answer {
-    const oracle = this.oracle;
-    if (oracle === undefined) throw new Error('expected() needs fixture mode');
-    const caller = oracle.callerOf(credential);
-    if (caller === undefined)
-      throw new Error(`credential ${credential.label} is not in the dataset`);
-    const e = endpointById(endpoint);
-    const parsed = parseQuery(query, { allowed: e.query, required: e.requiredQuery });
-    return oracle.answer(caller, { endpoint, pathParams, query: parsed });
+    return oracleAnswer(this.oracle, credential, endpoint, pathParams, query);
   }
 
   /** Records a failure of `details.kind` and continues (a failure is a comparison made). */
@@ -388,14 +334,7 @@ export class CheckContext {
       pending.push(failure);
       return;
     }
-    this.count++;
-    let same = this.recordedByKey.get(failure.key);
-    if (same === undefined) {
-      same = { ...failure };
-      this.recorded.push(same);
-      this.recordedByKey.set(failure.key, same);
-    } else same.repeats = (same.repeats ?? 0) + 1;
-    if (STILL_FAILURES.has(unredacted)) STILL_FAILURES.add(same);
+    this.recorded.add(failure, unredacted);
   }
 
   /** Marks the check skipped (does not return). */
@@ -408,7 +347,8 @@ export class CheckContext {
    * `n` failures or more: more would be noise, or cost requests against a broken server.
    */
   stopAt(n: number): void {
-    if (this.count >= n) throw new StopCheck(`${this.count} failures`);
+    const count = this.recorded.count;
+    if (count >= n) throw new StopCheck(`${count} failures`);
   }
 
   /**
@@ -426,51 +366,18 @@ export class CheckContext {
     fn: (item: T) => Promise<void> | void,
     options: EachOptions<T> = {},
   ): Promise<number> {
-    const list = options.list ?? MAX_LISTED;
-    if (options.readsOwn) {
-      const own = fn;
-      fn = (item) => this.onStillData(async () => own(item));
-    }
-    let failed = 0;
-    let n = 0;
-    const onViolation = (item: T, e: Violation) => {
-      failed++;
-      if (failed <= list) this.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
-    };
-    if ((options.concurrency ?? DEFAULT_EACH_CONCURRENCY) > 1) {
-      n = await runInBatches(
-        [...items],
-        fn,
-        options.concurrency ?? DEFAULT_EACH_CONCURRENCY,
-        (item, scope, error) => {
-          const parent = this.active;
-          parent.comparisons += scope.comparisons;
-          parent.log.push({ log: scope.log });
-          for (const f of scope.pending) this.record(f);
-          if (error !== undefined) {
-            if (!(error instanceof Violation)) throw error;
-            onViolation(item, error);
-          }
-          if (options.stopAt !== undefined) this.stopAt(options.stopAt);
-        },
-      );
-    } else {
-      for (const item of items) {
-        n++;
-        try {
-          await fn(item);
-        } catch (e) {
-          if (!(e instanceof Violation)) throw e;
-          onViolation(item, e);
-        }
-        if (options.stopAt !== undefined) this.stopAt(options.stopAt);
-      }
-    }
-    if (failed > list)
-      this.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
-        kind: 'summary',
-      });
-    return failed;
+    return runEach(
+      {
+        active: () => this.active,
+        fail: (message, details) => this.fail(message, details),
+        record: (failure) => this.record(failure),
+        stopAt: (n) => this.stopAt(n),
+        onStillData: (f) => this.onStillData(f),
+      },
+      items,
+      fn,
+      options,
+    );
   }
 
   /**
@@ -507,10 +414,7 @@ export class CheckContext {
    * walks and discoveries included): the credentials whose data its comparisons used.
    */
   private credentialsUsed(): ReadonlySet<string> {
-    const labels = new Set<string>();
-    for (const log of new Set([this.scope.log, this.active.log]))
-      for (const ex of flattenLog(log)) if (ex.credential !== null) labels.add(ex.credential);
-    return labels;
+    return credentialsOf([this.scope, this.active]);
   }
 
   /**
@@ -546,40 +450,23 @@ export class CheckContext {
       const own = predicate;
       predicate = (value) => this.onStillData(() => own(value));
     }
-    const replay = this.services.replay?.get(`${this.id}#${index}`);
-    const details = await fc.check(
-      fc.asyncProperty(arb, async (value) => {
-        await predicate(value);
-        // a run that held is a comparison made (a failing one counts by its Violation)
-        this.active.comparisons++;
-      }),
+    return runProperty(
       {
+        index,
+        replay: this.services.replay?.get(`${this.id}#${index}`),
         numRuns: options.numRuns ?? this.numRuns,
-        seed: replay?.seed ?? (this.seed + (this.share?.seedOffset ?? 0)) | 0,
-        ...(replay?.path === undefined ? {} : { path: replay.path }),
-        endOnFailure: false,
-        examples: (options.examples ?? []).map((e): [T] => [e]),
+        seed: (this.seed + (this.share?.seedOffset ?? 0)) | 0,
+        countComparison: () => {
+          this.active.comparisons++;
+        },
+        failureOf: (message, details) => this.failureOf(message, details),
+        record: (failure) => this.record(failure),
+        redact: (v) => this.services.http.redactor.replace(v),
       },
+      arb,
+      predicate,
+      options.examples ?? [],
     );
-    if (!details.failed) return;
-    const err = details.errorInstance;
-    if (!(err instanceof Violation)) throw err;
-    const failure = this.failureOf(err.message, err.details);
-    const counterexample: Failure = {
-      ...failure,
-      // never folded into a loop's failure of the same message: the counterexample reproduces it
-      key: `${failure.key} (property)`,
-      seed: details.seed,
-      path: details.counterexamplePath ?? undefined,
-      property: index,
-      // a credential drawn by the property is shown by label: never print an access key
-      counterexample: JSON.stringify(details.counterexample?.[0], (_k, v) =>
-        this.services.http.redactor.replace(v),
-      ),
-      numShrinks: details.numShrinks,
-    };
-    if (STILL_FAILURES.has(failure)) STILL_FAILURES.add(counterexample);
-    this.record(counterexample);
   }
 
   /**
@@ -588,15 +475,6 @@ export class CheckContext {
    * with `as LABEL: `.
    */
   failureOf(message: string, details: ViolationDetails): Failure {
-    const label = this.share?.credential.label;
-    if (label === undefined) return failureOf(message, details, this.services.http);
-    const as = `as ${label}: `;
-    let named = details;
-    if (details.key !== undefined) {
-      named = { ...details, key: `${as}${details.key}` };
-      // a violation read on still data stays one under its caller's key
-      if (STILL_DETAILS.has(details)) STILL_DETAILS.add(named);
-    }
-    return failureOf(`${as}${message}`, named, this.services.http);
+    return failureAsCaller(this.share?.credential.label, message, details, this.services.http);
   }
 }

@@ -1,96 +1,49 @@
+/**
+ * The suite's HTTP client (`HttpClient`): signed, paced requests with a timeout, a body cap,
+ * retries, the run's response cache and the recorded exchanges. Its options and limits are in
+ * client-options.ts; how a failed try is described, in fetch-errors.ts.
+ */
 import {
   authorizationHeader,
   BodyTooLargeError,
-  type Clock,
   Deadline,
   monotonicClock,
   Pacer,
   readCappedBody,
   signRequest,
 } from '@tagtrack/core';
-import type { Profile } from '../profile/profile.ts';
 import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
+import {
+  CACHE_MAX_BODY_CHARS,
+  DEFAULT_MAX_BODY_BYTES,
+  type HttpClientOptions,
+  KEPT_BODIES_BUDGET,
+  KEPT_BODY_CHARS,
+} from './client-options.ts';
 import { ConnectionError } from './errors.ts';
+import { describeFetchError, formatBytes, toError, transportFault } from './fetch-errors.ts';
 import { suiteCommand } from './invocation.ts';
-import { type Rerun, rerunWords, shellQuote } from './rerun.ts';
+import { rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
   describeTries,
   faultOfStatus,
   type RetriedTry,
   RetriesExhausted,
-  type TransportFault,
   withRetries,
 } from './retry.ts';
 import { SecretRedactor } from './secrets.ts';
 import type { TlsConnect } from './transport.ts';
 import type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
 
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  type HttpClientOptions,
+  KEPT_BODY_CHARS,
+} from './client-options.ts';
 export { SecretRedactor } from './secrets.ts';
 export type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
 export { ConnectionError };
-
-/** Options of {@link HttpClient}. */
-export interface HttpClientOptions {
-  readonly baseUrl: string;
-  readonly auth: Profile['auth'];
-  /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
-  readonly ownFetch?: boolean | undefined;
-  readonly fetch?: FetchLike | undefined;
-  /** Per-request timeout in milliseconds (of each try). */
-  readonly timeoutMs: number;
-  /**
-   * Retries of a GET or HEAD whose transport failed (a timeout, a reset connection, a 502,
-   * 503 or 504; never a 500): default {@link DEFAULT_RETRIES}; 0 sends each request once.
-   */
-  readonly retries?: number | undefined;
-  /** Wait before the first retry in ms, doubled each time (default 250; tests pass less). */
-  readonly retryBackoffMs?: number | undefined;
-  /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
-  readonly signal?: AbortSignal | undefined;
-  /** Requests per second to pace to; `undefined` for no pacing. */
-  readonly ratePerSecond?: number | undefined;
-  /** Clock of the pacing; default `performance.now()` and `setTimeout` (tests pass a fake). */
-  readonly clock?: Clock | undefined;
-  /** Called after every exchange sent over the wire (not cache hits). */
-  readonly onExchange?: ((exchange: Exchange) => void) | undefined;
-  /**
-   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}): the body
-   * is streamed and reading stops past the cap (a `Content-Length` over it is refused before
-   * reading), so a 200 MB or endless body never sits in memory; the request then throws a
-   * {@link ConnectionError}.
-   */
-  readonly maxBodyBytes?: number | undefined;
-  /** The run's credentials: their access keys and signed headers never appear in an artifact. */
-  readonly credentials?: readonly Credential[] | undefined;
-  /**
-   * Extra headers sent with every request (`-H`, e.g. a gateway's key), by lower-case name;
-   * a request's own `headers` win over them. Their values are secrets: an exchange shows
-   * `<redacted>`, and the redactor replaces them in any text. Never `authorization`.
-   */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Where the run took its credentials, headers and TLS settings: what {@link HttpClient.reproduce} names. */
-  readonly rerun?: Rerun | undefined;
-  /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
-  readonly tlsConnect?: TlsConnect | undefined;
-  /**
-   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
-   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
-   */
-  readonly cacheBytes?: number | undefined;
-}
-
-/** Default response-body cap of the suite: 32 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-
-/** Characters of a body kept in {@link HttpClient.exchanges} for reports (the rest dropped). */
-export const KEPT_BODY_CHARS = 16 * 1024;
-
-/** Once the kept bodies hold this many characters, later ones keep only their first 1,024. */
-const KEPT_BODIES_BUDGET = 32 * 1024 * 1024;
-
-/** A body over this size is not kept in the run's request cache (the next identical request goes out again). */
-const CACHE_MAX_BODY_CHARS = 1024 * 1024;
 
 /**
  * The suite's only way to talk to an implementation: signs requests (spec §3) and paces
@@ -458,46 +411,4 @@ interface Answered {
   readonly response: Response;
   readonly body: string;
   readonly bodyBytes: number;
-}
-
-/** `reason` (an abort's) as an Error: itself, or an Error with it in words. */
-function toError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason ?? 'aborted'));
-}
-
-/**
- * The transport fault of what a try threw (a timeout of its own deadline, a reset or closed
- * connection; `reset` for the latter), or undefined for anything else: the run's stop, a
- * refusal of the run guard, a body over the cap, DNS, a refused connection, TLS.
- */
-function transportFault(e: unknown): TransportFault | undefined {
-  if (e instanceof Error && e.name === 'TimeoutError') return { cause: 'request timed out' };
-  if (isConnectionReset(e)) return { cause: describeFetchError(e), reset: true };
-  return undefined;
-}
-
-function formatBytes(n: number): string {
-  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
-}
-
-/** Whether a fetch failed because the connection was reset or closed under it. */
-function isConnectionReset(e: unknown): boolean {
-  const code = (e as { cause?: { code?: string } })?.cause?.code;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
-}
-
-/** Error codes of a certificate Node's TLS did not accept (OpenSSL's verify errors, Node's own). */
-const TLS_CODE =
-  /CERT|SELF_SIGNED|UNABLE_TO_(GET_ISSUER|VERIFY)|ERR_TLS_CERT_ALTNAME|HOSTNAME_MISMATCH/;
-
-function describeFetchError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  if (e.name === 'TimeoutError') return 'request timed out';
-  const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-  if (cause?.code !== undefined && TLS_CODE.test(cause.code))
-    return `TLS: the server's certificate is not trusted: ${cause.code}${cause.message ? ` (${cause.message})` : ''}; --ca-file FILE trusts the CA that signed it, --insecure skips verification`;
-  if (cause?.code !== undefined)
-    return `${cause.code}${cause.message ? ` (${cause.message})` : ''}`;
-  if (cause?.message !== undefined) return `${e.message} (${cause.message})`;
-  return e.message;
 }

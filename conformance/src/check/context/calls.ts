@@ -1,5 +1,15 @@
-import type { EndpointId, PathParamName, QueryOf } from '@tagtrack/core';
-import type { Credential } from '../../http/client.ts';
+/**
+ * One call of a check to a catalogue endpoint (`EndpointCall`): its path parameters, query,
+ * credential and headers, the request it sends, and the limits of a check's loops over calls.
+ */
+import {
+  buildPath,
+  type EndpointId,
+  endpointById,
+  type PathParamName,
+  type QueryOf,
+} from '@tagtrack/core';
+import type { Credential, RequestSpec } from '../../http/client.ts';
 
 /**
  * Path parameters and query of one request to catalogue endpoint `Id`. The query is sent as
@@ -70,4 +80,25 @@ export interface EachOptions<T> {
    * Revision 3), instead of the whole check running again.
    */
   readonly readsOwn?: boolean;
+}
+
+/**
+ * The request `call` sends to `endpoint`: signed with `call.credential` (default `primary`);
+ * with `fresh`, never answered from the run's cache (see `CheckContext.onStillData`).
+ */
+export function requestOfCall(
+  endpoint: EndpointId,
+  call: EndpointCall,
+  primary: Credential,
+  fresh: boolean,
+): RequestSpec {
+  return {
+    method: call.method ?? 'GET',
+    path: buildPath(endpointById(endpoint), call.pathParams ?? {}),
+    query: queryPairs(call),
+    ...(call.rawQuery === undefined ? {} : { rawQuery: call.rawQuery }),
+    credential: call.credential === undefined ? primary : call.credential,
+    ...(call.headers === undefined ? {} : { headers: call.headers }),
+    ...(fresh ? { cache: false } : call.cache === undefined ? {} : { cache: call.cache }),
+  };
 }

@@ -1,0 +1,72 @@
+/**
+ * The loop of `CheckContext.each`: runs a check's cases in order (or in batches run at the
+ * same time), records each Violation as a failure and goes on, lists the first failures and
+ * sums up the others in one more failure.
+ */
+import { type CheckScope, type Failure, Violation, type ViolationDetails } from '../failure.ts';
+import { runInBatches } from './batches.ts';
+import { DEFAULT_EACH_CONCURRENCY, type EachOptions, MAX_LISTED } from './calls.ts';
+
+/** What the loop needs of its context (see `CheckContext`). */
+export interface EachHost {
+  /** The scope calls are counted in now (read when an item is taken). */
+  active(): CheckScope;
+  fail(message: string, details: ViolationDetails): void;
+  record(failure: Failure): void;
+  stopAt(n: number): void;
+  onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T>;
+}
+
+/** `CheckContext.each` (see there); resolves the number of items that failed. */
+export async function runEach<T>(
+  host: EachHost,
+  items: Iterable<T>,
+  fn: (item: T) => Promise<void> | void,
+  options: EachOptions<T>,
+): Promise<number> {
+  const list = options.list ?? MAX_LISTED;
+  if (options.readsOwn) {
+    const own = fn;
+    fn = (item) => host.onStillData(async () => own(item));
+  }
+  let failed = 0;
+  let n = 0;
+  const onViolation = (item: T, e: Violation) => {
+    failed++;
+    if (failed <= list) host.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
+  };
+  if ((options.concurrency ?? DEFAULT_EACH_CONCURRENCY) > 1) {
+    n = await runInBatches(
+      [...items],
+      fn,
+      options.concurrency ?? DEFAULT_EACH_CONCURRENCY,
+      (item, scope, error) => {
+        const parent = host.active();
+        parent.comparisons += scope.comparisons;
+        parent.log.push({ log: scope.log });
+        for (const f of scope.pending) host.record(f);
+        if (error !== undefined) {
+          if (!(error instanceof Violation)) throw error;
+          onViolation(item, error);
+        }
+        if (options.stopAt !== undefined) host.stopAt(options.stopAt);
+      },
+    );
+  } else {
+    for (const item of items) {
+      n++;
+      try {
+        await fn(item);
+      } catch (e) {
+        if (!(e instanceof Violation)) throw e;
+        onViolation(item, e);
+      }
+      if (options.stopAt !== undefined) host.stopAt(options.stopAt);
+    }
+  }
+  if (failed > list)
+    host.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
+      kind: 'summary',
+    });
+  return failed;
+}

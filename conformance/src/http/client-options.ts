@@ -1,0 +1,72 @@
+/**
+ * The options of the suite's HTTP client (`HttpClientOptions`) and the size limits it applies
+ * by default: the response-body cap, the characters of a body kept for reports, and the caps
+ * of the kept bodies and of the run's request cache.
+ */
+import type { Clock } from '@tagtrack/core';
+import type { Profile } from '../profile/profile.ts';
+import type { Rerun } from './rerun.ts';
+import type { TlsConnect } from './transport.ts';
+import type { Credential, Exchange, FetchLike } from './types.ts';
+
+/** Options of {@link HttpClient}. */
+export interface HttpClientOptions {
+  readonly baseUrl: string;
+  readonly auth: Profile['auth'];
+  /** Whether `fetch` is the caller's own (in memory) rather than a wrapper of the global one; default: `fetch` was given. */
+  readonly ownFetch?: boolean | undefined;
+  readonly fetch?: FetchLike | undefined;
+  /** Per-request timeout in milliseconds (of each try). */
+  readonly timeoutMs: number;
+  /**
+   * Retries of a GET or HEAD whose transport failed (a timeout, a reset connection, a 502,
+   * 503 or 504; never a 500): default {@link DEFAULT_RETRIES}; 0 sends each request once.
+   */
+  readonly retries?: number | undefined;
+  /** Wait before the first retry in ms, doubled each time (default 250; tests pass less). */
+  readonly retryBackoffMs?: number | undefined;
+  /** Aborts every request in flight when it aborts (the run's stop), with its reason. */
+  readonly signal?: AbortSignal | undefined;
+  /** Requests per second to pace to; `undefined` for no pacing. */
+  readonly ratePerSecond?: number | undefined;
+  /** Clock of the pacing; default `performance.now()` and `setTimeout` (tests pass a fake). */
+  readonly clock?: Clock | undefined;
+  /** Called after every exchange sent over the wire (not cache hits). */
+  readonly onExchange?: ((exchange: Exchange) => void) | undefined;
+  /**
+   * Largest response body read, in bytes (default {@link DEFAULT_MAX_BODY_BYTES}): the body
+   * is streamed and reading stops past the cap (a `Content-Length` over it is refused before
+   * reading), so a 200 MB or endless body never sits in memory; the request then throws a
+   * {@link ConnectionError}.
+   */
+  readonly maxBodyBytes?: number | undefined;
+  /** The run's credentials: their access keys and signed headers never appear in an artifact. */
+  readonly credentials?: readonly Credential[] | undefined;
+  /**
+   * Extra headers sent with every request (`-H`, e.g. a gateway's key), by lower-case name;
+   * a request's own `headers` win over them. Their values are secrets: an exchange shows
+   * `<redacted>`, and the redactor replaces them in any text. Never `authorization`.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Where the run took its credentials, headers and TLS settings: what {@link HttpClient.reproduce} names. */
+  readonly rerun?: Rerun | undefined;
+  /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
+  readonly tlsConnect?: TlsConnect | undefined;
+  /**
+   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
+   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
+   */
+  readonly cacheBytes?: number | undefined;
+}
+
+/** Default response-body cap of the suite: 32 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** Characters of a body kept in {@link HttpClient.exchanges} for reports (the rest dropped). */
+export const KEPT_BODY_CHARS = 16 * 1024;
+
+/** Once the kept bodies hold this many characters, later ones keep only their first 1,024. */
+export const KEPT_BODIES_BUDGET = 32 * 1024 * 1024;
+
+/** A body over this size is not kept in the run's request cache (the next identical request goes out again). */
+export const CACHE_MAX_BODY_CHARS = 1024 * 1024;
