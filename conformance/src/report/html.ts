@@ -1,30 +1,23 @@
-import { ENDPOINT_LIST } from '@tagtrack/core';
-import { escapeAttribute, escapeText } from 'entities';
-import { AREA_TITLES, AREAS, type Area } from '../check/define.ts';
-import type { Failure } from '../check/failure.ts';
-import type { Exchange } from '../http/client.ts';
-import { runAgainCommand } from '../http/rerun.ts';
-import type { CheckResult, RunResult } from '../run/runner.ts';
-import { bodyView } from './body.ts';
-import { redactHeaders } from './har.ts';
-import { failureText } from './text.ts';
-import { countsOf, failedChecks, isExpectedFailure, skipGroups, verdictOf } from './verdict.ts';
+/**
+ * The HTML report's page assembly (`toHtml`): the style, the summary at the top, the failure
+ * articles, the collapsed lists and the exchanges, in the order a reader reads them. The
+ * sections are built in html-summary.ts, html-failures.ts and html-lists.ts.
+ */
+import type { RunResult } from '../run/runner.ts';
+import { e } from './html-escape.ts';
+import { failedCheckHtml, inconclusiveHtml, retriedSection } from './html-failures.ts';
+import { collapsedChecks, exchangeRow, matrix } from './html-lists.ts';
+import { areaTable, countsTable, dataLine, indexHtml } from './html-summary.ts';
+import { failedChecks, isExpectedFailure, skipGroups, verdictOf } from './verdict.ts';
 import { VERSION } from './version.ts';
 
-/** Text escaped for an element's content (`&`, `<`, `>`), with `entities`. */
-const e = (s: unknown): string => escapeText(String(s));
-/** Text escaped for a double-quoted attribute value (`&`, `"`), with `entities`. */
-const a = (s: unknown): string => escapeAttribute(String(s));
-
-/** Characters of a body shown from its start (collapsed) under a failure's window of it; the rest is cut. */
-export const FAILURE_BODY_CHARS = 2000;
-
-/**
- * Characters of a body previewed in the list of requests and responses. Small on purpose: a
- * passing run of the whole suite (about 3,000 exchanges) stays under 1 MB; every body as the
- * suite kept it is in the HAR export (`--har FILE`).
- */
-export const PREVIEW_BODY_CHARS = 60;
+export {
+  FAILURE_BODY_CHARS,
+  rerunCommand,
+  SHOWN_FINDINGS,
+  WINDOW_LINE_CHARS,
+} from './html-failures.ts';
+export { PREVIEW_BODY_CHARS } from './html-lists.ts';
 
 /**
  * Exchanges listed one per line, the first ones sent; the others are only counted (the HAR
@@ -60,345 +53,6 @@ pre.body mark{background:#fff1a8;font-weight:600;display:inline-block;width:100%
 details{margin:.3rem 0}summary{cursor:pointer}code{font-size:12px}
 `;
 
-function cut(body: string, limit: number): string {
-  return body.length > limit
-    ? `${body.slice(0, limit)}… (${limit} of ${body.length} characters shown)`
-    : body;
-}
-
-/** Characters of one line shown in a body's window; the whole line is in the collapsed body. */
-export const WINDOW_LINE_CHARS = 300;
-
-/**
- * A response body next to the failure it shows: pretty-printed when JSON, a window of lines
- * around the field the message names (that line marked), the lines above and below counted,
- * and the whole body (cut at {@link FAILURE_BODY_CHARS}) collapsed below.
- */
-function bodyHtml(body: string, message: string): string {
-  if (body === '') return '<p class="cut">(empty body)</p>';
-  const view = bodyView(body, message);
-  const shown = view.lines
-    .slice(view.from, view.to)
-    .map((line, i) => {
-      const text = e(cut(line, WINDOW_LINE_CHARS));
-      return view.from + i === view.mark ? `<mark>${text}</mark>` : text;
-    })
-    .join('\n');
-  const above = view.from > 0 ? `<span class="cut">… ${view.from} lines above</span>\n` : '';
-  const below =
-    view.to < view.lines.length
-      ? `\n<span class="cut">… ${view.lines.length - view.to} lines below</span>`
-      : '';
-  const whole = view.lines.join('\n');
-  const all =
-    view.from === 0 &&
-    view.to === view.lines.length &&
-    whole.length <= WINDOW_LINE_CHARS * view.lines.length
-      ? ''
-      : `<details class="whole"><summary>the body from its start (${view.lines.length} lines${view.json ? ' pretty-printed' : ''}${whole.length > FAILURE_BODY_CHARS ? `, the first ${FAILURE_BODY_CHARS} characters here; all of it with --har` : ''})</summary><pre>${e(cut(whole, FAILURE_BODY_CHARS))}</pre></details>`;
-  return `<pre class="body">${above}${shown}${below}</pre>${all}`;
-}
-
-/**
- * Header lines (`name: value`, redacted), escaped, a line whose header name the message names
- * marked (case-insensitive).
- */
-function headersHtml(first: string, h: Readonly<Record<string, string>>, message: string): string {
-  const said = message.toLowerCase();
-  const lines = Object.entries(redactHeaders(h)).map(([k, v]) => {
-    const text = e(`${k}: ${v}`);
-    return said.includes(k.toLowerCase()) ? `<mark>${text}</mark>` : text;
-  });
-  return `<pre class="body">${e(first)}\n${lines.join('\n')}</pre>`;
-}
-
-/**
- * An exchange next to a failure: request line and status, then what the failure is about
- * first: for a `header` failure the headers (the one it names marked) and the body
- * collapsed, otherwise the body's window ({@link bodyHtml}) and the headers (redacted)
- * collapsed. Opened for the first failure of a check, closed for the others.
- */
-function exchangeInline(x: Exchange, f: Failure, open: boolean): string {
-  const headers =
-    headersHtml(`${x.method} ${x.url}`, x.requestHeaders, f.message) +
-    headersHtml(`HTTP ${x.status}`, x.responseHeaders, f.message);
-  const body = bodyHtml(x.body, f.message);
-  const inner =
-    f.kind === 'header'
-      ? `${headers}<details class="whole"><summary>body</summary>${body}</details>`
-      : `${body}<details class="headers"><summary>headers</summary>${headers}</details>`;
-  return (
-    `<details${open ? ' open' : ''} class="exchange"><summary><code>exchange #${x.id}: ${e(x.method)} ${e(x.target)} → ${x.status}` +
-    `${x.credential === null ? '' : ` (as ${e(x.credential)})`}, ${Math.round(x.durationMs)} ms</code></summary>` +
-    `${inner}</details>`
-  );
-}
-
-/**
- * One failure: its message (kind first), the other lines of {@link failureText}, its exchange
- * (opened when `open`; an exchange already shown by an earlier failure of the check is named,
- * not repeated).
- */
-function findingHtml(
-  f: Failure,
-  exchanges: ReadonlyMap<number, Exchange>,
-  shown: Set<number>,
-  open: boolean,
-): string {
-  const [head = '', ...rest] = failureText(f).split('\n');
-  const kind = `[${f.kind}] `;
-  const message = head.startsWith(kind) ? head.slice(kind.length) : head;
-  const details = rest.map((l) => l.replace(/^ {2}/, '')).join('\n');
-  const x = f.exchangeId === undefined ? undefined : exchanges.get(f.exchangeId);
-  let exchange = '';
-  if (x !== undefined && shown.has(x.id))
-    exchange = `<p class="meta">exchange #${x.id}, shown above</p>`;
-  else if (x !== undefined) {
-    shown.add(x.id);
-    exchange = exchangeInline(x, f, open);
-  }
-  return (
-    `<div class="finding"><p class="message"><span class="kind">${e(kind)}</span>${e(message)}</p>` +
-    `${details === '' ? '' : `<pre>${e(details)}</pre>`}${exchange}</div>`
-  );
-}
-
-/** Failures of a check shown in full; the others are collapsed below them. */
-export const SHOWN_FINDINGS = 3;
-
-/**
- * The command line that runs one check again with the run's seed (same requests, same
- * verdict), runnable as printed where the run started: credentials, extra headers and TLS
- * settings read from where the run read them (rerun.ts `runAgainCommand`; no secret).
- */
-export function rerunCommand(result: RunResult, id: string): string {
-  return runAgainCommand(result, id);
-}
-
-/** The findings of a check: the first {@link SHOWN_FINDINGS} in full, the rest collapsed. */
-function findingsHtml(c: CheckResult, exchanges: ReadonlyMap<number, Exchange>): string {
-  const shown = new Set<number>();
-  const html = c.failures.map((f, i) => findingHtml(f, exchanges, shown, i === 0));
-  if (html.length <= SHOWN_FINDINGS) return html.join('');
-  const rest = html.length - SHOWN_FINDINGS;
-  return (
-    html.slice(0, SHOWN_FINDINGS).join('') +
-    `<details class="more"><summary>${rest} more failure${rest === 1 ? '' : 's'} of this check</summary>${html.slice(SHOWN_FINDINGS).join('')}</details>`
-  );
-}
-
-/** How many failures a check found, counting those merged into one (`repeats`). */
-const failureCount = (c: CheckResult) =>
-  c.failures.reduce((n, f) => n + 1 + (f.kind === 'summary' ? 0 : (f.repeats ?? 0)), 0);
-
-/** A failing (or errored, or stale, or expected) check with its failures. */
-function failedCheckHtml(
-  c: CheckResult,
-  result: RunResult,
-  exchanges: ReadonlyMap<number, Exchange>,
-): string {
-  const stale = result.staleExpectedFailures.includes(c.id);
-  const xfail = isExpectedFailure(c);
-  const label = stale
-    ? 'STALE'
-    : xfail
-      ? `EXPECTED ${c.status.toUpperCase()}`
-      : c.status.toUpperCase();
-  const why = stale
-    ? '<p class="message">listed in the expected-failures file but passed: remove the entry</p>'
-    : `${xfail ? `<p class="meta">listed in the expected-failures file${c.expectedFailure ? `: ${e(c.expectedFailure)}` : ''}; not counted as a failure</p>` : ''}${
-        c.status === 'error'
-          ? `<p class="message"><span class="kind">[error] </span>${e(c.reason ?? 'error')}</p>`
-          : ''
-      }`;
-  return (
-    `<article class="failure ${xfail ? 'xfail' : c.status}" id="${a(c.id)}">` +
-    `<h3><span class="badge ${stale ? 'fail' : xfail ? 'xfail' : c.status}">${label}</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
-    `${why}${retriedHtml(c)}${findingsHtml(c, exchanges)}` +
-    `<p class="meta">check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
-  );
-}
-
-/** A check's requests answered after retries (transport faults), as a list; `''` when none. */
-function retriedHtml(c: CheckResult): string {
-  if (c.retried === undefined) return '';
-  const items = c.retried
-    .map(
-      (q) =>
-        `<li><code>${e(`${q.method} ${q.target}`)}</code> answered on try ${q.tries} after ${e(q.causes.join(', '))} (exchange <a href="#x${q.exchangeId}">${q.exchangeId}</a>)</li>`,
-    )
-    .join('');
-  return `<div class="retried"><p class="meta"><span class="badge retried">RETRIED</span> ${c.retried.length} request${c.retried.length === 1 ? '' : 's'} answered after transport faults; the verdict rests on the answers it got</p><ul>${items}</ul></div>`;
-}
-
-/**
- * The checks that needed retries (transport faults are not verdicts, docs/spec.md §11), each
- * with its status and its retried requests; `''` when none.
- */
-function retriedSection(result: RunResult): string {
-  const checks = result.checks.filter((c) => c.retried !== undefined);
-  if (checks.length === 0) return '';
-  return `<section id="retried"><h2>Retried (${checks.length} check${checks.length === 1 ? '' : 's'}, ${result.requests.retried ?? 0} requests)</h2>
-<p>These checks needed retries of requests that timed out, had their connection reset or got a 502, 503 or 504 (<code>--retries ${result.requests.retries ?? '?'}</code>). Transport faults are not verdicts: each check passed or failed on the answers it got.</p>
-${checks.map((c) => `<article class="retried" id="retried-${a(c.id)}"><h3><span class="badge ${c.status}">${c.status.toUpperCase()}</span> <code>${e(c.id)}</code> ${e(c.title)}</h3>${retriedHtml(c)}</article>`).join('\n')}</section>`;
-}
-
-/** An inconclusive check: what moved, how often it ran, the command that runs it again. */
-function inconclusiveHtml(c: CheckResult, result: RunResult): string {
-  return (
-    `<article class="failure inconclusive" id="${a(c.id)}">` +
-    `<h3><span class="badge inconclusive">INCONCLUSIVE</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
-    `<p class="message">${e(c.reason ?? 'the data changed during every run')}</p>` +
-    `<p class="meta">${c.attempts ?? 1} runs, ${c.requests} requests; check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
-  );
-}
-
-/** How the run watched its data (spec §5 Revision 3), when a watermark moved or could not be read. */
-function dataLine(result: RunResult): string {
-  const d = result.data;
-  if (d === undefined || (d.moved === undefined && d.note === undefined)) return '';
-  const text =
-    d.moved !== undefined
-      ? `Data (--data ${d.mode}): ${d.moved} during the run; ${d.rerunChecks} failing checks ran again (${d.reruns} runs, ${d.watermarkRequests} watermark requests).`
-      : `Data (--data ${d.mode}): ${d.note}.`;
-  return `<p class="meta">${e(text)}</p>`;
-}
-
-/** The run's counts in one row: each check in one column (expected failures apart). */
-function countsTable(result: RunResult): string {
-  const n = countsOf(result);
-  const cols: [string, number, string][] = [
-    ['passed', n.pass, 'pass'],
-    ['failed', n.fail, n.fail > 0 ? 'fail' : ''],
-    ['errors', n.error, n.error > 0 ? 'error' : ''],
-    ['expected failures', n.expectedFailures, n.expectedFailures > 0 ? 'xfail' : ''],
-    ...(n.inconclusive > 0
-      ? [['inconclusive', n.inconclusive, 'inconclusive'] as [string, number, string]]
-      : []),
-    ['skipped', n.skip, n.skip > 0 ? 'skip' : ''],
-    ['checks', n.total, ''],
-  ];
-  return (
-    `<table id="counts"><tr>${cols.map(([h]) => `<th>${h}</th>`).join('')}</tr>` +
-    `<tr>${cols.map(([, v, cls]) => `<td${cls === '' ? '' : ` class="${cls}"`}>${v}</td>`).join('')}</tr></table>`
-  );
-}
-
-/**
- * The index of what did not pass, at the top: one entry per failing requirement (its id
- * linking to its failures, how many failures, its title), then the expected failures and
- * the inconclusive checks, each linking to its article.
- */
-function indexHtml(result: RunResult): string {
-  const failing = failedChecks(result);
-  const expected = result.checks.filter(isExpectedFailure);
-  const inconclusive = result.checks.filter((c) => c.status === 'inconclusive');
-  if (failing.length + expected.length + inconclusive.length === 0) return '';
-  const entry = (c: CheckResult, n: string) =>
-    `<li title="${a(`${c.id}: ${c.title}`)}"><a href="#${a(c.id)}"><code>${e(c.id)}</code></a><span class="n">${n}</span><span class="title">${e(c.title)}</span></li>`;
-  const list = (title: string, checks: readonly CheckResult[], n: (c: CheckResult) => string) =>
-    checks.length === 0
-      ? ''
-      : `<h2>${title}</h2><ol>${checks.map((c) => entry(c, n(c))).join('')}</ol>`;
-  const reqs = (k: number) => `${k} requirement${k === 1 ? '' : 's'}`;
-  const total = failing.reduce((s, c) => s + failureCount(c), 0);
-  return (
-    '<nav id="index">' +
-    list(
-      `Failures by requirement (${reqs(failing.length)}, ${total} failure${total === 1 ? '' : 's'})`,
-      failing,
-      (c) =>
-        result.staleExpectedFailures.includes(c.id)
-          ? 'stale'
-          : c.status === 'error'
-            ? 'error'
-            : String(failureCount(c)),
-    ) +
-    list(`Expected failures, not counted (${reqs(expected.length)})`, expected, (c) =>
-      String(Math.max(1, failureCount(c))),
-    ) +
-    list(`Inconclusive (${reqs(inconclusive.length)})`, inconclusive, () => '?') +
-    '</nav>'
-  );
-}
-
-function areaTable(result: RunResult): string {
-  const areas = [...new Set([...AREAS, ...result.checks.map((c) => c.area)])].filter((area) =>
-    result.checks.some((c) => c.area === area),
-  );
-  // expected failures and inconclusive checks in columns of their own, when there are any
-  type Column = readonly [string, (c: CheckResult) => boolean];
-  const columns: Column[] = [
-    ['pass', (c) => c.status === 'pass'],
-    ['fail', (c) => c.status === 'fail' && c.expectedFailure === undefined],
-    ...(result.checks.some(isExpectedFailure)
-      ? [['expected failure', isExpectedFailure] as Column]
-      : []),
-    ...(result.checks.some((c) => c.status === 'inconclusive')
-      ? [['inconclusive', (c: CheckResult) => c.status === 'inconclusive'] as Column]
-      : []),
-    ['error', (c) => c.status === 'error' && c.expectedFailure === undefined],
-    ['skip', (c) => c.status === 'skip'],
-  ];
-  const cells = (area: string | undefined) =>
-    columns
-      .map(
-        ([, p]) =>
-          `<td>${result.checks.filter((c) => (area === undefined || c.area === area) && p(c)).length}</td>`,
-      )
-      .join('');
-  const rows = areas
-    .map(
-      (area) =>
-        `<tr><th title="${a(AREA_TITLES[area as Area] ?? 'custom checks')}">${e(area)}</th>${cells(area)}</tr>`,
-    )
-    .join('');
-  return (
-    `<table id="areas"><tr><th>area</th>${columns.map(([s]) => `<th>${s}</th>`).join('')}</tr>${rows}` +
-    `<tr><th>total</th>${cells(undefined)}</tr></table>`
-  );
-}
-
-function checkRows(checks: readonly CheckResult[]): string {
-  return checks
-    .map((c) => {
-      const retried =
-        c.retried === undefined
-          ? ''
-          : ` <a class="badge retried" href="#retried-${a(c.id)}">retried</a>`;
-      const note = c.reason === undefined ? '' : `<br><small>${e(c.reason)}</small>`;
-      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${c.status}">${e(c.status)}${retried}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}</td><td>${c.requests}</td><td>${Math.round(c.durationMs)}</td></tr>`;
-    })
-    .join('\n');
-}
-
-function collapsedChecks(title: string, checks: readonly CheckResult[], counted = false): string {
-  if (checks.length === 0) return '';
-  return (
-    `<details class="checks"><summary>${e(title)}${counted ? '' : ` (${checks.length})`}</summary>` +
-    `<table class="checklist"><colgroup><col style="width:22%"><col style="width:8%"><col style="width:7%"><col><col style="width:7%"><col style="width:6%"></colgroup>` +
-    `<tr><th>requirement</th><th>area</th><th>status</th><th>what it checks</th><th>requests</th><th>ms</th></tr>\n${checkRows(checks)}</table></details>`
-  );
-}
-
-function matrix(result: RunResult): string {
-  const ids = ENDPOINT_LIST.map((x) => x.id);
-  const rows = result.checks
-    .map(
-      (c) =>
-        `<tr><th>${e(c.id)}</th>${ids.map((id) => (c.endpoints.includes(id) ? `<td class="${c.status}">${c.status}</td>` : '<td></td>')).join('')}</tr>`,
-    )
-    .join('\n');
-  return `<div class="scroll"><table class="matrix"><tr><th>requirement</th>${ids.map((id) => `<th>${e(id)}</th>`).join('')}</tr>\n${rows}</table></div>`;
-}
-
-/** One line per exchange: number, request, status, credential, time, the body's first characters. */
-function exchangeRow(x: Exchange): string {
-  const preview =
-    x.body.length > PREVIEW_BODY_CHARS ? `${x.body.slice(0, PREVIEW_BODY_CHARS)}…` : x.body;
-  return `<tr id="x${x.id}"><td>${x.id}</td><td>${e(x.method)} ${e(x.target)}</td><td>${x.status}</td><td>${e(x.credential ?? '-')}</td><td>${Math.round(x.durationMs)}</td><td>${e(preview)}</td></tr>`;
-}
-
 /**
  * A self-contained HTML report of a run, written to be read top down on a 1280 px screen
  * with no sideways scroll (long lines wrap, wide tables scroll inside their own box):
@@ -413,13 +67,13 @@ function exchangeRow(x: Exchange): string {
  * - every failing check, each failure with its message, details (expected/actual, fast-check
  *   seed and counterexample, reproduce line) and the exchange that shows it: the body
  *   pretty-printed when JSON and cut to a window around the field the message names (that
- *   line marked), the whole body and the headers collapsed; past {@link SHOWN_FINDINGS}
+ *   line marked), the whole body and the headers collapsed; past `SHOWN_FINDINGS`
  *   failures of a check the rest are collapsed; the command that runs the check again;
  * - the expected failures and inconclusive checks the same way;
  * - the passing and skipped checks collapsed, the requirements-by-endpoint matrix collapsed,
  *   and one line per exchange (the first {@link LISTED_EXCHANGES}, bodies previewed,
- *   {@link PREVIEW_BODY_CHARS}; the HAR export has them all).
- * Authorization values are redacted ({@link redactHeaders}); every value is escaped with
+ *   `PREVIEW_BODY_CHARS`; the HAR export has them all).
+ * Authorization values are redacted (`redactHeaders`, har.ts); every value is escaped with
  * `entities` (whatever a server answers is untrusted).
  */
 export function toHtml(result: RunResult): string {
