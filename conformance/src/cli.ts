@@ -5,9 +5,11 @@ import { addDiffCommand } from './commands/diff.ts';
 import { addFixtureCommand } from './commands/fixture.ts';
 import { addInitCommand } from './commands/init.ts';
 import {
+  applyNoColor,
   credentialOptions,
   gateOptions,
   headerOption,
+  noColorOption,
   tlsOptions,
   waitForOption,
 } from './commands/options.ts';
@@ -371,7 +373,9 @@ export function buildProgram(done: (code: number) => void): Command {
     .description('list every requirement id with its area, clause and endpoints')
     .option('--json', 'print JSON instead of tab-separated lines')
     .option('--checks <file>', 'also list the checks of your own this ES module exports')
-    .action(async (opts: { json?: boolean; checks?: string }) => {
+    .addOption(noColorOption())
+    .action(async (opts: { json?: boolean; checks?: string; color?: boolean }) => {
+      applyNoColor(opts);
       done(await requirementsCommand(Boolean(opts.json), opts.checks));
     });
   addRequestCommand(program, done);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { endpointsMatching, selectEndpoints } from '../src/commands/endpoint-filter.ts';
 import { HttpClient } from '../src/http/client.ts';
 import { ResultsJson } from '../src/report/index.ts';
-import { failing, runCli, runInMemory } from './helpers.ts';
+import { failing, runCli, runInMemory, team1Admin } from './helpers.ts';
 
 /**
  * The options users of peer tools expect, through the CLI in process: TLS (--ca-file,
@@ -373,6 +373,38 @@ describe('--quiet, --no-color, --endpoint, --max-failures', () => {
     );
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toContain('\u001b[');
+  });
+
+  test('every subcommand takes the output options: fixture, init and request print less with --quiet; all accept --no-color', async () => {
+    const loud = await runCli(['fixture', '--out', join(dir, 'fixture-loud'), '--no-color']);
+    expect(loud.code).toBe(0);
+    expect(loud.stdout).toContain('wrote ');
+    const quiet = await runCli(['fixture', '--out', join(dir, 'fixture-quiet'), '--quiet']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toBe('');
+    expect((await readdir(join(dir, 'fixture-quiet'))).sort()).toEqual(
+      (await readdir(join(dir, 'fixture-loud'))).sort(),
+    );
+    const request = await runCli(['request', 'GET', '/teams', '--base-url', url, '--no-color']);
+    expect(request.stdout.startsWith('HTTP ')).toBe(true);
+    const body = await runCli(['request', 'GET', '/teams', '--base-url', url, '--quiet']);
+    expect(body.code).toBe(request.code);
+    expect(body.stdout.startsWith('HTTP ')).toBe(false);
+    expect(request.stdout.endsWith(body.stdout)).toBe(true);
+    const profile = join(dir, 'init-quiet.json');
+    const init = await runCli(
+      ['init', '--base-url', url, '--out', profile, '--quiet', '--no-color'],
+      {
+        TAGTRACK_AUTH_ID: team1Admin.authId,
+        TAGTRACK_ACCESS_KEY: team1Admin.accessKey,
+      },
+    );
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).not.toContain('inferred from');
+    expect(init.stdout).toMatch(/^wrote .*\nnext: .* run --base-url /);
+    const requirements = await runCli(['requirements', '--no-color']);
+    expect(requirements.code).toBe(0);
+    expect(requirements.stdout).not.toContain('\u001b[');
   });
 
   test('--endpoint runs only the checks of the endpoints it names; a pattern naming none is a usage error listing them', async () => {

@@ -22,6 +22,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { stringify } from 'csv-stringify';
 import * as z from 'zod';
 import { canonicalProfile } from '../profile/fixtures.ts';
+import { applyNoColor, noColorOption, quietOption } from './options.ts';
 
 /*
  * `tagtrack-conformance fixture --out DIR`: the dataset a vendor loads into their own storage
@@ -276,15 +277,19 @@ export function addFixtureCommand(program: Command, done: (code: number) => void
         'size of the generated dataset (default small; seed 1 without --seed)',
       ).choices(SCALE_NAMES),
     )
+    .addOption(quietOption('print nothing but errors'))
+    .addOption(noColorOption())
     .addHelpText('after', HELP_AFTER)
-    .action(async (opts: FixtureCommandOptions) => {
+    .action(async (opts: FixtureCommandOptions & { quiet?: boolean; color?: boolean }) => {
+      applyNoColor(opts);
       try {
         const files = await writeFixture({
           out: opts.out,
           format: opts.format,
           source: sourceOf(opts),
         });
-        for (const f of files) process.stdout.write(`wrote ${f.path} (${f.bytes} bytes)\n`);
+        if (opts.quiet !== true)
+          for (const f of files) process.stdout.write(`wrote ${f.path} (${f.bytes} bytes)\n`);
         done(0);
       } catch (e) {
         if (!(e instanceof FixtureError)) throw e;

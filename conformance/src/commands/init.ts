@@ -5,6 +5,7 @@ import { suiteCommand } from '../http/invocation.ts';
 import { absolutePath, shellQuote } from '../http/rerun.ts';
 import { type Profile, ProfileError } from '../profile/profile.ts';
 import { InitError, type InitResult, inferProfile, isObject } from './init/infer.ts';
+import { applyNoColor, noColorOption, quietOption } from './options.ts';
 
 export {
   type Inferred,
@@ -45,6 +46,9 @@ interface InitOptions {
   readonly out: string;
   readonly force?: boolean;
   readonly timeout: number;
+  /** Print only the file written and the next command, not what was inferred. */
+  readonly quiet?: boolean;
+  readonly color?: boolean;
 }
 
 /** The environment variable holding the access key of `--credential LABEL:AUTHID`. */
@@ -219,8 +223,11 @@ export function addInitCommand(program: Command, done: (code: number) => void): 
         })
         .default(10_000),
     )
+    .addOption(quietOption('print only the file written and the next command'))
+    .addOption(noColorOption())
     .addHelpText('after', INIT_HELP)
     .action(async (opts: InitOptions) => {
+      applyNoColor(opts);
       done(await initCommand(opts));
     });
 }
@@ -255,10 +262,10 @@ async function initCommand(opts: InitOptions): Promise<number> {
     profile: { ...result.profile, credentials: keepDeclared(result.profile.credentials) },
   };
   const out = process.stdout;
-  out.write(`inferred from ${opts.baseUrl}:\n`);
-  for (const i of result.inferred)
+  if (opts.quiet !== true) out.write(`inferred from ${opts.baseUrl}:\n`);
+  for (const i of opts.quiet === true ? [] : result.inferred)
     out.write(`  ${i.field}: ${JSON.stringify(i.value)}  (${i.evidence})\n`);
-  if (result.unknown.length > 0) {
+  if (opts.quiet !== true && result.unknown.length > 0) {
     out.write('not inferred:\n');
     for (const u of result.unknown) out.write(`  ${u}\n`);
   }

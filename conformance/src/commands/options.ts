@@ -245,3 +245,21 @@ export function rerunOf(
 /** The warning `--insecure` prints (stderr), once per command. */
 export const INSECURE_WARNING =
   "tagtrack-conformance: warning: --insecure: the server's TLS certificate is not verified; anyone between you and it can read and change the requests (and the credentials' signatures)\n";
+
+/**
+ * `-q, --quiet` (or TAGTRACK_QUIET): `keeps` says what the subcommand still prints; errors
+ * always go to stderr.
+ */
+export function quietOption(keeps: string): Option {
+  return new Option('-q, --quiet', keeps).env('TAGTRACK_QUIET');
+}
+
+/** `--no-color`: no colours in what the subcommand prints (as NO_COLOR=1 does). */
+export function noColorOption(): Option {
+  return new Option('--no-color', 'no colours (as NO_COLOR=1 does)');
+}
+
+/** Applies `--no-color` (commander's `color: false`) to this process: NO_COLOR=1. */
+export function applyNoColor(opts: { readonly color?: boolean }): void {
+  if (opts.color === false) process.env.NO_COLOR = '1';
+}

@@ -10,9 +10,12 @@ import { TlsConfigError, tlsFetch } from '../http/transport.ts';
 import { canonicalProfile } from '../profile/fixtures.ts';
 import { loadProfile, type Profile, ProfileError, parseProfile } from '../profile/profile.ts';
 import {
+  applyNoColor,
   extraHeadersOf,
   headerOption,
   INSECURE_WARNING,
+  noColorOption,
+  quietOption,
   strictBoolean,
   tlsOptions,
 } from './options.ts';
@@ -43,6 +46,9 @@ interface RequestOptions {
   readonly insecure?: boolean;
   readonly timeout: number;
   readonly maxBodyBytes: number;
+  /** Print the response body only, without the status line and headers. */
+  readonly quiet?: boolean;
+  readonly color?: boolean;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
@@ -101,7 +107,10 @@ export function addRequestCommand(program: Command, done: (code: number) => void
         .default(DEFAULT_MAX_BODY_BYTES)
         .env('TAGTRACK_MAX_BODY_BYTES'),
     )
+    .addOption(quietOption('print the response body only (no status line, no headers)'))
+    .addOption(noColorOption())
     .action(async (method: string, target: string, opts: RequestOptions, cmd: Command) => {
+      applyNoColor(opts);
       done(await requestCommand(method as (typeof METHODS)[number], target, opts, cmd));
     });
 }
@@ -168,7 +177,8 @@ async function requestCommand(
     });
     const lines = [`HTTP ${ex.status}`];
     for (const [k, v] of Object.entries(ex.responseHeaders)) lines.push(`${k}: ${v}`);
-    process.stdout.write(`${lines.join('\n')}\n\n${ex.body}${ex.body.endsWith('\n') ? '' : '\n'}`);
+    const head = opts.quiet === true ? '' : `${lines.join('\n')}\n\n`;
+    process.stdout.write(`${head}${ex.body}${ex.body.endsWith('\n') ? '' : '\n'}`);
     return 0;
   } catch (e) {
     if (e instanceof ConnectionError) return fail(e.message);
