@@ -33,6 +33,7 @@ import {
   LiveGenerator,
   type LiveOptions,
   liveRate,
+  liveSchedule,
   MAX_RECORDS_PER_TICK,
 } from './live/generator.ts';
 
@@ -93,16 +94,7 @@ export class LiveData<V> {
    */
   constructor(base: Dataset, served: V, options: LiveOptions, build: (dataset: Dataset) => V) {
     this.#rate = liveRate(options.rate);
-    const seed = options.seed ?? 1;
-    if (!Number.isSafeInteger(seed)) {
-      throw new RangeError(`invalid live seed ${String(seed)}: expected an integer`);
-    }
-    const intervalMs = options.intervalMs ?? 200;
-    if (!Number.isFinite(intervalMs) || intervalMs < 0) {
-      throw new RangeError(
-        `invalid live interval ${String(intervalMs)}: expected milliseconds >= 0`,
-      );
-    }
+    const { seed, intervalMs } = liveSchedule(options);
     this.#generator = new LiveGenerator(base, seed);
     if (!this.#generator.canAppend) {
       throw new RangeError('live data needs a dataset with at least one team member');

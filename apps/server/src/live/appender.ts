@@ -9,6 +9,7 @@ import {
   LiveGenerator,
   type LiveOptions,
   liveRate,
+  liveSchedule,
   MAX_RECORDS_PER_TICK,
 } from './generator.ts';
 
@@ -56,16 +57,7 @@ export class LiveAppender {
     onError: (e: unknown) => void,
   ) {
     this.#rate = liveRate(options.rate);
-    const seed = options.seed ?? 1;
-    if (!Number.isSafeInteger(seed)) {
-      throw new RangeError(`invalid live seed ${String(seed)}: expected an integer`);
-    }
-    const intervalMs = options.intervalMs ?? 200;
-    if (!Number.isFinite(intervalMs) || intervalMs < 0) {
-      throw new RangeError(
-        `invalid live interval ${String(intervalMs)}: expected milliseconds >= 0`,
-      );
-    }
+    const { seed, intervalMs } = liveSchedule(options);
     this.#engine = engine;
     this.#seed = seed;
     this.#clock = options.clock ?? Date.now;

@@ -46,6 +46,26 @@ const RECENT_TAGS = 25;
 const RECENT_SHARE = 0.6;
 
 /**
+ * The seed and the interval of a live generator's options (`seed` default 1, `intervalMs`
+ * default 200 ms). Throws a `RangeError` naming the value for a seed that is not a safe
+ * integer or an interval that is not a finite number >= 0.
+ */
+export function liveSchedule(options: { readonly seed?: number; readonly intervalMs?: number }): {
+  seed: number;
+  intervalMs: number;
+} {
+  const seed = options.seed ?? 1;
+  if (!Number.isSafeInteger(seed)) {
+    throw new RangeError(`invalid live seed ${String(seed)}: expected an integer`);
+  }
+  const intervalMs = options.intervalMs ?? 200;
+  if (!Number.isFinite(intervalMs) || intervalMs < 0) {
+    throw new RangeError(`invalid live interval ${String(intervalMs)}: expected milliseconds >= 0`);
+  }
+  return { seed, intervalMs };
+}
+
+/**
  * Checks a live rate and returns it as the exact fraction `num / den` of its shortest decimal
  * form (`0.05` is 5/100). Throws a `RangeError` naming the value unless it is a finite
  * number > 0.
