@@ -5,9 +5,10 @@ import { canonicalProfile } from '../src/profile/fixtures.ts';
 import { closest, ProfileError, parseProfile } from '../src/profile/profile.ts';
 
 describe('profile', () => {
-  test('{} is the reference profile tagtrack/v1', () => {
+  test('{} is the reference profile tagtrack/v1 at the current revision', () => {
     expect(parseProfile({})).toEqual({
       name: 'tagtrack/v1',
+      revision: 3,
       auth: 'hmac-sha1',
       pageSize: 250,
       pagingEnd: 'no-content',
