@@ -220,7 +220,10 @@ describe('the suite against hostile servers', () => {
           const line = stdout.split('\n').find((l) => c.cause.test(l));
           expect(line, stdout).toBeDefined();
           // the verdict line: FAIL, then the revision judged ("FAIL under tagtrack/v1 Revision 3")
-          expect(stdout.split('\n').some((l) => /^FAIL( |$)/.test(l)), stdout).toBe(true);
+          expect(
+            stdout.split('\n').some((l) => /^FAIL( |$)/.test(l)),
+            stdout,
+          ).toBe(true);
           expect((await readdir(dir)).sort()).toEqual(
             expect.arrayContaining(['junit.xml', 'report.html', 'results.json']),
           );

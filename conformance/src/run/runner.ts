@@ -1,6 +1,6 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { newWalkCache } from '../check/context/walk-cache.ts';
-import type { Discovery, RunServices } from '../check/context.ts';
+import type { RunServices } from '../check/context.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
 import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
