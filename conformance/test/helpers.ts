@@ -1,3 +1,4 @@
+import type { Clock } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
 import { vi } from 'vitest';
@@ -165,5 +166,19 @@ export function recordedFetch(
           headers: a.headers,
         }),
     );
+  };
+}
+
+/** A clock whose sleeps return at once and are recorded (ms). */
+export function fakeClock(): Clock & { slept: number[] } {
+  let now = 0;
+  const slept: number[] = [];
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
   };
 }

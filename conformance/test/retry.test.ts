@@ -15,23 +15,9 @@ import { formatSummary, toHtml } from '../src/report/index.ts';
 import { toResultsJson } from '../src/report/json.ts';
 import { toJUnit } from '../src/report/junit.ts';
 import { runConformance } from '../src/run/runner.ts';
-import { failing, profileFor, team1Admin } from './helpers.ts';
+import { failing, fakeClock, profileFor, team1Admin } from './helpers.ts';
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
-
-/** A clock whose sleeps return at once and are recorded (ms). */
-function fakeClock(): Clock & { slept: number[] } {
-  let now = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => now,
-    sleep: async (ms) => {
-      slept.push(ms);
-      now += ms;
-    },
-  };
-}
 
 /** A fetch answering with `answers` one after another (a status, or an error thrown). */
 function scripted(

@@ -1,27 +1,15 @@
-import { type Clock, verifySignature } from '@tagtrack/core';
+import { verifySignature } from '@tagtrack/core';
 import { arbStatsSummary } from '@tagtrack/core/testing';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Violation } from '../src/check/failure.ts';
 import { walkPages } from '../src/check/walk.ts';
 import { type Exchange, HttpClient } from '../src/http/client.ts';
+import { fakeClock } from './helpers.ts';
 
 /** The suite on core's transport steps: pacing on an injected clock, signing, ctx.walk's guards. */
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
-
-function fakeClock(): Clock & { slept: number[] } {
-  let now = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => now,
-    sleep: async (ms) => {
-      slept.push(ms);
-      now += ms;
-    },
-  };
-}
 
 /** An HMAC-signing HttpClient whose fetch records each request and answers 200 `{}`. */
 function recordingClient(options: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) {
