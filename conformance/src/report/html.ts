@@ -37,7 +37,7 @@ table{border-collapse:collapse;margin:.4rem 0;max-width:100%}td,th{border:1px so
 .not-checked{margin:.2rem 0;padding:.15rem .5rem;background:#fff8e1}.meta{margin:.2rem 0;color:#444}
 #counts td,#counts th{text-align:right;min-width:4.5rem}
 #index ol{columns:22rem;column-gap:1.5rem;margin:.3rem 0;padding-left:1.6rem}
-#index li{overflow-wrap:anywhere;line-height:1.5;margin-bottom:.2em}
+#index li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;line-height:1.5}
 #index .n{display:inline-block;min-width:1.6rem;padding:0 .3rem;margin:0 .3rem;border-radius:8px;background:#fde7e9;font-size:12px;text-align:center}
 #index .title{color:#57606a}
 .failure{border-left:4px solid #d1242f;padding:.1rem .8rem;margin:.8rem 0}.failure.error{border-color:#bc4c00}
