@@ -18,6 +18,11 @@ export {
   type SuiteCredential,
 } from './check/define.ts';
 export {
+  type Coverage,
+  coverageWords,
+  DEFAULT_SAMPLE_ABOVE,
+} from './check/coverage.ts';
+export {
   ensure,
   FAILURE_KINDS,
   type Failure,

@@ -3,6 +3,7 @@ import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { RunServices } from '../check/context.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
+import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
@@ -169,6 +170,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     numRuns,
     baseSeed: seed,
     walkCache,
+    sampleAbove: options.sampleAbove ?? DEFAULT_SAMPLE_ABOVE,
     discover: (credential) => {
       let p = discoveries.get(credential.authId);
       if (p === undefined) {
