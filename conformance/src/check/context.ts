@@ -348,7 +348,14 @@ export class CheckContext {
     }
     const credential = call.credential === undefined ? this.primary : call.credential;
     const seed = hashString(
-      JSON.stringify([this.services.baseSeed, endpoint, call.pathParams, query, credential?.label, total]),
+      JSON.stringify([
+        this.services.baseSeed,
+        endpoint,
+        call.pathParams,
+        query,
+        credential?.label,
+        total,
+      ]),
     );
     const records: unknown[] = [...page0.data];
     const pages: Exchange[] = [first];

@@ -1,8 +1,8 @@
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import pc from 'picocolors';
-import { AREAS } from '../check/define.ts';
 import { coverageWords } from '../check/coverage.ts';
+import { AREAS } from '../check/define.ts';
 import type { CheckResult, CheckStatus, RunEvent, RunResult } from '../run/runner.ts';
 import { failureText } from './text.ts';
 import { isExpectedFailure, verdictOf } from './verdict.ts';
@@ -197,7 +197,9 @@ function sampledWords(r: CheckResult): string {
  */
 function sampledSection(checks: readonly CheckResult[], c: Colors): string {
   return [
-    c.bold(`SAMPLED (${checks.length} checks verified seeded samples of long lists; --sample-above)`),
+    c.bold(
+      `SAMPLED (${checks.length} checks verified seeded samples of long lists; --sample-above)`,
+    ),
     ...checks.map((x) => `  ${x.status.toUpperCase().padEnd(5)} ${x.id}: ${sampledWords(x)}`),
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 import { runPerCaller } from '../check/callers.ts';
 import { CheckContext, type RunServices } from '../check/context.ts';
+import { type Coverage, mergeCoverage } from '../check/coverage.ts';
 import type { Check, CheckEnv } from '../check/define.ts';
 import {
   type CheckScope,
@@ -11,7 +12,6 @@ import {
   StopCheck,
   Violation,
 } from '../check/failure.ts';
-import { type Coverage, mergeCoverage } from '../check/coverage.ts';
 import type { CheckCause } from '../check/outcome.ts';
 import { ConnectionError, type Exchange } from '../http/client.ts';
 import type { RetriedRequest } from '../http/types.ts';

@@ -1,6 +1,6 @@
 import type { EndpointId } from '@tagtrack/core';
-import type { Check } from '../check/define.ts';
 import type { Coverage } from '../check/coverage.ts';
+import type { Check } from '../check/define.ts';
 import type { Failure } from '../check/failure.ts';
 import { type CheckStatus, checkVerdict, tallyOf } from '../check/outcome.ts';
 import { specClause } from '../check/spec-clause.ts';

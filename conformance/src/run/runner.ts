@@ -1,9 +1,9 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { RunServices } from '../check/context.ts';
+import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
-import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';

@@ -60,10 +60,9 @@ async function listedIds(
  * contact's counters and dateLastSent are core's law over its visible tags and their events
  * (the law run on the tags' recipients and the events restricted to the sampled emails: the
  * contact record of an email depends only on the tags sent to it and its own events).
- * Fails into `ctx` (a {@link Violation}).
+ * Throws a {@link Violation} (the credential's failure in the check's loop).
  */
 function sampledContactsLaw(
-  ctx: CheckContext,
   label: string,
   list: SampledList<ContactRecord>,
   read: {
@@ -114,7 +113,7 @@ export const checks: readonly Check[] = [
         const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
         const w = await ctx.sampledList('contacts.list', { credential }, 'contacts');
         if (w.sampled) {
-          sampledContactsLaw(ctx, credential.label, w, { tags, openGroups, clickGroups });
+          sampledContactsLaw(credential.label, w, { tags, openGroups, clickGroups });
           return;
         }
         const contacts = w.records;
