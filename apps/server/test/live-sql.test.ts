@@ -72,8 +72,9 @@ describe('tagtrack-server --live over the SQL engine (PGlite)', () => {
     const commit = new Promise<void>((resolve) => {
       committed = resolve;
     });
-    const append = sql.live.append;
-    Object.assign(sql.live, {
+    const live = sql.live!;
+    const append = live.append;
+    Object.assign(live, {
       append: async (records: Parameters<typeof append>[0]) => {
         await append(records);
         committed();
