@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppendedRecords, appendRecords } from '../src/sql/append.ts';
 import { type Database, openPglite, openPostgres } from '../src/sql/database.ts';
 import { openSqlEngine } from '../src/sql/engine.ts';
+import { liveBase } from '../src/sql/live-base.ts';
 import { testCitusUrl, testDatabaseUrl, useTestDatabase } from './databases.ts';
 
 /*
@@ -308,5 +309,18 @@ describe.skipIf(testCitusUrl() === undefined)(
       },
       PROPERTY_TIMEOUT_MS,
     );
+
+    it("the live generator's base (each team's latest tags with their recipients) reads as on one server", async () => {
+      const citus = await openSqlEngine({ database: db, load: canonicalDataset });
+      await citus.close();
+      const single = await openSqlEngine({ load: canonicalDataset });
+      try {
+        const expected = await liveBase(single.database, 3);
+        expect(expected.tags.length).toBeGreaterThan(3);
+        expect(await liveBase(db, 3)).toEqual(expected);
+      } finally {
+        await single.close();
+      }
+    });
   },
 );
