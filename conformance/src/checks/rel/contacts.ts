@@ -1,7 +1,7 @@
 import {
   contactCountersOverTheirTags,
   normaliseEmail,
-  plainEvents,
+  plainEventsSteps,
   recipientEmails,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -10,6 +10,7 @@ import type { CheckContext } from '../../check/context.ts';
 import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../../check/failure.ts';
 import { type ContactRecord, firstDifference, flattenEvents } from '../../check/sample.ts';
+import { applyLaw, sliced } from '../../check/slices.ts';
 import type { Exchange } from '../../http/client.ts';
 
 /** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
@@ -78,11 +79,11 @@ export const checks: readonly Check[] = [
           { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
         );
         // the counters and dateLastSent of every contact over its visible tags (core's law)
-        const problem = contactCountersOverTheirTags.check({
+        const problem = await applyLaw(contactCountersOverTheirTags, {
           contacts,
           tags,
-          opens: plainEvents(openGroups),
-          clicks: plainEvents(clickGroups),
+          opens: await sliced(plainEventsSteps(openGroups)),
+          clicks: await sliced(plainEventsSteps(clickGroups)),
         });
         ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
           kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
