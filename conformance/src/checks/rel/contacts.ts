@@ -57,39 +57,44 @@ export const checks: readonly Check[] = [
     also: 'for every credential',
     perCaller: false, // asks as every credential itself
     async run(ctx) {
-      await ctx.each(ctx.credentials, async (credential) => {
-        const tags = (await ctx.walk('teams.tags', { credential })).records;
-        const openGroups = (await ctx.walk('opens.list', { credential })).records;
-        const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
-        const w = await ctx.walk('contacts.list', { credential });
-        const contacts = w.records;
-        // every list indexed once (sets): the check is linear in tags, events and contacts
-        const expectedEmails = recipientEmails(tags);
-        const expectedSet = new Set(expectedEmails);
-        const emails = contacts.map((c) => normaliseEmail(c.email));
-        const emailSet = new Set(emails);
-        const extra = emails.find((e) => !expectedSet.has(e));
-        const missing = expectedEmails.find((e) => !emailSet.has(e));
-        ensure(
-          extra === undefined && missing === undefined && emails.length === expectedEmails.length,
-          () =>
-            `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
-            (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
-            (missing ? `; recipient ${missing} is missing` : ''),
-          { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
-        );
-        // the counters and dateLastSent of every contact over its visible tags (core's law)
-        const problem = await applyLaw(contactCountersOverTheirTags, {
-          contacts,
-          tags,
-          opens: await sliced(plainEventsSteps(openGroups)),
-          clicks: await sliced(plainEventsSteps(clickGroups)),
-        });
-        ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
-          kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
-          exchange: w.pages[0],
-        });
-      });
+      await ctx.each(
+        ctx.credentials,
+        async (credential) => {
+          const tags = (await ctx.walk('teams.tags', { credential })).records;
+          const openGroups = (await ctx.walk('opens.list', { credential })).records;
+          const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
+          const w = await ctx.walk('contacts.list', { credential });
+          const contacts = w.records;
+          // every list indexed once (sets): the check is linear in tags, events and contacts
+          const expectedEmails = recipientEmails(tags);
+          const expectedSet = new Set(expectedEmails);
+          const emails = contacts.map((c) => normaliseEmail(c.email));
+          const emailSet = new Set(emails);
+          const extra = emails.find((e) => !expectedSet.has(e));
+          const missing = expectedEmails.find((e) => !emailSet.has(e));
+          ensure(
+            extra === undefined && missing === undefined && emails.length === expectedEmails.length,
+            () =>
+              `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
+              (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
+              (missing ? `; recipient ${missing} is missing` : ''),
+            { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
+          );
+          // the counters and dateLastSent of every contact over its visible tags (core's law)
+          const problem = await applyLaw(contactCountersOverTheirTags, {
+            contacts,
+            tags,
+            opens: await sliced(plainEventsSteps(openGroups)),
+            clicks: await sliced(plainEventsSteps(clickGroups)),
+          });
+          ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
+            kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
+            exchange: w.pages[0],
+          });
+          // each credential's verdict rests on its own four walks: confirmed on still data
+        },
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({
