@@ -72,9 +72,11 @@ describe('against the live reference server (createServer({ live }))', () => {
   );
 
   test('the paging walks and SCOPE-CACHE-PER-CALLER confirm still data per walk: at 10 records/s they conclude (pass), none inconclusive', async () => {
-    // one check at a time: the clock moves per request, so each check's reads meet the same
-    // appends on every machine; each whole check spans far more than the 50 requests between
-    // two appends, so only a confirmation per walk (per property run, per pair) concludes
+    // one check at a time, the clock moving 20 ms per request (a remote service answering 50
+    // requests a second): each check's reads meet the same appends on every machine, one
+    // every 5 requests, and a whole check spans hundreds of requests, so only a confirmation
+    // per walk (per property run, per pair) concludes; rerunning whole checks, all four ended
+    // inconclusive here
     const ids = [
       'PAGE-CURSOR-ARITHMETIC',
       'PAGE-WALK-NEXT-URL',
@@ -86,14 +88,14 @@ describe('against the live reference server (createServer({ live }))', () => {
       seed: 1,
       caller: 'canonical',
       numRuns: 5,
-      msPerRequest: MS_PER_REQUEST,
+      msPerRequest: 20,
       only: ids.join(','),
       concurrency: 1,
     });
     console.log(
       `paging walks at 10/s: ${row.appended} records appended, ${row.rerunChecks} checks ran again, ${row.requests} requests (${row.watermarkRequests} watermark)${row.problems.map((p) => `\n  ${p}`).join('')}`,
     );
-    expect(row.appended).toBeGreaterThan(0);
+    expect(row.appended).toBeGreaterThan(20);
     expect(Object.fromEntries(ids.map((id) => [id, row.statuses[id]]))).toEqual(
       Object.fromEntries(ids.map((id) => [id, 'pass'])),
     );
