@@ -4,7 +4,8 @@
 #   scripts/ci-topologies.sh citus     builds Citus (scripts/citus-build.sh: the source folder is
 #                                      TAGTRACK_CITUS_SOURCE, default /usr/local/src/citus), starts
 #                                      a coordinator and two workers (scripts/citus-cluster.sh),
-#                                      runs the routing test and the SQL differential test there,
+#                                      runs the routing test, the SQL differential test and the
+#                                      live upkeep test (appends = refresh) there,
 #                                      then the reference server over the coordinator with the
 #                                      canonical fixture, and the suite against it in fixture mode
 #                                      and in blind mode with the fixture's 12 credentials
@@ -80,8 +81,10 @@ citus)
   [ "$status" = 0 ] || exit "$status"
   url="$(scripts/citus-cluster.sh)"
   export TAGTRACK_TEST_CITUS_URL="$url"
-  log "routing test and SQL differential test on the coordinator"
-  (cd packages/engine && nice npx vitest run test/sql.citus-routing.test.ts test/sql.oracle.test.ts -t 'Citus')
+  log "routing test, SQL differential test and live upkeep test on the coordinator"
+  # one file at a time: they share the coordinator's one database (each load replaces its tables)
+  (cd packages/engine && nice npx vitest run --no-file-parallelism test/sql.citus-routing.test.ts \
+    test/sql.oracle.test.ts test/sql.upkeep.test.ts -t 'Citus')
   log "the server over the coordinator, canonical fixture"
   start_server --database-url "$url" --dataset "$work/fixture"
   suite fixture

@@ -251,6 +251,14 @@ export function buildProgram(done: (code: number) => void): Command {
     )
     .addOption(
       new Option(
+        '--sample-above <n>',
+        'records of a list a law verifies whole (default 5000); a longer list is verified on a seeded sample of about as many, its coverage stated',
+      )
+        .argParser(positiveInt('sample-above'))
+        .env('TAGTRACK_SAMPLE_ABOVE'),
+    )
+    .addOption(
+      new Option(
         '--concurrency <n>',
         'checks run at the same time (default: 1 rate-limited, 4 local, 2 remote)',
       )

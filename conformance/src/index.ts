@@ -1,5 +1,10 @@
 export { CheckContext, type EachOptions, LOOP_BATCH } from './check/context.ts';
 export {
+  type Coverage,
+  coverageWords,
+  DEFAULT_SAMPLE_ABOVE,
+} from './check/coverage.ts';
+export {
   AREA_PRIORITY,
   AREA_TITLES,
   AREAS,

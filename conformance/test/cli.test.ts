@@ -270,6 +270,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       ['--har', 'TAGTRACK_HAR'],
       ['--bail', 'TAGTRACK_BAIL'],
       ['--probe-methods', 'TAGTRACK_PROBE_METHODS'],
+      ['--sample-above', 'TAGTRACK_SAMPLE_ABOVE'],
     ]) {
       expect(out.stdout).toContain(flag);
       expect(out.stdout).toContain(`env: ${env}`);

@@ -57,11 +57,17 @@ export function serverFor(fault: FaultName) {
   return {
     faults: [fault],
     pageSize: 40,
-    ...(fault === 'rate-limit-no-retry-after' ? { rateLimit: RATE_LIMIT, clock: () => now } : {}),
+    ...(RATE_LIMITED_FAULTS.has(fault) ? { rateLimit: RATE_LIMIT, clock: () => now } : {}),
     ...(fault === 'paging-url-drops-prefix' ? { publicUrl: `${MEMORY_BASE_URL}/api/v1` } : {}),
     ...(REVISION_3_DATA_FAULTS.has(fault) ? { dataset: REVISION_3_DATASET } : {}),
   };
 }
+
+/** Faults of the 429's headers: observable only on a rate-limited server. */
+export const RATE_LIMITED_FAULTS: ReadonlySet<FaultName> = new Set<FaultName>([
+  'rate-limit-no-retry-after',
+  'rate-limit-reset-milliseconds',
+]);
 
 /**
  * Faults observable only on data the canonical dataset lacks (two tags sent at the same

@@ -413,9 +413,7 @@ describe('the preflight passes every correct configuration and leaves every faul
       const options: ServerOptions = {
         faults: [name as FaultName],
         pageSize: 40,
-        ...(name === 'rate-limit-no-retry-after'
-          ? { rateLimit: { limit: 30, windowMs: 1000 } }
-          : {}),
+        ...(name.startsWith('rate-limit-') ? { rateLimit: { limit: 30, windowMs: 1000 } } : {}),
       };
       const { problem } = await preflightOf(options, profileFor(options));
       expect(problem).toBeUndefined();

@@ -228,6 +228,13 @@ const PROBES: Record<FaultName, Probe> = {
       ['/teams', ''],
     ],
   },
+  'rate-limit-reset-milliseconds': {
+    options: { rateLimit: { limit: 1, windowMs: 60_000 } },
+    requests: [
+      ['/teams', ''],
+      ['/teams', ''],
+    ],
+  },
   'next-param-rejected': {
     requests: [['/teams', 'next=5']],
     faulty: ([o]) => expect(o!.status).toBe(400),
@@ -690,7 +697,10 @@ async function observe(server: TagtrackServer, probe: Probe): Promise<Observed[]
   for (const [path, query, options] of probe.requests) {
     const res = await get(server, path, query, options);
     const headers = Object.fromEntries(
-      ['content-type', 'x-total-count', 'link', 'retry-after'].map((h) => [h, res.headers.get(h)]),
+      ['content-type', 'x-total-count', 'link', 'retry-after', 'x-rate-limit-reset'].map((h) => [
+        h,
+        res.headers.get(h),
+      ]),
     );
     out.push({ status: res.status, headers, body: await res.text() });
   }

@@ -15,7 +15,12 @@ import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
 import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
 import { type CallerShare, failureAsCaller, itemsOfCaller } from './context/caller-share.ts';
-import { type EachOptions, type EndpointCall, requestOfCall } from './context/calls.ts';
+import {
+  type EachOptions,
+  type EndpointCall,
+  queryPairs as queryPairsOf,
+  requestOfCall,
+} from './context/calls.ts';
 import { runEach } from './context/each.ts';
 import { oracleAnswer } from './context/expected.ts';
 import { FailureLog } from './context/failure-log.ts';
@@ -23,6 +28,7 @@ import { runProperty } from './context/property.ts';
 import { credentialsOf, logWhenDone } from './context/request-log.ts';
 import { type Discovery, hashString, type RunServices, readOnStill } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
+import { type Coverage, DEFAULT_SAMPLE_ABOVE, sampledCursors } from './coverage.ts';
 import {
   type CheckScope,
   currentScope,
@@ -34,6 +40,19 @@ import {
 } from './failure.ts';
 import type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
+
+/**
+ * A list as {@link CheckContext.sampledList} read it: every record (`sampled` false, a
+ * {@link Walk}), or the records of the pages at seeded cursors (`sampled` true). `total` is
+ * the list's `paging.cursors.total` on its first page; `pages` the exchanges read, in
+ * cursor order.
+ */
+export interface SampledList<R = unknown> {
+  readonly records: R[];
+  readonly pages: Exchange[];
+  readonly total: number;
+  readonly sampled: boolean;
+}
 
 export type { CallerShare } from './context/caller-share.ts';
 export {
@@ -66,6 +85,8 @@ export class CheckContext {
   private fresh = 0;
   /** The caller the check runs as while {@link asCaller} runs it (see {@link CallerShare}). */
   private share: CallerShare | undefined;
+  /** What the check verified of the lists it sampled (see {@link covered}). */
+  private readonly coverageLog: Coverage[] = [];
 
   /**
    * `id` is the check's requirement id (its seed derives from it). `scope` counts its
@@ -292,6 +313,77 @@ export class CheckContext {
       return recordsOf(endpoint, [this.envelope(endpoint, ex).data]);
     }
     return (await this.walk(endpoint, call)).records;
+  }
+
+  /** Records of a list verified whole before a sample is taken (the run's `sampleAbove`). */
+  get sampleAbove(): number {
+    return this.services.sampleAbove ?? DEFAULT_SAMPLE_ABOVE;
+  }
+
+  /**
+   * A list endpoint's records for a law that holds record by record (or over records it can
+   * pick from any part of the list): every record (the run's cached {@link walk}) when the
+   * list has at most {@link sampleAbove} records, else the records of whole pages at seeded
+   * cursors, about {@link sampleAbove} of them (coverage.ts `sampledCursors`: page 0 and
+   * pages picked by the run's seed, the endpoint, the call and the total, so every check that
+   * samples the same list reads the same pages, whatever the concurrency). Records what it
+   * read as the check's coverage of `subject` (a plural noun, e.g. `contacts`). Throws a
+   * {@link Violation} as {@link walk} does for a page that does not parse.
+   */
+  async sampledList<Id extends EndpointId>(
+    endpoint: Id,
+    call: EndpointCall<Id>,
+    subject: string,
+  ): Promise<SampledList<RecordOf<Id>>> {
+    const { params: _named, ...rest } = call;
+    const query = queryPairsOf(call);
+    const first = await this.call(endpoint, { ...rest, query });
+    const page0 = this.page(endpoint, first);
+    const total = page0.paging?.cursors.total ?? 0;
+    const bound = this.sampleAbove;
+    if (total <= bound) {
+      const w = await this.walk(endpoint, call);
+      this.covered({ subject, verified: w.records.length, of: w.total, sampled: false });
+      return { ...w, sampled: false };
+    }
+    const credential = call.credential === undefined ? this.primary : call.credential;
+    const seed = hashString(
+      JSON.stringify([
+        this.services.baseSeed,
+        endpoint,
+        call.pathParams,
+        query,
+        credential?.label,
+        total,
+      ]),
+    );
+    const records: unknown[] = [...page0.data];
+    const pages: Exchange[] = [first];
+    for (const cursor of sampledCursors(total, this.profile.pageSize, bound, seed)) {
+      if (cursor === 0) continue;
+      const ex = await this.call(endpoint, {
+        ...rest,
+        query: [...query, ['cursor', String(cursor)]],
+      });
+      pages.push(ex);
+      records.push(...this.page(endpoint, ex).data);
+    }
+    this.compared();
+    this.covered({ subject, verified: records.length, of: total, sampled: true });
+    return { records: recordsOf(endpoint, records), pages, total, sampled: true };
+  }
+
+  /**
+   * Records what the check verified of `subject` (see {@link Coverage}): entries of the same
+   * subject add up in the check's result, and the reports state them when one was sampled.
+   */
+  covered(entry: Coverage): void {
+    this.coverageLog.push(entry);
+  }
+
+  /** What the check verified of the lists it read through {@link sampledList}, in order. */
+  get coverage(): readonly Coverage[] {
+    return this.coverageLog;
   }
 
   /** Ids discovered from the list endpoints for `credential` (default primary). */

@@ -103,6 +103,7 @@ export async function runCommand(
       retries: opts.retries as number | undefined,
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
       cacheBytes: opts.cacheBytes as number | undefined,
+      sampleAbove: opts.sampleAbove as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,

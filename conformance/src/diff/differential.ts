@@ -21,7 +21,7 @@ import type { CheckResult, RunOptions, RunResult } from '../run/runner.ts';
 import { runConformance } from '../run/runner.ts';
 import { type DiffCause, groupCauses } from './causes.ts';
 import { type CompareOptions, type Difference, differences } from './compare.ts';
-import { observe, type ReceivedResponse, type SideContext } from './observe.ts';
+import { observe, type ReceivedResponse, resetForm, type SideContext } from './observe.ts';
 
 /** Options of {@link runDiff}: those of a blind `run` against A, plus side B. */
 export interface DiffOptions extends Omit<RunOptions, 'expectedFailures' | 'bail'> {
@@ -429,6 +429,8 @@ export function sameAnswer(
 ): boolean {
   if (a.status !== b.status) return false;
   if ((a.headers['retry-after'] === undefined) !== (b.headers['retry-after'] === undefined))
+    return false;
+  if (resetForm(a.headers['x-rate-limit-reset']) !== resetForm(b.headers['x-rate-limit-reset']))
     return false;
   const swap = (text: string) => (baseA === baseB ? text : text.replaceAll(baseA, () => baseB));
   for (const h of COMPARED_HEADERS) {

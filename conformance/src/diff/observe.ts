@@ -191,6 +191,18 @@ function pagingOf(paging: unknown, baseUrl: string): unknown {
 }
 
 /**
+ * The form of an `X-Rate-Limit-Reset` value (spec §7: epoch seconds), never the instant
+ * itself, which two servers' clocks and windows may place differently: `epoch seconds`, or
+ * what else it is. A number of 10^11 or more is taken for milliseconds (10^11 seconds is the
+ * year 5138).
+ */
+export function resetForm(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) return 'not a whole number';
+  return Number(value) < 1e11 ? 'epoch seconds' : 'epoch milliseconds or finer';
+}
+
+/**
  * Observes one response of `path` (its endpoint found by core's `matchEndpoint`): reads the
  * body as the endpoint's JSON envelope, text table or HTML table by its Content-Type, and
  * normalises it with `side`. Never throws: an unreadable body is recorded in `unreadable`.
@@ -213,6 +225,7 @@ export function observe(path: string, response: ReceivedResponse, side: SideCont
         ? {
             'retry-after': headers['retry-after'] === undefined ? undefined : 'present',
             'x-rate-limit-limit': headers['x-rate-limit-limit'],
+            'x-rate-limit-reset': resetForm(headers['x-rate-limit-reset']),
           }
         : {}),
     },

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { coverageWords } from '../check/coverage.ts';
 import { AREAS } from '../check/define.ts';
 import type { CheckResult, CheckStatus, RunEvent, RunResult } from '../run/runner.ts';
 import { failureText } from './text.ts';
@@ -78,7 +79,7 @@ export function progressReporter(
       const r = event.result;
       if (multi === undefined) {
         stream.write(
-          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && (r.status === 'skip' || r.status === 'inconclusive') ? ` (${r.reason})` : ''}${r.retried === undefined ? '' : ` (retried: ${retriedWords(r)})`}\n`,
+          `${r.status.toUpperCase().padEnd(5)} ${r.id}${r.reason && (r.status === 'skip' || r.status === 'inconclusive') ? ` (${r.reason})` : ''}${r.retried === undefined ? '' : ` (retried: ${retriedWords(r)})`}${r.coverage === undefined ? '' : ` (${sampledWords(r)})`}\n`,
         );
       } else {
         bars.get(r.area)?.increment({ last: paint(c, r.status, `${r.id} ${r.status}`) });
@@ -151,6 +152,8 @@ export function formatSummary(result: RunResult, color = false): string {
   }
   const retried = result.checks.filter((x) => x.retried !== undefined);
   if (retried.length > 0) out.push('', retriedSection(retried, result, c));
+  const sampled = result.checks.filter((x) => x.coverage !== undefined);
+  if (sampled.length > 0) out.push('', sampledSection(sampled, c));
   const data = result.data;
   if (data?.moved !== undefined)
     out.push(
@@ -181,6 +184,24 @@ export function formatSummary(result: RunResult, color = false): string {
         : c.green(c.bold(v.line)),
   );
   return out.join('\n');
+}
+
+/** A check's coverage of the lists it sampled: `verified 5,000 of 48,113 contacts (seeded sample)`. */
+function sampledWords(r: CheckResult): string {
+  return (r.coverage ?? []).map(coverageWords).join('; ');
+}
+
+/**
+ * The checks that verified a seeded sample of a list longer than the run's bound
+ * (`--sample-above`), each with what it verified: a pass there covers the sample only.
+ */
+function sampledSection(checks: readonly CheckResult[], c: Colors): string {
+  return [
+    c.bold(
+      `SAMPLED (${checks.length} checks verified seeded samples of long lists; --sample-above)`,
+    ),
+    ...checks.map((x) => `  ${x.status.toUpperCase().padEnd(5)} ${x.id}: ${sampledWords(x)}`),
+  ].join('\n');
 }
 
 /** Most retried requests the console lists (results.json and report.html list them all). */
@@ -228,6 +249,7 @@ function describeFailure(r: CheckResult, c: Colors): string {
   if (r.status === 'error') lines.push(`  error: ${r.reason}`);
   else if (r.attempts !== undefined && r.reason !== undefined) lines.push(`  ${r.reason}`);
   if (r.retried !== undefined) lines.push(`  retried: ${retriedWords(r)} (see RETRIED below)`);
+  if (r.coverage !== undefined) lines.push(`  ${sampledWords(r)}`);
   for (const f of r.failures.slice(0, 3)) lines.push(`  - ${failureText(f, '  ')}`);
   if (r.failures.length > 3) {
     const kinds = new Map<string, number>();

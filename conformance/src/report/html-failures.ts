@@ -4,6 +4,7 @@
  * body windowed around the field the message names), the checks that needed retries
  * (transport faults are not verdicts, spec §11), and the command that runs a check again.
  */
+import { coverageWords } from '../check/coverage.ts';
 import type { Failure } from '../check/failure.ts';
 import type { Exchange } from '../http/client.ts';
 import { runAgainCommand } from '../http/rerun.ts';
@@ -171,9 +172,27 @@ export function failedCheckHtml(
   return (
     `<article class="failure ${xfail ? 'xfail' : c.status}" id="${a(c.id)}">` +
     `<h3><span class="badge ${stale ? 'fail' : xfail ? 'xfail' : c.status}">${label}</span> <code>${e(c.id)}</code> ${e(c.title)} <small>[${e(c.clause)}]</small></h3>` +
-    `${why}${retriedHtml(c)}${findingsHtml(c, exchanges)}` +
+    `${why}${retriedHtml(c)}${sampledHtml(c)}${findingsHtml(c, exchanges)}` +
     `<p class="meta">check seed ${c.seed}; run it again: <code>${e(rerunCommand(result, c.id))}</code></p></article>`
   );
+}
+
+/** What a check verified of the lists it sampled, one line; `''` when it sampled none. */
+export function sampledHtml(c: CheckResult): string {
+  if (c.coverage === undefined) return '';
+  return `<p class="meta coverage">Coverage: ${e(c.coverage.map(coverageWords).join('; '))}</p>`;
+}
+
+/**
+ * The checks that verified a seeded sample of a list longer than the run's bound
+ * (`--sample-above`), with what each verified; `''` when none sampled.
+ */
+export function sampledSection(result: RunResult): string {
+  const checks = result.checks.filter((c) => c.coverage !== undefined);
+  if (checks.length === 0) return '';
+  return `<section id="sampled"><h2>Sampled (${checks.length} check${checks.length === 1 ? '' : 's'})</h2>
+<p class="meta">Lists longer than the run's bound (--sample-above) were verified on a seeded sample: the same seed verifies the same records. A pass covers the records verified.</p>
+<ul>${checks.map((c) => `<li><span class="badge ${c.status}">${c.status.toUpperCase()}</span> <a href="#${a(c.id)}"><code>${e(c.id)}</code></a>: ${e(c.coverage!.map(coverageWords).join('; '))}</li>`).join('')}</ul></section>`;
 }
 
 /** A check's requests answered after retries (transport faults), as a list; `''` when none. */

@@ -3,6 +3,7 @@
  * the requirements-by-endpoint matrix and one line per exchange with its body previewed.
  */
 import { ENDPOINT_LIST } from '@tagtrack/core';
+import { coverageWords } from '../check/coverage.ts';
 import type { Exchange } from '../http/client.ts';
 import type { CheckResult, RunResult } from '../run/runner.ts';
 import { a, e } from './html-escape.ts';
@@ -23,7 +24,11 @@ function checkRows(checks: readonly CheckResult[]): string {
           ? ''
           : ` <a class="badge retried" href="#retried-${a(c.id)}">retried</a>`;
       const note = c.reason === undefined ? '' : `<br><small>${e(c.reason)}</small>`;
-      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${c.status}">${e(c.status)}${retried}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}</td><td>${c.requests}</td><td>${Math.round(c.durationMs)}</td></tr>`;
+      const sampled =
+        c.coverage === undefined
+          ? ''
+          : `<br><small class="coverage">${e(c.coverage.map(coverageWords).join('; '))}</small>`;
+      return `<tr id="${a(c.id)}"><td><code>${e(c.id)}</code></td><td>${e(c.area)}</td><td class="${c.status}">${e(c.status)}${retried}</td><td>${e(c.title)} <small>[${e(c.clause)}]</small>${note}${sampled}</td><td>${c.requests}</td><td>${Math.round(c.durationMs)}</td></tr>`;
     })
     .join('\n');
 }

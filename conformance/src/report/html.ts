@@ -5,7 +5,12 @@
  */
 import type { RunResult } from '../run/runner.ts';
 import { e } from './html-escape.ts';
-import { failedCheckHtml, inconclusiveHtml, retriedSection } from './html-failures.ts';
+import {
+  failedCheckHtml,
+  inconclusiveHtml,
+  retriedSection,
+  sampledSection,
+} from './html-failures.ts';
 import { collapsedChecks, exchangeRow, matrix } from './html-lists.ts';
 import { areaTable, countsTable, dataLine, indexHtml } from './html-summary.ts';
 import { failedChecks, isExpectedFailure, skipGroups, verdictOf } from './verdict.ts';
@@ -147,6 +152,7 @@ ${failures}
 ${expectedSection}
 ${unjudged}
 ${retriedSection(result)}
+${sampledSection(result)}
 <h2>Checks</h2>
 ${collapsedChecks(
   'passing checks',

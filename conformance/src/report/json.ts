@@ -130,6 +130,21 @@ export const ResultsJson = z.object({
           }),
         )
         .optional(),
+      /**
+       * What the check verified of the lists longer than the run's `--sample-above`, which
+       * it verified on a seeded sample, e.g. `{subject: "contacts", verified: 5000, of:
+       * 48113, sampled: true}` (absent: every record it read was verified).
+       */
+      coverage: z
+        .array(
+          z.object({
+            subject: z.string(),
+            verified: z.int().nonnegative(),
+            of: z.int().nonnegative(),
+            sampled: z.boolean(),
+          }),
+        )
+        .optional(),
       failures: z.array(
         z.object({
           /** The failure's kind (`FAILURE_KINDS`); absent in results.json of 0.1. */

@@ -1,5 +1,6 @@
 import { runPerCaller } from '../check/callers.ts';
 import { CheckContext, type RunServices } from '../check/context.ts';
+import { type Coverage, mergeCoverage } from '../check/coverage.ts';
 import type { Check, CheckEnv } from '../check/define.ts';
 import {
   type CheckScope,
@@ -36,6 +37,11 @@ export interface Outcome {
   readonly attempts?: number | undefined;
   /** Requests of its log answered only after retries (http/retry.ts), in log order. */
   readonly retried?: readonly RetriedRequest[] | undefined;
+  /**
+   * What it verified of the lists it sampled (coverage.ts), entries of a subject added up;
+   * absent when it sampled none (every record of every list verified).
+   */
+  readonly coverage?: readonly Coverage[] | undefined;
 }
 
 /**
@@ -120,6 +126,7 @@ export async function runCheck(
   }
   const failed = ctx.failures.length > 0;
   const retried = retriedRequests(exchanges);
+  const coverage = mergeCoverage(ctx.coverage);
   let cause: CheckCause;
   if (error !== undefined && guard.interrupted !== undefined) {
     cause = { kind: 'interrupted', reason: guard.interrupted };
@@ -156,6 +163,7 @@ export async function runCheck(
       comparisons: ctx.comparisons,
       serverErrors: fiveXx.length,
       ...(retried.length === 0 ? {} : { retried }),
+      ...(coverage.some((c) => c.sampled) ? { coverage } : {}),
     },
     exchanges,
   };

@@ -57,6 +57,14 @@ export interface RunOptions {
    */
   readonly cacheBytes?: number | undefined;
   /**
+   * Records of one list a law verifies whole (default `DEFAULT_SAMPLE_ABOVE`, 5,000): a law
+   * over a longer list verifies a seeded sample of about as many records (whole pages at
+   * sampled cursors), and its result states the coverage (`CheckResult.coverage`, e.g.
+   * "verified 5,000 of 48,113 contacts (seeded sample)"). `Infinity` verifies every record
+   * of every list. A positive integer or `Infinity`, else a {@link ConfigError}.
+   */
+  readonly sampleAbove?: number | undefined;
+  /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
    */
@@ -223,6 +231,10 @@ export function validateRunOptions(
     ['max-duration', options.maxDurationMs],
     ['max-response-time', options.maxResponseTimeMs],
     ['max-failures', options.maxFailures],
+    [
+      'sample-above',
+      options.sampleAbove === Number.POSITIVE_INFINITY ? undefined : options.sampleAbove,
+    ],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))
       throw new ConfigError(`${name} must be a positive integer, got ${value}`);

@@ -1,4 +1,5 @@
 import type { EndpointId } from '@tagtrack/core';
+import type { Coverage } from '../check/coverage.ts';
 import type { Check } from '../check/define.ts';
 import type { Failure } from '../check/failure.ts';
 import { type CheckStatus, checkVerdict, tallyOf } from '../check/outcome.ts';
@@ -53,8 +54,15 @@ export interface CheckResult {
    * a test runner's "flaky". Its verdict rests on the answers it got. Absent when none.
    */
   readonly retried?: readonly RetriedRequest[] | undefined;
+  /**
+   * What it verified of the lists longer than the run's bound (`--sample-above`), which it
+   * verified on a seeded sample: e.g. `{ subject: 'contacts', verified: 500, of: 48113,
+   * sampled: true }` (coverage.ts). Absent when every record it read was verified.
+   */
+  readonly coverage?: readonly Coverage[] | undefined;
 }
 
+export type { Coverage } from '../check/coverage.ts';
 export type { RetriedRequest } from '../http/types.ts';
 
 /** The structured result of a run (what results.json holds, plus the exchanges). */
@@ -151,6 +159,7 @@ export function resultOf(
     exchangeIds: [],
     ...(outcome.attempts === undefined ? {} : { attempts: outcome.attempts }),
     ...(outcome.retried === undefined ? {} : { retried: outcome.retried }),
+    ...(outcome.coverage === undefined ? {} : { coverage: outcome.coverage }),
     ...(expectedFailure === undefined ? {} : { expectedFailure }),
   };
 }

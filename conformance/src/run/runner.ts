@@ -1,6 +1,7 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { RunServices } from '../check/context.ts';
+import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
 import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
@@ -169,6 +170,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     numRuns,
     baseSeed: seed,
     walkCache,
+    sampleAbove: options.sampleAbove ?? DEFAULT_SAMPLE_ABOVE,
     discover: (credential) => {
       let p = discoveries.get(credential.authId);
       if (p === undefined) {

@@ -15,4 +15,18 @@ export const RATE_LIMIT_FAULTS = [
       },
     },
   },
+  {
+    name: 'rate-limit-reset-milliseconds',
+    area: 'rate-limit',
+    description:
+      '429 whose X-Rate-Limit-Reset is epoch milliseconds, not seconds; needs a rate limit (spec §7)',
+    detectedBy: ['RATE-429-HEADERS'],
+    wrap: {
+      rateLimitRefusal: (refusal) => (decision) => ({
+        ...refusal(decision),
+        // bug: the reset instant in the unit of Date.now()
+        'X-Rate-Limit-Reset': String(decision.resetEpochSeconds * 1000),
+      }),
+    },
+  },
 ] as const satisfies readonly FaultInfo[];

@@ -29,6 +29,12 @@ export interface RunServices {
   /** The run's walks of lists, capped by bytes (`walk-cache.ts`, `newWalkCache`). */
   readonly walkCache: ByteCache<Walk>;
   /**
+   * Records of a list verified whole ({@link CheckContext.sampledList}): a longer list is
+   * verified on a seeded sample of about as many (coverage.ts; default
+   * `DEFAULT_SAMPLE_ABOVE`; `Infinity`: never sampled).
+   */
+  readonly sampleAbove?: number | undefined;
+  /**
    * Set by the run's data watch when it watches watermarks (attempt.ts, spec §5 Revision
    * 3): reads them now, for {@link CheckContext.onStillData}. Absent on still data.
    */
