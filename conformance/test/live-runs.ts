@@ -55,10 +55,25 @@ async function openLiveEngine(
   });
 }
 
-/** Appends what is due on `server` now (in memory at once; into a database, awaited). */
+/**
+ * Appends what is due on `server` now (in memory at once; into a database, awaited). A failed
+ * append into a database is the server's own trouble, not the request's: it is reported as
+ * the server reports it (a process warning) and the request is answered from the data as it
+ * is. Then yields to the event loop once: an in-process request answered from a cache never
+ * waits for I/O, and without a turn of the loop the database's sockets (the appends, the
+ * other answers) would starve behind a run of such requests.
+ */
 async function appendDue(server: TagtrackServer): Promise<void> {
   if (server.live !== undefined) server.live.tick();
-  else await server.appender?.tick();
+  else
+    await server.appender
+      ?.tick()
+      .catch((e: unknown) =>
+        process.emitWarning(
+          `live data: cannot append: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Records `server` appended so far. */

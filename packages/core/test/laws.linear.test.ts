@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { contactsOf } from '../src/aggregate/contacts.ts';
 import { contactOf, recipientEmails } from '../src/aggregate/rules.ts';
@@ -127,7 +127,7 @@ function mutate(v: ContactView, m: Mutation, pick: number): ContactView {
 }
 
 describe('laws in linear time equal their definitional forms', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  fcTest.prop([arbDatasetWithCaller], RUNS)(
     'contactsOf(tags, opens, clicks) is contactOf of every recipient, and nothing else',
     ({ dataset, caller }) => {
       const { tags, opens, clicks } = viewOf(dataset, caller);
@@ -138,7 +138,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
     'REL-CONTACTS-TAGS (linear) gives the verdict and words of the rule applied per contact',
     ({ dataset, caller }, mutation, pick) => {
       const view = mutate(viewOf(dataset, caller), mutation, pick);
@@ -146,7 +146,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
     'REL-TAG-COUNTERS-EVENTS on each tag’s own events (plainEventsByTag) is the law on every event',
     ({ dataset, caller }, mutation, pick) => {
       const idx = indexOf(dataset);
@@ -171,7 +171,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop(
+  fcTest.prop(
     [arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day })))],
     RUNS,
   )(
@@ -206,7 +206,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller], RUNS)(
+  fcTest.prop([arbDatasetWithCaller], RUNS)(
     'plainEventsByTag holds every event of plainEvents once, under its tag, in list order',
     ({ dataset, caller }) => {
       const groups = indexOf(dataset).openGroups(caller, {});
