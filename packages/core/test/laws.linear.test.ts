@@ -218,7 +218,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
     'REL-CONTACT-CALLER-TAGS (one pass over tags and events) gives the words of contactOf over every tag and event',
     ({ dataset, caller }, mutation, pick) => {
       const view = mutate(viewOf(dataset, caller), mutation, pick);

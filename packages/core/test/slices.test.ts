@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   contactCountersOverTheirTags,
@@ -111,7 +111,7 @@ describe('laws written as steps', () => {
     );
   });
 
-  test.prop([arbDatasetWithCaller, fc.nat(1000)], { numRuns: 30 })(
+  fcTest.prop([arbDatasetWithCaller, fc.nat(1000)], { numRuns: 30 })(
     'runInSlices(law.steps(input)) equals runAtOnce(law.steps(input)) on the index answers, broken or not',
     async ({ dataset, caller }, pick) => {
       const idx = indexOf(dataset);
