@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { DAY_MS, inDayWindow, parseTimestampMs } from '@tagtrack/core';
 import { arbCalendarDate, arbTimestamp } from '@tagtrack/core/testing';
 import { describe, expect } from 'vitest';
@@ -18,7 +18,7 @@ const timeOfDay = (t: string) => ((parseTimestampMs(t) % DAY_MS) + DAY_MS) % DAY
 const arbTimestamps = fc.array(arbTimestamp, { minLength: 1, maxLength: 40 });
 
 describe('picks from the data', () => {
-  test.prop([arbTimestamps])(
+  fcTest.prop([arbTimestamps])(
     'nearMidnight picks a timestamp with the latest and one with the earliest time of day',
     (ts) => {
       const picked = nearMidnight(ts);
@@ -29,7 +29,7 @@ describe('picks from the data', () => {
     },
   );
 
-  test.prop([arbTimestamps, fc.integer({ min: 1, max: 3 })])(
+  fcTest.prop([arbTimestamps, fc.integer({ min: 1, max: 3 })])(
     'every boundary window is one UTC day, both bounds inclusive, that selects a picked timestamp',
     (ts, n) => {
       const picked = nearMidnight(ts, n);
@@ -43,7 +43,7 @@ describe('picks from the data', () => {
     },
   );
 
-  test.prop([fc.uniqueArray(arbCalendarDate, { minLength: 3, maxLength: 60 })])(
+  fcTest.prop([fc.uniqueArray(arbCalendarDate, { minLength: 3, maxLength: 60 })])(
     'the middle window of three or more sorted days leaves out days on both sides',
     (unsorted) => {
       const days = [...unsorted].sort();
@@ -54,7 +54,7 @@ describe('picks from the data', () => {
     },
   );
 
-  test.prop([fc.array(fc.nat(), { maxLength: 30 }), fc.integer({ min: 1, max: 50 })])(
+  fcTest.prop([fc.array(fc.nat(), { maxLength: 30 }), fc.integer({ min: 1, max: 50 })])(
     'withPicks runs every pick and at least the requested number of runs',
     (examples, numRuns) => {
       const o = withPicks({ numRuns }, examples);

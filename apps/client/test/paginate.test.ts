@@ -1,4 +1,4 @@
-import { fc, test as propTest } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { type PagingEnd, pageOf, pagingOf } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import { PaginationError } from '../src/errors.ts';
@@ -31,7 +31,7 @@ async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 }
 
 describe('paginate (spec §5)', () => {
-  propTest.prop([fc.nat(60), fc.integer({ min: 1, max: 12 }), fc.nat(70)])(
+  fcTest.prop([fc.nat(60), fc.integer({ min: 1, max: 12 }), fc.nat(70)])(
     'paginate from cursor c yields records [c, total) each exactly once, in order',
     async (total, pageSize, start) => {
       const s = server(total, pageSize);
@@ -152,7 +152,7 @@ function rawPage<T>(data: T[], next: number, total: number): ListPage<T> {
 }
 
 describe('paging end: 204 No Content and empty pages (spec §5 Revision 2)', () => {
-  propTest.prop([
+  fcTest.prop([
     fc.nat(45),
     fc.integer({ min: 1, max: 12 }),
     fc.nat(50),

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import {
   authorizationHeader,
   ENDPOINT_LIST,
@@ -124,7 +124,7 @@ const arbQuery = fc
       .join('&'),
   );
 
-test.prop([
+fcTest.prop([
   arbPath,
   arbQuery,
   fc.constantFrom('correct', 'correct', 'wrong', 'none'),
@@ -217,7 +217,7 @@ const arbValidRequest = fc
     ),
   );
 
-test.prop([arbValidRequest])(
+fcTest.prop([arbValidRequest])(
   'a signed request with the endpoint’s own parameters is never 5xx, and a 200 passes the response schema',
   async ({ e, path, entries }) => {
     const query = new URLSearchParams(entries).toString();

@@ -498,6 +498,10 @@ export class CheckContext {
    * per try. Other exceptions propagate.
    */
   async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
+    // the watermarks of the credentials `fn`'s own reads used (its verdict rests on them
+    // alone), else of every credential the check used so far
+    const scope = this.active;
+    const from = scope.log.length;
     return readOnStill(
       this.services.http,
       this.services.still,
@@ -505,7 +509,10 @@ export class CheckContext {
       (d) => {
         this.fresh += d;
       },
-      () => this.credentialsUsed(),
+      () => {
+        const own = credentialsOf([{ ...scope, log: scope.log.slice(from) }]);
+        return own.size > 0 ? own : this.credentialsUsed();
+      },
     );
   }
 

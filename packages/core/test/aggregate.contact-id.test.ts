@@ -1,9 +1,9 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
 import { contactIdOf, contactIdOfNormalised } from '../src/aggregate/contact-id.ts';
 import { normaliseEmail } from '../src/dataset/schema.ts';
 
-test.prop([fc.string({ unit: 'grapheme', maxLength: 30 })])(
+fcTest.prop([fc.string({ unit: 'grapheme', maxLength: 30 })])(
   'contactIdOf is 24 lowercase hex chars and depends only on the normalised email',
   (email) => {
     const id = contactIdOf(email);

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { dayNumber, dayString } from '../src/aggregate/time.ts';
 import type { Caller, DayWindow, ReportingIndex } from '../src/aggregate/types.ts';
@@ -70,7 +70,7 @@ function lawProperty<In, X>(
   on = '',
 ): void {
   stated.add(law.id);
-  test.prop([arb])(`${law.id}: ${law.title}${on && ` (${on})`}`, (x) => {
+  fcTest.prop([arb])(`${law.id}: ${law.title}${on && ` (${on})`}`, (x) => {
     for (const input of inputs(x)) {
       const violation = law.check(input);
       expect(violation, violation).toBeUndefined();

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { contactIdOf } from '../src/aggregate/contact-id.ts';
 import {
@@ -52,7 +52,7 @@ function teamOf(dataset: Dataset, caller: Caller) {
 }
 
 describe('stats merge (spec §10)', () => {
-  test.prop([fc.array(arbDailyStatsSummary, { maxLength: 6 })])(
+  fcTest.prop([fc.array(arbDailyStatsSummary, { maxLength: 6 })])(
     'merging daily records drops date and sums counters',
     (records) => {
       const merged = mergeAllStats(records);
@@ -63,13 +63,13 @@ describe('stats merge (spec §10)', () => {
 });
 
 describe('generated datasets', () => {
-  test.prop([arbDataset])('arbDataset is consistent: validateDataset finds nothing', (d) => {
+  fcTest.prop([arbDataset])('arbDataset is consistent: validateDataset finds nothing', (d) => {
     expect(validateDataset(d)).toEqual([]);
   });
 });
 
 describe('per-tag counters (spec §9, §10)', () => {
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'index tags equal renderTag (tagCounters, distinct recipients) of the visible tags',
     ({ dataset, caller }) => {
       expect(indexOf(dataset).tags(caller, {})).toEqual(plainTags(dataset, caller));
@@ -78,7 +78,7 @@ describe('per-tag counters (spec §9, §10)', () => {
 });
 
 describe('daily counts (spec §10, endpoint 14)', () => {
-  test.prop([
+  fcTest.prop([
     arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day }))),
   ])('daily equals dailyCounts', ({ dataset, caller, day }) => {
     const idx = indexOf(dataset);
@@ -91,7 +91,7 @@ describe('daily counts (spec §10, endpoint 14)', () => {
 });
 
 describe('stats (spec §5, §10)', () => {
-  test.prop([arbWithWindow])(
+  fcTest.prop([arbWithWindow])(
     'team stats equal dailyStatsOfTags of the visible tags in the window, aggregated statsOfTags',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -104,7 +104,7 @@ describe('stats (spec §5, §10)', () => {
       ).toEqual([statsOfTags(tags)]);
     },
   );
-  test.prop([arbWithWindow])(
+  fcTest.prop([arbWithWindow])(
     'a group answers stats exactly when it answers members; an unknown group answers neither',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -126,7 +126,7 @@ describe('stats (spec §5, §10)', () => {
 });
 
 describe('tag lists (spec §5, §6)', () => {
-  test.prop([arbWithWindow.chain((x) => arbTagFilters.map((filters) => ({ ...x, filters })))])(
+  fcTest.prop([arbWithWindow.chain((x) => arbTagFilters.map((filters) => ({ ...x, filters })))])(
     'tags = visible tags sent in the window passing the filters, newest first then tagID',
     ({ dataset, caller, window, filters }) => {
       const got = indexOf(dataset).tags(caller, { ...window, ...filters })!;
@@ -136,7 +136,7 @@ describe('tag lists (spec §5, §6)', () => {
       expect(got).toEqual(expected);
     },
   );
-  test.prop([
+  fcTest.prop([
     arbWithWindow.chain((x) =>
       fc.tuple(arbTagFilters, arbTagFilters).map(([f, g]) => ({ ...x, f, g })),
     ),
@@ -159,7 +159,7 @@ describe('tag lists (spec §5, §6)', () => {
       expect(both).toEqual(a.filter((id) => b.includes(id)));
     },
   );
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     "a member's tags are the visible tags that member sent",
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -176,7 +176,7 @@ describe('tag lists (spec §5, §6)', () => {
 });
 
 describe('pagination (spec §5)', () => {
-  test.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 20 })])(
+  fcTest.prop([fc.array(fc.nat(), { maxLength: 60 }), fc.integer({ min: 1, max: 20 })])(
     'pages of pageOf concatenate to the whole list with no overlap',
     (records, pageSize) => {
       const out: number[] = [];
@@ -194,7 +194,7 @@ describe('pagination (spec §5)', () => {
 });
 
 describe('members (spec §4, §5, §9)', () => {
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'members = visible members rendered, by lastname, firstname, memberID',
     ({ dataset, caller }) => {
       const team = teamOf(dataset, caller);
@@ -205,7 +205,7 @@ describe('members (spec §4, §5, §9)', () => {
 });
 
 describe('events (spec §5, §6, §10)', () => {
-  test.prop([arbWithWindow])(
+  fcTest.prop([arbWithWindow])(
     'open and click groups: visible tags in tag order with >= 1 event in the window (by event date), events oldest first',
     ({ dataset, caller, window }) => {
       const idx = indexOf(dataset);
@@ -233,7 +233,7 @@ describe('events (spec §5, §6, §10)', () => {
       }
     },
   );
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'per-tag events are the whole group of that tag, with tagID; recipient ids are contact ids',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -253,7 +253,7 @@ describe('events (spec §5, §6, §10)', () => {
 });
 
 describe('contacts (spec §4, §10)', () => {
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'contacts = contactOf each recipient email over the visible tags, by email',
     ({ dataset, caller }) => {
       const tags = visibleTags(dataset, caller);
@@ -265,7 +265,7 @@ describe('contacts (spec §4, §10)', () => {
       for (const c of expected) expect(idx.contact(caller, c!.contactID)).toEqual(c);
     },
   );
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'the contacts of a tag are its recipients, by email (sums: AGG-CONTACTS-SUM-TAGS)',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -279,7 +279,7 @@ describe('contacts (spec §4, §10)', () => {
 });
 
 describe('scoping (spec §4)', () => {
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'no method ever shows anything of another team',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -304,7 +304,7 @@ describe('scoping (spec §4)', () => {
       }
     },
   );
-  test.prop([arbDatasetWithCaller])(
+  fcTest.prop([arbDatasetWithCaller])(
     'ids outside the scope answer undefined, exactly like unknown ids',
     ({ dataset, caller }) => {
       const idx = indexOf(dataset);
@@ -349,7 +349,7 @@ describe('scoping (spec §4)', () => {
       }
     },
   );
-  test.prop([arbDataset.chain((d) => arbCaller(d).map((c) => ({ d, c })))])(
+  fcTest.prop([arbDataset.chain((d) => arbCaller(d).map((c) => ({ d, c })))])(
     'admins see their whole team; users exactly themselves',
     ({ d, c }) => {
       const idx = indexOf(d);

@@ -1,16 +1,16 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { expect, it } from 'vitest';
 import { dayNumber, dayString, parseTimestampMs } from '../src/aggregate/time.ts';
 import { arbCalendarDate, arbTimestamp } from '../src/testing.ts';
 
-test.prop([fc.array(arbTimestamp, { minLength: 1, maxLength: 20 })])(
+fcTest.prop([fc.array(arbTimestamp, { minLength: 1, maxLength: 20 })])(
   'parseTimestampMs agrees with Date.parse on valid timestamps (in any sequence)',
   (timestamps) => {
     for (const ts of timestamps) expect(parseTimestampMs(ts)).toBe(Date.parse(ts));
   },
 );
 
-test.prop([arbCalendarDate])(
+fcTest.prop([arbCalendarDate])(
   'dayString(dayNumber(d)) = d, and the day starts at d T00:00:00Z',
   (d) => {
     expect(dayString(dayNumber(d))).toBe(d);

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import {
   buildPath,
@@ -116,7 +116,7 @@ const arbParams = fc.record({
 });
 
 describe('buildPath', () => {
-  test.prop([fc.constantFrom(...ENDPOINT_LIST), arbParams])(
+  fcTest.prop([fc.constantFrom(...ENDPOINT_LIST), arbParams])(
     'matchEndpoint(buildPath(e, params)) gives back e and the params it uses',
     (e: Endpoint, params) => {
       const match = matchEndpoint(buildPath(e, params));
@@ -127,7 +127,7 @@ describe('buildPath', () => {
     },
   );
 
-  test.prop([fc.constantFrom(...ENDPOINT_LIST).filter((e) => e.pathParams.length === 0)])(
+  fcTest.prop([fc.constantFrom(...ENDPOINT_LIST).filter((e) => e.pathParams.length === 0)])(
     'buildPath of an endpoint without placeholders is its path',
     (e) => {
       expect(buildPath(e)).toBe(e.path);

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { parse } from 'parse5';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -224,7 +224,7 @@ describe('toTable (spec §8 flattening)', () => {
     expect(t.rows.every((r) => r.length === t.columns.length)).toBe(true);
   });
 
-  test.prop([arbEndpointRecords])(
+  fcTest.prop([arbEndpointRecords])(
     'every row of toTable has exactly the endpoint columns, and event groups give one row per event',
     ([e, records]) => {
       const t = toTable(e, records);
@@ -246,7 +246,7 @@ describe('text format', () => {
     expect(text).toBe('a\tb\nx\\ty\tl1\\nl2\\r\\\\\n');
   });
 
-  test.prop([arbTable])(
+  fcTest.prop([arbTable])(
     'parseText(renderText(t)) equals t, and every line has columns - 1 raw tabs',
     (t) => {
       const text = renderText(t);
@@ -276,7 +276,7 @@ describe('text format', () => {
     });
   });
 
-  test.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
+  fcTest.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
     numRuns: 50,
   })('a text body whose cells carry a raw CR instead of \\r never parses', (t) => {
     const raw = renderText(t).replace(/\\\\|\\r/g, (m) => (m === '\\r' ? '\r' : m));
@@ -292,7 +292,7 @@ describe('text format', () => {
 });
 
 describe('html format', () => {
-  test.prop([arbTable])('parseHtml(renderHtml(t)) equals t', (t) => {
+  fcTest.prop([arbTable])('parseHtml(renderHtml(t)) equals t', (t) => {
     expect(parseHtml(renderHtml(t, 'x'))).toEqual(t);
   });
 
@@ -316,7 +316,7 @@ describe('html format', () => {
     return out;
   };
 
-  test.prop([arbTable, hostileString])(
+  fcTest.prop([arbTable, hostileString])(
     'values and title never create elements: the parsed document holds only the template tags',
     (t, title) => {
       const html = renderHtml(t, title);
@@ -397,7 +397,7 @@ describe('html format', () => {
     expect(() => parseHtml('<table><tr><th>a\rb</th></tr></table>')).toThrow(/header row, cell 1/);
   });
 
-  test.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
+  fcTest.prop([arbTable.filter((t) => t.rows.some((r) => r.some((c) => c.includes('\r'))))], {
     numRuns: 50,
   })('an html body whose cells carry a raw CR instead of &#13; never parses', (t) => {
     expect(() => parseHtml(renderHtml(t, 'x').replaceAll('&#13;', '\r'))).toThrow(
@@ -425,7 +425,7 @@ describe('html format', () => {
 });
 
 describe('the three formats carry the same records (spec §8)', () => {
-  test.prop([arbEndpointRecords])(
+  fcTest.prop([arbEndpointRecords])(
     'toTable(records) equals parseText(renderBody text) and parseHtml(renderBody html)',
     ([e, records]) => {
       const expected = toTable(e, records);

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseJsonExact, stringifyJson } from '../src/json.ts';
 
@@ -31,14 +31,14 @@ const arbExactJson: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 })).value;
 
 describe('JSON with integers of any size (docs/spec.md §5)', () => {
-  test.prop([arbExactJson, fc.constantFrom(undefined, 2)])(
+  fcTest.prop([arbExactJson, fc.constantFrom(undefined, 2)])(
     'parseJsonExact(stringifyJson(v)) is v: every bigint round-trips with all its digits',
     (value, space) => {
       expect(parseJsonExact(stringifyJson(value, space))).toEqual(value);
     },
   );
 
-  test.prop([arbExactJson])(
+  fcTest.prop([arbExactJson])(
     'stringifyJson writes JSON: JSON.parse reads it, and without a bigint it is JSON.stringify',
     (value) => {
       const text = stringifyJson(value);

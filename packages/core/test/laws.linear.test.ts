@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { contactsOf } from '../src/aggregate/contacts.ts';
 import { contactOf, recipientEmails } from '../src/aggregate/rules.ts';
@@ -10,6 +10,7 @@ import { firstOf, sameInstant } from '../src/laws/helpers.ts';
 import {
   type ContactView,
   contactCountersOverTheirTags,
+  contactCountsCallerTags,
   dailyAreDistinctRecipients,
   plainEvents,
   plainEventsByTag,
@@ -126,7 +127,7 @@ function mutate(v: ContactView, m: Mutation, pick: number): ContactView {
 }
 
 describe('laws in linear time equal their definitional forms', () => {
-  test.prop([arbDatasetWithCaller], RUNS)(
+  fcTest.prop([arbDatasetWithCaller], RUNS)(
     'contactsOf(tags, opens, clicks) is contactOf of every recipient, and nothing else',
     ({ dataset, caller }) => {
       const { tags, opens, clicks } = viewOf(dataset, caller);
@@ -137,7 +138,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
     'REL-CONTACTS-TAGS (linear) gives the verdict and words of the rule applied per contact',
     ({ dataset, caller }, mutation, pick) => {
       const view = mutate(viewOf(dataset, caller), mutation, pick);
@@ -145,7 +146,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
     'REL-TAG-COUNTERS-EVENTS on each tag’s own events (plainEventsByTag) is the law on every event',
     ({ dataset, caller }, mutation, pick) => {
       const idx = indexOf(dataset);
@@ -170,7 +171,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop(
+  fcTest.prop(
     [arbDatasetWithCaller.chain((x) => arbDayFor(x.dataset).map((day) => ({ ...x, day })))],
     RUNS,
   )(
@@ -205,7 +206,7 @@ describe('laws in linear time equal their definitional forms', () => {
     },
   );
 
-  test.prop([arbDatasetWithCaller], RUNS)(
+  fcTest.prop([arbDatasetWithCaller], RUNS)(
     'plainEventsByTag holds every event of plainEvents once, under its tag, in list order',
     ({ dataset, caller }) => {
       const groups = indexOf(dataset).openGroups(caller, {});
@@ -214,6 +215,31 @@ describe('laws in linear time equal their definitional forms', () => {
       expect([...byTag.values()].flat().length).toBe(all.length);
       for (const [tagID, events] of byTag)
         expect(events).toEqual(all.filter((e) => e.tagID === tagID));
+    },
+  );
+
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+    'REL-CONTACT-CALLER-TAGS (one pass over tags and events) gives the words of contactOf over every tag and event',
+    ({ dataset, caller }, mutation, pick) => {
+      const view = mutate(viewOf(dataset, caller), mutation, pick);
+      for (const contact of view.contacts.slice(0, 5)) {
+        const input = { caller: 'c', contact, ...view };
+        const email = normaliseEmail(contact.email);
+        const expected = contactOf(email, view.tags, view.opens, view.clicks);
+        const definitional =
+          expected === undefined
+            ? `contact ${contact.contactID} (${email}) answers c though no tag it sees was sent to it`
+            : undefined;
+        const got = contactCountsCallerTags.check(input);
+        if (definitional !== undefined) expect(got).toBe(definitional);
+        else {
+          const same =
+            (Object.keys(expected!.stats) as (keyof Contact['stats'])[]).every(
+              (k) => contact.stats[k] === expected!.stats[k],
+            ) && sameInstant(contact.dateLastSent, expected!.dateLastSent);
+          expect(got === undefined).toBe(same);
+        }
+      }
     },
   );
 });

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { type PagingEnd, pageOf, pagingOf, queryWithCursor } from '../src/paging.ts';
 
@@ -20,7 +20,7 @@ function followNext(records: number[], pageSize: number, end: PagingEnd) {
 }
 
 describe('paging end (spec §5 Revision 2)', () => {
-  test.prop([arbList, arbPageSize, arbEnd])(
+  fcTest.prop([arbList, arbPageSize, arbEnd])(
     'following nextURL from cursor 0 gives every record once and ends, in both paging ends',
     (records, pageSize, end) => {
       const { seen, last } = followNext(records, pageSize, end);
@@ -34,7 +34,7 @@ describe('paging end (spec §5 Revision 2)', () => {
     },
   );
 
-  test.prop([arbList, arbPageSize, fc.nat({ max: 100 }), arbEnd])(
+  fcTest.prop([arbList, arbPageSize, fc.nat({ max: 100 }), arbEnd])(
     'next = min(cursor + pageSize, total), previous = max(cursor - pageSize, 0), previousURL iff cursor > 0',
     (records, pageSize, cursor, end) => {
       const page = pageOf(records, cursor, pageSize, end);
@@ -46,7 +46,7 @@ describe('paging end (spec §5 Revision 2)', () => {
     },
   );
 
-  test.prop([arbList, arbPageSize, fc.nat({ max: 100 })])(
+  fcTest.prop([arbList, arbPageSize, fc.nat({ max: 100 })])(
     'no-content: nextURL is null iff the page is empty, which answers 204',
     (records, pageSize, cursor) => {
       const page = pageOf(records, cursor, pageSize, 'no-content');
@@ -55,7 +55,7 @@ describe('paging end (spec §5 Revision 2)', () => {
     },
   );
 
-  test.prop([arbList, arbPageSize, fc.nat({ max: 100 })])(
+  fcTest.prop([arbList, arbPageSize, fc.nat({ max: 100 })])(
     'empty-page: nextURL is null on the last page and past the end, never 204',
     (records, pageSize, cursor) => {
       const page = pageOf(records, cursor, pageSize, 'empty-page');
@@ -78,7 +78,7 @@ describe('paging end (spec §5 Revision 2)', () => {
 describe('cursor arithmetic is exact for any cursor (spec §5 Revision 2, docs/spec.md §5)', () => {
   const arbHuge = fc.bigInt({ min: BigInt(Number.MAX_SAFE_INTEGER) - 300n, max: 10n ** 40n });
 
-  test.prop([arbList, arbPageSize, arbHuge, arbEnd])(
+  fcTest.prop([arbList, arbPageSize, arbHuge, arbEnd])(
     'previous = cursor - pageSize exactly (a number iff safe), next = total, no records, past 2^53 too',
     (records, pageSize, cursor, end) => {
       const page = pageOf(records, cursor, pageSize, end);
@@ -95,7 +95,7 @@ describe('cursor arithmetic is exact for any cursor (spec §5 Revision 2, docs/s
     },
   );
 
-  test.prop([arbList, arbPageSize, fc.nat({ max: 100 }), arbEnd])(
+  fcTest.prop([arbList, arbPageSize, fc.nat({ max: 100 }), arbEnd])(
     'a cursor given as a bigint pages like the same number',
     (records, pageSize, cursor, end) => {
       expect(pageOf(records, BigInt(cursor), pageSize, end)).toEqual(

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { type EndpointId, endpointById } from '../src/endpoints.ts';
 import { QueryParamError } from '../src/errors.ts';
@@ -92,7 +92,7 @@ describe('dates: strict YYYY-MM-DD and a real calendar day (spec §6)', () => {
     max: new Date('2100-12-31T23:59:59Z'),
     noInvalidDate: true,
   });
-  test.prop([arbDay, arbDay])(
+  fcTest.prop([arbDay, arbDay])(
     'any calendar day in 2000-2100 parses to itself, and a pair parses iff start <= end',
     (a, b) => {
       const [start, end] = [a.toISOString().slice(0, 10), b.toISOString().slice(0, 10)];
@@ -102,7 +102,7 @@ describe('dates: strict YYYY-MM-DD and a real calendar day (spec §6)', () => {
     },
   );
 
-  test.prop([
+  fcTest.prop([
     fc.integer({ min: 2000, max: 2100 }),
     fc.integer({ min: 1, max: 12 }),
     fc.integer({ min: 29, max: 31 }),
@@ -134,7 +134,7 @@ describe('booleans: true/false/1/0 in any case (spec §6)', () => {
     expect(err.message).toContain('true, false, 1 or 0');
   });
 
-  test.prop([fc.string({ unit: 'grapheme', maxLength: 8 })])(
+  fcTest.prop([fc.string({ unit: 'grapheme', maxLength: 8 })])(
     'a value is accepted iff it is true, false, 1 or 0 ignoring case',
     (raw) => {
       const valid = ['true', 'false', '1', '0'].includes(raw.toLowerCase());
@@ -222,10 +222,10 @@ describe('cursor and total (spec §5)', () => {
       parameter: 'cursor',
     });
   });
-  test.prop([fc.nat()])('any non-negative integer cursor parses to itself', (n) => {
+  fcTest.prop([fc.nat()])('any non-negative integer cursor parses to itself', (n) => {
     expect(parse('teams.list', `cursor=${n}`).cursor).toBe(n);
   });
-  test.prop([fc.bigInt({ min: 0n, max: 10n ** 60n }), fc.nat({ max: 5 })])(
+  fcTest.prop([fc.bigInt({ min: 0n, max: 10n ** 60n }), fc.nat({ max: 5 })])(
     'any cursor, leading zeros and any size, parses to its exact value (a number iff safe)',
     (n, zeros) => {
       const cursor = parse('teams.list', `cursor=${'0'.repeat(zeros)}${n}`).cursor;

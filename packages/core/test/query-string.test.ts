@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, test } from 'vitest';
 import { QueryParamError } from '../src/errors.ts';
 import { decodeFormComponent, parseQuery, parseQueryString } from '../src/params.ts';
 import { buildQueryString } from '../src/signing.ts';
@@ -16,14 +16,14 @@ const arbPairs = fc.array(
 );
 
 describe('parseQueryString (spec §6 Revision 3)', () => {
-  test.prop([arbPairs])(
+  fcTest.prop([arbPairs])(
     'parseQueryString(buildQueryString(pairs)) gives back the pairs, in order',
     (pairs) => {
       expect(parseQueryString(buildQueryString(pairs))).toEqual(pairs);
     },
   );
 
-  test.prop([arbPairs, fc.array(fc.nat({ max: 6 }), { maxLength: 4 })])(
+  fcTest.prop([arbPairs, fc.array(fc.nat({ max: 6 }), { maxLength: 4 })])(
     'empty pieces (a leading, trailing or doubled &) change nothing',
     (pairs, at) => {
       const pieces = buildQueryString(pairs)
@@ -34,7 +34,7 @@ describe('parseQueryString (spec §6 Revision 3)', () => {
     },
   );
 
-  test.prop([fc.string({ unit: 'grapheme' })])(
+  fcTest.prop([fc.string({ unit: 'grapheme' })])(
     'decodeFormComponent agrees with decodeURIComponent after + is read as a space',
     (text) => {
       const sent = encodeURIComponent(text);

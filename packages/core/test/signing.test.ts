@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../src/errors.ts';
 import {
@@ -80,7 +80,9 @@ describe('buildQueryString', () => {
     expect(buildQueryString([])).toBe('');
   });
 
-  test.prop([fc.array(fc.tuple(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' })))])(
+  fcTest.prop([
+    fc.array(fc.tuple(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }))),
+  ])(
     'URLSearchParams decodes buildQueryString back to the same pairs in the same order',
     (pairs) => {
       expect([...new URLSearchParams(buildQueryString(pairs))]).toEqual(pairs);
@@ -133,12 +135,12 @@ describe('parseAuthorization errors (spec §3: 401)', () => {
 describe('laws', () => {
   const text = fc.string({ unit: 'grapheme', maxLength: 30 });
 
-  test.prop([text, text])('constantTimeEqual(a, b) is true iff a === b', (a, b) => {
+  fcTest.prop([text, text])('constantTimeEqual(a, b) is true iff a === b', (a, b) => {
     expect(constantTimeEqual(a, b)).toBe(a === b);
     expect(constantTimeEqual(a, a)).toBe(true);
   });
 
-  test.prop([
+  fcTest.prop([
     text,
     fc.nat({ max: 29 }),
     fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
@@ -149,7 +151,7 @@ describe('laws', () => {
     expect(constantTimeEqual(a, b)).toBe(a === b);
   });
 
-  test.prop([fc.string({ unit: 'grapheme', minLength: 1 }), text, text])(
+  fcTest.prop([fc.string({ unit: 'grapheme', minLength: 1 }), text, text])(
     'parseAuthorization(authorizationHeader(id, key, q)) gives id and signQuery(q, key), which verifies',
     (authId, accessKey, query) => {
       const parsed = parseAuthorization(authorizationHeader(authId, accessKey, query));
@@ -159,7 +161,7 @@ describe('laws', () => {
     },
   );
 
-  test.prop([
+  fcTest.prop([
     fc.array(fc.tuple(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'grapheme' }))),
     text,
   ])(

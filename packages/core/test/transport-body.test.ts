@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, test } from 'vitest';
 import { BodyTooLargeError, Deadline, readCappedBody } from '../src/transport/body.ts';
 
 /** A response streaming `chunks` (then ending, or hanging when `hang`); records a cancel. */
@@ -23,7 +23,7 @@ function streamed(chunks: Uint8Array[], opts: { hang?: boolean; headers?: Header
 const bytes = (n: number, fill = 0x61) => new Uint8Array(n).fill(fill);
 
 describe('readCappedBody', () => {
-  test.prop([fc.array(fc.string(), { maxLength: 8 })])(
+  fcTest.prop([fc.array(fc.string(), { maxLength: 8 })])(
     'a body within the cap reads as the UTF-8 text of its chunks, with its byte count',
     async (parts) => {
       const chunks = parts.map((p) => new TextEncoder().encode(p));

@@ -1,5 +1,5 @@
-import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, test } from 'vitest';
 import { type PagingEnd, pageOf } from '../src/paging.ts';
 import { verifySignature } from '../src/signing.ts';
 import { type Clock, Pacer } from '../src/transport/pace.ts';
@@ -48,7 +48,7 @@ describe('signRequest: signs exactly the query string it sends', () => {
     fc.string({ unit: 'grapheme', maxLength: 8 }),
     fc.string({ unit: 'grapheme', maxLength: 8 }),
   );
-  test.prop([fc.array(pair, { maxLength: 5 }), fc.string({ minLength: 1, maxLength: 12 })])(
+  fcTest.prop([fc.array(pair, { maxLength: 5 }), fc.string({ minLength: 1, maxLength: 12 })])(
     'the signature verifies over the query of the URL that goes out',
     (pairs, key) => {
       const r = signRequest(
@@ -63,7 +63,7 @@ describe('signRequest: signs exactly the query string it sends', () => {
     },
   );
 
-  test.prop([fc.stringMatching(/^[A-Za-z0-9=&+%._~-]{0,30}$/)])(
+  fcTest.prop([fc.stringMatching(/^[A-Za-z0-9=&+%._~-]{0,30}$/)])(
     'a raw query of URL-safe characters is sent and signed verbatim',
     (raw) => {
       const seen: string[] = [];
@@ -93,7 +93,7 @@ describe('signRequest: signs exactly the query string it sends', () => {
 });
 
 describe('Pacer on an injected clock', () => {
-  test.prop([fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 20 })])(
+  fcTest.prop([fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 20 })])(
     'sequential requests go out intervalMs apart, the first at once',
     async (interval, n) => {
       const clock = fakeClock();
@@ -133,7 +133,7 @@ describe('Pacer on an injected clock', () => {
 });
 
 describe('walkCursor: laws of a walk', () => {
-  test.prop([arbList, arbPageSize, arbEnd])(
+  fcTest.prop([arbList, arbPageSize, arbEnd])(
     'ends in either paging end, yielding every record once in order',
     async (records, pageSize, end) => {
       const s = server(records, pageSize, end);
@@ -153,7 +153,7 @@ describe('walkCursor: laws of a walk', () => {
     expect(steps).toEqual([{ kind: 'end', page: 'x', index: 0, cursor: 0 }]);
   });
 
-  test.prop([
+  fcTest.prop([
     fc.integer({ min: 0, max: 50 }),
     fc.integer({ min: 1, max: 10 }),
     fc.integer({ min: 0, max: 50 }),
@@ -175,7 +175,7 @@ describe('walkCursor: laws of a walk', () => {
     },
   );
 
-  test.prop([fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 100 })])(
+  fcTest.prop([fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 100 })])(
     'total-stable: a page whose total differs from the first stops the walk before it',
     async (total, delta) => {
       const steps = await collect(
@@ -202,7 +202,7 @@ describe('walkCursor: laws of a walk', () => {
     },
   );
 
-  test.prop([fc.integer({ min: 0, max: 30 })])(
+  fcTest.prop([fc.integer({ min: 0, max: 30 })])(
     'page-cap: a list that never ends is fetched maxPages times, then stops',
     async (maxPages) => {
       let fetched = 0;
@@ -236,7 +236,7 @@ describe('walkCursor: laws of a walk', () => {
     expect(steps.at(-1)).toMatchObject({ violation: { law: 'page-cap', maxPages: 3, total: 30 } });
   });
 
-  test.prop([fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 5 })])(
+  fcTest.prop([fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 5 })])(
     'cursor-contiguous: only a contiguous walk requires next = cursor + count',
     async (count, skip) => {
       const fetchPage = async (cursor: number): Promise<PageReading<number>> => ({
@@ -255,7 +255,7 @@ describe('walkCursor: laws of a walk', () => {
     },
   );
 
-  test.prop([
+  fcTest.prop([
     fc.array(
       fc.record({ end: fc.boolean(), count: fc.nat(5), next: fc.nat(40), total: fc.nat(40) }),
       { minLength: 1, maxLength: 30 },

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { CalendarDate, Latitude, Longitude, Timestamp } from '../src/values.ts';
 
@@ -18,7 +18,7 @@ describe('latitude and longitude (spec §9 Revision 2)', () => {
   it.each(['180.5', '-181', 'abc', ''])('longitude %j is rejected', (v) => {
     expect(Longitude.safeParse(v).success).toBe(false);
   });
-  test.prop([fc.double({ min: -90, max: 90, noNaN: true })])(
+  fcTest.prop([fc.double({ min: -90, max: 90, noNaN: true })])(
     'every decimal rendering of a degree value in [-90, 90] is a valid latitude',
     (d) => {
       expect(Latitude.safeParse(d.toFixed(6).replace(/^-0\.0+$/, '0')).success).toBe(true);

@@ -1,10 +1,10 @@
 import { PGlite } from '@electric-sql/pglite';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import type { Caller, StatsSummary, Tag } from '@tagtrack/core';
 import { type Dataset, defaultQueryParams, normaliseEmail, plainAnswer } from '@tagtrack/core';
 import { arbDataset } from '@tagtrack/core/testing';
 import initSqlJs, { type Database } from 'sql.js';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canonicalDataset } from '../src/canonical.ts';
 import { generateDataset } from '../src/generate.ts';
 import {
@@ -199,7 +199,7 @@ describe('the SQL fixture in PostgreSQL (PGlite)', TIMEOUT, () => {
     });
   }
 
-  test.prop([arbDataset], { numRuns: 12 })(
+  fcTest.prop([arbDataset], { numRuns: 12 })(
     'any consistent dataset: the SQL counters equal the oracle (hostile strings, emails in any case and padding)',
     async (dataset) => {
       await loadPostgres(dataset);
@@ -207,7 +207,7 @@ describe('the SQL fixture in PostgreSQL (PGlite)', TIMEOUT, () => {
     },
   );
 
-  test.prop([fc.string({ unit: 'binary', maxLength: 40 }).filter(ok)], { numRuns: 150 })(
+  fcTest.prop([fc.string({ unit: 'binary', maxLength: 40 }).filter(ok)], { numRuns: 150 })(
     'sqlLiteral(s) read by PostgreSQL is s, for any string without U+0000 or a lone surrogate',
     async (s) => {
       const rows = await postgresRows(`SELECT ${sqlLiteral(s)} AS v, ${sqlLiteral(s.length)} AS n`);
@@ -215,7 +215,7 @@ describe('the SQL fixture in PostgreSQL (PGlite)', TIMEOUT, () => {
     },
   );
 
-  test.prop(
+  fcTest.prop(
     [
       fc.string({
         unit: fc.constantFrom(...TRIM_CHARACTERS, 'a', 'Z', 'Ä', 'é', 'Ö', '@', '.', '+', '_', '-'),
@@ -286,7 +286,7 @@ describe('the SQL fixture in SQLite (sql.js)', TIMEOUT, () => {
     }
   });
 
-  test.prop([arbDataset], { numRuns: 30 })(
+  fcTest.prop([arbDataset], { numRuns: 30 })(
     'any consistent dataset loads (foreign keys hold) and reads back to itself',
     (dataset) => {
       const db = loadSqlite(dataset);
@@ -305,7 +305,7 @@ describe('the SQL fixture in SQLite (sql.js)', TIMEOUT, () => {
     },
   );
 
-  test.prop([fc.string({ unit: 'binary', maxLength: 40 }).filter(ok)], { numRuns: 300 })(
+  fcTest.prop([fc.string({ unit: 'binary', maxLength: 40 }).filter(ok)], { numRuns: 300 })(
     'sqlLiteral(s) read by SQLite is s, for any string without U+0000 or a lone surrogate',
     (s) => {
       const db = new sqlite.Database();

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { Dataset } from '@tagtrack/core';
 import { arbDataset } from '@tagtrack/core/testing';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { canonicalDataset } from '../src/canonical.ts';
 import { generateDataset } from '../src/generate.ts';
 import { datasetJsonSchema, tablesJsonSchema } from '../src/json-schema.ts';
@@ -29,11 +29,11 @@ function permuted(tables: DatasetTables, keys: readonly number[]): DatasetTables
 }
 
 describe('dataset tables', () => {
-  test.prop([arbDataset])('tablesToDataset(datasetToTables(d)) is the identity', (dataset) => {
+  fcTest.prop([arbDataset])('tablesToDataset(datasetToTables(d)) is the identity', (dataset) => {
     expect(tablesToDataset(datasetToTables(dataset))).toEqual(dataset);
   });
 
-  test.prop([arbDataset, fc.array(fc.nat(), { minLength: 1, maxLength: 40 })])(
+  fcTest.prop([arbDataset, fc.array(fc.nat(), { minLength: 1, maxLength: 40 })])(
     'recipients and events in any row order assemble by position: same dataset up to team and tag order',
     (dataset, keys) => {
       const back = tablesToDataset(permuted(datasetToTables(dataset), keys));
@@ -55,7 +55,7 @@ describe('dataset tables', () => {
     },
   );
 
-  test.prop([arbDataset])(
+  fcTest.prop([arbDataset])(
     'every row matches its table schema and lists its columns in TABLES order',
     (dataset) => {
       const tables = datasetToTables(dataset);
@@ -184,7 +184,7 @@ describe('the JSON Schemas accept what the zod schemas accept (Ajv, draft 2020-1
     expect(validTables(tables), ajv.errorsText(validTables.errors)).toBe(true);
   });
 
-  test.prop([arbDataset])('every dataset of arbDataset and its tables validate', (dataset) => {
+  fcTest.prop([arbDataset])('every dataset of arbDataset and its tables validate', (dataset) => {
     expect(validDataset(dataset), ajv.errorsText(validDataset.errors)).toBe(true);
     expect(validTables(datasetToTables(dataset)), ajv.errorsText(validTables.errors)).toBe(true);
   });

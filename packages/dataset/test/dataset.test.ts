@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import {
   Dataset,
   type DatasetEvent,
@@ -59,13 +59,13 @@ function eventsPerRecipient(events: readonly DatasetEvent[]): Map<string, Datase
 }
 
 describe('generateDataset determinism', () => {
-  test.prop([arbSeed], { numRuns: 15 })('the same seed gives deep-equal datasets', (seed) => {
+  fcTest.prop([arbSeed], { numRuns: 15 })('the same seed gives deep-equal datasets', (seed) => {
     expect(generateDataset({ seed, scale: 'tiny' })).toEqual(
       generateDataset({ seed, scale: 'tiny' }),
     );
   });
 
-  test.prop([arbSeed, arbSeed], { numRuns: 15 })(
+  fcTest.prop([arbSeed, arbSeed], { numRuns: 15 })(
     'different seeds give different datasets (no shared tag id)',
     (a, b) => {
       fc.pre(a !== b);
@@ -88,7 +88,7 @@ describe('generateDataset determinism', () => {
 });
 
 describe('generateDataset validity', () => {
-  test.prop([arbSeed, arbScale])(
+  fcTest.prop([arbSeed, arbScale])(
     'every generated dataset passes the Dataset schema and is referentially consistent',
     (seed, scale) => {
       const dataset = generateDataset({ seed, scale });
@@ -102,7 +102,7 @@ describe('generateDataset validity', () => {
     },
   );
 
-  test.prop([arbSeed, arbScale], { numRuns: 50 })(
+  fcTest.prop([arbSeed, arbScale], { numRuns: 50 })(
     'repeats per (tag, recipient) stay within the caps, and recipients within the pool',
     (seed, scale) => {
       const dataset = generateDataset({ seed, scale });
@@ -314,14 +314,14 @@ describe('scales and event counts', () => {
 });
 
 describe('helpers', () => {
-  test.prop([fc.integer({ min: Date.UTC(2000, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 })])(
+  fcTest.prop([fc.integer({ min: Date.UTC(2000, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 })])(
     'formatEpochSeconds(s) equals formatTimestamp(s * 1000)',
     (s) => {
       expect(formatEpochSeconds(s)).toBe(formatTimestamp(s * 1000));
     },
   );
 
-  test.prop([arbSeed, fc.integer({ min: 1, max: 2 ** 32 - 1 })])(
+  fcTest.prop([arbSeed, fc.integer({ min: 1, max: 2 ** 32 - 1 })])(
     'Prng.int(n) stays within [0, n) and Prng.hex(24) is 24 lowercase hex',
     (seed, n) => {
       const rng = new Prng(seed);

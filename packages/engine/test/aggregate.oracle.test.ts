@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import type { Answer, Caller, Dataset, EndpointRequest, ReportingIndex } from '@tagtrack/core';
 import {
   contactIdOf,
@@ -88,7 +88,7 @@ describe(
   'plainAnswer (rules.ts) = buildIndex(...).answer (spec §4, §5, §6, §9, §10)',
   TIMEOUT,
   () => {
-    test.prop([arbCase])(
+    fcTest.prop([arbCase])(
       'on generated datasets, callers and requests to every endpoint',
       ({ dataset, caller, memberWithoutGroup, requests }) => {
         const index = buildIndex(dataset, { memberWithoutGroup });
@@ -96,7 +96,7 @@ describe(
       },
     );
 
-    test.prop([arbCase])(
+    fcTest.prop([arbCase])(
       'the columnar engine (streamed from the JSON in chunks of any size) answers as the rules do',
       ({ dataset, caller, memberWithoutGroup, chunk, requests }) => {
         const index = columnarIndex(dataset, chunk, { memberWithoutGroup });

@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { sortByKey, sortIndicesByKey, sortRangeByKey } from '../src/memory/sort.ts';
 
@@ -13,7 +13,7 @@ const arbKeys = fc.oneof(
   ),
 );
 
-test.prop([arbKeys])(
+fcTest.prop([arbKeys])(
   'sortIndicesByKey orders by key, ties in index order (a stable sort)',
   (keys) => {
     const expected = keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]! || a - b);
@@ -21,7 +21,7 @@ test.prop([arbKeys])(
   },
 );
 
-test.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })])(
+fcTest.prop([fc.array(fc.integer({ min: 946_684_800, max: 2_840_000_000 }), { maxLength: 200 })])(
   'sortIndicesByKey orders whole-second epoch milliseconds stably (a 32-bit path: 2000-2059)',
   (secs) => {
     const keys = secs.map((s) => s * 1000);
@@ -46,7 +46,7 @@ function firstDifference(keys: readonly number[]): number {
   return expected.findIndex((e, i) => actual[i] !== e);
 }
 
-test.prop([fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })])(
+fcTest.prop([fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })])(
   'radix sort of keys of at most 8 bits (one pass) is the stable sort by key',
   (keys) => {
     expect(Array.from(sortIndicesByKey(Float64Array.from(keys)))).toEqual(stableOrder(keys));
@@ -69,7 +69,7 @@ function randomKeys(seed: number, n: number, bits: number): number[] {
   return out;
 }
 
-test.prop([
+fcTest.prop([
   fc.integer({ min: 9, max: 20 }),
   fc.nat({ max: 12 }),
   fc.integer({ min: 2, max: 3000 }),
@@ -83,7 +83,7 @@ test.prop([
   },
 );
 
-test.prop([
+fcTest.prop([
   fc.integer({ min: 1_600_000_000, max: 1_800_000_000 }),
   fc.integer({ min: 2, max: 2000 }),
   fc.integer(),
@@ -99,7 +99,7 @@ test.prop([
   },
 );
 
-test.prop([
+fcTest.prop([
   fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 120, size: 'max' }),
   fc.nat({ max: 120 }),
   fc.nat({ max: 120 }),
@@ -126,7 +126,7 @@ test.prop([
   },
 );
 
-test.prop([
+fcTest.prop([
   fc.constantFrom('sorted', 'seconds', 'milliseconds', 'wide'),
   fc.integer({ min: 0, max: 600 }),
   fc.integer(),

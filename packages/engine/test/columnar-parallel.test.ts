@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import type { Dataset } from '@tagtrack/core';
 import { arbDataset } from '@tagtrack/core/testing';
 import { generateDataset, scaleForEvents } from '@tagtrack/dataset';
@@ -28,7 +28,7 @@ async function load(path: string, options: Parameters<typeof loadDatasetJsonFile
 }
 
 describe('loadDatasetJsonFile: events read on two threads', { timeout: 120_000 }, () => {
-  test.prop([arbDataset, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 2)], {
+  fcTest.prop([arbDataset, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 2)], {
     numRuns: 40,
   })(
     'law: wherever the split falls (and whitespace), the two-thread load equals the one-thread load',

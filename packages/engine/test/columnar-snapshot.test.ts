@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import type { Dataset } from '@tagtrack/core';
 import { DatasetError } from '@tagtrack/core';
 import { arbDataset } from '@tagtrack/core/testing';
@@ -57,7 +57,7 @@ function outcomeOf(bytes: Uint8Array): string {
 }
 
 describe('columnar snapshot', TIMEOUT, () => {
-  test.prop([arbDataset], { numRuns: 80 })(
+  fcTest.prop([arbDataset], { numRuns: 80 })(
     'law: for any dataset, the snapshot of its loaded columns loads back to the same dataset',
     async (dataset) => {
       const { index } = await roundTrip(dataset);
@@ -152,7 +152,7 @@ describe('columnar snapshot', TIMEOUT, () => {
     );
   });
 
-  test.prop([
+  fcTest.prop([
     fc.integer({ min: 0, max: 1 << 30 }),
     fc.oneof(fc.constant('cut' as const), fc.constant('flip' as const)),
     fc.integer({ min: 1, max: 255 }),

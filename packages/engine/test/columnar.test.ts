@@ -1,4 +1,4 @@
-import { fc, test } from '@fast-check/vitest';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import type { Dataset } from '@tagtrack/core';
 import { DatasetError } from '@tagtrack/core';
 import { arbDataset } from '@tagtrack/core/testing';
@@ -69,7 +69,7 @@ function jsonLoad(dataset: unknown, size = 4096) {
 }
 
 describe('JsonObjectStream', TIMEOUT, () => {
-  test.prop([
+  fcTest.prop([
     fc.dictionary(
       fc.string({ unit: 'grapheme' }),
       fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 2 })),
@@ -265,7 +265,7 @@ async function loadNdjson(files: Record<string, string>, size = 777) {
 }
 
 describe('columnar loading of the per-table form (fixture --format ndjson|csv)', TIMEOUT, () => {
-  test.prop([arbDataset, fc.integer({ min: 1, max: 2048 }), fc.boolean()], { numRuns: 60 })(
+  fcTest.prop([arbDataset, fc.integer({ min: 1, max: 2048 }), fc.boolean()], { numRuns: 60 })(
     'law: loading datasetToTables(d) as NDJSON, events in any position order, gives d back',
     async (dataset, size, reversed) => {
       const shuffle = reversed
