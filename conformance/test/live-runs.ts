@@ -181,7 +181,11 @@ export async function liveRun(options: {
   readonly msPerRequest?: number | undefined;
   /** What answers (default in memory). */
   readonly engine?: LiveEngineChoice | undefined;
-}): Promise<LiveRunRow> {
+  /** Only these requirement ids (`--only`; default every check). */
+  readonly only?: string | undefined;
+  /** Checks at once (default the runner's). */
+  readonly concurrency?: number | undefined;
+}): Promise<LiveRunRow & { readonly statuses: Readonly<Record<string, string>> }> {
   const { rate, seed, caller, numRuns } = options;
   const clock = requestClock(options.msPerRequest);
   const engine = await openLiveEngine(options.engine, canonicalDataset);
@@ -201,15 +205,21 @@ export async function liveRun(options: {
       mode: 'blind',
       seed,
       numRuns,
+      ...(options.only === undefined ? {} : { only: options.only }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...callerOptions(caller),
     });
-    return rowOf(result, {
-      rate,
-      seed,
-      caller,
-      transport: 'memory',
-      appended: appendedBy(server),
-    });
+    return {
+      ...rowOf(result, {
+        rate,
+        seed,
+        caller,
+        transport: 'memory',
+        appended: appendedBy(server),
+      }),
+      // each check's status, by requirement id
+      statuses: Object.fromEntries(result.checks.map((c) => [c.id, c.status])),
+    };
   } finally {
     await server.close();
     await engine?.close();
