@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TimeSlice, tagsNewestFirst } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
+import { type EachHost, runEach } from '../src/check/context/each.ts';
+import { applyLaw } from '../src/check/slices.ts';
 import { HttpClient } from '../src/http/client.ts';
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
@@ -54,5 +57,56 @@ describe('a request timeout measures the wire, not the suite’s own work', () =
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+});
+
+describe('the suite’s long loops let the event loop turn', () => {
+  /** A slice that pauses every `stride` steps, whatever the machine's speed. */
+  const everyStride = (stride: number) => new TimeSlice({ budgetMs: 0, stride });
+
+  test('ctx.each over many items that judge without a request: a timer set before fires before it ends', async () => {
+    const order: string[] = [];
+    let judged = 0;
+    const host: EachHost = {
+      active: () => ({ comparisons: 0, log: [] }),
+      fail: () => {},
+      record: () => {},
+      stopAt: () => {},
+      onStillData: (fn) => fn(false),
+    };
+    setTimeout(() => order.push(`timer after ${judged} items`), 0);
+    const items = Array.from({ length: 5_000 }, (_, i) => i);
+    await runEach(
+      host,
+      items,
+      () => {
+        judged++;
+      },
+      { slice: everyStride(100) },
+    );
+    order.push('loop');
+    expect(order).toHaveLength(2);
+    expect(order[1]).toBe('loop');
+    expect(order[0]).toMatch(/^timer after \d+ items$/);
+    expect(Number(/\d+/.exec(order[0]!)![0])).toBeLessThan(items.length);
+  });
+
+  test('applyLaw runs a law of a whole list in slices: a timer set before fires before the verdict', async () => {
+    const order: string[] = [];
+    const t0 = Date.UTC(2024, 0, 1);
+    const tags = Array.from({ length: 50_000 }, (_, i) => ({
+      tagID: `t${String(i).padStart(6, '0')}`,
+      dateSent: new Date(t0 - i * 1000).toISOString().replace('.000Z', 'Z'),
+    }));
+    setTimeout(() => order.push('timer'), 0);
+    const verdict = await applyLaw(tagsNewestFirst, tags, everyStride(1000));
+    order.push('law');
+    expect(verdict).toBeUndefined();
+    expect(order).toEqual(['timer', 'law']);
+    // and the same verdict as the plain form on a list out of order
+    const swapped = [tags[1]!, tags[0]!, ...tags.slice(2)];
+    expect(await applyLaw(tagsNewestFirst, swapped, everyStride(1000))).toBe(
+      tagsNewestFirst.check(swapped),
+    );
   });
 });

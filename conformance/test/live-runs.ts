@@ -55,10 +55,25 @@ async function openLiveEngine(
   });
 }
 
-/** Appends what is due on `server` now (in memory at once; into a database, awaited). */
+/**
+ * Appends what is due on `server` now (in memory at once; into a database, awaited). A failed
+ * append into a database is the server's own trouble, not the request's: it is reported as
+ * the server reports it (a process warning) and the request is answered from the data as it
+ * is. Then yields to the event loop once: an in-process request answered from a cache never
+ * waits for I/O, and without a turn of the loop the database's sockets (the appends, the
+ * other answers) would starve behind a run of such requests.
+ */
 async function appendDue(server: TagtrackServer): Promise<void> {
   if (server.live !== undefined) server.live.tick();
-  else await server.appender?.tick();
+  else
+    await server.appender
+      ?.tick()
+      .catch((e: unknown) =>
+        process.emitWarning(
+          `live data: cannot append: ${e instanceof Error ? e.message : String(e)}`,
+        ),
+      );
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Records `server` appended so far. */
@@ -166,7 +181,11 @@ export async function liveRun(options: {
   readonly msPerRequest?: number | undefined;
   /** What answers (default in memory). */
   readonly engine?: LiveEngineChoice | undefined;
-}): Promise<LiveRunRow> {
+  /** Only these requirement ids (`--only`; default every check). */
+  readonly only?: string | undefined;
+  /** Checks at once (default the runner's). */
+  readonly concurrency?: number | undefined;
+}): Promise<LiveRunRow & { readonly statuses: Readonly<Record<string, string>> }> {
   const { rate, seed, caller, numRuns } = options;
   const clock = requestClock(options.msPerRequest);
   const engine = await openLiveEngine(options.engine, canonicalDataset);
@@ -186,15 +205,21 @@ export async function liveRun(options: {
       mode: 'blind',
       seed,
       numRuns,
+      ...(options.only === undefined ? {} : { only: options.only }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...callerOptions(caller),
     });
-    return rowOf(result, {
-      rate,
-      seed,
-      caller,
-      transport: 'memory',
-      appended: appendedBy(server),
-    });
+    return {
+      ...rowOf(result, {
+        rate,
+        seed,
+        caller,
+        transport: 'memory',
+        appended: appendedBy(server),
+      }),
+      // each check's status, by requirement id
+      statuses: Object.fromEntries(result.checks.map((c) => [c.id, c.status])),
+    };
   } finally {
     await server.close();
     await engine?.close();

@@ -71,6 +71,36 @@ describe('against the live reference server (createServer({ live }))', () => {
     },
   );
 
+  test('the paging walks and SCOPE-CACHE-PER-CALLER confirm still data per walk: at 10 records/s they conclude (pass), none inconclusive', async () => {
+    // one check at a time, the clock moving 20 ms per request (a remote service answering 50
+    // requests a second): each check's reads meet the same appends on every machine, one
+    // every 5 requests, and a whole check spans hundreds of requests, so only a confirmation
+    // per walk (per property run, per pair) concludes; rerunning whole checks, all four ended
+    // inconclusive here
+    const ids = [
+      'PAGE-CURSOR-ARITHMETIC',
+      'PAGE-WALK-NEXT-URL',
+      'PAGE-TOTAL-NEXT-IGNORED',
+      'SCOPE-CACHE-PER-CALLER',
+    ];
+    const row = await liveRun({
+      rate: 10,
+      seed: 1,
+      caller: 'canonical',
+      numRuns: 5,
+      msPerRequest: 20,
+      only: ids.join(','),
+      concurrency: 1,
+    });
+    console.log(
+      `paging walks at 10/s: ${row.appended} records appended, ${row.rerunChecks} checks ran again, ${row.requests} requests (${row.watermarkRequests} watermark)${row.problems.map((p) => `\n  ${p}`).join('')}`,
+    );
+    expect(row.appended).toBeGreaterThan(20);
+    expect(Object.fromEntries(ids.map((id) => [id, row.statuses[id]]))).toEqual(
+      Object.fromEntries(ids.map((id) => [id, 'pass'])),
+    );
+  });
+
   test('the sampled faults come from five layers and are all caught by blind mode on still data', async () => {
     const areas = new Set(
       SAMPLE.map((name) => blindFaults().find((f) => f.name === name)?.area ?? 'not blind'),

@@ -6,6 +6,7 @@
  */
 import {
   type Dataset,
+  type LiveEngine,
   openApiDocument,
   type ReportingEngine,
   type ReportingIndex,
@@ -175,9 +176,11 @@ const DATABASE_EPOCH_MS = 1000;
  * Step 4 for an engine over a database (`engine.live`): its data and credentials change
  * under the server (its own appended records with `options.live`, others' INSERTs), so the
  * application is made anew, with empty caches, after each append of the server's
- * {@link LiveAppender} and at least every second (after re-reading the credentials): a
- * response is never replayed from before a record the server appended, and an outside
- * change is seen within a second. `undefined` for an engine whose data never changes.
+ * {@link LiveAppender} and at least every second (after re-reading the credentials), and
+ * while an append is under way each request gets an application of its own: a response is
+ * never replayed from before a record the server appended once the record may have been
+ * read, and an outside change is seen within a second. `undefined` for an engine whose data
+ * never changes.
  */
 function databaseLiveOf(
   options: ServerOptions,
@@ -187,11 +190,29 @@ function databaseLiveOf(
 ):
   | { current(): Served; readonly appender: LiveAppender | undefined; stop(): Promise<void> }
   | undefined {
-  const live = source.engine.live;
-  if (live === undefined) return undefined;
+  const engineLive = source.engine.live;
+  if (engineLive === undefined) return undefined;
   let current = first;
   const renew = () => {
     current = serve();
+  };
+  // Appends under way: from the start of an append until the application is renewed after it,
+  // each request is answered by an application of its own (empty caches). The append commits
+  // before its promise settles, so a cached response read before the commit must not be
+  // replayed after a fresh response has shown the new rows (one client would see the data
+  // go back).
+  let appending = 0;
+  const live: LiveEngine = {
+    ...engineLive,
+    append: async (records) => {
+      appending++;
+      try {
+        await engineLive.append(records);
+      } finally {
+        renew();
+        appending--;
+      }
+    },
   };
   let appender: LiveAppender | undefined;
   if (options.live !== undefined) {
@@ -211,7 +232,7 @@ function databaseLiveOf(
   }, DATABASE_EPOCH_MS);
   epoch.unref();
   return {
-    current: () => current,
+    current: () => (appending > 0 ? serve() : current),
     appender,
     async stop() {
       clearInterval(epoch);

@@ -59,6 +59,53 @@ describe('tagtrack-server --live over the SQL engine (PGlite)', () => {
     ).toEqual(kept);
   }, 120_000);
 
+  test('a response cached before an append is not replayed once the appended rows may have been read (monotonic reads)', async () => {
+    const sql = await openSqlEngine({ load: canonicalDataset });
+    engine = sql;
+    // the append commits, then its promise waits until released: the moment between a commit
+    // and the server hearing of it (a busy event loop, a slow network)
+    let release!: () => void;
+    let committed!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const commit = new Promise<void>((resolve) => {
+      committed = resolve;
+    });
+    const live = sql.live!;
+    const append = live.append;
+    Object.assign(live, {
+      append: async (records: Parameters<typeof append>[0]) => {
+        await append(records);
+        committed();
+        await released;
+      },
+    });
+    let now = Date.parse('2026-11-28T12:00:00Z');
+    server = createServer({ engine: sql, live: { rate: 50, seed: 3, clock: () => now } });
+    const before = await teamTags(server);
+    expect(await teamTags(server)).toBe(before); // answered again, from the response cache
+    now += 20_000; // 1000 records due, some of them tags of team 1
+    const appending = server.appender!.tick();
+    try {
+      await commit;
+      const [row] = await sql.database.query<{ n: number }>(
+        `SELECT count(*)::integer AS n FROM tags AS t JOIN members AS m USING ("memberID")
+         WHERE m."teamID" = $1`,
+        [credential(1, 'admin').teamID],
+      );
+      expect(row!.n).toBeGreaterThan(before);
+      // committed, the server not told yet: a fresh read and the same read again both see it
+      expect(await teamTags(server)).toBe(row!.n);
+      expect(await teamTags(server)).toBe(row!.n);
+      release();
+      await appending;
+      expect(await teamTags(server)).toBe(row!.n);
+    } finally {
+      release();
+    }
+  }, 120_000);
+
   test('a credential inserted while the server runs is accepted within a second, a deleted one refused', async () => {
     engine = await openSqlEngine({ load: canonicalDataset });
     server = createServer({ engine });

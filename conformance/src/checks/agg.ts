@@ -15,6 +15,7 @@ import type { CheckContext } from '../check/context.ts';
 import { type Check, lawCheck } from '../check/define.ts';
 import { Violation } from '../check/failure.ts';
 import { addDays, dayOf, type TagRecord } from '../check/sample.ts';
+import { applyLaw } from '../check/slices.ts';
 import type { Exchange } from '../http/client.ts';
 
 /** Requirement id prefix of this file's checks (area `agg`). */
@@ -185,7 +186,7 @@ export const checks: readonly Check[] = [
       const contacts = await ctx.walk('contacts.list');
       if (tags.records.length + contacts.records.length === 0)
         ctx.skip('no tag or contact is visible to the credential');
-      const problem = contactSumsEqualTagSums.check({
+      const problem = await applyLaw(contactSumsEqualTagSums, {
         contacts: contacts.records,
         tags: tags.records,
       });

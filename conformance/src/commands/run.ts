@@ -152,6 +152,9 @@ export async function runCommand(
       stderr.write(
         `tagtrack-conformance: interrupted (${result.interrupted}): unfinished checks are reported as errors\n`,
       );
+      // a signal asked this process to end: with every report written, it ends now, not once
+      // its sockets and timers let go and a heap of a large run is torn down
+      if (stopped.signalled()) await endProcess(EXIT.usage);
       return EXIT.usage;
     }
     return result.ok ? EXIT.ok : EXIT.failed;
@@ -193,6 +196,17 @@ async function writeRunReports(result: RunResult, opts: Record<string, unknown>)
     process.stdout.write(`reports: ${paths.join(', ')}\n`);
 }
 
+/**
+ * Ends the process with `code` once stdout and stderr have written what they hold (a write
+ * callback runs when its data is flushed): what a signal asks for, without waiting for idle
+ * keep-alive sockets or the teardown of the heap.
+ */
+async function endProcess(code: number): Promise<never> {
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+  process.exit(code);
+}
+
 /** Prints `message` as the CLI's one-line usage error; returns {@link EXIT}`.usage`. */
 export function usage(message: string): number {
   process.stderr.write(`tagtrack-conformance: ${message}\n`);
@@ -205,6 +219,8 @@ export function usage(message: string): number {
  */
 function stopOnSignals(stderr: NodeJS.WritableStream): {
   signal: AbortSignal;
+  /** Whether SIGINT or SIGTERM arrived (the run was stopped by one). */
+  signalled: () => boolean;
   dispose: () => void;
 } {
   const controller = new AbortController();
@@ -217,6 +233,7 @@ function stopOnSignals(stderr: NodeJS.WritableStream): {
   process.on('SIGTERM', onSignal);
   return {
     signal: controller.signal,
+    signalled: () => controller.signal.aborted,
     dispose: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,5 +1,5 @@
 export { contactIdOf } from './aggregate/contact-id.ts';
-export { contactsOf } from './aggregate/contacts.ts';
+export { contactsOf, contactsOfSteps } from './aggregate/contacts.ts';
 export { answerRequest } from './aggregate/dispatch.ts';
 export { type PlainAnswerOptions, plainAnswer, plainIndex } from './aggregate/plain-answer.ts';
 export {
@@ -190,6 +190,8 @@ export {
   mergeIsCommutativeMonoid,
   plainEvents,
   plainEventsByTag,
+  plainEventsByTagSteps,
+  plainEventsSteps,
   rangeSplitMerges,
   STATS_LAWS,
   STATS_MERGE_LAWS,
@@ -272,6 +274,17 @@ export {
   verifySignature,
 } from './signing.ts';
 export { SIGNING_VECTORS, type SigningVector } from './signing-vectors.ts';
+export {
+  mapSteps,
+  nextTurn,
+  runAtOnce,
+  runInSlices,
+  SLICE_MS,
+  SLICE_STRIDE,
+  type SliceOptions,
+  type Steps,
+  TimeSlice,
+} from './slices.ts';
 export {
   emptyStats,
   mergeAllStats,

@@ -73,6 +73,7 @@ import type {
   TagWithEvents,
 } from './laws/types.ts';
 import type { TeamMember } from './member.ts';
+import { runAtOnce, type Steps } from './slices.ts';
 import type { Tag } from './tag.ts';
 
 export * from './laws/callers.ts';
@@ -83,11 +84,19 @@ export type * from './laws/types.ts';
 
 /** The events of event groups (endpoints 9, 11) as {@link LawEvent}s. */
 export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEvent[] {
-  return groups.flatMap((g) =>
-    'opens' in g
-      ? g.opens.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.openDate }))
-      : g.clicks.map((e) => ({ ...eventOf(g.tagID, e), date: e.details.clickDate })),
-  );
+  return runAtOnce(plainEventsSteps(groups));
+}
+
+/** {@link plainEvents} yielding after each event group (`Steps`, slices.ts). */
+export function* plainEventsSteps(groups: readonly (OpenGroup | ClickGroup)[]): Steps<LawEvent[]> {
+  const out: LawEvent[] = [];
+  for (const g of groups) {
+    if ('opens' in g)
+      for (const e of g.opens) out.push({ ...eventOf(g.tagID, e), date: e.details.openDate });
+    else for (const e of g.clicks) out.push({ ...eventOf(g.tagID, e), date: e.details.clickDate });
+    yield;
+  }
+  return out;
 }
 
 /**
@@ -99,12 +108,20 @@ export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEve
 export function plainEventsByTag(
   groups: readonly (OpenGroup | ClickGroup)[],
 ): Map<string, LawEvent[]> {
+  return runAtOnce(plainEventsByTagSteps(groups));
+}
+
+/** {@link plainEventsByTag} yielding after each event group (`Steps`, slices.ts). */
+export function* plainEventsByTagSteps(
+  groups: readonly (OpenGroup | ClickGroup)[],
+): Steps<Map<string, LawEvent[]>> {
   const out = new Map<string, LawEvent[]>();
   for (const g of groups) {
     const list = out.get(g.tagID);
-    const events = plainEvents([g]);
+    const events = runAtOnce(plainEventsSteps([g]));
     if (list === undefined) out.set(g.tagID, events);
     else for (const e of events) list.push(e);
+    yield;
   }
   return out;
 }

@@ -10,6 +10,7 @@ import { firstOf, sameInstant } from '../src/laws/helpers.ts';
 import {
   type ContactView,
   contactCountersOverTheirTags,
+  contactCountsCallerTags,
   dailyAreDistinctRecipients,
   plainEvents,
   plainEventsByTag,
@@ -214,6 +215,31 @@ describe('laws in linear time equal their definitional forms', () => {
       expect([...byTag.values()].flat().length).toBe(all.length);
       for (const [tagID, events] of byTag)
         expect(events).toEqual(all.filter((e) => e.tagID === tagID));
+    },
+  );
+
+  fcTest.prop([arbDatasetWithCaller, fc.constantFrom(...MUTATIONS), fc.nat(10_000)], RUNS)(
+    'REL-CONTACT-CALLER-TAGS (one pass over tags and events) gives the words of contactOf over every tag and event',
+    ({ dataset, caller }, mutation, pick) => {
+      const view = mutate(viewOf(dataset, caller), mutation, pick);
+      for (const contact of view.contacts.slice(0, 5)) {
+        const input = { caller: 'c', contact, ...view };
+        const email = normaliseEmail(contact.email);
+        const expected = contactOf(email, view.tags, view.opens, view.clicks);
+        const definitional =
+          expected === undefined
+            ? `contact ${contact.contactID} (${email}) answers c though no tag it sees was sent to it`
+            : undefined;
+        const got = contactCountsCallerTags.check(input);
+        if (definitional !== undefined) expect(got).toBe(definitional);
+        else {
+          const same =
+            (Object.keys(expected!.stats) as (keyof Contact['stats'])[]).every(
+              (k) => contact.stats[k] === expected!.stats[k],
+            ) && sameInstant(contact.dateLastSent, expected!.dateLastSent);
+          expect(got === undefined).toBe(same);
+        }
+      }
     },
   );
 });

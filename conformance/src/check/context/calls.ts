@@ -8,6 +8,7 @@ import {
   endpointById,
   type PathParamName,
   type QueryOf,
+  type TimeSlice,
 } from '@tagtrack/core';
 import type { Credential, RequestSpec } from '../../http/client.ts';
 
@@ -80,6 +81,11 @@ export interface EachOptions<T> {
    * Revision 3), instead of the whole check running again.
    */
   readonly readsOwn?: boolean;
+  /**
+   * The time slice the loop pauses by between items run one after the other (default: a new
+   * core `TimeSlice`, about `SLICE_MS` of work between two turns of the event loop).
+   */
+  readonly slice?: TimeSlice;
 }
 
 /**

@@ -3,6 +3,7 @@
  * same time), records each Violation as a failure and goes on, lists the first failures and
  * sums up the others in one more failure.
  */
+import { TimeSlice } from '@tagtrack/core';
 import { type CheckScope, type Failure, Violation, type ViolationDetails } from '../failure.ts';
 import { runInBatches } from './batches.ts';
 import { DEFAULT_EACH_CONCURRENCY, type EachOptions, MAX_LISTED } from './calls.ts';
@@ -53,6 +54,9 @@ export async function runEach<T>(
       },
     );
   } else {
+    // items that judge without a request resolve in microtasks, which never let timers or
+    // I/O in: the loop pauses once its time slice is used up (core's TimeSlice)
+    const slice = options.slice ?? new TimeSlice();
     for (const item of items) {
       n++;
       try {
@@ -62,6 +66,7 @@ export async function runEach<T>(
         onViolation(item, e);
       }
       if (options.stopAt !== undefined) host.stopAt(options.stopAt);
+      if (slice.step()) await slice.pause();
     }
   }
   if (failed > list)

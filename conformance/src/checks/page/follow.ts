@@ -75,41 +75,54 @@ export const checks: readonly Check[] = [
       if (lists.length === 0) ctx.skip('no list with records could be sampled');
       const ps = ctx.profile.pageSize;
       // every list from its first page (the pages mostly come from the run's cache: a right
-      // nextURL is the very request the cursor walk sent)
-      await ctx.each(lists, async (l) => {
-        const all = (await ctx.walk(l.endpoint, l.call)).records;
-        const first = await ctx.call(l.endpoint, l.call);
-        const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
-        ensureSameRecords(l, all, got, 'following nextURL from the first page', first);
-      });
+      // nextURL is the very request the cursor walk sent); each walk by URL is compared with
+      // the cursor walk it reads itself, so a failing one is read again on still data when
+      // the data moved (spec §5 Revision 3)
+      await ctx.each(
+        lists,
+        async (l) => {
+          const all = (await ctx.walk(l.endpoint, l.call)).records;
+          const first = await ctx.call(l.endpoint, l.call);
+          const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
+          ensureSameRecords(l, all, got, 'following nextURL from the first page', first);
+        },
+        { readsOwn: true },
+      );
       // the largest list from an unaligned cursor, and back from its last page
       const l = lists[0]!;
-      const all = (await ctx.walk(l.endpoint, l.call)).records;
       const unaligned = Math.min(3, l.total - 1);
-      await ctx.attempt(async () => {
-        const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(unaligned)]));
-        const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
-        ensureSameRecords(
-          l,
-          all.slice(unaligned),
-          got,
-          `following nextURL from the unaligned cursor ${unaligned} (page size ${ps})`,
-          first,
-        );
-      });
-      const last = lastPageStart(l.total, ps);
-      if (last > 0)
-        await ctx.attempt(async () => {
-          const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
-          const got = (await walkByUrl(ctx, l, first, 'previousURL')).reverse().flat();
+      const walked = async () => (await ctx.walk(l.endpoint, l.call)).records;
+      await ctx.attempt(() =>
+        ctx.onStillData(async () => {
+          const all = await walked();
+          const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(unaligned)]));
+          const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
           ensureSameRecords(
             l,
-            all,
+            all.slice(unaligned),
             got,
-            `following previousURL back from the last page (cursor ${last}) to the first`,
+            `following nextURL from the unaligned cursor ${unaligned} (page size ${ps})`,
             first,
           );
-        });
+        }),
+      );
+      if (lastPageStart(l.total, ps) > 0)
+        await ctx.attempt(() =>
+          ctx.onStillData(async () => {
+            const all = await walked();
+            // the last page of the list as this try walked it (it may have grown)
+            const last = lastPageStart(all.length, ps);
+            const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
+            const got = (await walkByUrl(ctx, l, first, 'previousURL')).reverse().flat();
+            ensureSameRecords(
+              l,
+              all,
+              got,
+              `following previousURL back from the last page (cursor ${last}) to the first`,
+              first,
+            );
+          }),
+        );
     },
   }),
 ];

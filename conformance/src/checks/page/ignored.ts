@@ -144,54 +144,59 @@ export const checks: readonly Check[] = [
             )
           : []),
       ]);
-      await ctx.each(cases, async ({ l, form, cursor, extra }) => {
-        const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
-        const plain = await ctx.call(l.endpoint, inForm(listCallWith(l, ...at), form));
-        const other = await ctx.call(l.endpoint, inForm(listCallWith(l, ...extra, ...at), form));
-        const before = describe(plain);
-        const fail = (kind: FailureKind, detail: string): never => {
-          throw new Violation(
-            `${describe(other)} (with ${showPairs(extra)}) ${detail}, compared with ${before}`,
-            {
-              kind,
-              exchange: other,
-            },
-          );
-        };
-        if (other.status !== plain.status)
-          fail('status', `answered ${other.status}, not ${plain.status}`);
-        const ta = plain.responseHeaders['x-total-count'];
-        const tb = other.responseHeaders['x-total-count'];
-        if (ta?.trim() !== tb?.trim())
-          fail('header', `has X-Total-Count ${tb ?? '(none)'}, not ${ta ?? '(none)'}`);
-        // the same pages linked, each URL the other request's own at that cursor
-        const la = linksOf(plain.responseHeaders.link);
-        const lb = linksOf(other.responseHeaders.link);
-        for (const rel of ['next', 'prev'] as const) {
-          if ((la[rel] === undefined) !== (lb[rel] === undefined))
-            fail('header', `has ${lb[rel] === undefined ? 'no' : 'a'} Link rel="${rel}"`);
-          const c = la[rel] === undefined ? undefined : cursorIn(la[rel]);
-          if (c === undefined || lb[rel] === undefined) continue;
-          const problem = pagingUrlProblem(lb[rel], ctx.http.baseUrl, other, c);
-          if (problem !== undefined) fail('url', `has a Link rel="${rel}" ${problem}`);
-        }
-        const bodies = ensureSameBody(l.endpoint, plain, other, form, fail);
-        if (bodies === undefined) return;
-        const pa = bodies.a.paging as Record<string, unknown> | undefined;
-        const pb = bodies.b.paging as Record<string, unknown> | undefined;
-        const dc = firstDifference(pa?.cursors, pb?.cursors);
-        if (dc !== undefined) fail('value', `changed paging.cursors: ${dc}`);
-        for (const k of ['nextURL', 'previousURL'] as const) {
-          const ua = pa?.[k];
-          const ub = pb?.[k];
-          if ((typeof ua === 'string') !== (typeof ub === 'string'))
-            fail('url', `has paging.${k} ${JSON.stringify(ub)}, not ${JSON.stringify(ua)}`);
-          const c = typeof ua === 'string' ? cursorIn(ua) : undefined;
-          if (c === undefined || typeof ub !== 'string') continue;
-          const problem = pagingUrlProblem(ub, ctx.http.baseUrl, other, c);
-          if (problem !== undefined) fail('url', `has paging.${k} ${problem}`);
-        }
-      });
+      await ctx.each(
+        cases,
+        async ({ l, form, cursor, extra }) => {
+          const at: Pairs = cursor === 0 ? [] : [['cursor', String(cursor)]];
+          const plain = await ctx.call(l.endpoint, inForm(listCallWith(l, ...at), form));
+          const other = await ctx.call(l.endpoint, inForm(listCallWith(l, ...extra, ...at), form));
+          const before = describe(plain);
+          const fail = (kind: FailureKind, detail: string): never => {
+            throw new Violation(
+              `${describe(other)} (with ${showPairs(extra)}) ${detail}, compared with ${before}`,
+              {
+                kind,
+                exchange: other,
+              },
+            );
+          };
+          if (other.status !== plain.status)
+            fail('status', `answered ${other.status}, not ${plain.status}`);
+          const ta = plain.responseHeaders['x-total-count'];
+          const tb = other.responseHeaders['x-total-count'];
+          if (ta?.trim() !== tb?.trim())
+            fail('header', `has X-Total-Count ${tb ?? '(none)'}, not ${ta ?? '(none)'}`);
+          // the same pages linked, each URL the other request's own at that cursor
+          const la = linksOf(plain.responseHeaders.link);
+          const lb = linksOf(other.responseHeaders.link);
+          for (const rel of ['next', 'prev'] as const) {
+            if ((la[rel] === undefined) !== (lb[rel] === undefined))
+              fail('header', `has ${lb[rel] === undefined ? 'no' : 'a'} Link rel="${rel}"`);
+            const c = la[rel] === undefined ? undefined : cursorIn(la[rel]);
+            if (c === undefined || lb[rel] === undefined) continue;
+            const problem = pagingUrlProblem(lb[rel], ctx.http.baseUrl, other, c);
+            if (problem !== undefined) fail('url', `has a Link rel="${rel}" ${problem}`);
+          }
+          const bodies = ensureSameBody(l.endpoint, plain, other, form, fail);
+          if (bodies === undefined) return;
+          const pa = bodies.a.paging as Record<string, unknown> | undefined;
+          const pb = bodies.b.paging as Record<string, unknown> | undefined;
+          const dc = firstDifference(pa?.cursors, pb?.cursors);
+          if (dc !== undefined) fail('value', `changed paging.cursors: ${dc}`);
+          for (const k of ['nextURL', 'previousURL'] as const) {
+            const ua = pa?.[k];
+            const ub = pb?.[k];
+            if ((typeof ua === 'string') !== (typeof ub === 'string'))
+              fail('url', `has paging.${k} ${JSON.stringify(ub)}, not ${JSON.stringify(ua)}`);
+            const c = typeof ua === 'string' ? cursorIn(ua) : undefined;
+            if (c === undefined || typeof ub !== 'string') continue;
+            const problem = pagingUrlProblem(ub, ctx.http.baseUrl, other, c);
+            if (problem !== undefined) fail('url', `has paging.${k} ${problem}`);
+          }
+          // each case compares its own two reads: confirmed on still data when the data moved
+        },
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({

@@ -23,6 +23,7 @@ import {
   sendDays,
   windowQuery,
 } from '../../check/sample.ts';
+import { applyLaw } from '../../check/slices.ts';
 import type { Walk } from '../../check/walk.ts';
 
 /**
@@ -59,8 +60,8 @@ export const checks: readonly Check[] = [
         ...inGroups,
       ];
       if (all.every((l) => l.list.length === 0)) ctx.skip('every sampled event list is empty');
-      await ctx.each(all, ({ list, where, exchange }) => {
-        const problem = eventsOldestFirst.check(list);
+      await ctx.each(all, async ({ list, where, exchange }) => {
+        const problem = await applyLaw(eventsOldestFirst, list);
         ensure(problem === undefined, () => `${where}: ${problem}`, { kind: 'order', exchange });
       });
     },
@@ -71,8 +72,8 @@ export const checks: readonly Check[] = [
       const groups = await eventGroupWalks(ctx);
       if (groups.every((w) => w.records.length === 0))
         ctx.skip('no event group is visible: no order to check');
-      await ctx.each(groups, (w) => {
-        const problem = eventGroupsInTagOrder.check({ tags, groups: w.records });
+      await ctx.each(groups, async (w) => {
+        const problem = await applyLaw(eventGroupsInTagOrder, { tags, groups: w.records });
         ensure(problem === undefined, () => `${describe(w.pages[0]!)}: ${problem}`, {
           kind: 'order',
           exchange: w.pages[0],
@@ -118,8 +119,8 @@ function listOrderCheck<E extends OrderedList, In>(
       const walks = await walksOf(ctx, endpoints);
       if (walks.every(({ w }) => w.records.length === 0))
         ctx.skip(`every sampled list of ${what} is empty: no order to check`);
-      await ctx.each(walks, ({ w }) => {
-        const problem = law.check(input(w.records));
+      await ctx.each(walks, async ({ w }) => {
+        const problem = await applyLaw(law, input(w.records));
         ensure(problem === undefined, () => `${describe(w.pages[0]!)}: ${problem}`, {
           kind: problem?.includes('no date') ? 'missing' : 'order',
           exchange: w.pages[0],

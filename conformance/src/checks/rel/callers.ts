@@ -4,13 +4,14 @@ import {
   groupNameInCallerTeam,
   managerGroupStatsAsAdmin,
   normaliseEmail,
-  plainEvents,
+  plainEventsSteps,
 } from '@tagtrack/core';
 import { distinctCallers } from '../../check/callers.ts';
 import type { CheckContext } from '../../check/context.ts';
 import { type Check, lawCheck, type SuiteCredential } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
 import { middleWindow, sendDays, windowQuery } from '../../check/sample.ts';
+import { applyLaw, sliced } from '../../check/slices.ts';
 import { aggregated, obey, type Pairs } from './reads.ts';
 
 /**
@@ -242,12 +243,12 @@ export const checks: readonly Check[] = [
           const opens = (await ctx.walk('opens.list', { credential: caller })).records;
           const clicks = (await ctx.walk('clicks.list', { credential: caller })).records;
           obey(
-            contactCountsCallerTags.check({
+            await applyLaw(contactCountsCallerTags, {
               caller: caller.label,
               contact,
               tags,
-              opens: plainEvents(opens),
-              clicks: plainEvents(clicks),
+              opens: await sliced(plainEventsSteps(opens)),
+              clicks: await sliced(plainEventsSteps(clicks)),
             }),
             'counter',
             ex,

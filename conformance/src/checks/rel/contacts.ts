@@ -3,7 +3,7 @@ import {
   contactCountersOverTheirTags,
   normaliseEmail,
   type OpenGroup,
-  plainEvents,
+  plainEventsSteps,
   recipientEmails,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -17,6 +17,7 @@ import {
   flattenEvents,
   type TagRecord,
 } from '../../check/sample.ts';
+import { applyLaw, sliced } from '../../check/slices.ts';
 import type { Exchange } from '../../http/client.ts';
 
 /** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
@@ -62,7 +63,7 @@ async function listedIds(
  * contact record of an email depends only on the tags sent to it and its own events).
  * Throws a {@link Violation} (the credential's failure in the check's loop).
  */
-function sampledContactsLaw(
+async function sampledContactsLaw(
   label: string,
   list: SampledList<ContactRecord>,
   read: {
@@ -70,7 +71,7 @@ function sampledContactsLaw(
     readonly openGroups: readonly (OpenGroup | ClickGroup)[];
     readonly clickGroups: readonly (OpenGroup | ClickGroup)[];
   },
-): void {
+): Promise<void> {
   const exchange = list.pages[0];
   const recipients = recipientEmails(read.tags);
   ensure(
@@ -81,11 +82,11 @@ function sampledContactsLaw(
   );
   const sampled = new Set(list.records.map((c) => normaliseEmail(c.email)));
   const only = (e: { readonly email: string }) => sampled.has(normaliseEmail(e.email));
-  const problem = contactCountersOverTheirTags.check({
+  const problem = await applyLaw(contactCountersOverTheirTags, {
     contacts: list.records,
     tags: read.tags.map((t) => ({ ...t, recipients: t.recipients.filter(only) })),
-    opens: plainEvents(read.openGroups).filter(only),
-    clicks: plainEvents(read.clickGroups).filter(only),
+    opens: (await sliced(plainEventsSteps(read.openGroups))).filter(only),
+    clicks: (await sliced(plainEventsSteps(read.clickGroups))).filter(only),
   });
   ensure(problem === undefined, () => `${problem} as ${label}`, {
     kind: problem?.includes('dateLastSent')
@@ -107,43 +108,49 @@ export const checks: readonly Check[] = [
     also: 'for every credential',
     perCaller: false, // asks as every credential itself
     async run(ctx) {
-      await ctx.each(ctx.credentials, async (credential) => {
-        const tags = (await ctx.walk('teams.tags', { credential })).records;
-        const openGroups = (await ctx.walk('opens.list', { credential })).records;
-        const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
-        const w = await ctx.sampledList('contacts.list', { credential }, 'contacts');
-        if (w.sampled) {
-          sampledContactsLaw(credential.label, w, { tags, openGroups, clickGroups });
-          return;
-        }
-        const contacts = w.records;
-        // every list indexed once (sets): the check is linear in tags, events and contacts
-        const expectedEmails = recipientEmails(tags);
-        const expectedSet = new Set(expectedEmails);
-        const emails = contacts.map((c) => normaliseEmail(c.email));
-        const emailSet = new Set(emails);
-        const extra = emails.find((e) => !expectedSet.has(e));
-        const missing = expectedEmails.find((e) => !emailSet.has(e));
-        ensure(
-          extra === undefined && missing === undefined && emails.length === expectedEmails.length,
-          () =>
-            `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
-            (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
-            (missing ? `; recipient ${missing} is missing` : ''),
-          { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
-        );
-        // the counters and dateLastSent of every contact over its visible tags (core's law)
-        const problem = contactCountersOverTheirTags.check({
-          contacts,
-          tags,
-          opens: plainEvents(openGroups),
-          clicks: plainEvents(clickGroups),
-        });
-        ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
-          kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
-          exchange: w.pages[0],
-        });
-      });
+      await ctx.each(
+        ctx.credentials,
+        async (credential) => {
+          const tags = (await ctx.walk('teams.tags', { credential })).records;
+          const openGroups = (await ctx.walk('opens.list', { credential })).records;
+          const clickGroups = (await ctx.walk('clicks.list', { credential })).records;
+          const w = await ctx.sampledList('contacts.list', { credential }, 'contacts');
+          if (w.sampled) {
+            await sampledContactsLaw(credential.label, w, { tags, openGroups, clickGroups });
+            return;
+          }
+          const contacts = w.records;
+          // every list indexed once (sets): the check is linear in tags, events and contacts
+          const expectedEmails = recipientEmails(tags);
+          const expectedSet = new Set(expectedEmails);
+          const emails = contacts.map((c) => normaliseEmail(c.email));
+          const emailSet = new Set(emails);
+          const extra = emails.find((e) => !expectedSet.has(e));
+          const missing = expectedEmails.find((e) => !emailSet.has(e));
+          ensure(
+            extra === undefined && missing === undefined && emails.length === expectedEmails.length,
+            () =>
+              `${describe(w.pages[0]!)}: ${emails.length} contacts, expected the ${expectedEmails.length} recipients of the visible tags` +
+              (extra ? `; ${extra} is not a recipient of a visible tag` : '') +
+              (missing ? `; recipient ${missing} is missing` : ''),
+            { kind: listDifferenceKind(expectedEmails, emails), exchange: w.pages[0] },
+          );
+          // the counters and dateLastSent of every contact over its visible tags (core's law,
+          // in time slices)
+          const problem = await applyLaw(contactCountersOverTheirTags, {
+            contacts,
+            tags,
+            opens: await sliced(plainEventsSteps(openGroups)),
+            clicks: await sliced(plainEventsSteps(clickGroups)),
+          });
+          ensure(problem === undefined, () => `${problem} as ${credential.label}`, {
+            kind: problem?.includes('dateLastSent') ? 'value' : 'counter',
+            exchange: w.pages[0],
+          });
+        },
+        // each credential's verdict rests on its own four walks: confirmed on still data
+        { readsOwn: true },
+      );
     },
   }),
   defineCheck({

@@ -2,7 +2,7 @@ import {
   dailyAreDistinctRecipients,
   inDayWindow,
   normaliseEmail,
-  plainEventsByTag,
+  plainEventsByTagSteps,
   uniqueOpensAreDistinctRecipients,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -20,6 +20,7 @@ import {
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
+import { sliced } from '../../check/slices.ts';
 import { allTags, arbWindow } from './reads.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
@@ -63,8 +64,8 @@ export const checks: readonly Check[] = [
       const clickGroups = (await ctx.walk('clicks.list')).records;
       // every tag's counters against the events /opens and /clicks list for it (core's law),
       // each tag given only its own events (indexed once: linear in tags and events)
-      const opens = plainEventsByTag(openGroups);
-      const clicks = plainEventsByTag(clickGroups);
+      const opens = await sliced(plainEventsByTagSteps(openGroups));
+      const clicks = await sliced(plainEventsByTagSteps(clickGroups));
       const exchange = (await ctx.walk('opens.list')).pages[0];
       await ctx.each(
         tags,
@@ -114,8 +115,8 @@ export const checks: readonly Check[] = [
         pairs.push([e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
       // each tag's events indexed once: a judgement reads only the events of its tag
-      const opens = plainEventsByTag(openGroups);
-      const clicks = plainEventsByTag(clickGroups);
+      const opens = await sliced(plainEventsByTagSteps(openGroups));
+      const clicks = await sliced(plainEventsByTagSteps(clickGroups));
       const judge = async (tagID: string, day: string) => {
         const ex = await ctx.call('tags.daily', { pathParams: { tagID }, query: [['date', day]] });
         const data = ctx.single('tags.daily', ex);

@@ -1,6 +1,7 @@
 import type { Contact } from '../contact.ts';
 import type { DatasetTag } from '../dataset/schema.ts';
 import { normaliseEmail } from '../dataset/schema.ts';
+import { runAtOnce, type Steps } from '../slices.ts';
 import { contactIdOfNormalised } from './contact-id.ts';
 import {
   type CountedEvent,
@@ -27,6 +28,18 @@ export function contactsOf(
   opens: readonly CountedEvent[],
   clicks: readonly CountedEvent[],
 ): Map<string, Contact> {
+  return runAtOnce(contactsOfSteps(tags, opens, clicks));
+}
+
+/**
+ * {@link contactsOf} yielding after each tag, event and contact (`Steps`, slices.ts): the
+ * form a caller runs in time slices on long lists.
+ */
+export function* contactsOfSteps(
+  tags: readonly Pick<DatasetTag, 'tagID' | 'dateSent' | 'recipients'>[],
+  opens: readonly CountedEvent[],
+  clicks: readonly CountedEvent[],
+): Steps<Map<string, Contact>> {
   interface Acc {
     /** The first of its tags in tag order, as shown (spec §5 Revision 3). */
     shown: Pick<DatasetTag, 'tagID' | 'dateSent'>;
@@ -58,10 +71,13 @@ export function contactsOf(
         a.name = name;
       }
     }
+    yield;
   }
-  const count = (events: readonly CountedEvent[], kind: 'Opens' | 'Clicks') => {
-    const seen = new Set<string>();
+  const seen = new Set<string>();
+  function* count(events: readonly CountedEvent[], kind: 'Opens' | 'Clicks'): Steps<void> {
+    seen.clear();
     for (const e of events) {
+      yield;
       const key = normaliseEmail(e.email);
       if (sentTo.get(e.tagID)?.has(key) !== true) continue;
       const s = acc.get(key)!.stats;
@@ -75,11 +91,12 @@ export function contactsOf(
       if (cls === 'desktop') s[`desktop${kind}`]++;
       else if (cls === 'mobile') s[`mobile${kind}`]++;
     }
-  };
-  count(opens, 'Opens');
-  count(clicks, 'Clicks');
+  }
+  yield* count(opens, 'Opens');
+  yield* count(clicks, 'Clicks');
   const out = new Map<string, Contact>();
   for (const [key, a] of acc) {
+    yield;
     out.set(key, {
       contactID: contactIdOfNormalised(key),
       name: a.name,

@@ -5,7 +5,7 @@ import { normaliseEmail } from '../dataset/schema.ts';
 import type { TeamMember } from '../member.ts';
 import type { StatsSummary } from '../stats.ts';
 import { TAG_COUNTER_FIELDS, type Tag } from '../tag.ts';
-import { firstOf, sameInstant, statsDifference } from './helpers.ts';
+import { firstOf, sameInstant, statsDifference, steppedLaw } from './helpers.ts';
 import type { Law, LawEvent } from './types.ts';
 
 /*
@@ -148,16 +148,31 @@ export const managerGroupStatsAsAdmin: Law<StatsAsTwoCallers> = {
   },
 };
 
-export const contactCountsCallerTags: Law<CallerContact> = {
+export const contactCountsCallerTags: Law<CallerContact> = steppedLaw({
   id: 'REL-CONTACT-CALLER-TAGS',
   title:
     'a contact’s record (/contacts/{contactID}) for each caller counts only the tags that caller sees: totalSent, events and unique counters over them, dateLastSent the latest of them',
   clause:
     'spec §4 Revision 2 (contacts of a manager or user carry counters over that caller’s visible tags only), §10 (contact counters)',
   endpoints: ['contacts.get', 'teams.tags', 'opens.list', 'clicks.list'],
-  check: ({ caller, contact, tags, opens, clicks }) => {
+  *steps({ caller, contact, tags, opens, clicks }) {
     const email = normaliseEmail(contact.email);
-    const expected = contactOf(email, tags, opens, clicks);
+    // the plain rule on the tags sent to the contact and its own events: the same record as
+    // on every tag and event (the others count for nothing), one pass over each list
+    const sentTo: (typeof tags)[number][] = [];
+    for (const t of tags) {
+      if (t.recipients.some((r) => normaliseEmail(r.email) === email)) sentTo.push(t);
+      yield;
+    }
+    const own = function* (events: readonly LawEvent[]) {
+      const out: LawEvent[] = [];
+      for (const e of events) {
+        if (normaliseEmail(e.email) === email) out.push(e);
+        yield;
+      }
+      return out;
+    };
+    const expected = contactOf(email, sentTo, yield* own(opens), yield* own(clicks));
     if (expected === undefined)
       return `contact ${contact.contactID} (${email}) answers ${caller} though no tag it sees was sent to it`;
     const k = CONTACT_COUNTERS.find((f) => contact.stats[f] !== expected.stats[f]);
@@ -167,7 +182,7 @@ export const contactCountsCallerTags: Law<CallerContact> = {
       ? undefined
       : `contact ${contact.contactID} (${email}) as ${caller}: dateLastSent ${contact.dateLastSent}, expected ${expected.dateLastSent} over the tags ${caller} sees`;
   },
-};
+});
 
 export const groupNameInCallerTeam: Law<GroupNameAnswer> = {
   id: 'REL-GROUP-NAME-OWN-TEAM',

@@ -1,8 +1,9 @@
 import { parseTimestampMs } from '../aggregate/time.ts';
+import { runAtOnce, type Steps } from '../slices.ts';
 import { STATS_COUNTER_FIELDS, type StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import type { Timestamp } from '../values.ts';
-import type { CountedRecord } from './types.ts';
+import type { CountedRecord, Law } from './types.ts';
 
 /*
  * Shared wording and comparisons of the law predicates (internal to `laws/`).
@@ -60,16 +61,51 @@ export function firstOf<T>(
   return undefined;
 }
 
+/** {@link firstOf} yielding after each item (`Steps`, slices.ts). */
+export function* firstOfSteps<T>(
+  items: Iterable<T>,
+  f: (item: T) => string | undefined,
+): Steps<string | undefined> {
+  for (const item of items) {
+    const v = f(item);
+    if (v !== undefined) return v;
+    yield;
+  }
+  return undefined;
+}
+
 /** A list law: `say` of the first adjacent pair not `inOrder` (`undefined`: all in order). */
 export function outOfOrder<T>(
   list: readonly T[],
   inOrder: (a: T, b: T) => boolean,
   say: (a: T, b: T, i: number) => string,
 ): string | undefined {
+  return runAtOnce(outOfOrderSteps(list, inOrder, say));
+}
+
+/** {@link outOfOrder} yielding after each pair (`Steps`, slices.ts). */
+export function* outOfOrderSteps<T>(
+  list: readonly T[],
+  inOrder: (a: T, b: T) => boolean,
+  say: (a: T, b: T, i: number) => string,
+): Steps<string | undefined> {
   for (let i = 1; i < list.length; i++) {
     if (!inOrder(list[i - 1]!, list[i]!)) return say(list[i - 1]!, list[i]!, i);
+    yield;
   }
   return undefined;
+}
+
+/**
+ * A law of a whole list written once as {@link Steps}: its `check` runs them at once, its
+ * `steps` hands them to the suite to run in slices (see `Law.steps`).
+ */
+export function steppedLaw<In>(
+  law: Omit<Law<In>, 'check' | 'steps'> & {
+    readonly steps: (input: In) => Steps<string | undefined>;
+  },
+): Law<In> {
+  return { ...law, check: (input) => runAtOnce(law.steps(input)) };
 }
 
 /** The endpoints listing tags, stats records and contacts. */

@@ -2,6 +2,7 @@ import type { DatedEvent } from '../aggregate/rules.ts';
 import type { Contact } from '../contact.ts';
 import type { EndpointId } from '../endpoints.ts';
 import type { Click, ClickGroup, DailyCounts, Open, OpenGroup } from '../events.ts';
+import type { Steps } from '../slices.ts';
 import type { StatsSummary } from '../stats.ts';
 import type { Tag } from '../tag.ts';
 import type { CalendarDate } from '../values.ts';
@@ -26,6 +27,13 @@ export interface Law<In> {
   readonly endpoints: readonly EndpointId[];
   /** `undefined` when `input` obeys the law, else the violation in domain words. */
   readonly check: (input: In) => string | undefined;
+  /**
+   * The same predicate as {@link check}, yielding between records (`Steps`, slices.ts), for
+   * the laws whose input is a whole list (contacts, tags, events): the suite runs it in time
+   * slices (`runInSlices`) so the event loop keeps turning on a list of a million records.
+   * `check(input)` is `runAtOnce(steps(input))`. Absent for laws of one record.
+   */
+  readonly steps?: (input: In) => Steps<string | undefined>;
 }
 
 /** A record with open and click counters: a tag (2, 4), a contact (15–17), a stats record. */

@@ -1,0 +1,27 @@
+/**
+ * Work over long lists without holding up the event loop (spec §11, "the event loop keeps
+ * turning"): a law of core applied in time slices ({@link applyLaw}) and other long loops run
+ * through core's `runInSlices`. A request's deadline, a retry's wait and a stop signal then
+ * wait at most one slice (core's `SLICE_MS`), whatever the size of the data.
+ */
+import { type Law, runInSlices, type Steps, TimeSlice } from '@tagtrack/core';
+
+/**
+ * `law.check(input)`, run in time slices when the law is written as steps (`Law.steps`: the
+ * laws of whole lists), else at once (a law of one record). Resolves the same value:
+ * `undefined` when `input` obeys the law, else the violation in domain words.
+ */
+export function applyLaw<In>(
+  law: Law<In>,
+  input: In,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<string | undefined> {
+  return law.steps === undefined
+    ? Promise.resolve(law.check(input))
+    : runInSlices(law.steps(input), slice);
+}
+
+/** `steps` run to its end in time slices (core's `runInSlices` with a new slice). */
+export function sliced<T>(steps: Steps<T>): Promise<T> {
+  return runInSlices(steps, new TimeSlice());
+}

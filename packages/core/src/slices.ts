@@ -1,0 +1,118 @@
+/**
+ * Long loops in slices, so the event loop keeps turning: a computation over many records is
+ * written as a generator that yields (`yield`, no value) between records ({@link Steps}), and
+ * is run to its end either at once ({@link runAtOnce}, the plain synchronous form) or in
+ * slices of about {@link SLICE_MS} ms with the event loop running in between
+ * ({@link runInSlices}), so that timers, I/O and signals (a request's deadline, SIGTERM) wait
+ * at most one slice. Browser-safe: the pause is `setImmediate` where it exists, else
+ * `setTimeout(0)`.
+ */
+
+/**
+ * A computation that yields between units of work (a record, an event) and returns `T`.
+ * Yielding costs a generator resume (tens of nanoseconds); the runner decides when to pause.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Milliseconds of synchronous work a slice runs before it lets the event loop turn. */
+export const SLICE_MS = 20;
+
+/** Steps between two readings of the clock (the clock costs more than a step). */
+export const SLICE_STRIDE = 512;
+
+const setImmediateOf = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+
+/**
+ * Resolves on a later turn of the event loop, after the I/O and timers already due have run
+ * (`setImmediate` in Node, `setTimeout(0)` elsewhere): awaiting it lets them in.
+ */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    if (setImmediateOf !== undefined) setImmediateOf(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
+/** How long slices are: `budgetMs` of work (default {@link SLICE_MS}), the clock read every `stride` steps. */
+export interface SliceOptions {
+  /** Milliseconds of work between two pauses; 0 pauses at every reading of the clock. */
+  readonly budgetMs?: number;
+  /** Steps between two readings of the clock (default {@link SLICE_STRIDE}). */
+  readonly stride?: number;
+}
+
+/**
+ * A time slice of synchronous work: {@link step} counts a unit of work and says when the
+ * slice is used up; {@link pause} lets the event loop turn and starts the next slice.
+ * {@link tick} does both. One slice per loop (its clock starts when it is made).
+ */
+export class TimeSlice {
+  private readonly budgetMs: number;
+  private readonly stride: number;
+  private count = 0;
+  private since = performance.now();
+  /** How many times the slice paused so far. */
+  pauses = 0;
+
+  constructor(options: SliceOptions = {}) {
+    this.budgetMs = options.budgetMs ?? SLICE_MS;
+    this.stride = Math.max(1, options.stride ?? SLICE_STRIDE);
+  }
+
+  /** Counts one unit of work; true when the slice is used up (the clock is read every `stride` units). */
+  step(): boolean {
+    if (++this.count < this.stride) return false;
+    this.count = 0;
+    return performance.now() - this.since >= this.budgetMs;
+  }
+
+  /** Lets the event loop turn ({@link nextTurn}) and starts a new slice. */
+  async pause(): Promise<void> {
+    this.pauses++;
+    await nextTurn();
+    this.since = performance.now();
+    this.count = 0;
+  }
+
+  /** Counts one unit of work and pauses when the slice is used up. */
+  async tick(): Promise<void> {
+    if (this.step()) await this.pause();
+  }
+}
+
+/** Runs `steps` to its end synchronously and returns its value (the plain form). */
+export function runAtOnce<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * Runs `steps` to its end in slices (see {@link TimeSlice}; `slice` or a new one with the
+ * default budget), letting the event loop turn between them, and resolves its value. Same
+ * value as {@link runAtOnce}; an exception of `steps` rejects.
+ */
+export async function runInSlices<T>(
+  steps: Steps<T>,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (slice.step()) await slice.pause();
+  }
+}
+
+/**
+ * `items` mapped by `f`, one step per item: the sliced form of `Array.prototype.map` for
+ * long lists (`yield* mapSteps(list, f)` inside {@link Steps}).
+ */
+export function* mapSteps<T, U>(items: Iterable<T>, f: (item: T) => U): Steps<U[]> {
+  const out: U[] = [];
+  for (const item of items) {
+    out.push(f(item));
+    yield;
+  }
+  return out;
+}

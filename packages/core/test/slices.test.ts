@@ -1,0 +1,137 @@
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  contactCountersOverTheirTags,
+  contactSumsEqualTagSums,
+  eventsOldestFirst,
+  LAWS,
+  plainEvents,
+  tagsNewestFirst,
+} from '../src/laws.ts';
+import { nextTurn, runAtOnce, runInSlices, type Steps, TimeSlice } from '../src/slices.ts';
+import { arbDatasetWithCaller } from '../src/testing.ts';
+import { indexOf } from './indexes.ts';
+
+/*
+ * Long loops in slices: a law of a whole list, run by runInSlices, lets the event loop turn
+ * while it works (a timer scheduled meanwhile fires before it ends) and gives the value the
+ * plain synchronous form gives. Order of events is asserted, never wall time: slices of 0 ms
+ * pause at every reading of the clock.
+ */
+
+/** A slice that pauses every `stride` steps, whatever the machine's speed. */
+const everyStep = (stride = 1) => new TimeSlice({ budgetMs: 0, stride });
+
+/** `n` events of one tag, oldest first, one per second. */
+function events(n: number) {
+  const t0 = Date.UTC(2024, 0, 1);
+  return Array.from({ length: n }, (_, i) => ({
+    openDate: new Date(t0 + i * 1000).toISOString().replace('.000Z', 'Z'),
+  }));
+}
+
+describe('runInSlices', () => {
+  it('a law over a large generated input yields to the event loop: a timer set before it fires before it ends', async () => {
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    const verdict = runInSlices(eventsOldestFirst.steps!(events(200_000)), everyStep(1024)).then(
+      (v) => {
+        order.push('law');
+        return v;
+      },
+    );
+    expect(await verdict).toBeUndefined();
+    expect(order).toEqual(['timer', 'law']);
+  });
+
+  it('I/O already due runs between slices (setImmediate callbacks queued meanwhile)', async () => {
+    const order: string[] = [];
+    function* work(): Steps<number> {
+      let sum = 0;
+      for (let i = 0; i < 10; i++) {
+        if (i === 3) setImmediate(() => order.push('immediate'));
+        sum += i;
+        order.push(`step ${i}`);
+        yield;
+      }
+      return sum;
+    }
+    expect(await runInSlices(work(), everyStep(1))).toBe(45);
+    // queued at step 3, run at the pause after step 3 (step 4 comes after it)
+    expect(order.indexOf('immediate')).toBe(order.indexOf('step 3') + 1);
+  });
+
+  it('an exception of the steps rejects', async () => {
+    function* bad(): Steps<number> {
+      yield;
+      throw new Error('broken');
+    }
+    await expect(runInSlices(bad(), everyStep())).rejects.toThrow('broken');
+  });
+
+  it('TimeSlice: a 0 ms budget is used up at every reading of the clock, every `stride` steps', () => {
+    const slice = everyStep(3);
+    expect([1, 2, 3, 4, 5, 6].map(() => slice.step())).toEqual([
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+    ]);
+  });
+
+  it('TimeSlice: pause lets the loop turn and counts', async () => {
+    const slice = everyStep();
+    let ran = false;
+    setImmediate(() => {
+      ran = true;
+    });
+    await slice.pause();
+    expect(ran).toBe(true);
+    expect(slice.pauses).toBe(1);
+    await nextTurn();
+  });
+});
+
+describe('laws written as steps', () => {
+  it('every law of a whole list has steps; check is the steps run at once', () => {
+    const stepped = LAWS.filter((l) => l.steps !== undefined).map((l) => l.id);
+    expect(stepped).toEqual(
+      expect.arrayContaining([
+        'REL-CONTACTS-TAGS',
+        'AGG-CONTACTS-SUM-TAGS',
+        'PAGE-ORDER-CONTACTS',
+        'PAGE-ORDER-TAGS',
+        'PAGE-ORDER-MEMBERS',
+        'PAGE-ORDER-EVENTS',
+        'PAGE-ORDER-EVENT-GROUPS',
+        'REL-CONTACT-CALLER-TAGS',
+      ]),
+    );
+  });
+
+  fcTest.prop([arbDatasetWithCaller, fc.nat(1000)], { numRuns: 30 })(
+    'runInSlices(law.steps(input)) equals runAtOnce(law.steps(input)) on the index answers, broken or not',
+    async ({ dataset, caller }, pick) => {
+      const idx = indexOf(dataset);
+      const tags = idx.tags(caller, {})!;
+      const contacts = idx.contacts(caller);
+      const view = {
+        contacts: pick % 2 === 0 ? contacts : contacts.slice(1),
+        tags,
+        opens: plainEvents(idx.openGroups(caller, {})),
+        clicks: plainEvents(idx.clickGroups(caller, {})),
+      };
+      const reversed = [...tags].reverse();
+      for (const [law, input] of [
+        [contactCountersOverTheirTags, view],
+        [contactSumsEqualTagSums, view],
+        [tagsNewestFirst, pick % 3 === 0 ? reversed : tags],
+      ] as const) {
+        const steps = law.steps as (i: typeof input) => Steps<string | undefined>;
+        expect(await runInSlices(steps(input), everyStep(2))).toBe(runAtOnce(steps(input)));
+      }
+    },
+  );
+});
