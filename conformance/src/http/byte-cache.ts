@@ -3,12 +3,12 @@ import { LRUCache } from 'lru-cache';
 /**
  * Bytes the run's caches may hold together by default (`--cache-bytes`,
  * `TAGTRACK_CACHE_BYTES`): 128 MiB, three eighths for single responses, three eighths for
- * whole walks of lists, a quarter for the credentials' discoveries (see {@link cacheShares}). Past it the
- * least recently used entries go (and are read again when a check asks for them), so the
- * suite's memory stays bounded at any data size. A run of the canonical dataset never reaches
- * it, so its requests are the same at any concurrency; where the cap binds, which entries go
- * depends on the order answers come in, so the requests sent may vary with concurrency (never
- * the verdict).
+ * whole walks of lists, a quarter for the credentials' discoveries (see {@link cacheShares}).
+ * Past it the least recently used entries go (and are read again when a check asks for
+ * them), so the suite's memory stays bounded at any data size. A run of the canonical
+ * dataset never reaches it, so its requests are the same at any concurrency; where the cap
+ * binds, which entries go depends on the order answers come in, so the requests sent may
+ * vary with concurrency (never the verdict).
  */
 export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
