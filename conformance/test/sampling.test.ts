@@ -83,6 +83,7 @@ const SAMPLING_CHECKS = [
   'AGG-UNIQUE-LE-TOTAL',
   'SCHEMA-VALUE-DOMAINS',
   'REL-EVENT-RECIPIENT',
+  'REL-FILTER-CONJUNCTION',
 ];
 
 /**
@@ -166,4 +167,15 @@ describe('long lists verified on a seeded sample, coverage stated', () => {
     expect(contacts.status).toBe('fail');
     expect(contacts.failures[0]?.message).toMatch(/stats\.uniqueOpens/);
   }, 120_000);
+
+  test.each(['ignore-is-opened', 'tags-filtered-oldest-first'] as const)(
+    'the sampled pages of a filtered tag list still catch fault %s',
+    async (fault) => {
+      const result = await blindRun({ sampleAbove: 80, faults: [fault] });
+      const check = result.checks.find((c) => c.id === 'REL-FILTER-CONJUNCTION')!;
+      expect(check.coverage?.find((c) => c.subject === 'filtered tags')?.sampled).toBe(true);
+      expect(check.status).toBe('fail');
+    },
+    120_000,
+  );
 });

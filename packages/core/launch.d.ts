@@ -8,6 +8,13 @@ export interface Bin {
   readonly entry: string;
   /** Runs the built entry module with process.argv; a number it resolves to is the exit code. */
   readonly start: (entry: Record<string, unknown>, argv: string[]) => unknown;
+  /**
+   * The V8 heap (old generation) the command runs with, in MB (`--max-old-space-size`), for a
+   * long-running command whose live data is bounded: garbage is collected before the process
+   * grows past it. Ignored when the user gave `--max-old-space-size` (NODE_OPTIONS or node's
+   * arguments). An installed package's bin then runs in a child process that has it.
+   */
+  readonly heapMB?: number;
 }
 
 /**

@@ -300,25 +300,56 @@ const TARGETS: readonly Target[] = [
   { n: '17', path: '/contacts/tag/{tagID}', query: '', list: true },
 ];
 
-/** The path parameters of one caller: its tag with the most events on its first tags page. */
+/**
+ * The records of the first page of list `path` for `caller` (an empty page, 204 or an empty
+ * body, has none). Throws naming the path, the caller, the status and the start of the body
+ * when the answer is not a 200 JSON body with a `data` array.
+ */
+async function firstPageRecords(
+  base: string,
+  caller: BenchCaller,
+  path: string,
+): Promise<Record<string, unknown>[]> {
+  const r = await get(base, caller, path, UNCACHED);
+  const text = r.body.toString();
+  if (r.status === 204 || (r.status === 200 && text.trim() === '')) return [];
+  const problem = (why: string) =>
+    new Error(`${path} for the ${caller.role} ${why}: ${JSON.stringify(text.slice(0, 200))}`);
+  if (r.status !== 200) throw problem(`answered ${r.status}`);
+  let data: unknown;
+  try {
+    data = (JSON.parse(text) as { data?: unknown }).data;
+  } catch {
+    throw problem('answered a body that is not JSON');
+  }
+  if (!Array.isArray(data)) throw problem('answered no data array');
+  return data as Record<string, unknown>[];
+}
+
+/**
+ * The path parameters of one caller: its tag with the most events on its first tags page,
+ * and the first contact of its first contacts page. A caller without tags (contacts) has no
+ * `tagID` and `date` (`contactID`): the cells that need them are skipped, and said so.
+ */
 async function pathValues(base: string, caller: BenchCaller): Promise<Record<string, string>> {
-  const tags = await get(base, caller, '/teams/tags', UNCACHED);
-  const data = JSON.parse(tags.body.toString()).data as {
+  const tags = (await firstPageRecords(base, caller, '/teams/tags')) as {
     tagID: string;
     dateSent: string;
     stats: { totalOpens: number; totalClicks: number };
   }[];
-  const busiest = data.reduce((a, b) =>
-    b.stats.totalOpens + b.stats.totalClicks > a.stats.totalOpens + a.stats.totalClicks ? b : a,
+  const events = (t: (typeof tags)[number]) => t.stats.totalOpens + t.stats.totalClicks;
+  const busiest = tags.reduce<(typeof tags)[number] | undefined>(
+    (a, b) => (a === undefined || events(b) > events(a) ? b : a),
+    undefined,
   );
-  const contacts = await get(base, caller, '/contacts', UNCACHED);
-  const contact = (JSON.parse(contacts.body.toString()).data as { contactID: string }[])[0]!;
+  const contact = (await firstPageRecords(base, caller, '/contacts'))[0] as
+    | { contactID: string }
+    | undefined;
   return {
     memberID: caller.memberID,
     group: encodeURIComponent(caller.group),
-    tagID: busiest.tagID,
-    date: busiest.dateSent.slice(0, 10),
-    contactID: contact.contactID,
+    ...(busiest === undefined ? {} : { tagID: busiest.tagID, date: busiest.dateSent.slice(0, 10) }),
+    ...(contact === undefined ? {} : { contactID: contact.contactID }),
   };
 }
 
@@ -455,6 +486,15 @@ async function runEngine(
     for (const caller of callers) {
       const values = await pathValues(s.base, caller);
       for (const target of TARGETS.filter((t) => ONLY === undefined || ONLY.includes(t.n))) {
+        const missing = [...`${target.path}${target.query}`.matchAll(/\{(\w+)\}/g)]
+          .map((m) => m[1]!)
+          .filter((k) => values[k] === undefined);
+        if (missing.length > 0) {
+          console.log(
+            `  ${engine}: ${target.n} ${target.path} skipped for the ${caller.role}: its first pages name no ${missing.join(', ')}`,
+          );
+          continue;
+        }
         const path = target.path.replace(/\{(\w+)\}/g, (_, k: string) => values[k]!);
         const query = target.query.replace(/\{(\w+)\}/g, (_, k: string) => values[k]!);
         const at = (page: Row['page']) => {

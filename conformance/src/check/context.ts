@@ -52,6 +52,11 @@ export interface SampledList<R = unknown> {
   readonly pages: Exchange[];
   readonly total: number;
   readonly sampled: boolean;
+  /**
+   * The records by where they are in the list: one run of consecutive records from offset
+   * `cursor` per page read (the whole list from 0 when not sampled), in cursor order.
+   */
+  readonly slices: readonly { readonly cursor: number; readonly records: readonly R[] }[];
 }
 
 export type { CallerShare } from './context/caller-share.ts';
@@ -344,7 +349,7 @@ export class CheckContext {
     if (total <= bound) {
       const w = await this.walk(endpoint, call);
       this.covered({ subject, verified: w.records.length, of: w.total, sampled: false });
-      return { ...w, sampled: false };
+      return { ...w, sampled: false, slices: [{ cursor: 0, records: w.records }] };
     }
     const credential = call.credential === undefined ? this.primary : call.credential;
     const seed = hashString(
@@ -359,6 +364,7 @@ export class CheckContext {
     );
     const records: unknown[] = [...page0.data];
     const pages: Exchange[] = [first];
+    const slices = [{ cursor: 0, records: recordsOf(endpoint, page0.data) }];
     for (const cursor of sampledCursors(total, this.profile.pageSize, bound, seed)) {
       if (cursor === 0) continue;
       const ex = await this.call(endpoint, {
@@ -366,11 +372,13 @@ export class CheckContext {
         query: [...query, ['cursor', String(cursor)]],
       });
       pages.push(ex);
-      records.push(...this.page(endpoint, ex).data);
+      const data = this.page(endpoint, ex).data;
+      records.push(...data);
+      slices.push({ cursor, records: recordsOf(endpoint, data) });
     }
     this.compared();
     this.covered({ subject, verified: records.length, of: total, sampled: true });
-    return { records: recordsOf(endpoint, records), pages, total, sampled: true };
+    return { records: recordsOf(endpoint, records), pages, total, sampled: true, slices };
   }
 
   /**

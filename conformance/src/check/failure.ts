@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Exchange } from '../http/client.ts';
+import { detached } from '../http/detached.ts';
 
 /**
  * What kind of thing went wrong, so that reports group failures and a vendor sees at a glance
@@ -120,8 +121,10 @@ export function describe(ex: Exchange): string {
 
 /** The first 200 characters of a body, whitespace collapsed, for messages. */
 export function snippet(body: string): string {
-  const s = body.replace(/\s+/g, ' ');
-  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  // cut before the whitespace is folded (no copy of a whole body), then copied: a message
+  // kept in a failure must not keep the whole body alive (see detached.ts)
+  const s = body.slice(0, 2000).replace(/\s+/g, ' ');
+  return detached(s.length > 200 ? `${s.slice(0, 200)}…` : s);
 }
 
 /**

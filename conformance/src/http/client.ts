@@ -20,6 +20,7 @@ import {
   KEPT_BODIES_BUDGET,
   KEPT_BODY_CHARS,
 } from './client-options.ts';
+import { detached } from './detached.ts';
 import { ConnectionError } from './errors.ts';
 import { describeFetchError, formatBytes, toError, transportFault } from './fetch-errors.ts';
 import { suiteCommand } from './invocation.ts';
@@ -391,7 +392,8 @@ export class HttpClient {
     const kept: Exchange = {
       ...exchange,
       body: this.redactor.redactEchoesIn(
-        body.length > keep ? body.slice(0, keep) : body,
+        // a copy, not a slice: a slice would keep the whole body alive (see detached.ts)
+        body.length > keep ? detached(body.slice(0, keep)) : body,
         response.status,
       ),
       responseHeaders: Object.fromEntries(

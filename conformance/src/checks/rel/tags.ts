@@ -52,10 +52,33 @@ export const checks: readonly Check[] = [
               matchesTagFilters(t.stats, Object.fromEntries(active.map((f) => [f, true]))),
             )
             .map((t) => t.tagID);
-          const w = await ctx.walk(memberID === undefined ? 'teams.tags' : 'teams.memberTags', {
-            ...(memberID === undefined ? {} : { pathParams: { memberID } }),
-            query: unique,
-          });
+          // a long filtered list: its total and the pages at seeded cursors against the
+          // expected list at the same places (coverage.ts)
+          const w = await ctx.sampledList(
+            memberID === undefined ? 'teams.tags' : 'teams.memberTags',
+            { ...(memberID === undefined ? {} : { pathParams: { memberID } }), query: unique },
+            'filtered tags',
+          );
+          if (w.sampled) {
+            ensure(
+              w.total === expected.length,
+              () =>
+                `${describe(w.pages[0]!)}: paging.cursors.total ${w.total}, expected the ${expected.length} of ${all.length} unfiltered tags with ${active.join(' and ') || 'no filter'}`,
+              { kind: w.total < expected.length ? 'missing' : 'extra', exchange: w.pages[0] },
+            );
+            for (const [i, slice] of w.slices.entries()) {
+              const got = slice.records.map((t) => t.tagID);
+              const want = expected.slice(slice.cursor, slice.cursor + got.length);
+              const at = got.findIndex((id, j) => id !== want[j]);
+              ensure(
+                at < 0,
+                () =>
+                  `${describe(w.pages[i]!)}: tag ${slice.cursor + at} of the list is ${got[at]}, expected ${want[at] ?? 'none'} (the ${expected.length} of ${all.length} unfiltered tags with ${active.join(' and ') || 'no filter'}, in order)`,
+                { kind: listDifferenceKind(want, got), exchange: w.pages[i] },
+              );
+            }
+            return;
+          }
           const actual = w.records.map((t) => t.tagID);
           const expectedSet = new Set(expected);
           const actualSet = new Set(actual);

@@ -29,20 +29,27 @@ export async function liveBase(db: Queryable, tagsPerTeam: number): Promise<Data
   const credentials = await db.query<{ authId: string; accessKey: string; memberID: string }>(
     'SELECT "authId", "accessKey", "memberID" FROM credentials ORDER BY "authId" COLLATE "C"',
   );
-  const tags = await db.query<DatasetTag>(
-    `SELECT g."tagID", g."memberID", g.subject,
-            to_char(g."dateSent" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "dateSent",
-            coalesce((SELECT json_agg(json_build_object('name', r.name, 'email', r.email)
-                                      ORDER BY r.position)
-                      FROM recipients AS r WHERE r."tagID" = g."tagID"), '[]'::json) AS recipients
-     FROM teams AS tm
-     CROSS JOIN LATERAL (SELECT s."tagID" FROM tagtrack_tag_scopes AS s
-                         WHERE s."teamID" = tm."teamID" AND s.scope = 'team:' || tm."teamID"
-                         ORDER BY s.shown DESC, s."tagID" COLLATE "C"
-                         LIMIT $1) AS latest
-     JOIN tags AS g ON g."tagID" = latest."tagID"`,
-    [tagsPerTeam],
-  );
+  // one query per team, every table read through the team views and filtered by the team
+  // (on Citus each is routed to the team's shard)
+  const tags: DatasetTag[] = [];
+  for (const { teamID } of teams) {
+    const rows = await db.query<DatasetTag>(
+      `SELECT g."tagID", g."memberID", g.subject,
+              to_char(g."dateSent" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "dateSent",
+              coalesce((SELECT json_agg(json_build_object('name', r.name, 'email', r.email)
+                                        ORDER BY r.position)
+                        FROM tagtrack_team_recipients AS r
+                        WHERE r."teamID" = $1 AND r."tagID" = g."tagID"), '[]'::json) AS recipients
+       FROM (SELECT s."tagID", s.shown FROM tagtrack_tag_scopes AS s
+             WHERE s."teamID" = $1 AND s.scope = 'team:' || $1
+             ORDER BY s.shown DESC, s."tagID" COLLATE "C"
+             LIMIT $2) AS latest
+       JOIN tagtrack_team_tags AS g ON g."teamID" = $1 AND g."tagID" = latest."tagID"
+       ORDER BY latest.shown DESC, latest."tagID" COLLATE "C"`,
+      [teamID, tagsPerTeam],
+    );
+    tags.push(...rows);
+  }
   return {
     teams: teams.map((t) => ({
       teamID: t.teamID,
