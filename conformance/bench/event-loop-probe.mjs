@@ -5,7 +5,10 @@
 //
 // - monitorEventLoopDelay (node:perf_hooks, 10 ms resolution): max, p99, p50 and mean delay;
 // - stalls: a 10 ms interval timer that fires more than 100 ms late marks a synchronous
-//   stretch (or the process descheduled) of that length; their count and the longest.
+//   stretch (or the process descheduled) of that length; their count and the longest;
+// - busy stalls: of those, the ones in which the process itself used more than 100 ms of CPU
+//   (process.cpuUsage, all its threads): on a machine shared with other work a stall also
+//   counts the time the process waited for a core, which busy stalls leave out.
 import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -15,12 +18,20 @@ const TICK_MS = 10;
 const histogram = monitorEventLoopDelay({ resolution: TICK_MS });
 histogram.enable();
 const stalls = [];
+const busy = [];
 let last = performance.now();
+let lastCpu = process.cpuUsage();
 const ticker = setInterval(() => {
   const now = performance.now();
+  const cpu = process.cpuUsage();
   const late = now - last - TICK_MS;
-  if (late > STALL_MS) stalls.push(Math.round(late));
+  if (late > STALL_MS) {
+    stalls.push(Math.round(late));
+    const used = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+    if (used > STALL_MS) busy.push(Math.round(used));
+  }
   last = now;
+  lastCpu = cpu;
 }, TICK_MS);
 ticker.unref();
 const ms = (ns) => Math.round((ns / 1e6) * 10) / 10;
@@ -36,7 +47,10 @@ process.on('exit', () => {
       meanMs: ms(histogram.mean),
       stallsOver100Ms: stalls.length,
       longestStallMs: stalls.length === 0 ? 0 : Math.max(...stalls),
+      busyStallsOver100Ms: busy.length,
+      longestBusyStallCpuMs: busy.length === 0 ? 0 : Math.max(...busy),
       stalls: stalls.sort((a, b) => b - a).slice(0, 20),
+      busyStalls: busy.sort((a, b) => b - a).slice(0, 20),
     }),
   );
 });

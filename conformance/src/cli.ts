@@ -244,7 +244,7 @@ export function buildProgram(done: (code: number) => void): Command {
     .addOption(
       new Option(
         '--cache-bytes <n>',
-        'bytes the run keeps of walked lists and responses (default 256 MiB; the least recently used are read again)',
+        'bytes the run keeps of walked lists and responses (default 128 MiB; the least recently used are read again)',
       )
         .argParser(positiveInt('cache-bytes'))
         .env('TAGTRACK_CACHE_BYTES'),

@@ -29,6 +29,20 @@ describe('picks from the data', () => {
     },
   );
 
+  fcTest.prop([
+    fc.array(fc.oneof(arbTimestamp, fc.constant('2024-03-01T23:59:59Z')), { maxLength: 60 }),
+    fc.integer({ min: 1, max: 4 }),
+  ])(
+    'nearMidnight in one pass picks what sorting by time of day, then instant, picks (first and last n, repeats once)',
+    (ts, n) => {
+      const ms = new Map(ts.map((t) => [t, parseTimestampMs(t)] as const));
+      const tod = (t: string) => ((ms.get(t)! % DAY_MS) + DAY_MS) % DAY_MS;
+      const sorted = [...ms.keys()].sort((a, b) => tod(a) - tod(b) || ms.get(a)! - ms.get(b)!);
+      const bySort = [...new Set([...sorted.slice(-n).reverse(), ...sorted.slice(0, n)])];
+      expect(nearMidnight(ts, n)).toEqual(bySort);
+    },
+  );
+
   fcTest.prop([arbTimestamps, fc.integer({ min: 1, max: 3 })])(
     'every boundary window is one UTC day, both bounds inclusive, that selects a picked timestamp',
     (ts, n) => {

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { runDiff } from '../src/diff/differential.ts';
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
+import { type RecordedAnswers, recordedFetch } from './helpers.ts';
 
 /**
  * The soundness of the differential audit: two conforming implementations on the
@@ -19,7 +20,11 @@ import type { ProfileInput } from '../src/profile/profile.ts';
  * options (a profile option such as `page-size-7` is the profile of both sides). Blind mode
  * with one admin, manager and user credential of each team, one run per property:
  * the variant matrix (variants-*.test.ts) audits every variant on the canonical dataset in
- * fixture mode; this is the same audit on other data.
+ * fixture mode; this is the same audit on other data. Both servers answer by the request
+ * alone (read-only, no rate limit), so each distinct request reaches each once and a repeat
+ * gets the recorded answer (`recordedFetch`); the reference side's recordings are shared by
+ * the variants audited on the same dataset with the same server options (one seed: the
+ * audits ask it nearly the same questions).
  */
 
 /** Base URLs of the two in-memory sides (never resolved). */
@@ -81,6 +86,8 @@ describe.each(DATASETS.map((d, i) => ({ ...d, i })))(
   ({ seed, scale, i }) => {
     const dataset = withEveryEdgeCase(generateDataset({ seed, scale }), seed);
     const variants = AUDITED.filter((_, k) => k % DATASETS.length === i);
+    /** The reference server's answers on this dataset, by its server options and request. */
+    const plainAnswers: RecordedAnswers = new Map();
 
     test.each(variants.map((v) => [v.name, v] as const))(
       'law: diff between the reference server and its variant %s reports no difference',
@@ -96,8 +103,12 @@ describe.each(DATASETS.map((d, i) => ({ ...d, i })))(
           const result = await runDiff({
             baseUrl: VARIANT_BASE,
             against: PLAIN_BASE,
-            fetch: (r) => server.fetch(r),
-            fetchAgainst: (r) => plain.fetch(r),
+            fetch: recordedFetch((r) => server.fetch(r), '', new Map()),
+            fetchAgainst: recordedFetch(
+              (r) => plain.fetch(r),
+              JSON.stringify(variant.server ?? {}),
+              plainAnswers,
+            ),
             profile: profileOf(dataset, variant),
             mode: 'blind',
             seed,

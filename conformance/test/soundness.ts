@@ -6,7 +6,7 @@ import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@t
 import fc from 'fast-check';
 import type { ProfileCredential, ProfileInput } from '../src/profile/profile.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { MEMORY_BASE_URL } from './helpers.ts';
+import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch } from './helpers.ts';
 
 /**
  * The suite's soundness search: a conforming server must pass the suite whatever
@@ -169,13 +169,49 @@ export function describeConfig(config: SoundnessConfig): string {
 }
 
 /**
+ * Opens the SQL engine of `config` (`engine` `pglite` or `postgres`) with its dataset loaded,
+ * or resolves undefined for the in-memory index. The caller closes it.
+ */
+export async function openSoundnessEngine(config: SoundnessConfig): Promise<SqlEngine | undefined> {
+  if (config.engine !== 'pglite' && config.engine !== 'postgres') return undefined;
+  const databaseUrl = config.engine === 'postgres' ? soundnessDatabaseUrl() : undefined;
+  if (config.engine === 'postgres' && databaseUrl === undefined)
+    throw new Error('engine postgres needs TAGTRACK_TEST_DATABASE_URL');
+  return openSqlEngine({
+    load: datasetOf(config.data),
+    memberWithoutGroup: config.memberWithoutGroup,
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
+  });
+}
+
+/** What several runs of one server configuration share (see {@link runSoundness}). */
+export interface SoundnessShared {
+  /**
+   * The SQL engine to answer from, opened by {@link openSoundnessEngine} for a configuration
+   * with the same dataset, engine and `memberWithoutGroup`; the caller closes it.
+   */
+  readonly engine?: SqlEngine | undefined;
+  /**
+   * The server's recorded answers, for runs whose configurations differ only in the caller
+   * and the suite's seed (the same server options, dataset and engine).
+   */
+  readonly answers?: RecordedAnswers;
+}
+
+/**
  * Runs the suite in memory against the reference server of `config` and returns what failed.
- * `numRuns`: fast-check runs per property check.
+ * `numRuns`: fast-check runs per property check. Without a rate limit the server answers by
+ * the request alone, so each distinct request reaches it once and a repeat gets the recorded
+ * answer (`recordedFetch`): in `shared.answers` when given (the caller's runs of the same
+ * server), else for this run. `shared.engine`: the SQL engine to answer from; without it the
+ * run opens and closes its own.
  */
 export async function runSoundness(
   config: SoundnessConfig,
   numRuns: number,
+  shared: SoundnessShared = {},
 ): Promise<SoundnessOutcome> {
+  const { engine } = shared;
   const dataset = datasetOf(config.data);
   const credentials = credentialsOf(dataset);
   const rateLimit =
@@ -207,23 +243,19 @@ export async function runSoundness(
     rateLimit: rateLimit === undefined ? null : { ...rateLimit, retryAfter: true },
     credentials: declared,
   };
-  let engine: SqlEngine | undefined;
-  if (config.engine === 'pglite' || config.engine === 'postgres') {
-    const databaseUrl = config.engine === 'postgres' ? soundnessDatabaseUrl() : undefined;
-    if (config.engine === 'postgres' && databaseUrl === undefined)
-      throw new Error('engine postgres needs TAGTRACK_TEST_DATABASE_URL');
-    engine = await openSqlEngine({
-      load: dataset,
-      memberWithoutGroup: config.memberWithoutGroup,
-      ...(databaseUrl === undefined ? {} : { databaseUrl }),
-    });
-  }
-  const server = createServer(engine === undefined ? serverOptions : { ...serverOptions, engine });
+  const own = engine === undefined ? await openSoundnessEngine(config) : undefined;
+  const sql = engine ?? own;
+  const server = createServer(
+    sql === undefined ? serverOptions : { ...serverOptions, engine: sql },
+  );
   let result: RunResult;
   try {
     result = await runConformance({
       baseUrl: MEMORY_BASE_URL,
-      fetch: (r) => server.fetch(r),
+      fetch:
+        rateLimit === undefined
+          ? recordedFetch((r) => server.fetch(r), '', shared.answers ?? new Map())
+          : (r) => server.fetch(r),
       profile,
       mode: config.caller.kind === 'fixture' ? 'fixture' : 'blind',
       ...(config.caller.kind === 'fixture' ? { dataset } : {}),
@@ -233,7 +265,7 @@ export async function runSoundness(
     });
   } finally {
     await server.close();
-    await engine?.close();
+    await own?.close();
   }
   const failures: { id: string; status: string; message: string }[] = result.checks
     .filter((c) => c.status === 'fail' || c.status === 'error')

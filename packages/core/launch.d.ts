@@ -9,12 +9,13 @@ export interface Bin {
   /** Runs the built entry module with process.argv; a number it resolves to is the exit code. */
   readonly start: (entry: Record<string, unknown>, argv: string[]) => unknown;
   /**
-   * The V8 heap (old generation) the command runs with, in MB (`--max-old-space-size`), for a
+   * The V8 heap (old generation) the command runs with, in MB (`--max-old-space-size`), or a
+   * function of the command's arguments giving it (undefined: node's default), for a
    * long-running command whose live data is bounded: garbage is collected before the process
    * grows past it. Ignored when the user gave `--max-old-space-size` (NODE_OPTIONS or node's
    * arguments). An installed package's bin then runs in a child process that has it.
    */
-  readonly heapMB?: number;
+  readonly heapMB?: number | ((args: readonly string[]) => number | undefined);
 }
 
 /**

@@ -18,14 +18,15 @@ function tsxLoader(source) {
 }
 
 /**
- * The V8 flag giving the old generation `heapMB` MB, unless the process was started with a
+ * The V8 flag giving the old generation `heapMB` MB (a function: of the command's `args`), unless the process was started with a
  * heap size of its own (`--max-old-space-size` in `NODE_OPTIONS` or in node's own arguments):
- * the user's choice wins. `[]` when `heapMB` is undefined.
+ * the user's choice wins. `[]` when it is undefined.
  */
-function heapFlags(heapMB) {
-  if (heapMB === undefined) return [];
+function heapFlags(heapMB, args) {
+  const mb = typeof heapMB === 'function' ? heapMB(args) : heapMB;
+  if (mb === undefined) return [];
   const given = [process.env.NODE_OPTIONS ?? '', ...process.execArgv].join(' ');
-  return /--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${heapMB}`];
+  return /--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${mb}`];
 }
 
 /** Set in the environment of a process the launcher started itself, so it does not start another. */
@@ -50,7 +51,8 @@ function runChild(nodeArgs, env) {
  * @param {string} bin.entry the entry's path inside src/ and dist/ without extension (`cli`)
  * @param {(entry: Record<string, unknown>, argv: string[]) => unknown} bin.start runs the built
  *   entry module with process.argv; what it resolves to, when a number, is the exit code
- * @param {number} [bin.heapMB] the V8 heap (old generation) the command runs with, in MB: a
+ * @param {number | ((args: string[]) => number | undefined)} [bin.heapMB] the V8 heap (old
+ *   generation) the command runs with, in MB, or a function of its arguments giving it: a
  *   long-running command whose live data is bounded sets it, so that garbage is collected
  *   before the process grows past it (without it V8 lets a busy process grow towards a
  *   quarter of the machine's memory). Ignored when the user gave `--max-old-space-size`.
@@ -70,7 +72,14 @@ export async function launch({ name, packageUrl, entry, start, heapMB }) {
   const tsx = tsxLoader(source);
   if (tsx !== undefined) {
     runChild(
-      [...heapFlags(heapMB), '--conditions=@tagtrack/source', '--import', tsx, source, ...args],
+      [
+        ...heapFlags(heapMB, args),
+        '--conditions=@tagtrack/source',
+        '--import',
+        tsx,
+        source,
+        ...args,
+      ],
       process.env,
     );
     return;
@@ -82,7 +91,7 @@ export async function launch({ name, packageUrl, entry, start, heapMB }) {
     process.exitCode = 1;
     return;
   }
-  const heap = process.env[LAUNCHED] === undefined ? heapFlags(heapMB) : [];
+  const heap = process.env[LAUNCHED] === undefined ? heapFlags(heapMB, args) : [];
   if (heap.length > 0) {
     // the heap size is fixed when node starts: the bin runs again in a child that has it
     runChild([...heap, process.argv[1] ?? '', ...args], {

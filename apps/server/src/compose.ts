@@ -13,6 +13,7 @@ import { Renderer } from './render.ts';
 import { engineReader, Store } from './store.ts';
 import type { VariantSet } from './variants/index.ts';
 import { withPagingVariants } from './variants/paging.ts';
+import { withRenderVariants } from './variants/render.ts';
 import { withStoreVariants } from './variants/store.ts';
 import { extraHeaders, type FetchHandler, withTransport } from './variants/transport.ts';
 
@@ -48,7 +49,10 @@ export function compose(faults: FaultSet, variants: VariantSet): Composition {
     pagingPath: variants.has('paging-path-canonical') ? 'canonical' : 'as-received',
     around: extra === undefined ? [] : [extra],
   };
-  const renderer = new Renderer(variants, (layer) => faults.wrap('render', layer));
+  // the render variants replace stages of the clean layer; the render faults wrap the result
+  const renderer = new Renderer((clean) =>
+    faults.wrap('render', withRenderVariants(clean, variants)),
+  );
   const storeFaults = faults.wrapping('store');
   return {
     layers,

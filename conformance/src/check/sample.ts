@@ -144,10 +144,36 @@ export interface DayWindow {
  * instead of by chance.
  */
 export function nearMidnight(timestamps: readonly string[], n = 1): string[] {
-  const ms = new Map(timestamps.map((t) => [t, parseTimestampMs(t)] as const));
-  const tod = (t: string) => ((ms.get(t)! % DAY_MS) + DAY_MS) % DAY_MS;
-  const sorted = [...ms.keys()].sort((a, b) => tod(a) - tod(b) || ms.get(a)! - ms.get(b)!);
-  return [...new Set([...sorted.slice(-n).reverse(), ...sorted.slice(0, n)])];
+  if (n <= 0) return [];
+  // the n first and n last of the distinct timestamps ordered by time of day, then instant,
+  // then first appearance (what a stable sort gives), kept in one pass: linear in the events
+  type Entry = {
+    readonly t: string;
+    readonly tod: number;
+    readonly ms: number;
+    readonly i: number;
+  };
+  const before = (a: Entry, b: Entry) => a.tod - b.tod || a.ms - b.ms || a.i - b.i;
+  const seen = new Set<string>();
+  const low: Entry[] = []; // the n least, ascending
+  const high: Entry[] = []; // the n greatest, ascending
+  const keep = (list: Entry[], e: Entry, least: boolean) => {
+    const full = list.length >= n;
+    if (full && (least ? before(list[n - 1]!, e) < 0 : before(e, list[0]!) < 0)) return;
+    let k = list.length;
+    while (k > 0 && before(e, list[k - 1]!) < 0) k--;
+    list.splice(k, 0, e);
+    if (list.length > n) least ? list.pop() : list.shift();
+  };
+  for (const t of timestamps) {
+    if (seen.has(t)) continue;
+    seen.add(t);
+    const ms = parseTimestampMs(t);
+    const e = { t, ms, tod: ((ms % DAY_MS) + DAY_MS) % DAY_MS, i: seen.size };
+    keep(low, e, true);
+    keep(high, e, false);
+  }
+  return [...new Set([...high.reverse().map((e) => e.t), ...low.map((e) => e.t)])];
 }
 
 /**

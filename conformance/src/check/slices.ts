@@ -25,3 +25,21 @@ export function applyLaw<In>(
 export function sliced<T>(steps: Steps<T>): Promise<T> {
   return runInSlices(steps, new TimeSlice());
 }
+
+/**
+ * `f` of each of `items`, those that are not `undefined`, in item order: a map and filter in
+ * one, in time slices (the event loop turns between them) for lists of any length.
+ */
+export async function collect<T, U>(
+  items: Iterable<T>,
+  f: (item: T) => U | undefined,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<U[]> {
+  const out: U[] = [];
+  for (const item of items) {
+    const u = f(item);
+    if (u !== undefined) out.push(u);
+    if (slice.step()) await slice.pause();
+  }
+  return out;
+}

@@ -54,7 +54,7 @@ export interface HttpClientOptions {
   readonly tlsConnect?: TlsConnect | undefined;
   /**
    * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
-   * recently used go first); default a quarter of {@link DEFAULT_CACHE_BYTES}.
+   * recently used go first); default the responses' share of {@link DEFAULT_CACHE_BYTES}.
    */
   readonly cacheBytes?: number | undefined;
 }

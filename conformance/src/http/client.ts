@@ -12,7 +12,7 @@ import {
   readCappedBody,
   signRequest,
 } from '@tagtrack/core';
-import { ByteCache, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
+import { ByteCache, cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
   CACHE_MAX_BODY_CHARS,
   DEFAULT_MAX_BODY_BYTES,
@@ -230,7 +230,7 @@ export class HttpClient {
   /** An empty response cache of this client's byte cap. */
   private newCache(): ByteCache<Exchange> {
     return new ByteCache<Exchange>(
-      this.options.cacheBytes ?? DEFAULT_CACHE_BYTES / 4,
+      this.options.cacheBytes ?? cacheShares(DEFAULT_CACHE_BYTES).responses,
       (ex) => ex.body.length + 1024,
     );
   }

@@ -4,7 +4,7 @@ import type { RunServices } from '../check/context.ts';
 import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
-import { DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
+import { cacheShares, DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
 import { ConnectionError, type Exchange, HttpClient } from '../http/client.ts';
 import { tlsConnectOptions, tlsFetch } from '../http/transport.ts';
 import { parseProfile } from '../profile/profile.ts';
@@ -115,7 +115,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     headers: lowerCaseNames(options.headers),
     rerun: options.rerun,
     tlsConnect,
-    cacheBytes: cacheBytes / 4,
+    cacheBytes: cacheShares(cacheBytes).responses,
   });
 
   const oracle =
@@ -161,8 +161,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
   const onEvent = (event: RunEvent) => {
     if (notRun === undefined) options.onEvent?.(event);
   };
-  const walkCache = newWalkCache(cacheBytes / 2);
-  const discoveries = newDiscoveryCache(cacheBytes / 4);
+  const walkCache = newWalkCache(cacheShares(cacheBytes).walks);
+  const discoveries = newDiscoveryCache(cacheShares(cacheBytes).discoveries);
   const services: RunServices = {
     http,
     env,

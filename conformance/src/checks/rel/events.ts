@@ -1,9 +1,10 @@
 import {
   dailyAreDistinctRecipients,
-  inDayWindow,
   normaliseEmail,
+  parseTimestampMs,
   plainEventsByTagSteps,
   uniqueOpensAreDistinctRecipients,
+  windowBounds,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable, instantOf } from '../../check/compare.ts';
@@ -20,7 +21,7 @@ import {
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
-import { sliced } from '../../check/slices.ts';
+import { collect, sliced } from '../../check/slices.ts';
 import { allTags, arbWindow } from './reads.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
@@ -110,9 +111,8 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;
-      const pairs: [string, string][] = [];
-      for (const e of flattenEvents([...openGroups, ...clickGroups]))
-        pairs.push([e.tagID, dayOf(e.date)]);
+      const events = flattenEvents([...openGroups, ...clickGroups]);
+      const pairs = await collect(events, (e): [string, string] => [e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
       // each tag's events indexed once: a judgement reads only the events of its tag
       const opens = await sliced(plainEventsByTagSteps(openGroups));
@@ -132,7 +132,6 @@ export const checks: readonly Check[] = [
       // picked from the data, always checked: the tags of the events nearest a UTC midnight,
       // every day from the day before sending to the day after the last event (zeros on the
       // days without events), so a shifted day boundary fails every run
-      const events = flattenEvents([...openGroups, ...clickGroups]);
       const sent = new Map((await allTags(ctx)).map((t) => [t.tagID, t.dateSent]));
       const edge = new Set(nearMidnight(events.map((e) => e.date)));
       const subjects = [...new Set(events.filter((e) => edge.has(e.date)).map((e) => e.tagID))]
@@ -217,7 +216,13 @@ export const checks: readonly Check[] = [
         opens: flattenEvents((await ctx.walk('opens.list')).records),
         clicks: flattenEvents((await ctx.walk('clicks.list')).records),
       };
-      const days = [...new Set([...all.opens, ...all.clicks].map((e) => dayOf(e.date)))].sort();
+      // each event's instant and identity once (not at every run of the property)
+      const keyed = async (events: readonly GroupedEvent[]) =>
+        collect(events, (e) => ({ ms: parseTimestampMs(e.date), key: eventKey(e) }));
+      const keys = { opens: await keyed(all.opens), clicks: await keyed(all.clicks) };
+      const days = [
+        ...new Set(await collect([...all.opens, ...all.clicks], (e) => dayOf(e.date))),
+      ].sort();
       if (days.length === 0) ctx.skip('no open or click event is visible to the credential');
       const arb = fc.record({
         kind: fc.constantFrom('opens' as const, 'clicks' as const),
@@ -233,8 +238,12 @@ export const checks: readonly Check[] = [
         async ({ kind, window }) => {
           const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
           const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
-          const got = flattenEvents(w.records).map(eventKey);
-          const expected = all[kind].filter((e) => inDayWindow(e.date, window)).map(eventKey);
+          const got = await collect(flattenEvents(w.records), eventKey);
+          // inDayWindow of each event's date, on the instants read once
+          const { startMs, endMs } = windowBounds(window);
+          const expected = await collect(keys[kind], (k) =>
+            k.ms >= startMs && k.ms < endMs ? k.key : undefined,
+          );
           const gotSet = new Set(got);
           const missing = expected.find((k) => !gotSet.has(k));
           const expSet = new Set(expected);
