@@ -320,7 +320,8 @@ export function describeFaults(part: number): void {
           await Promise.all([server.close(), clean.close()]);
         }
       },
-      180_000,
+      // minutes on a busy machine: nine narrowed runs and the audits
+      600_000,
     );
 
     afterAll(() => {

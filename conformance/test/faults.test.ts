@@ -100,7 +100,7 @@ describe('fault matrix declarations', () => {
     } finally {
       await server.close();
     }
-  }, 120_000);
+  }, 600_000);
 
   test('the files of the fault matrix take every fault once', () => {
     const taken = Array.from({ length: FAULT_PARTS }, (_, i) => {

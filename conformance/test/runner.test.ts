@@ -210,7 +210,7 @@ describe('concurrency: one scheduler, deterministic results', () => {
       for (const c of one.checks.filter((x) => x.status === 'pass' && x.area !== 'rate'))
         expect(c.exchangeIds!.length, c.id).toBeGreaterThan(0);
     },
-    120_000,
+    600_000,
   );
 
   test('default concurrency: 1 under a rate limit, 4 local or in memory, 2 remote', () => {

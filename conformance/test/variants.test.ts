@@ -64,4 +64,4 @@ test('event-ties-reversed passes on a dataset with ties, and so does the unvarie
   expect([...problems(fixture), ...(blind === undefined ? [] : problems(blind))]).toEqual([]);
   const unvaried = await runInMemory({ dataset }, { dataset, numRuns: 4 });
   expect(problems(unvaried)).toEqual([]);
-}, 120_000);
+}, 600_000);

@@ -51,9 +51,9 @@ export interface RunOptions {
   /** Wait before the first retry in ms, doubled each time (default 250). */
   readonly retryBackoffMs?: number | undefined;
   /**
-   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): half
-   * for single responses, three eighths for walks of lists, an eighth for the credentials'
-   * discovered lists (`cacheShares`); the least recently used go first and are read again
+   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): three
+   * eighths for single responses, three eighths for walks of lists, a quarter for the
+   * credentials' discovered lists (`cacheShares`); the least recently used go first and are read again
    * when asked for.
    */
   readonly cacheBytes?: number | undefined;
