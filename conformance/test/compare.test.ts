@@ -1,3 +1,4 @@
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, test } from 'vitest';
 import {
   canonicalTies,
@@ -7,7 +8,8 @@ import {
   mediaType,
   normaliseTable,
 } from '../src/check/compare.ts';
-import { firstDifference } from '../src/check/sample.ts';
+import { firstDifference, firstDifferenceInSlices } from '../src/check/sample.ts';
+import { comparableInSlices } from '../src/check/slices.ts';
 
 /** The suite compares meaning, never incidental form (spec introduction, §5, §8, §9 Revision 2). */
 describe('comparing by meaning', () => {
@@ -120,5 +122,36 @@ describe('comparing by meaning', () => {
     expect(mediaType('Application/JSON; charset=UTF-8; v=2')).toBe('application/json');
     expect(mediaType('text/plain')).toBe('text/plain');
     expect(mediaType(undefined)).toBe('');
+  });
+
+  // small records: a field changed, dropped or added anywhere, lists of unequal length
+  const arbRecord = fc.record(
+    { id: fc.nat(5), d: fc.constantFrom('2024-03-05T14:22:01Z', '2024-03-05T14:22:01.000Z') },
+    { requiredKeys: ['id'] },
+  );
+  fcTest.prop([fc.array(arbRecord, { maxLength: 30 }), fc.array(arbRecord, { maxLength: 30 })])(
+    'firstDifferenceInSlices of two lists is firstDifference of them, words included',
+    async (a, b) => {
+      expect(await firstDifferenceInSlices(a, b)).toBe(firstDifference(a, b));
+    },
+  );
+
+  test('comparableInSlices is comparable, record by record and for event lists whose ties span records', async () => {
+    const tags = [
+      {
+        tagID: 't1',
+        recipients: [
+          { name: 'B', email: 'B@x.test' },
+          { name: 'A', email: 'a@x.test' },
+        ],
+      },
+      { tagID: 't2', recipients: [] },
+    ];
+    expect(await comparableInSlices('teams.tags', tags)).toEqual(comparable('teams.tags', tags));
+    const events = [
+      { openDate: '2024-03-05T14:22:01Z', device: 'b' },
+      { openDate: '2024-03-05T14:22:01Z', device: 'a' },
+    ];
+    expect(await comparableInSlices('opens.tag', events)).toEqual(comparable('opens.tag', events));
   });
 });

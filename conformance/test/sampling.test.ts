@@ -11,6 +11,7 @@ import {
 import { formatSummary } from '../src/report/console.ts';
 import { toHtml } from '../src/report/html.ts';
 import { ResultsJson, toResultsJson } from '../src/report/json.ts';
+import { toMarkdown } from '../src/report/markdown.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
@@ -125,6 +126,7 @@ describe('long lists verified on a seeded sample, coverage stated', () => {
     );
     expect(result.checks.filter((c) => c.coverage !== undefined)).toEqual([]);
     expect(formatSummary(result)).not.toMatch(/SAMPLED|seeded sample/);
+    expect(toMarkdown(result)).not.toMatch(/Sampled/);
   }, 120_000);
 
   test('above the bound: the same sample and verdict at any concurrency, the coverage in results.json, the console and report.html', async () => {
@@ -158,6 +160,7 @@ describe('long lists verified on a seeded sample, coverage stated', () => {
     );
     expect(formatSummary(one)).toContain(`REL-CONTACTS-TAGS: ${words}`);
     expect(toHtml(one)).toContain(words);
+    expect(toMarkdown(one)).toMatch(/\*\*Sampled:\*\* [0-9]+ checks verified seeded samples/);
   }, 240_000);
 
   test('a sampled check still catches a wrong contact counter on a list above the bound', async () => {

@@ -18,15 +18,16 @@ function tsxLoader(source) {
 }
 
 /**
- * The V8 flag giving the old generation `heapMB` MB (a function: of the command's `args`), unless the process was started with a
- * heap size of its own (`--max-old-space-size` in `NODE_OPTIONS` or in node's own arguments):
- * the user's choice wins. `[]` when it is undefined.
+ * The V8 flag giving the old generation `heapMB` MB (a function: of the command's `args`;
+ * `[]` when it gives undefined). The user's choice wins: a `--max-old-space-size` in
+ * `NODE_OPTIONS` (the child inherits it: `[]`) or in node's own arguments (passed on as given).
  */
 function heapFlags(heapMB, args) {
   const mb = typeof heapMB === 'function' ? heapMB(args) : heapMB;
   if (mb === undefined) return [];
-  const given = [process.env.NODE_OPTIONS ?? '', ...process.execArgv].join(' ');
-  return /--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${mb}`];
+  if (/--max-old-space-size/.test(process.env.NODE_OPTIONS ?? '')) return [];
+  const own = process.execArgv.filter((a) => a.startsWith('--max-old-space-size'));
+  return own.length > 0 ? own : [`--max-old-space-size=${mb}`];
 }
 
 /** Set in the environment of a process the launcher started itself, so it does not start another. */
@@ -91,7 +92,12 @@ export async function launch({ name, packageUrl, entry, start, heapMB }) {
     process.exitCode = 1;
     return;
   }
-  const heap = process.env[LAUNCHED] === undefined ? heapFlags(heapMB, args) : [];
+  // this process runs the CLI itself when it already has a heap size of the user's
+  const heap =
+    process.env[LAUNCHED] === undefined &&
+    !process.execArgv.some((a) => a.startsWith('--max-old-space-size'))
+      ? heapFlags(heapMB, args)
+      : [];
   if (heap.length > 0) {
     // the heap size is fixed when node starts: the bin runs again in a child that has it
     runChild([...heap, process.argv[1] ?? '', ...args], {

@@ -12,6 +12,7 @@ import {
   type StatsSummary,
   type Tag,
   type TeamMember,
+  TimeSlice,
   utcDay,
 } from '@tagtrack/core';
 import { sameLeaf } from './compare.ts';
@@ -249,6 +250,30 @@ export function showStats(r: StatsSummary): string {
 export function firstDifference(expected: unknown, actual: unknown, path = ''): string | undefined {
   if (path === '') countComparison();
   return differenceAt(expected, actual, path);
+}
+
+/**
+ * {@link firstDifference} of two lists of records, in time slices (the event loop turns
+ * between them): the same result and the same one comparison counted, for lists of any
+ * length.
+ */
+export async function firstDifferenceInSlices(
+  expected: readonly unknown[],
+  actual: readonly unknown[],
+): Promise<string | undefined> {
+  countComparison();
+  const slice = new TimeSlice();
+  const n = Math.min(expected.length, actual.length);
+  for (let i = 0; i < n; i++) {
+    if (!sameLeaf(expected[i], actual[i])) {
+      const d = differenceAt(expected[i], actual[i], `[${i}]`);
+      if (d !== undefined) return d;
+    }
+    if (slice.step()) await slice.pause();
+  }
+  return expected.length === actual.length
+    ? undefined
+    : `(list): expected ${expected.length} records, got ${actual.length}`;
 }
 
 /**

@@ -4,7 +4,8 @@
  * through core's `runInSlices`. A request's deadline, a retry's wait and a stop signal then
  * wait at most one slice (core's `SLICE_MS`), whatever the size of the data.
  */
-import { type Law, runInSlices, type Steps, TimeSlice } from '@tagtrack/core';
+import { type EndpointId, type Law, runInSlices, type Steps, TimeSlice } from '@tagtrack/core';
+import { type ContactIds, comparable } from './compare.ts';
 
 /**
  * `law.check(input)`, run in time slices when the law is written as steps (`Law.steps`: the
@@ -42,4 +43,21 @@ export async function collect<T, U>(
     if (slice.step()) await slice.pause();
   }
   return out;
+}
+
+/**
+ * `comparable(endpoint, records, contactIds)` (compare.ts) in time slices: record by record
+ * where each record is made comparable on its own; an event list of endpoints 10 and 12 (whose
+ * ties span records) at once.
+ */
+export async function comparableInSlices(
+  endpoint: EndpointId,
+  records: readonly unknown[],
+  contactIds: ContactIds = 'keep',
+): Promise<unknown[]> {
+  if (endpoint === 'opens.tag' || endpoint === 'clicks.tag')
+    return comparable(endpoint, records, contactIds);
+  return collect(records, (r) => ({ r: comparable(endpoint, [r], contactIds)[0] })).then((out) =>
+    out.map((x) => x.r),
+  );
 }

@@ -136,6 +136,12 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
     '',
     `Implementation ${mdCode(withoutUserinfo(result.baseUrl))}, profile ${mdCode(result.profile.name)}${v.judged === undefined ? '' : ` (${mdText(v.judged)})`}, mode ${result.mode}, seed ${result.seed}, ${result.numRuns} runs per property; tagtrack-conformance ${mdText(VERSION)}; ${(result.durationMs / 1000).toFixed(1)} s, ${result.requests.sent} requests${result.requests.retried ? ` (${result.requests.retried} answered after retries: transport faults, not verdicts; the retried requests are listed in report.html)` : ''}.`,
   );
+  const sampled = result.checks.filter((c) => c.coverage !== undefined).length;
+  if (sampled > 0)
+    head.push(
+      '',
+      `**Sampled:** ${sampled} check${sampled === 1 ? '' : 's'} verified seeded samples of lists longer than \`--sample-above\` (what each verified is in report.html and results.json).`,
+    );
   // the entries, in order of what a reader acts on first; each one line group, never split
   const sections: { title: string; entries: string[] }[] = [
     {

@@ -41,9 +41,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The heap limit (MB) the command's CLI ran with. */
-async function heapOf(kind: 'checkout' | 'installed', env: NodeJS.ProcessEnv = {}) {
-  const { stdout } = await run(process.execPath, [join(dir, kind, 'bin', 'cmd.js')], {
+/** The heap limit (MB) the command's CLI ran with (`node` started with `nodeArgs`). */
+async function heapOf(
+  kind: 'checkout' | 'installed',
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
+) {
+  const { stdout } = await run(process.execPath, [...nodeArgs, join(dir, kind, 'bin', 'cmd.js')], {
     env: { ...process.env, ...env },
   });
   return Number(stdout);
@@ -60,6 +64,9 @@ describe('launch: the heap a bin asks for', () => {
       const own = await heapOf(kind, { NODE_OPTIONS: '--max-old-space-size=600' });
       expect(own).toBeGreaterThanOrEqual(600);
       expect(own).toBeLessThan(700);
+      const given = await heapOf(kind, {}, ['--max-old-space-size=500']);
+      expect(given).toBeGreaterThanOrEqual(500);
+      expect(given).toBeLessThan(600);
     },
     60_000,
   );

@@ -52,6 +52,7 @@ export async function runEach<T>(
         }
         if (options.stopAt !== undefined) host.stopAt(options.stopAt);
       },
+      options.slice,
     );
   } else {
     // items that judge without a request resolve in microtasks, which never let timers or

@@ -1,8 +1,8 @@
-import { comparable } from '../../check/compare.ts';
 import type { CheckContext } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, ensure, Violation } from '../../check/failure.ts';
-import { firstDifference } from '../../check/sample.ts';
+import { firstDifferenceInSlices } from '../../check/sample.ts';
+import { comparableInSlices } from '../../check/slices.ts';
 import type { Exchange } from '../../http/client.ts';
 import { follow, LISTS, lastPageStart, listCalls, listCallWith, type SizedList } from './lists.ts';
 
@@ -40,16 +40,17 @@ async function walkByUrl(
  * Asserts that the records `got` (reached by following paging URLs from `from`) are `want`
  * (records of the cursor walk), in order, compared by meaning.
  */
-function ensureSameRecords(
+async function ensureSameRecords(
   l: SizedList,
   want: readonly unknown[],
   got: readonly unknown[],
   how: string,
   from: Exchange,
-): void {
-  const a = comparable(l.endpoint, want);
-  const b = comparable(l.endpoint, got);
-  const diff = firstDifference(a, b) ?? firstDifference(b, a);
+): Promise<void> {
+  // lists of any length, in time slices
+  const a = await comparableInSlices(l.endpoint, want);
+  const b = await comparableInSlices(l.endpoint, got);
+  const diff = (await firstDifferenceInSlices(a, b)) ?? (await firstDifferenceInSlices(b, a));
   ensure(
     diff === undefined,
     () =>
@@ -84,7 +85,7 @@ export const checks: readonly Check[] = [
           const all = (await ctx.walk(l.endpoint, l.call)).records;
           const first = await ctx.call(l.endpoint, l.call);
           const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
-          ensureSameRecords(l, all, got, 'following nextURL from the first page', first);
+          await ensureSameRecords(l, all, got, 'following nextURL from the first page', first);
         },
         { readsOwn: true },
       );
@@ -97,7 +98,7 @@ export const checks: readonly Check[] = [
           const all = await walked();
           const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(unaligned)]));
           const got = (await walkByUrl(ctx, l, first, 'nextURL')).flat();
-          ensureSameRecords(
+          await ensureSameRecords(
             l,
             all.slice(unaligned),
             got,
@@ -114,7 +115,7 @@ export const checks: readonly Check[] = [
             const last = lastPageStart(all.length, ps);
             const first = await ctx.call(l.endpoint, listCallWith(l, ['cursor', String(last)]));
             const got = (await walkByUrl(ctx, l, first, 'previousURL')).reverse().flat();
-            ensureSameRecords(
+            await ensureSameRecords(
               l,
               all,
               got,
