@@ -10,5 +10,5 @@ await launch({
   // a run's live data is bounded (caches capped by bytes, long lists sampled): a heap of this
   // size keeps its peak RSS under 500 MB at any data size (docs/bench.md);
   // NODE_OPTIONS=--max-old-space-size=N overrides it
-  heapMB: (args) => (args[0] === 'run' ? 320 : undefined),
+  heapMB: (args) => (args[0] === 'run' ? 384 : undefined),
 });
