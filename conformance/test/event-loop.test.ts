@@ -91,6 +91,32 @@ describe('the suite’s long loops let the event loop turn', () => {
     expect(Number(/\d+/.exec(order[0]!)![0])).toBeLessThan(items.length);
   });
 
+  test('ctx.each in batches (concurrency 8) over items that judge without a request: a timer set before fires before it ends', async () => {
+    const order: string[] = [];
+    let judged = 0;
+    const host: EachHost = {
+      active: () => ({ comparisons: 0, log: [] }),
+      fail: () => {},
+      record: () => {},
+      stopAt: () => {},
+      onStillData: (fn) => fn(false),
+    };
+    setTimeout(() => order.push(`timer after ${judged} items`), 0);
+    const items = Array.from({ length: 5_000 }, (_, i) => i);
+    await runEach(
+      host,
+      items,
+      () => {
+        judged++;
+      },
+      { concurrency: 8, slice: everyStride(10) },
+    );
+    order.push('loop');
+    expect(order).toHaveLength(2);
+    expect(order[1]).toBe('loop');
+    expect(Number(/\d+/.exec(order[0]!)![0])).toBeLessThan(items.length);
+  });
+
   test('applyLaw runs a law of a whole list in slices: a timer set before fires before the verdict', async () => {
     const order: string[] = [];
     const t0 = Date.UTC(2024, 0, 1);

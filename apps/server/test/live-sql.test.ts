@@ -104,7 +104,7 @@ describe('tagtrack-server --live over the SQL engine (PGlite)', () => {
     } finally {
       release();
     }
-  }, 120_000);
+  }, 300_000);
 
   test('a credential inserted while the server runs is accepted within a second, a deleted one refused', async () => {
     engine = await openSqlEngine({ load: canonicalDataset });
