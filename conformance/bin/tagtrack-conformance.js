@@ -7,8 +7,4 @@ await launch({
   packageUrl: new URL('..', import.meta.url),
   entry: 'cli',
   start: (cli, argv) => cli.main(argv),
-  // a run's live data is bounded (caches capped by bytes, long lists sampled): a heap of this
-  // size makes V8 collect garbage before the process grows (peak RSS per data size in
-  // docs/bench.md); NODE_OPTIONS=--max-old-space-size=N overrides it
-  heapMB: (args) => (args[0] === 'run' ? 384 : undefined),
 });
