@@ -7,8 +7,4 @@ await launch({
   packageUrl: new URL('..', import.meta.url),
   entry: 'cli',
   start: (cli, argv) => cli.main(argv),
-  // a run's live data is bounded (caches capped by bytes, long lists sampled): a heap of this
-  // size keeps its peak RSS under 500 MB at any data size (docs/bench.md);
-  // NODE_OPTIONS=--max-old-space-size=N overrides it
-  heapMB: (args) => (args[0] === 'run' ? 320 : undefined),
 });

@@ -14,21 +14,22 @@ import type fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
 import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
-import { type CallerShare, failureAsCaller, itemsOfCaller } from './context/caller-share.ts';
 import {
-  type EachOptions,
-  type EndpointCall,
-  queryPairs as queryPairsOf,
-  requestOfCall,
-} from './context/calls.ts';
+  type CallerShare,
+  failureAsCaller,
+  itemsOfCaller,
+  runAsCaller,
+} from './context/caller-share.ts';
+import { type EachOptions, type EndpointCall, requestOfCall } from './context/calls.ts';
 import { runEach } from './context/each.ts';
 import { oracleAnswer } from './context/expected.ts';
 import { FailureLog } from './context/failure-log.ts';
 import { runProperty } from './context/property.ts';
 import { credentialsOf, logWhenDone } from './context/request-log.ts';
+import { readSampledList, type SampledList } from './context/sampled-list.ts';
 import { type Discovery, hashString, type RunServices, readOnStill } from './context/services.ts';
 import { walkThroughCache } from './context/walk-cache.ts';
-import { type Coverage, DEFAULT_SAMPLE_ABOVE, sampledCursors } from './coverage.ts';
+import { type Coverage, DEFAULT_SAMPLE_ABOVE } from './coverage.ts';
 import {
   type CheckScope,
   currentScope,
@@ -41,24 +42,6 @@ import {
 import type { CheckEnv, Oracle, SuiteCredential } from './types.ts';
 import { type ListPage, readEnvelope, readPage, recordsOf, type Walk } from './walk.ts';
 
-/**
- * A list as {@link CheckContext.sampledList} read it: every record (`sampled` false, a
- * {@link Walk}), or the records of the pages at seeded cursors (`sampled` true). `total` is
- * the list's `paging.cursors.total` on its first page; `pages` the exchanges read, in
- * cursor order.
- */
-export interface SampledList<R = unknown> {
-  readonly records: R[];
-  readonly pages: Exchange[];
-  readonly total: number;
-  readonly sampled: boolean;
-  /**
-   * The records by where they are in the list: one run of consecutive records from offset
-   * `cursor` per page read (the whole list from 0 when not sampled), in cursor order.
-   */
-  readonly slices: readonly { readonly cursor: number; readonly records: readonly R[] }[];
-}
-
 export type { CallerShare } from './context/caller-share.ts';
 export {
   DEFAULT_EACH_CONCURRENCY,
@@ -68,6 +51,7 @@ export {
   MAX_LISTED,
   queryPairs,
 } from './context/calls.ts';
+export type { SampledList } from './context/sampled-list.ts';
 export {
   type Discovery,
   hashString,
@@ -111,11 +95,9 @@ export class CheckContext {
   }
 
   /**
-   * How many comparisons the check made: each `ensure` that held, each Violation made, each
-   * `firstDifference` and error-body check, each walk that ended, each run of
-   * {@link property} that held, each {@link fail} and {@link compared}. A loop item is not one
-   * by itself: an item that judged nothing adds nothing. A check that compared nothing does
-   * not pass (the runner makes it a skip, or an error when a discovery it used failed).
+   * How many comparisons the check made: each `ensure` that held, Violation made,
+   * `firstDifference`, error-body check, walk ended, property run held, {@link fail} and
+   * {@link compared} (a loop item adds only what it judged). Zero comparisons never pass.
    */
   get comparisons(): number {
     return this.scope.comparisons;
@@ -174,13 +156,7 @@ export class CheckContext {
   get primary(): SuiteCredential {
     return this.share?.credential ?? this.services.primary;
   }
-  /**
-   * The cases of a fixed list this caller takes, when a check runs once per caller (see
-   * {@link asCaller}): the primary (and a check run once) takes every item; the other callers
-   * share the items out, each about `1 / (callers - 1)` of them, the split turned by the run's
-   * seed, so every item is tried as the primary and as one other caller. For lists whose cost
-   * grows with the callers and not the property budget (every endpoint in every format, say).
-   */
+  /** The cases of a fixed list this caller takes (see `itemsOfCaller`). */
   callerShare<T>(items: readonly T[]): T[] {
     return itemsOfCaller(items, this.share, this.services.baseSeed);
   }
@@ -191,27 +167,20 @@ export class CheckContext {
   }
 
   /**
-   * Runs `fn` as `share.credential`: meanwhile it is {@link primary} (calls, walks and
-   * discoveries without a credential are its), {@link numRuns} is `share.numRuns` and every
-   * failure recorded names it (`as LABEL: …`, its key too, so two callers' failures are
-   * listed apart). A {@link Violation} escaping `fn` is recorded as its failure; a
-   * {@link SkipCheck} resolves `{ skipped: reason }`; any other exception propagates.
-   * Resolves `{}` when `fn` returned. Not re-entrant: one caller at a time.
+   * Runs `fn` as `share.credential`: meanwhile it is {@link primary}, {@link numRuns} is
+   * `share.numRuns` and every failure names it (`as LABEL: …`, its key too); see
+   * `runAsCaller` for what escapes `fn`. Not re-entrant: one caller at a time.
    */
-  async asCaller(share: CallerShare, fn: () => Promise<void>): Promise<{ skipped?: string }> {
+  asCaller(share: CallerShare, fn: () => Promise<void>): Promise<{ skipped?: string }> {
     if (this.share !== undefined) throw new Error('asCaller: already running as a caller');
-    this.share = share;
-    try {
-      await fn();
-      return {};
-    } catch (e) {
-      if (e instanceof SkipCheck) return { skipped: e.message };
-      if (!(e instanceof Violation)) throw e;
-      this.fail(e.message, e.details);
-      return {};
-    } finally {
-      this.share = undefined;
-    }
+    return runAsCaller(
+      share,
+      fn,
+      (s) => {
+        this.share = s;
+      },
+      (e) => this.fail(e.message, e.details),
+    );
   }
   get credentials(): readonly SuiteCredential[] {
     return this.services.env.credentials;
@@ -326,59 +295,31 @@ export class CheckContext {
   }
 
   /**
-   * A list endpoint's records for a law that holds record by record (or over records it can
-   * pick from any part of the list): every record (the run's cached {@link walk}) when the
-   * list has at most {@link sampleAbove} records, else the records of whole pages at seeded
-   * cursors, about {@link sampleAbove} of them (coverage.ts `sampledCursors`: page 0 and
-   * pages picked by the run's seed, the endpoint, the call and the total, so every check that
-   * samples the same list reads the same pages, whatever the concurrency). Records what it
-   * read as the check's coverage of `subject` (a plural noun, e.g. `contacts`). Throws a
-   * {@link Violation} as {@link walk} does for a page that does not parse.
+   * A list endpoint's records for a law that holds record by record: every record when the
+   * list has at most {@link sampleAbove}, else whole pages at seeded cursors, with coverage
+   * of `subject` recorded (see `readSampledList`). Throws a {@link Violation} as walk does.
    */
-  async sampledList<Id extends EndpointId>(
+  sampledList<Id extends EndpointId>(
     endpoint: Id,
     call: EndpointCall<Id>,
     subject: string,
   ): Promise<SampledList<RecordOf<Id>>> {
-    const { params: _named, ...rest } = call;
-    const query = queryPairsOf(call);
-    const first = await this.call(endpoint, { ...rest, query });
-    const page0 = this.page(endpoint, first);
-    const total = page0.paging?.cursors.total ?? 0;
-    const bound = this.sampleAbove;
-    if (total <= bound) {
-      const w = await this.walk(endpoint, call);
-      this.covered({ subject, verified: w.records.length, of: w.total, sampled: false });
-      return { ...w, sampled: false, slices: [{ cursor: 0, records: w.records }] };
-    }
-    const credential = call.credential === undefined ? this.primary : call.credential;
-    const seed = hashString(
-      JSON.stringify([
-        this.services.baseSeed,
-        endpoint,
-        call.pathParams,
-        query,
-        credential?.label,
-        total,
-      ]),
+    return readSampledList(
+      {
+        sampleAbove: this.sampleAbove,
+        baseSeed: this.services.baseSeed,
+        pageSize: this.profile.pageSize,
+        primary: this.primary,
+        call: (e, c) => this.call(e, c),
+        page: (e, ex) => this.page(e, ex),
+        walk: (e, c) => this.walkOnce(e, c),
+        covered: (entry) => this.covered(entry),
+        compared: () => this.compared(),
+      },
+      endpoint,
+      call,
+      subject,
     );
-    const records: unknown[] = [...page0.data];
-    const pages: Exchange[] = [first];
-    const slices = [{ cursor: 0, records: recordsOf(endpoint, page0.data) }];
-    for (const cursor of sampledCursors(total, this.profile.pageSize, bound, seed)) {
-      if (cursor === 0) continue;
-      const ex = await this.call(endpoint, {
-        ...rest,
-        query: [...query, ['cursor', String(cursor)]],
-      });
-      pages.push(ex);
-      const data = this.page(endpoint, ex).data;
-      records.push(...data);
-      slices.push({ cursor, records: recordsOf(endpoint, data) });
-    }
-    this.compared();
-    this.covered({ subject, verified: records.length, of: total, sampled: true });
-    return { records: recordsOf(endpoint, records), pages, total, sampled: true, slices };
   }
 
   /**
@@ -453,13 +394,7 @@ export class CheckContext {
 
   /**
    * Runs `fn` on every item in order, recording each {@link Violation} it throws as a failure
-   * (with `options.note(item)` appended) and going on: the one way a check loops over cases.
-   * After `options.list` (default {@link MAX_LISTED}) failures of this loop, the others are
-   * only counted, and one more failure (kind `summary`) says how many items failed in all.
-   * With `options.stopAt`, ends the check once it has that many failures (checked after each
-   * item). Any other exception propagates (an error of the check). Resolves the number of
-   * items that failed. Not for use inside a property predicate (a Violation there is the
-   * property's counterexample).
+   * and going on: the one way a check loops over cases (see `runEach` for caps and stops).
    */
   async each<T>(
     items: Iterable<T>,
@@ -481,21 +416,9 @@ export class CheckContext {
   }
 
   /**
-   * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
-   * formats, say), not on what the check read before (spec §5 Revision 3: a verdict of
-   * non-conformance rests on responses read while the caller's data did not change). Runs
-   * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
-   * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again:
-   * meanwhile the context's calls and walks bypass the caches) between two watermark reads,
-   * up to the run's attempts: a pass there is the
-   * pass (the first answers were read across a change); a Violation read between equal
-   * watermarks is thrown marked as read on still data, so the check's failure stands without
-   * the whole check running again (attempt.ts); so is the first Violation when one watermark
-   * read shows that nothing moved since the epoch its reads were made in began; when the data moved on every try, the last
-   * Violation is thrown as it is (the check runs again, or ends inconclusive). On still data
-   * a failing comparison costs one watermark read (per watched credential); a passing one
-   * costs nothing; on moving data a failing one costs its reads again and two watermark reads
-   * per try. Other exceptions propagate.
+   * For a comparison whose verdict rests only on the reads `fn` makes (spec §5 Revision 3):
+   * `fn(false)` through the caches; a {@link Violation} is read again with `fn(true)` between
+   * two watermark reads, and stands only when read on still data (see `readOnStill`).
    */
   async onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T> {
     // the watermarks of the credentials `fn`'s own reads used (its verdict rests on them
@@ -511,17 +434,10 @@ export class CheckContext {
       },
       () => {
         const own = credentialsOf([{ ...scope, log: scope.log.slice(from) }]);
-        return own.size > 0 ? own : this.credentialsUsed();
+        // else those that signed every request of the check's log so far (walks included)
+        return own.size > 0 ? own : credentialsOf([this.scope, this.active]);
       },
     );
-  }
-
-  /**
-   * Labels of the credentials that signed the requests of this check's log so far (its
-   * walks and discoveries included): the credentials whose data its comparisons used.
-   */
-  private credentialsUsed(): ReadonlySet<string> {
-    return credentialsOf([this.scope, this.active]);
   }
 
   /**
@@ -539,13 +455,8 @@ export class CheckContext {
   }
 
   /**
-   * Runs a fast-check property with the run's `numRuns` and this check's seed (plus the
-   * given `examples`, tried first: edge cases that must always be checked). A
-   * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
-   * seed and path are recorded with the failing exchange (under a key of its own, so it is
-   * never counted on another failure). Other exceptions propagate (error). With
-   * `options.readsOwn`, each run's verdict rests only on the reads it makes (see
-   * {@link EachOptions.readsOwn}): a failing run is read again on still data when the data moves.
+   * Runs a fast-check property with the run's `numRuns` and this check's seed, `examples`
+   * first; a {@link Violation} fails it (see `runProperty`). Other exceptions propagate.
    */
   async property<T>(
     arb: fc.Arbitrary<T>,

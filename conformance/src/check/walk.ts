@@ -44,7 +44,7 @@ export interface Walk<R = unknown> {
  */
 const SHARED = new Map<string, unknown>();
 const SHARED_MIN_CHARS = 512;
-const SHARED_MAX_CHARS = 16 * 1024 * 1024;
+const SHARED_MAX_CHARS = 4 * 1024 * 1024;
 let sharedChars = 0;
 
 /** The parsed body of each exchange read so far (a cache hit hands checks the same exchange). */

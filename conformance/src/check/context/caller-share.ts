@@ -3,7 +3,7 @@
  * (`CallerShare`), the cases of a fixed list it takes, and its failures named `as LABEL: …`.
  */
 import type { HttpClient } from '../../http/client.ts';
-import type { Failure, ViolationDetails } from '../failure.ts';
+import { type Failure, SkipCheck, Violation, type ViolationDetails } from '../failure.ts';
 import type { SuiteCredential } from '../types.ts';
 import { failureOf, STILL_DETAILS } from './services.ts';
 
@@ -21,7 +21,14 @@ export interface CallerShare {
   readonly of: number;
 }
 
-/** `CheckContext.callerShare` (see there): the items of `items` that `share` takes. */
+/**
+ * `CheckContext.callerShare`: the items of `items` that `share` takes.
+ * The cases of a fixed list this caller takes, when a check runs once per caller (see
+ * {@link asCaller}): the primary (and a check run once) takes every item; the other callers
+ * share the items out, each about `1 / (callers - 1)` of them, the split turned by the run's
+ * seed, so every item is tried as the primary and as one other caller. For lists whose cost
+ * grows with the callers and not the property budget (every endpoint in every format, say).
+ */
 export function itemsOfCaller<T>(
   items: readonly T[],
   share: CallerShare | undefined,
@@ -52,4 +59,29 @@ export function failureAsCaller(
     if (STILL_DETAILS.has(details)) STILL_DETAILS.add(named);
   }
   return failureOf(`${as}${message}`, named, http);
+}
+
+/**
+ * `CheckContext.asCaller`: runs `fn` with `share` set (`set(share)`, then `set(undefined)`);
+ * a {@link Violation} escaping `fn` goes to `fail`, a {@link SkipCheck} resolves
+ * `{ skipped: reason }`, any other exception propagates; `{}` when `fn` returned.
+ */
+export async function runAsCaller(
+  share: CallerShare,
+  fn: () => Promise<void>,
+  set: (share: CallerShare | undefined) => void,
+  fail: (violation: Violation) => void,
+): Promise<{ skipped?: string }> {
+  set(share);
+  try {
+    await fn();
+    return {};
+  } catch (e) {
+    if (e instanceof SkipCheck) return { skipped: e.message };
+    if (!(e instanceof Violation)) throw e;
+    fail(e);
+    return {};
+  } finally {
+    set(undefined);
+  }
 }

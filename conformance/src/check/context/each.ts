@@ -18,7 +18,17 @@ export interface EachHost {
   onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T>;
 }
 
-/** `CheckContext.each` (see there); resolves the number of items that failed. */
+/**
+ * `CheckContext.each`.
+ * Runs `fn` on every item in order, recording each {@link Violation} it throws as a failure
+ * (with `options.note(item)` appended) and going on: the one way a check loops over cases.
+ * After `options.list` (default {@link MAX_LISTED}) failures of this loop, the others are
+ * only counted, and one more failure (kind `summary`) says how many items failed in all.
+ * With `options.stopAt`, ends the check once it has that many failures (checked after each
+ * item). Any other exception propagates (an error of the check). Resolves the number of
+ * items that failed. Not for use inside a property predicate (a Violation there is the
+ * property's counterexample).
+ */
 export async function runEach<T>(
   host: EachHost,
   items: Iterable<T>,

@@ -24,7 +24,16 @@ export interface PropertyHost {
   redact(value: unknown): unknown;
 }
 
-/** `CheckContext.property` (see there), `predicate` already wrapped for `readsOwn`. */
+/**
+ * `CheckContext.property`, `predicate` already wrapped for `readsOwn`.
+ * Runs a fast-check property with the run's `numRuns` and this check's seed (plus the
+ * given `examples`, tried first: edge cases that must always be checked). A
+ * {@link Violation} thrown by `predicate` fails the property; the shrunk counterexample,
+ * seed and path are recorded with the failing exchange (under a key of its own, so it is
+ * never counted on another failure). Other exceptions propagate (error). With
+ * `options.readsOwn`, each run's verdict rests only on the reads it makes (see
+ * {@link EachOptions.readsOwn}): a failing run is read again on still data when the data moves.
+ */
 export async function runProperty<T>(
   host: PropertyHost,
   arb: fc.Arbitrary<T>,

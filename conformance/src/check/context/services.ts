@@ -93,9 +93,24 @@ export function hashString(s: string): number {
 }
 
 /**
- * `CheckContext.onStillData` over the run's `http` and `still` watch: runs `fn(false)`; on a
- * {@link Violation} reads it again with `fn(true)` between watermark reads (`fresh(1)` before a
- * try, `fresh(-1)` after: the context's reads bypass the caches meanwhile). See there.
+ * `CheckContext.onStillData` over the run's `http` and `still` watch (`fresh(1)` before a
+ * try, `fresh(-1)` after: the context's reads bypass the caches meanwhile).
+ *
+ * For a comparison whose verdict rests only on the reads `fn` makes (one call in two
+ * formats, say), not on what the check read before (spec §5 Revision 3: a verdict of
+ * non-conformance rests on responses read while the caller's data did not change). Runs
+ * `fn(false)` (reads through the run's cache); when it throws a {@link Violation} and the
+ * run watches its data ({@link RunServices.still}), runs `fn(true)` (every read sent again:
+ * meanwhile the context's calls and walks bypass the caches) between two watermark reads,
+ * up to the run's attempts: a pass there is the pass (the first answers were read across a
+ * change); a Violation read between equal watermarks is thrown marked as read on still data,
+ * so the check's failure stands without the whole check running again (attempt.ts); so is
+ * the first Violation when one watermark read shows that nothing moved since the epoch its
+ * reads were made in began; when the data moved on every try, the last Violation is thrown
+ * as it is (the check runs again, or ends inconclusive). On still data
+ * a failing comparison costs one watermark read (per watched credential); a passing one
+ * costs nothing; on moving data a failing one costs its reads again and two watermark reads
+ * per try. Other exceptions propagate.
  */
 export async function readOnStill<T>(
   http: HttpClient,
