@@ -63,17 +63,18 @@ describe('a request timeout measures the wire, not the suite’s own work', () =
 describe('the suite’s long loops let the event loop turn', () => {
   /** A slice that pauses every `stride` steps, whatever the machine's speed. */
   const everyStride = (stride: number) => new TimeSlice({ budgetMs: 0, stride });
+  /** A loop's context that records nothing: the items judge without failing. */
+  const host: EachHost = {
+    active: () => ({ comparisons: 0, log: [] }),
+    fail: () => {},
+    record: () => {},
+    stopAt: () => {},
+    onStillData: (fn) => fn(false),
+  };
 
   test('ctx.each over many items that judge without a request: a timer set before fires before it ends', async () => {
     const order: string[] = [];
     let judged = 0;
-    const host: EachHost = {
-      active: () => ({ comparisons: 0, log: [] }),
-      fail: () => {},
-      record: () => {},
-      stopAt: () => {},
-      onStillData: (fn) => fn(false),
-    };
     setTimeout(() => order.push(`timer after ${judged} items`), 0);
     const items = Array.from({ length: 5_000 }, (_, i) => i);
     await runEach(
@@ -94,13 +95,6 @@ describe('the suite’s long loops let the event loop turn', () => {
   test('ctx.each in batches (concurrency 8) over items that judge without a request: a timer set before fires before it ends', async () => {
     const order: string[] = [];
     let judged = 0;
-    const host: EachHost = {
-      active: () => ({ comparisons: 0, log: [] }),
-      fail: () => {},
-      record: () => {},
-      stopAt: () => {},
-      onStillData: (fn) => fn(false),
-    };
     setTimeout(() => order.push(`timer after ${judged} items`), 0);
     const items = Array.from({ length: 5_000 }, (_, i) => i);
     await runEach(
