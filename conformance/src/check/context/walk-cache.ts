@@ -27,15 +27,20 @@ export interface WalkHost {
 
 /**
  * An empty cache of walks capped at `maxBytes` (least recently used go first; a walk asked
- * for again after it went is walked again). A walk counts three times its pages' body
- * characters: the bodies its pages keep and the records parsed from them.
+ * for again after it went is walked again, unless a check still holds it: then it is shared,
+ * so that checks running at once never hold two copies of one long list). A walk counts three
+ * times its pages' body characters: the bodies its pages keep and the records parsed from them.
  */
 export function newWalkCache(maxBytes: number): ByteCache<Walk> {
-  return new ByteCache<Walk>(maxBytes, (w) => {
-    let chars = 0;
-    for (const p of w.pages) chars += p.body.length;
-    return 3 * chars + 1024;
-  });
+  return new ByteCache<Walk>(
+    maxBytes,
+    (w) => {
+      let chars = 0;
+      for (const p of w.pages) chars += p.body.length;
+      return 3 * chars + 1024;
+    },
+    { shareWhileAlive: true },
+  );
 }
 
 /** The pages a walk had fetched, by its promise (what a failed walk logs). */
