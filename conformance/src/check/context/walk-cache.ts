@@ -32,15 +32,36 @@ export interface WalkHost {
  * times its pages' body characters: the bodies its pages keep and the records parsed from them.
  */
 export function newWalkCache(maxBytes: number): ByteCache<Walk> {
-  return new ByteCache<Walk>(
-    maxBytes,
-    (w) => {
-      let chars = 0;
-      for (const p of w.pages) chars += p.body.length;
-      return 3 * chars + 1024;
-    },
-    { shareWhileAlive: true },
-  );
+  return new ByteCache<Walk>(maxBytes, (w) => 3 * (WALKED_CHARS.get(w) ?? bodyChars(w.pages)) + 1024, {
+    shareWhileAlive: true,
+  });
+}
+
+/** The body characters of `pages`. */
+function bodyChars(pages: readonly Exchange[]): number {
+  let chars = 0;
+  for (const p of pages) chars += p.body.length;
+  return chars;
+}
+
+/** The body characters a walk's pages had when read (its pages past the first keep less). */
+const WALKED_CHARS = new WeakMap<Walk, number>();
+
+/**
+ * `w` as the cache keeps it: its records, and its first page as read; the pages after it
+ * become the report's copies of their exchanges (`forLog`: a bounded part of the body), since
+ * only the records are read again, and a page's exchange serves failures and logs. A long
+ * list's walk then holds its records, not every page's body besides.
+ */
+function slim(host: WalkHost, w: Walk): Walk {
+  if (w.pages.length <= 1) return w;
+  const kept: Walk = {
+    records: w.records,
+    total: w.total,
+    pages: w.pages.map((p, i) => (i === 0 ? p : host.forLog(p))),
+  };
+  WALKED_CHARS.set(kept, bodyChars(w.pages));
+  return kept;
 }
 
 /** The pages a walk had fetched, by its promise (what a failed walk logs). */
@@ -92,7 +113,7 @@ export function walkThroughCache(
       pages.push(ex);
       return ex;
     }),
-  );
+  ).then((w) => slim(host, w));
   WALKED.set(p, pages);
   if (!fresh) host.cache.set(key, p);
   return p.then(
