@@ -56,4 +56,50 @@ describe('walk cache: records kept, page bodies not', () => {
       expect(p.body.length).toBeLessThanOrEqual(KEPT_BODY_CHARS);
     }
   }, 120_000);
+
+  test.each([
+    [80, 2],
+    [5_000, 1],
+  ])(
+    'a long list (over sampleAbove %i) once walked leaves its later pages to the walk: a page asked for again is sent again (%i requests of it)',
+    async (sampleAbove, sends) => {
+      const server = createServer({ publicUrl: MEMORY_BASE_URL, pageSize: 40 });
+      let pageSends = 0;
+      const counted = async (request: Request) => {
+        const url = new URL(request.url);
+        if (url.pathname.endsWith('/opens') && url.searchParams.get('cursor') === '40') pageSends++;
+        return server.fetch(request);
+      };
+      const walkThenPage = defineCheck({
+        id: 'ACME-WALK-THEN-PAGE',
+        title: 'walks the open groups, then reads their second page',
+        clause: 'test',
+        endpoints: ['opens.list'],
+        async run(ctx) {
+          const w = await ctx.walk('opens.list');
+          expect(w.records.length).toBeGreaterThan(80);
+          const again = await ctx.call('opens.list', { query: [['cursor', '40']] });
+          expect(again.status).toBe(200);
+          // the walk still has every record
+          expect((await ctx.walk('opens.list')).records).toBe(w.records);
+        },
+      });
+      try {
+        const result = await runInMemory(
+          { pageSize: 40 },
+          {
+            checks: [...builtInChecks, walkThenPage],
+            only: 'ACME-WALK-THEN-PAGE',
+            fetch: counted,
+            sampleAbove,
+          },
+        );
+        expect(result.checks.find((c) => c.id === 'ACME-WALK-THEN-PAGE')?.status).toBe('pass');
+      } finally {
+        await server.close();
+      }
+      expect(pageSends).toBe(sends);
+    },
+    120_000,
+  );
 });

@@ -21,6 +21,13 @@ export interface WalkHost {
   forLog(exchange: Exchange): Exchange;
   /** Counts `n` requests this check relied on (a cached walk's pages). */
   countRequests(n: number): void;
+  /**
+   * A list of more records than this is long (the run's `sampleAbove`): once walked, its
+   * pages after the first leave the response cache (`release`), the walk keeping its records.
+   */
+  readonly longAbove: number;
+  /** Drops a page's answer from the run's response cache (`HttpClient.uncache`). */
+  release(exchange: Exchange): void;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
 }
@@ -32,9 +39,13 @@ export interface WalkHost {
  * times its pages' body characters: the bodies its pages keep and the records parsed from them.
  */
 export function newWalkCache(maxBytes: number): ByteCache<Walk> {
-  return new ByteCache<Walk>(maxBytes, (w) => 3 * (WALKED_CHARS.get(w) ?? bodyChars(w.pages)) + 1024, {
-    shareWhileAlive: true,
-  });
+  return new ByteCache<Walk>(
+    maxBytes,
+    (w) => 3 * (WALKED_CHARS.get(w) ?? bodyChars(w.pages)) + 1024,
+    {
+      shareWhileAlive: true,
+    },
+  );
 }
 
 /** The body characters of `pages`. */
@@ -51,10 +62,15 @@ const WALKED_CHARS = new WeakMap<Walk, number>();
  * `w` as the cache keeps it: its records, and its first page as read; the pages after it
  * become the report's copies of their exchanges (`forLog`: a bounded part of the body), since
  * only the records are read again, and a page's exchange serves failures and logs. A long
- * list's walk then holds its records, not every page's body besides.
+ * list's walk then holds its records, not every page's body besides; and the pages of a
+ * long list ({@link WalkHost.longAbove}) leave the response cache, where they would hold
+ * their bodies and parsed records a second time (no list of the canonical dataset is long, so
+ * its requests are the same at any concurrency).
  */
 function slim(host: WalkHost, w: Walk): Walk {
   if (w.pages.length <= 1) return w;
+  // a long list's pages are held by the walk: the response cache need not hold them too
+  if (w.records.length > host.longAbove) for (const p of w.pages.slice(1)) host.release(p);
   const kept: Walk = {
     records: w.records,
     total: w.total,
