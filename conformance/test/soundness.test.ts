@@ -122,10 +122,13 @@ describe('soundness regressions: counterexamples the search found, kept', () => 
   test('a declared rate limit: a burst slower than the window is a skip, a fast one without 429 a failure', async () => {
     // the server enforces no limit while the profile declares 3 per second: a fast burst of
     // 7 (2 × 3 + 1) without a 429 is a failure; the same burst answered one request at a time,
-    // 200 ms each, spans more than the window and proves nothing: skipped, never failed
+    // 200 ms each, spans more than the window and proves nothing: skipped, never failed. Only
+    // the burst's path (/teams) is slowed: the run's other requests (discovery) would only add
+    // waiting to the test
     const server = createServer({ publicUrl: MEMORY_BASE_URL });
     let queue = Promise.resolve();
     const slow = (r: Request): Promise<Response> => {
+      if (new URL(r.url).pathname !== '/teams') return server.fetch(r);
       const turn = queue.then(() => new Promise<void>((ok) => setTimeout(ok, 200)));
       queue = turn;
       return turn.then(() => server.fetch(r));
