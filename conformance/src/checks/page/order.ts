@@ -156,8 +156,8 @@ async function walksOf<E extends OrderedList>(ctx: CheckContext, endpoints: read
 async function eventGroupWalks(ctx: CheckContext) {
   const window = await eventWindow(ctx);
   const groups = [];
+  // a list too long to walk whole: whole groups of pages at seeded cursors, in order
   for (const endpoint of ['opens.list', 'clicks.list'] as const)
-    // a list too long to walk whole: whole groups of pages at seeded cursors, in order
     for (const query of [[], ...(window === undefined ? [] : [window])])
       groups.push(
         await ctx.sampledList(
