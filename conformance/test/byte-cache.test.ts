@@ -37,4 +37,29 @@ describe('ByteCache (the run caches, capped by bytes)', () => {
     expect(cache.get('failed')).toBeUndefined();
     expect(cache.size).toBe(0);
   });
+
+  it('shareWhileAlive: a value that left the cache is handed out while held elsewhere, never after delete or clear', async () => {
+    const cache = new ByteCache<{ text: string }>(1_000, (v) => v.text.length, {
+      shareWhileAlive: true,
+    });
+    const held = { text: 'x'.repeat(5_000) }; // larger than the whole cap
+    cache.set('big', Promise.resolve(held));
+    await cache.get('big');
+    await Promise.resolve();
+    expect(cache.size).toBe(0); // not counted against the cap
+    expect(await cache.get('big')).toBe(held); // the same object: no second copy
+    cache.delete('big');
+    expect(cache.get('big')).toBeUndefined();
+    cache.set('again', Promise.resolve(held));
+    await cache.get('again');
+    await Promise.resolve();
+    cache.clear();
+    expect(cache.get('again')).toBeUndefined();
+    // without the option a value that left the cache is gone
+    const plain = new ByteCache<{ text: string }>(1_000, (v) => v.text.length);
+    plain.set('big', Promise.resolve(held));
+    await plain.get('big');
+    await Promise.resolve();
+    expect(plain.get('big')).toBeUndefined();
+  });
 });

@@ -67,6 +67,8 @@ const CASES: Case[] = [
     code: 2,
     cause: /cannot reach .*\/teams: request timed out/,
     maxMs: 5000,
+    // no answer ever comes: each try times out whatever the timeout, a short one sooner
+    extra: ['--timeout', '300'],
   },
   { kind: 'garbage-bytes', code: 2, cause: /cannot reach .*\/teams: /, maxMs: 5000 },
   {
@@ -77,7 +79,14 @@ const CASES: Case[] = [
     // the default cap, read in full before it trips: no per-request timeout in the way
     extra: ['--timeout', '10000'],
   },
-  { kind: 'slow-body', code: 2, cause: /cannot reach .*\/teams: request timed out/, maxMs: 5000 },
+  {
+    kind: 'slow-body',
+    code: 2,
+    cause: /cannot reach .*\/teams: request timed out/,
+    maxMs: 5000,
+    // the body never ends: each try times out whatever the timeout, a short one sooner
+    extra: ['--timeout', '300'],
+  },
   { kind: 'closes-mid-body', code: 2, cause: /cannot reach .*\/teams: /, maxMs: 5000 },
   {
     // a redirect is not this API: the preflight's configuration error, no check run

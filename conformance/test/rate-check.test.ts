@@ -8,7 +8,9 @@ import { MEMORY_BASE_URL, profileFor } from './helpers.ts';
  * met the 429 (spec §7), so a burst whose other answers arrive late (a slow server, a busy
  * machine) is not a failure of the implementation; a reset in milliseconds still is.
  */
-describe('RATE-429-HEADERS and the clock', () => {
+// the two tests run at the same time (each with its own server and clock): the first spends
+// its seconds waiting for held answers, not on the CPU
+describe.concurrent('RATE-429-HEADERS and the clock', () => {
   const rateLimit = { limit: 3, windowMs: 1000 } as const;
 
   /**

@@ -265,6 +265,8 @@ export class CheckContext {
         pageSize: this.profile.pageSize,
         primary: this.primary,
         forLog: (ex) => this.services.http.forLog(ex),
+        longAbove: this.sampleAbove,
+        release: (ex) => this.services.http.uncache(ex),
         countRequests: (n) => {
           this.requests += n;
         },

@@ -21,6 +21,7 @@ import { ChecksError, loadChecks } from '../run/custom-checks.ts';
 import { ExpectedFailuresError, loadExpectedFailures } from '../run/expected-failures.ts';
 import { ConfigError, PreflightError, type RunResult, runConformance } from '../run/runner.ts';
 import { selectEndpoints } from './endpoint-filter.ts';
+import { collectGarbageEarly } from './heap.ts';
 import { extraHeadersOf, gatesOf, INSECURE_WARNING, rerunOf } from './options.ts';
 
 /**
@@ -43,6 +44,8 @@ export async function runCommand(
   cmd: Command,
 ): Promise<number> {
   if (typeof opts === 'string') return usage(opts);
+  // garbage is collected before the heap grows far past the live data (bounded memory)
+  collectGarbageEarly();
   const baseUrl = opts.baseUrl as string | undefined;
   if (baseUrl === undefined) return usage('missing --base-url (or TAGTRACK_BASE_URL)');
   try {

@@ -33,26 +33,55 @@ export function cacheShares(cacheBytes: number): {
 /** What an entry counts while its promise is pending (its size is known once it resolves). */
 const PENDING_BYTES = 1024;
 
+/** Options of a {@link ByteCache}. */
+export interface ByteCacheOptions {
+  /**
+   * A resolved value that left the cache (evicted, or larger than the whole cap) is still
+   * handed out while something else holds it (a `WeakRef`): asking again then costs no
+   * memory, where reading it again would hold a second copy. Values must be objects.
+   */
+  readonly shareWhileAlive?: boolean;
+}
+
 /**
  * A least-recently-used cache of promised values by key, capped by bytes (lru-cache with
  * `maxSize`): an entry counts {@link PENDING_BYTES} while pending, then `sizeOf(value)` bytes
  * once it resolves; an entry larger than the whole cap is dropped then, and a rejected one at
- * once. Identical asks while a promise is pending share it.
+ * once. Identical asks while a promise is pending share it; with `shareWhileAlive`, so do
+ * asks for a value that left the cache while it is still held elsewhere.
  */
 export class ByteCache<V> {
   readonly #lru: LRUCache<string, Promise<V>>;
+  /** Weak references to the resolved values, by key (`shareWhileAlive` only). */
+  readonly #alive: Map<string, WeakRef<V & object>> | undefined;
+  /** Forgets the weak reference of a key once its value was collected. */
+  readonly #collected: FinalizationRegistry<string> | undefined;
 
-  /** `maxBytes`: the cap (at least 1); `sizeOf`: the estimated bytes a resolved value holds. */
+  /**
+   * `maxBytes`: the cap (at least 1); `sizeOf`: the estimated bytes a resolved value holds;
+   * `options`: see {@link ByteCacheOptions}.
+   */
   constructor(
     readonly maxBytes: number,
     private readonly sizeOf: (value: V) => number,
+    options: ByteCacheOptions = {},
   ) {
     this.#lru = new LRUCache<string, Promise<V>>({ maxSize: Math.max(1, Math.floor(maxBytes)) });
+    if (options.shareWhileAlive === true) {
+      const alive = new Map<string, WeakRef<V & object>>();
+      this.#alive = alive;
+      this.#collected = new FinalizationRegistry((key) => {
+        if (alive.get(key)?.deref() === undefined) alive.delete(key);
+      });
+    }
   }
 
   /** The promise under `key` (marking it most recently used), or `undefined`. */
   get(key: string): Promise<V> | undefined {
-    return this.#lru.get(key);
+    const hit = this.#lru.get(key);
+    if (hit !== undefined || this.#alive === undefined) return hit;
+    const value = this.#alive.get(key)?.deref();
+    return value === undefined ? undefined : Promise.resolve(value);
   }
 
   /** Keeps `promise` under `key`; its size is counted when it resolves (see the class). */
@@ -60,6 +89,10 @@ export class ByteCache<V> {
     this.#lru.set(key, promise, { size: PENDING_BYTES });
     promise.then(
       (value) => {
+        if (this.#alive !== undefined && typeof value === 'object' && value !== null) {
+          this.#alive.set(key, new WeakRef(value));
+          this.#collected?.register(value, key);
+        }
         // only this entry: the key may hold a later promise by now. lru-cache keeps the size
         // of a value set again as it was, so the entry is set anew with its real size
         if (this.#lru.peek(key) !== promise) return;
@@ -74,12 +107,16 @@ export class ByteCache<V> {
 
   /** Drops `key` if it holds `promise` (any promise when `promise` is not given). */
   delete(key: string, promise?: Promise<V>): void {
-    if (promise === undefined || this.#lru.peek(key) === promise) this.#lru.delete(key);
+    if (promise === undefined || this.#lru.peek(key) === promise) {
+      this.#lru.delete(key);
+      this.#alive?.delete(key);
+    }
   }
 
   /** Drops every entry. */
   clear(): void {
     this.#lru.clear();
+    this.#alive?.clear();
   }
 
   /** Number of entries. */

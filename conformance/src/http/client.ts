@@ -99,6 +99,25 @@ export class HttpClient {
   forLog(exchange: Exchange): Exchange {
     return this.keptOf.get(exchange) ?? exchange;
   }
+  /** Where each cached answer is kept (see {@link uncache}). */
+  private readonly cachedAs = new WeakMap<
+    Exchange,
+    {
+      readonly cache: ByteCache<Exchange>;
+      readonly key: string;
+      readonly promise: Promise<Exchange>;
+    }
+  >();
+
+  /**
+   * Drops `exchange` from the response cache that holds it (if it is still there): the next
+   * identical request goes out again. For answers whose data is kept elsewhere (the pages of
+   * a long list's cached walk), so that their bodies are not held twice.
+   */
+  uncache(exchange: Exchange): void {
+    const at = this.cachedAs.get(exchange);
+    if (at !== undefined) at.cache.delete(at.key, at.promise);
+  }
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
   private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
@@ -220,6 +239,7 @@ export class HttpClient {
       promise.then(
         (ex) => {
           if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
+          else this.cachedAs.set(ex, { cache, key, promise });
         },
         () => {},
       );

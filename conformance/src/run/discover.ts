@@ -63,12 +63,13 @@ export async function discover(
 /**
  * An empty cache of discoveries by credential, capped at `maxBytes` (least recently used go
  * first; a discovery asked for again after it went is made again, its walks then from the
- * walk cache or the wire). A discovery counts an estimate of its parsed records: 400 bytes a
+ * walk cache or the wire, unless a check still holds it: then it is shared). A discovery counts an estimate of its parsed records: 400 bytes a
  * member, 1,200 a tag (its recipients), 500 a contact.
  */
 export function newDiscoveryCache(maxBytes: number): ByteCache<Discovery> {
   return new ByteCache<Discovery>(
     maxBytes,
     (d) => 1024 + 400 * d.members.length + 1200 * d.tags.length + 500 * d.contacts.length,
+    { shareWhileAlive: true },
   );
 }

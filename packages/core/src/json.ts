@@ -14,6 +14,13 @@
  * {@link parseJsonExact} reads it exactly). `space` as for `JSON.stringify`.
  */
 export function stringifyJson(value: unknown, space?: number): string {
+  // fast path: a value without a bigint (the usual case) is JSON.stringify itself, which
+  // throws a TypeError on the first bigint; a replacer function would cost a call per value
+  try {
+    return JSON.stringify(value, null, space);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
   let bigints = 0;
   const marked = (tag: string) =>
     JSON.stringify(
@@ -25,7 +32,7 @@ export function stringifyJson(value: unknown, space?: number): string {
       },
       space,
     );
-  // fast path: no bigint in the value (the usual case) is JSON.stringify itself
+  // a TypeError without a bigint (a cycle) is thrown again here
   const plain = marked('');
   if (bigints === 0) return plain;
   // a bigint becomes a string `<tag><digits>`, then its quotes and tag are taken away; the

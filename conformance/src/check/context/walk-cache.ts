@@ -21,21 +21,63 @@ export interface WalkHost {
   forLog(exchange: Exchange): Exchange;
   /** Counts `n` requests this check relied on (a cached walk's pages). */
   countRequests(n: number): void;
+  /**
+   * A list of more records than this is long (the run's `sampleAbove`): once walked, its
+   * pages after the first leave the response cache (`release`), the walk keeping its records.
+   */
+  readonly longAbove: number;
+  /** Drops a page's answer from the run's response cache (`HttpClient.uncache`). */
+  release(exchange: Exchange): void;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
 }
 
 /**
  * An empty cache of walks capped at `maxBytes` (least recently used go first; a walk asked
- * for again after it went is walked again). A walk counts three times its pages' body
- * characters: the bodies its pages keep and the records parsed from them.
+ * for again after it went is walked again, unless a check still holds it: then it is shared,
+ * so that checks running at once never hold two copies of one long list). A walk counts three
+ * times its pages' body characters: the bodies its pages keep and the records parsed from them.
  */
 export function newWalkCache(maxBytes: number): ByteCache<Walk> {
-  return new ByteCache<Walk>(maxBytes, (w) => {
-    let chars = 0;
-    for (const p of w.pages) chars += p.body.length;
-    return 3 * chars + 1024;
-  });
+  return new ByteCache<Walk>(
+    maxBytes,
+    (w) => 3 * (WALKED_CHARS.get(w) ?? bodyChars(w.pages)) + 1024,
+    {
+      shareWhileAlive: true,
+    },
+  );
+}
+
+/** The body characters of `pages`. */
+function bodyChars(pages: readonly Exchange[]): number {
+  let chars = 0;
+  for (const p of pages) chars += p.body.length;
+  return chars;
+}
+
+/** The body characters a walk's pages had when read (its pages past the first keep less). */
+const WALKED_CHARS = new WeakMap<Walk, number>();
+
+/**
+ * `w` as the cache keeps it: its records, and its first page as read; the pages after it
+ * become the report's copies of their exchanges (`forLog`: a bounded part of the body), since
+ * only the records are read again, and a page's exchange serves failures and logs. A long
+ * list's walk then holds its records, not every page's body besides; and the pages of a
+ * long list ({@link WalkHost.longAbove}) leave the response cache, where they would hold
+ * their bodies and parsed records a second time (no list of the canonical dataset is long, so
+ * its requests are the same at any concurrency).
+ */
+function slim(host: WalkHost, w: Walk): Walk {
+  if (w.pages.length <= 1) return w;
+  // a long list's pages are held by the walk: the response cache need not hold them too
+  if (w.records.length > host.longAbove) for (const p of w.pages.slice(1)) host.release(p);
+  const kept: Walk = {
+    records: w.records,
+    total: w.total,
+    pages: w.pages.map((p, i) => (i === 0 ? p : host.forLog(p))),
+  };
+  WALKED_CHARS.set(kept, bodyChars(w.pages));
+  return kept;
 }
 
 /** The pages a walk had fetched, by its promise (what a failed walk logs). */
@@ -87,7 +129,7 @@ export function walkThroughCache(
       pages.push(ex);
       return ex;
     }),
-  );
+  ).then((w) => slim(host, w));
   WALKED.set(p, pages);
   if (!fresh) host.cache.set(key, p);
   return p.then(
