@@ -121,17 +121,27 @@ describe('soundness regressions: counterexamples the search found, kept', () => 
 
   test('a declared rate limit: a burst slower than the window is a skip, a fast one without 429 a failure', async () => {
     // the server enforces no limit while the profile declares 3 per second: a fast burst of
-    // 7 (2 × 3 + 1) without a 429 is a failure; the same burst answered one request at a time,
-    // 200 ms each, spans more than the window and proves nothing: skipped, never failed. Only
-    // the burst's path (/teams) is slowed: the run's other requests (discovery) would only add
-    // waiting to the test
+    // 7 (2 × 3 + 1) without a 429 is a failure; the same burst answered one request at a time
+    // proves nothing when it spans more than the window: skipped, never failed. A request to
+    // the burst's path (/teams) that comes while another is in flight waits 200 ms after the
+    // one before it, so the six after the first take 1.2 s, more than the 1 s window; the
+    // run's one-at-a-time requests (discovery) are not held
     const server = createServer({ publicUrl: MEMORY_BASE_URL });
     let queue = Promise.resolve();
-    const slow = (r: Request): Promise<Response> => {
+    let inFlight = 0;
+    const slow = async (r: Request): Promise<Response> => {
       if (new URL(r.url).pathname !== '/teams') return server.fetch(r);
-      const turn = queue.then(() => new Promise<void>((ok) => setTimeout(ok, 200)));
-      queue = turn;
-      return turn.then(() => server.fetch(r));
+      inFlight++;
+      try {
+        if (inFlight > 1) {
+          const turn = queue.then(() => new Promise<void>((ok) => setTimeout(ok, 200)));
+          queue = turn;
+          await turn;
+        }
+        return await server.fetch(r);
+      } finally {
+        inFlight--;
+      }
     };
     try {
       const run = (fetch: (r: Request) => Promise<Response>) =>
