@@ -53,6 +53,7 @@ export {
 } from './context/calls.ts';
 export type { SampledList } from './context/sampled-list.ts';
 export {
+  type DiscoveredPart,
   type Discovery,
   hashString,
   type RunServices,
@@ -300,11 +301,14 @@ export class CheckContext {
    * A list endpoint's records for a law that holds record by record: every record when the
    * list has at most {@link sampleAbove}, else whole pages at seeded cursors, with coverage
    * of `subject` recorded (see `readSampledList`). Throws a {@link Violation} as walk does.
+   * `wholeUpTo` (at least {@link sampleAbove}) reads lists up to that many records whole:
+   * a discovery samples only the lists too long to walk.
    */
   sampledList<Id extends EndpointId>(
     endpoint: Id,
     call: EndpointCall<Id>,
     subject: string,
+    wholeUpTo?: number,
   ): Promise<SampledList<RecordOf<Id>>> {
     return readSampledList(
       {
@@ -321,6 +325,7 @@ export class CheckContext {
       endpoint,
       call,
       subject,
+      wholeUpTo,
     );
   }
 

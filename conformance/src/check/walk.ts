@@ -8,7 +8,7 @@ import {
   walkCursor,
 } from '@tagtrack/core';
 import type { Exchange } from '../http/client.ts';
-import { describe, ensure, snippet, Violation } from './failure.ts';
+import { describe, ensure, SkipCheck, snippet, Violation } from './failure.ts';
 
 /** The `paging` object of a list body (spec §5). */
 export interface PagingBody {
@@ -162,8 +162,9 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
  * never fails on the other form. `send(query)` sends one page's request: `query` plus
  * `cursor` from the second page on. Throws a {@link Violation} when a page does not parse,
  * `next` does not advance, `total` changes between pages, or the pages do not end within
- * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`); throws an `Error`
- * (the check's error) past {@link WALK_MAX_RECORDS} records. When the first
+ * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`); throws a
+ * {@link SkipCheck} when the first page's total (or the pages walked) pass
+ * {@link WALK_MAX_RECORDS} records, an `Error` when pages give more records than that. When the first
  * page is a 204, `total` is its `X-Total-Count` (0 when absent).
  */
 export async function walkPages(
@@ -192,6 +193,7 @@ export async function walkPages(
         paging: { cursors: { next: number; total: number } };
       };
       total = env.paging.cursors.total;
+      if (pages.length === 1 && total > WALK_MAX_RECORDS) throw tooLong(ex, total);
       const { next } = env.paging.cursors;
       if (env.data.length === 0) return { end: true, page: [] };
       return { end: false, page: env.data, count: env.data.length, next, total };
@@ -210,11 +212,14 @@ export async function walkPages(
     if (step.kind === 'violation') {
       const ex = pages[pages.length - 1] as Exchange;
       const v = step.violation;
-      if (v.law === 'page-cap' && v.pages >= walkPageCap(pageSize))
-        // a list this long may be legitimate: the suite cannot judge it (an error, not a failure)
+      if (v.law === 'page-cap' && v.pages >= walkPageCap(pageSize)) {
+        // a list this long may be legitimate: the suite cannot judge it (a skip when its
+        // total says so, an error when the pages outrun a smaller total; never a failure)
+        if ((v.total ?? 0) > WALK_MAX_RECORDS) throw tooLong(ex, v.total ?? 0);
         throw new Error(
           `${describe(ex)}: the list reports ${v.total} records; the suite walks at most ${WALK_MAX_RECORDS} records (${v.pages} pages) of one list`,
         );
+      }
       throw new Violation(`${describe(ex)}: ${walkViolationMessage(step.violation)}`, {
         kind: 'value',
         exchange: ex,
@@ -229,6 +234,18 @@ export async function walkPages(
  * cannot make a walk unbounded (memory and requests stay bounded).
  */
 export const WALK_MAX_RECORDS = 100_000;
+
+/**
+ * A walk of a list longer than {@link WALK_MAX_RECORDS}: the check needing it whole is skipped
+ * ({@link SkipCheck}), its reason naming the list and its length. A list this long may be
+ * legitimate, so it is no failure; the checks that verify a seeded sample of a long list
+ * (`sampledList`) and the discovery (read at seeded cursors) still run on it.
+ */
+function tooLong(ex: Exchange, total: number): SkipCheck {
+  return new SkipCheck(
+    `needs the whole list ${ex.method} ${ex.target.replace(/[?&]cursor=\d+/, '')}, which reports ${total.toLocaleString('en-US')} records: the suite reads at most ${WALK_MAX_RECORDS.toLocaleString('en-US')} records of one list whole`,
+  );
+}
 
 /** Most pages of one walk: {@link WALK_MAX_RECORDS} at `pageSize`, plus the page that ends it. */
 export function walkPageCap(pageSize: number): number {

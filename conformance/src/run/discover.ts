@@ -1,14 +1,19 @@
 import type { EndpointId } from '@tagtrack/core';
-import type { Discovery, RunServices } from '../check/context.ts';
+import type { DiscoveredPart, Discovery, RunServices } from '../check/context.ts';
 import { CheckContext } from '../check/context.ts';
 import type { SuiteCredential } from '../check/define.ts';
 import { type CheckScope, flattenLog, inScope, Violation } from '../check/failure.ts';
+import { WALK_MAX_RECORDS } from '../check/walk.ts';
 import { ByteCache } from '../http/byte-cache.ts';
 
 /**
  * Walks the list endpoints for a credential, in a scope of its own (no check counts its
- * comparisons; its exchanges join the log of each check that uses it). A list that cannot be
- * walked gives an empty part and a line in `problems` (the checks using it report it).
+ * comparisons; its exchanges join the log of each check that uses it). A list longer than the
+ * suite walks whole ({@link WALK_MAX_RECORDS}) is read at seeded cursors instead, about the
+ * run's `sampleAbove` records (`sampledList`), and its part is named in `sampled`: the ids
+ * checks take from it are real, the part is not the whole list. With `sampleAbove` infinite
+ * (never sample) every list is walked. A list that cannot be walked gives an empty part and a
+ * line in `problems` (the checks using it report it).
  */
 export async function discover(
   services: RunServices,
@@ -17,9 +22,13 @@ export async function discover(
   const scope: CheckScope = { comparisons: 0, log: [] };
   const ctx = new CheckContext('DISCOVERY', services, scope);
   const problems: string[] = [];
-  const list = async <Id extends EndpointId>(endpoint: Id) => {
+  const sampled: DiscoveredPart[] = [];
+  const wholeUpTo = Number.isFinite(ctx.sampleAbove) ? WALK_MAX_RECORDS : Number.POSITIVE_INFINITY;
+  const list = async <Id extends EndpointId>(endpoint: Id, part: DiscoveredPart) => {
     try {
-      return (await ctx.walk(endpoint, { credential })).records;
+      const read = await ctx.sampledList(endpoint, { credential }, part, wholeUpTo);
+      if (read.sampled) sampled.push(part);
+      return read.records;
     } catch (e) {
       if (!(e instanceof Violation)) throw e;
       problems.push(`${endpoint} as ${credential.label}: ${e.message}`);
@@ -27,7 +36,11 @@ export async function discover(
     }
   };
   const [members, tags, contacts] = await inScope(scope, () =>
-    Promise.all([list('teams.list'), list('teams.tags'), list('contacts.list')]),
+    Promise.all([
+      list('teams.list', 'members'),
+      list('teams.tags', 'tags'),
+      list('contacts.list', 'contacts'),
+    ]),
   );
   const groups = new Map<string, { groupID: string; groupName: string }>();
   for (const m of members) {
@@ -43,6 +56,7 @@ export async function discover(
     groups: [...groups.values()],
     exchanges: flattenLog(scope.log),
     problems,
+    sampled,
   };
 }
 

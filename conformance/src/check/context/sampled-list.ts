@@ -41,16 +41,18 @@ export interface SampleHost {
 
 /**
  * `CheckContext.sampledList`: every record of the list (the run's cached walk) when it has
- * at most `host.sampleAbove` records, else the records of whole pages at seeded cursors
- * (coverage.ts `sampledCursors`, seeded by the run's seed, the endpoint, the call and the
- * total: every check sampling the same list reads the same pages, whatever the
- * concurrency). Records what it read as coverage of `subject`.
+ * at most `wholeUpTo` records (default `host.sampleAbove`), else the records of whole pages
+ * at seeded cursors, about `host.sampleAbove` records (coverage.ts `sampledCursors`, seeded
+ * by the run's seed, the endpoint, the call and the total: every check sampling the same list
+ * reads the same pages, whatever the concurrency). Records what it read as coverage of
+ * `subject`.
  */
 export async function readSampledList<Id extends EndpointId>(
   host: SampleHost,
   endpoint: Id,
   call: EndpointCall,
   subject: string,
+  wholeUpTo: number = host.sampleAbove,
 ): Promise<SampledList<RecordOf<Id>>> {
   const { params: _named, ...rest } = call;
   const query = queryPairs(call);
@@ -58,7 +60,7 @@ export async function readSampledList<Id extends EndpointId>(
   const page0 = host.page(endpoint, first);
   const total = page0.paging?.cursors.total ?? 0;
   const bound = host.sampleAbove;
-  if (total <= bound) {
+  if (total <= Math.max(bound, wholeUpTo)) {
     const w = await host.walk(endpoint, call);
     const records = recordsOf(endpoint, w.records);
     host.covered({ subject, verified: records.length, of: w.total, sampled: false });

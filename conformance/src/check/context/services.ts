@@ -16,7 +16,16 @@ export interface Discovery {
   readonly exchanges?: readonly Exchange[];
   /** Why a list could not be walked (its part is then empty), one line each. */
   readonly problems?: readonly string[];
+  /**
+   * The parts read from a seeded sample of a list too long to walk whole (`discover.ts`):
+   * each id in them is the implementation's, but an id missing from them may still be in
+   * the list. Absent or empty: every part is its whole list.
+   */
+  readonly sampled?: readonly DiscoveredPart[];
 }
+
+/** A part of a {@link Discovery}: the records of one list endpoint. */
+export type DiscoveredPart = 'members' | 'tags' | 'contacts';
 
 /** Shared per-run services a {@link CheckContext} is built from. */
 export interface RunServices {

@@ -1,5 +1,10 @@
 import { AccountType, type EndpointId, normaliseEmail, type StatsSummary } from '@tagtrack/core';
-import { type CheckContext, type EndpointCall, LOOP_BATCH } from '../../check/context.ts';
+import {
+  type CheckContext,
+  type DiscoveredPart,
+  type EndpointCall,
+  LOOP_BATCH,
+} from '../../check/context.ts';
 import type { CheckEnv, SuiteCredential } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
 import { dayOf, type Pair } from '../../check/sample.ts';
@@ -12,10 +17,15 @@ export function declared(env: Pick<CheckEnv, 'credentials'>): SuiteCredential[] 
   return env.credentials.filter((c) => c.teamID !== undefined && c.accountType !== undefined);
 }
 
-/** What a credential sees, as id sets. */
+/**
+ * What a credential sees, as id sets. `sampled` names the parts read from a seeded sample of
+ * a list too long to walk (see `Discovery.sampled`): an id missing from such a part may still
+ * be visible.
+ */
 export async function visible(ctx: CheckContext, credential: SuiteCredential) {
   const d = await ctx.discover(credential);
   return {
+    sampled: new Set(d.sampled ?? []),
     members: new Set(d.members.map((m) => m.memberID)),
     tags: new Map(d.tags.map((t) => [t.tagID, t])),
     // contacts by normalised email (their ids are implementation-defined, spec §9 Rev. 2)
@@ -58,9 +68,20 @@ export async function outOfScopeCalls(
 ): Promise<{ id: string; call: IdCall }[]> {
   const mine = await visible(ctx, c);
   const theirs = await visible(ctx, other);
-  const member = [...theirs.members].find((id) => !mine.members.has(id));
-  const tag = [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID));
-  const contact = [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
+  // an id missing from a sampled part of c's discovery may be visible to c: members and tags
+  // of another team are out of c's scope whatever c's list holds; contacts (one email may be a
+  // contact of both teams) only when c's list was read whole
+  const otherTeam = other.teamID !== c.teamID;
+  const known = (part: DiscoveredPart) => otherTeam || !mine.sampled.has(part);
+  const member = known('members')
+    ? [...theirs.members].find((id) => !mine.members.has(id))
+    : undefined;
+  const tag = known('tags')
+    ? [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID))
+    : undefined;
+  const contact = mine.sampled.has('contacts')
+    ? undefined
+    : [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
   const group =
     other.teamID !== c.teamID
       ? theirs.groups.find((g) => !mine.groups.some((x) => x.groupID === g.groupID))
