@@ -266,7 +266,6 @@ export class CheckContext {
         primary: this.primary,
         forLog: (ex) => this.services.http.forLog(ex),
         longAbove: this.sampleAbove,
-        release: (ex) => this.services.http.uncache(ex),
         countRequests: (n) => {
           this.requests += n;
         },
