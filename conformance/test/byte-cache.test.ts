@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it, test } from 'vitest';
 import { ByteCache } from '../src/http/byte-cache.ts';
+import { HttpClient } from '../src/http/client.ts';
+import { LONG_PAGE_FACTOR, pagedTotalOf } from '../src/http/client-options.ts';
 
 /** The run's caches hold at most their byte cap, least recently used going first. */
 describe('ByteCache (the run caches, capped by bytes)', () => {
@@ -62,4 +65,59 @@ describe('ByteCache (the run caches, capped by bytes)', () => {
     await Promise.resolve();
     expect(plain.get('big')).toBeUndefined();
   });
+});
+
+describe("the response cache counts a long list's pages at what they hold", () => {
+  test('pagedTotalOf reads paging.cursors.total of any list body, undefined without one', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.nat(), (data, total) => {
+        const body = JSON.stringify({
+          data,
+          paging: { cursors: { previous: 0, next: 0, total }, previousURL: null, nextURL: null },
+        });
+        expect(pagedTotalOf(body)).toBe(total);
+      }),
+    );
+    expect(pagedTotalOf('{"data":[]}')).toBeUndefined();
+    expect(pagedTotalOf('<xml/>')).toBeUndefined();
+  });
+
+  test.each([
+    [10, 'long', 1],
+    [1_000, 'short', 0],
+  ])(
+    'with longListAbove %i a page of a list of 100 records (%s) counts %i times more: two such pages no longer both fit',
+    async (longListAbove, _words, evicted) => {
+      const page = (cursor: number) =>
+        JSON.stringify({
+          data: ['x'.repeat(10_000)],
+          paging: {
+            cursors: { previous: 0, next: cursor + 1, total: 100 },
+            previousURL: null,
+            nextURL: null,
+          },
+        });
+      let sent = 0;
+      const http = new HttpClient({
+        baseUrl: 'http://x.invalid',
+        auth: 'bearer',
+        timeoutMs: 1000,
+        fetch: async (r) => {
+          sent++;
+          return new Response(page(Number(new URL(r.url).searchParams.get('cursor'))), {
+            status: 200,
+          });
+        },
+        // room for two pages counted once, not for two counted LONG_PAGE_FACTOR times
+        cacheBytes: (LONG_PAGE_FACTOR + 1) * 10_500,
+        longListAbove,
+      });
+      const credential = { label: 'c', authId: 'a', accessKey: 'k' };
+      for (const cursor of [0, 1, 0]) {
+        await http.request({ path: '/opens', rawQuery: `cursor=${cursor}`, credential });
+        await Promise.resolve();
+      }
+      expect(sent).toBe(2 + evicted);
+    },
+  );
 });

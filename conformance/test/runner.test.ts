@@ -543,7 +543,8 @@ describe('ctx.each with concurrency', () => {
       inFlight++;
       peak = Math.max(peak, inFlight);
       try {
-        await sleep(100);
+        // long enough for a batch's requests to be in flight together (they start together)
+        await sleep(20);
         return await fetch(r);
       } finally {
         inFlight--;

@@ -57,6 +57,32 @@ export interface HttpClientOptions {
    * recently used go first); default the responses' share of {@link DEFAULT_CACHE_BYTES}.
    */
   readonly cacheBytes?: number | undefined;
+  /**
+   * A JSON page of a list of more records than this (its `paging.cursors.total`) counts
+   * {@link LONG_PAGE_FACTOR} times its body's characters in the response cache: what it
+   * holds, with the records parsed from it. Default: undefined (every answer counts its
+   * body's characters). The runner gives the run's `sampleAbove`, so the canonical dataset's
+   * answers (no list that long) count as before.
+   */
+  readonly longListAbove?: number | undefined;
+}
+
+/**
+ * What a page of a long list costs the response cache per body character: the body (two
+ * bytes a character once a name holds a character past Latin-1) and the records parsed from it
+ * (about one and a half times the characters).
+ */
+export const LONG_PAGE_FACTOR = 3;
+
+/**
+ * `paging.cursors.total` of a JSON list body, read from the end of the body without parsing
+ * it (an estimate for the cache; undefined when there is none).
+ */
+export function pagedTotalOf(body: string): number | undefined {
+  const at = body.lastIndexOf('"total"');
+  if (at < 0) return undefined;
+  const m = /^"total"\s*:\s*(\d+)/.exec(body.slice(at, at + 40));
+  return m === null ? undefined : Number(m[1]);
 }
 
 /** Default response-body cap of the suite: 32 MiB. */

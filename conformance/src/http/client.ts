@@ -19,6 +19,8 @@ import {
   type HttpClientOptions,
   KEPT_BODIES_BUDGET,
   KEPT_BODY_CHARS,
+  LONG_PAGE_FACTOR,
+  pagedTotalOf,
 } from './client-options.ts';
 import { detached } from './detached.ts';
 import { ConnectionError } from './errors.ts';
@@ -249,9 +251,14 @@ export class HttpClient {
 
   /** An empty response cache of this client's byte cap. */
   private newCache(): ByteCache<Exchange> {
+    const longAbove = this.options.longListAbove;
     return new ByteCache<Exchange>(
       this.options.cacheBytes ?? cacheShares(DEFAULT_CACHE_BYTES).responses,
-      (ex) => ex.body.length + 1024,
+      (ex) => {
+        const total = longAbove === undefined ? undefined : pagedTotalOf(ex.body);
+        const long = total !== undefined && longAbove !== undefined && total > longAbove;
+        return ex.body.length * (long ? LONG_PAGE_FACTOR : 1) + 1024;
+      },
     );
   }
 

@@ -116,6 +116,7 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     rerun: options.rerun,
     tlsConnect,
     cacheBytes: cacheShares(cacheBytes).responses,
+    longListAbove: options.sampleAbove ?? DEFAULT_SAMPLE_ABOVE,
   });
 
   const oracle =
