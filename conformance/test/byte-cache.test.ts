@@ -120,4 +120,26 @@ describe("the response cache counts a long list's pages at what they hold", () =
       expect(sent).toBe(2 + evicted);
     },
   );
+
+  test("cache: 'read' reuses a kept answer but keeps no new one", async () => {
+    let sent = 0;
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'bearer',
+      timeoutMs: 1000,
+      fetch: async () => {
+        sent++;
+        return new Response('{"data":[]}', { status: 200 });
+      },
+    });
+    const credential = { label: 'c', authId: 'a', accessKey: 'k' };
+    const get = (path: string, cache?: 'read') =>
+      http.request({ path, credential, ...(cache === undefined ? {} : { cache }) });
+    await get('/opens', 'read');
+    await get('/opens', 'read');
+    expect(sent).toBe(2); // nothing kept
+    await get('/clicks');
+    await get('/clicks', 'read');
+    expect(sent).toBe(3); // the kept answer reused
+  });
 });

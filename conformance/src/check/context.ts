@@ -123,18 +123,14 @@ export class CheckContext {
     return this.services.env.profile;
   }
 
-  /**
-   * Whether the changed rule `id` (revisions.ts, spec §12) is judged as the older revision the
-   * profile pins stated it (a rule changed after that revision), rather than as now.
-   */
+  /** Whether changed rule `id` (revisions.ts, spec §12) is judged as the pinned revision says. */
   judgesOldRule(id: string): boolean {
     return judgesOldRule(this.profile.revision, id);
   }
 
   /**
-   * Records that the implementation fails the current form of the changed rule `id` and
-   * passed only under the older revision the profile pins (`example`: the answer, in words).
-   * The run warns once per rule, with the first example recorded.
+   * Records that the implementation passed changed rule `id` only as the profile's older pinned
+   * revision states it (`example`: the answer, in words); the run warns once per rule.
    */
   failsNewerRule(id: string, example: string): void {
     const sink = this.services.env.upgrades;
@@ -166,7 +162,6 @@ export class CheckContext {
   get caller(): SuiteCredential | undefined {
     return this.share?.credential;
   }
-
   /**
    * Runs `fn` as `share.credential`: meanwhile it is {@link primary}, {@link numRuns} is
    * `share.numRuns` and every failure names it (`as LABEL: …`, its key too); see
@@ -266,7 +261,6 @@ export class CheckContext {
         primary: this.primary,
         forLog: (ex) => this.services.http.forLog(ex),
         longAbove: this.sampleAbove,
-        release: (ex) => this.services.http.uncache(ex),
         countRequests: (n) => {
           this.requests += n;
         },

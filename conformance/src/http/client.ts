@@ -101,25 +101,6 @@ export class HttpClient {
   forLog(exchange: Exchange): Exchange {
     return this.keptOf.get(exchange) ?? exchange;
   }
-  /** Where each cached answer is kept (see {@link uncache}). */
-  private readonly cachedAs = new WeakMap<
-    Exchange,
-    {
-      readonly cache: ByteCache<Exchange>;
-      readonly key: string;
-      readonly promise: Promise<Exchange>;
-    }
-  >();
-
-  /**
-   * Drops `exchange` from the response cache that holds it (if it is still there): the next
-   * identical request goes out again. For answers whose data is kept elsewhere (the pages of
-   * a long list's cached walk), so that their bodies are not held twice.
-   */
-  uncache(exchange: Exchange): void {
-    const at = this.cachedAs.get(exchange);
-    if (at !== undefined) at.cache.delete(at.key, at.promise);
-  }
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
   private cache: ByteCache<Exchange>;
   private readonly fetchFn: FetchLike;
@@ -216,7 +197,7 @@ export class HttpClient {
         !probe && credential !== null
           ? `<credential ${credential.label}>`
           : this.redactor.redact(sent);
-    const cacheable = (spec.cache ?? true) && (method === 'GET' || method === 'HEAD');
+    const cacheable = (spec.cache ?? true) !== false && (method === 'GET' || method === 'HEAD');
     const key = `${method} ${target} ${sent ?? '-'} ${JSON.stringify(spec.headers ?? {})}`;
     if (cacheable) {
       const hit = this.cache.get(key);
@@ -233,7 +214,7 @@ export class HttpClient {
       probe ? null : (credential?.label ?? null),
       spec.unpaced,
     );
-    if (cacheable) {
+    if (cacheable && spec.cache !== 'read') {
       const cache = this.cache;
       cache.set(key, promise);
       // a large body is not kept in the cache: memory stays flat against huge answers (only
@@ -241,7 +222,6 @@ export class HttpClient {
       promise.then(
         (ex) => {
           if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
-          else this.cachedAs.set(ex, { cache, key, promise });
         },
         () => {},
       );

@@ -70,8 +70,12 @@ export interface RequestSpec {
   readonly credential: Credential | null;
   /** Extra headers; an `authorization` here replaces the signed one. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Reuse an identical earlier request's exchange (default true for GET/HEAD). */
-  readonly cache?: boolean;
+  /**
+   * Reuse an identical earlier request's exchange (default true for GET/HEAD); `'read'`:
+   * reuse one, but keep no new answer in the cache (what is kept elsewhere, as a long list's
+   * pages by its walk).
+   */
+  readonly cache?: boolean | 'read';
   /** Bypass the pacing of the configured rate (rate-limit probe only). */
   readonly unpaced?: boolean;
 }

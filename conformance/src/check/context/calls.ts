@@ -31,7 +31,7 @@ export interface EndpointCall<Id extends EndpointId = EndpointId> {
   readonly credential?: Credential | null;
   readonly method?: 'GET' | 'HEAD' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
-  readonly cache?: boolean;
+  readonly cache?: boolean | 'read';
 }
 
 /** The query pairs `call` sends: its named `params` (in their order) then its raw `query`. */

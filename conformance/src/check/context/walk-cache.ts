@@ -1,6 +1,7 @@
 import type { EndpointId } from '@tagtrack/core';
 import { ByteCache } from '../../http/byte-cache.ts';
 import type { Exchange } from '../../http/client.ts';
+import { pagedTotalOf } from '../../http/client-options.ts';
 import { type CheckScope, inScope } from '../failure.ts';
 import type { SuiteCredential } from '../types.ts';
 import { type Walk, walkPages } from '../walk.ts';
@@ -22,12 +23,11 @@ export interface WalkHost {
   /** Counts `n` requests this check relied on (a cached walk's pages). */
   countRequests(n: number): void;
   /**
-   * A list of more records than this is long (the run's `sampleAbove`): once walked, its
-   * pages after the first leave the response cache (`release`), the walk keeping its records.
+   * A list of more records than this is long (the run's `sampleAbove`): the pages of its walk
+   * after the first are read through the response cache without being kept there (`cache:
+   * 'read'`), the walk keeping their records.
    */
   readonly longAbove: number;
-  /** Drops a page's answer from the run's response cache (`HttpClient.uncache`). */
-  release(exchange: Exchange): void;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
 }
@@ -62,15 +62,10 @@ const WALKED_CHARS = new WeakMap<Walk, number>();
  * `w` as the cache keeps it: its records, and its first page as read; the pages after it
  * become the report's copies of their exchanges (`forLog`: a bounded part of the body), since
  * only the records are read again, and a page's exchange serves failures and logs. A long
- * list's walk then holds its records, not every page's body besides; and the pages of a
- * long list ({@link WalkHost.longAbove}) leave the response cache, where they would hold
- * their bodies and parsed records a second time (no list of the canonical dataset is long, so
- * its requests are the same at any concurrency).
+ * list's walk then holds its records, not every page's body besides.
  */
 function slim(host: WalkHost, w: Walk): Walk {
   if (w.pages.length <= 1) return w;
-  // a long list's pages are held by the walk: the response cache need not hold them too
-  if (w.records.length > host.longAbove) for (const p of w.pages.slice(1)) host.release(p);
   const kept: Walk = {
     records: w.records,
     total: w.total,
@@ -125,7 +120,17 @@ export function walkThroughCache(
   const pages: Exchange[] = [];
   const p = inScope({ comparisons: 0, log: [] }, () =>
     walkPages(endpoint, call.query ?? [], host.pageSize, async (query) => {
-      const ex = await host.call(endpoint, { ...call, credential, query });
+      // past the first page of a long list the response cache is read, not filled: the walk
+      // keeps the records, and the cache keeps the pages other checks read one by one (no
+      // list of the canonical dataset is long: its requests are the same at any concurrency)
+      const total = pages[0] === undefined ? undefined : pagedTotalOf(pages[0].body);
+      const readOnly = total !== undefined && total > host.longAbove && call.cache !== false;
+      const ex = await host.call(endpoint, {
+        ...call,
+        credential,
+        query,
+        ...(readOnly ? { cache: 'read' as const } : {}),
+      });
       pages.push(ex);
       return ex;
     }),

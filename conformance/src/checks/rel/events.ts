@@ -216,10 +216,11 @@ export const checks: readonly Check[] = [
         opens: flattenEvents((await ctx.walk('opens.list')).records),
         clicks: flattenEvents((await ctx.walk('clicks.list')).records),
       };
-      // each event's instant and identity once (not at every run of the property)
-      const keyed = async (events: readonly GroupedEvent[]) =>
-        collect(events, (e) => ({ ms: parseTimestampMs(e.date), key: eventKey(e) }));
-      const keys = { opens: await keyed(all.opens), clicks: await keyed(all.clicks) };
+      // each event's instant once (not at every run of the property); its identity only for
+      // the events a window selects (a long list's keys would be held for the whole check)
+      const instants = async (events: readonly GroupedEvent[]) =>
+        Float64Array.from(await collect(events, (e) => parseTimestampMs(e.date)));
+      const ms = { opens: await instants(all.opens), clicks: await instants(all.clicks) };
       const days = [
         ...new Set(await collect([...all.opens, ...all.clicks], (e) => dayOf(e.date))),
       ].sort();
@@ -241,8 +242,10 @@ export const checks: readonly Check[] = [
           const got = await collect(flattenEvents(w.records), eventKey);
           // inDayWindow of each event's date, on the instants read once
           const { startMs, endMs } = windowBounds(window);
-          const expected = await collect(keys[kind], (k) =>
-            k.ms >= startMs && k.ms < endMs ? k.key : undefined,
+          const at = ms[kind];
+          const events = all[kind];
+          const expected = await collect(at.keys(), (i) =>
+            at[i]! >= startMs && at[i]! < endMs ? eventKey(events[i]!) : undefined,
           );
           const gotSet = new Set(got);
           const missing = expected.find((k) => !gotSet.has(k));
