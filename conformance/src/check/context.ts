@@ -261,6 +261,7 @@ export class CheckContext {
         primary: this.primary,
         forLog: (ex) => this.services.http.forLog(ex),
         longAbove: this.sampleAbove,
+        baseSeed: this.services.baseSeed,
         countRequests: (n) => {
           this.requests += n;
         },

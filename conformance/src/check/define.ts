@@ -126,6 +126,12 @@ export interface Check {
    */
   readonly exclusive?: boolean;
   /**
+   * Reads whole event lists and keeps what it derives from them while it runs: no other such
+   * check runs at the same time (others do), so a run holds one check's copies of a long
+   * list at a time, not one per check running at once (default false).
+   */
+  readonly wholeLists?: boolean;
+  /**
    * Whether, in blind mode with several declared credentials, the check runs once as each
    * distinct declared caller (one credential of every team, account type and with/without a
    * group, `callers.ts`), each with its share of the property budget, its failures naming
@@ -227,6 +233,11 @@ export function priorityOf(check: Pick<Check, 'area' | 'priority'>): number {
 /** Whether a check runs once per distinct declared caller (see {@link Check.perCaller}). */
 export function runsPerCaller(check: Pick<Check, 'area' | 'perCaller'>): boolean {
   return check.perCaller ?? (check.area === 'agg' || check.area === 'rel');
+}
+
+/** Whether a check reads whole event lists (see {@link Check.wholeLists}). */
+export function readsWholeLists(check: Pick<Check, 'wholeLists'>): boolean {
+  return check.wholeLists ?? false;
 }
 
 /** Whether a check runs alone (see {@link Check.exclusive}). */

@@ -1,5 +1,11 @@
 import type { RunServices } from '../check/context.ts';
-import { type Check, type CheckEnv, priorityOf, runsAlone } from '../check/define.ts';
+import {
+  type Check,
+  type CheckEnv,
+  priorityOf,
+  readsWholeLists,
+  runsAlone,
+} from '../check/define.ts';
 import type { CheckCause } from '../check/outcome.ts';
 import type { Exchange } from '../http/client.ts';
 import type { DataWatch } from './attempt.ts';
@@ -40,7 +46,8 @@ export interface ScheduleInput {
 /**
  * Runs the checks and resolves what each gave, by id (every selected check has an entry).
  * One scheduler: checks start by priority (catalogue order among equals, `priorityOf`), up
- * to `concurrency` at a time, a check that runs alone (`runsAlone`) with nothing beside it;
+ * to `concurrency` at a time, a check that runs alone (`runsAlone`) with nothing beside it,
+ * one check reading whole event lists (`readsWholeLists`) at a time;
  * every request goes through the one HttpClient, whose pacer keeps to the rate whatever runs
  * at once. A failing check goes through the data watch (attempt.ts). The run halts on a
  * misconfiguration, a stop (deadline, signal), a spent budget, or after `maxFailures` bad
@@ -57,6 +64,8 @@ export async function schedule(input: ScheduleInput): Promise<Map<string, Done>>
     .map((x) => x.check);
   const done = new Map<string, Done>();
   const running = new Set<Promise<void>>();
+  /** The check reading whole event lists that runs now (see `readsWholeLists`). */
+  let wholeListsRunning: Promise<void> | undefined;
   let bailed = false;
   let failedChecks = 0;
   const maxFailures = options.maxFailures ?? (options.bail ? 1 : undefined);
@@ -98,8 +107,17 @@ export async function schedule(input: ScheduleInput): Promise<Map<string, Done>>
         continue;
       }
       while (running.size >= concurrency && !halted()) await Promise.race(running);
+      // one check reading whole event lists at a time (the others wait for it, in order)
+      if (readsWholeLists(check))
+        while (wholeListsRunning !== undefined && !halted()) await Promise.race(running);
       if (halted()) break;
-      launch(check);
+      const p = launch(check);
+      if (readsWholeLists(check)) {
+        wholeListsRunning = p;
+        void p.finally(() => {
+          if (wholeListsRunning === p) wholeListsRunning = undefined;
+        });
+      }
     }
   }
   await settle();

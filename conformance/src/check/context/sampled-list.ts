@@ -40,6 +40,26 @@ export interface SampleHost {
 }
 
 /**
+ * The cursors of the pages a sample of the list reads (page 0 among them): seeded by the
+ * run's seed, the endpoint, its path parameters and query (the pairs of the call, without
+ * `cursor`), the credential and the list's total, so every reader of the list (the sample,
+ * and a walk that keeps those pages cached for it) names the same pages.
+ */
+export function sampleCursorsOf(
+  host: Pick<SampleHost, 'baseSeed' | 'pageSize' | 'sampleAbove'>,
+  endpoint: EndpointId,
+  pathParams: EndpointCall['pathParams'],
+  query: readonly (readonly [string, string])[],
+  credential: SuiteCredential | null | undefined,
+  total: number,
+): number[] {
+  const seed = hashString(
+    JSON.stringify([host.baseSeed, endpoint, pathParams, query, credential?.label, total]),
+  );
+  return sampledCursors(total, host.pageSize, host.sampleAbove, seed);
+}
+
+/**
  * `CheckContext.sampledList`: every record of the list (the run's cached walk) when it has
  * at most `wholeUpTo` records (default `host.sampleAbove`), else the records of whole pages
  * at seeded cursors, about `host.sampleAbove` records (coverage.ts `sampledCursors`, seeded
@@ -67,13 +87,10 @@ export async function readSampledList<Id extends EndpointId>(
     return { ...w, records, sampled: false, slices: [{ cursor: 0, records }] };
   }
   const credential = call.credential === undefined ? host.primary : call.credential;
-  const seed = hashString(
-    JSON.stringify([host.baseSeed, endpoint, call.pathParams, query, credential?.label, total]),
-  );
   const records: unknown[] = [...page0.data];
   const pages: Exchange[] = [first];
   const slices = [{ cursor: 0, records: recordsOf(endpoint, page0.data) }];
-  for (const cursor of sampledCursors(total, host.pageSize, bound, seed)) {
+  for (const cursor of sampleCursorsOf(host, endpoint, call.pathParams, query, credential, total)) {
     if (cursor === 0) continue;
     const ex = await host.call(endpoint, {
       ...rest,

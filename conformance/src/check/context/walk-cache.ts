@@ -6,6 +6,7 @@ import { type CheckScope, inScope } from '../failure.ts';
 import type { SuiteCredential } from '../types.ts';
 import { type Walk, walkPages } from '../walk.ts';
 import { type EndpointCall, queryPairs } from './calls.ts';
+import { sampleCursorsOf } from './sampled-list.ts';
 
 /** What {@link walkThroughCache} needs of the check walking (`CheckContext`). */
 export interface WalkHost {
@@ -28,6 +29,8 @@ export interface WalkHost {
    * 'read'`), the walk keeping their records.
    */
   readonly longAbove: number;
+  /** The run's seed (which pages a sample reads: `sampleCursorsOf`). */
+  readonly baseSeed: number;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
 }
@@ -75,6 +78,30 @@ function slim(host: WalkHost, w: Walk): Walk {
   return kept;
 }
 
+/**
+ * The cursors a sample of the list reads (`sampleCursorsOf`): the pages a long list's walk
+ * still keeps in the response cache, for the checks that read them one by one.
+ */
+function sampledPages(
+  host: WalkHost,
+  endpoint: EndpointId,
+  call: EndpointCall,
+  credential: SuiteCredential | null | undefined,
+  total: number,
+): Set<number> {
+  const query = (call.query ?? []) as readonly (readonly [string, string])[];
+  return new Set(
+    sampleCursorsOf(
+      { baseSeed: host.baseSeed, pageSize: host.pageSize, sampleAbove: host.longAbove },
+      endpoint,
+      call.pathParams,
+      query,
+      credential,
+      total,
+    ),
+  );
+}
+
 /** The pages a walk had fetched, by its promise (what a failed walk logs). */
 const WALKED = new WeakMap<Promise<Walk>, readonly Exchange[]>();
 
@@ -118,13 +145,20 @@ export function walkThroughCache(
   }
   // shared by every check that asks: its comparisons and calls count for none of them
   const pages: Exchange[] = [];
+  // a long list's pages that a sample reads (they stay in the response cache)
+  let sampled: Set<number> | undefined;
   const p = inScope({ comparisons: 0, log: [] }, () =>
     walkPages(endpoint, call.query ?? [], host.pageSize, async (query) => {
-      // past the first page of a long list the response cache is read, not filled: the walk
-      // keeps the records, and the cache keeps the pages other checks read one by one (no
-      // list of the canonical dataset is long: its requests are the same at any concurrency)
+      // past the first page of a long list the response cache is read, not filled (the walk
+      // keeps the records), except for the pages a sample of the list reads, which checks
+      // read one by one (no list of the canonical dataset is long: its requests stay the same
+      // at any concurrency)
       const total = pages[0] === undefined ? undefined : pagedTotalOf(pages[0].body);
-      const readOnly = total !== undefined && total > host.longAbove && call.cache !== false;
+      const long = total !== undefined && total > host.longAbove && call.cache !== false;
+      if (long && sampled === undefined)
+        sampled = sampledPages(host, endpoint, call, credential, total);
+      const cursor = Number(query.find(([k]) => k === 'cursor')?.[1] ?? 0);
+      const readOnly = long && sampled !== undefined && !sampled.has(cursor);
       const ex = await host.call(endpoint, {
         ...call,
         credential,

@@ -105,6 +105,7 @@ async function sampledContactsLaw(
  */
 export const checks: readonly Check[] = [
   lawCheck(contactCountersOverTheirTags, {
+    wholeLists: true,
     also: 'for every credential',
     perCaller: false, // asks as every credential itself
     async run(ctx) {

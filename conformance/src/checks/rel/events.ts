@@ -58,6 +58,7 @@ function eventKey(e: GroupedEvent) {
 /** Counters against the events they count, and event windows (spec §6, §9, §10). */
 export const checks: readonly Check[] = [
   lawCheck(uniqueOpensAreDistinctRecipients, {
+    wholeLists: true,
     async run(ctx) {
       const tags = await allTags(ctx);
       if (tags.length === 0) ctx.skip('no tag is visible to the credential');
@@ -108,6 +109,7 @@ export const checks: readonly Check[] = [
     },
   }),
   lawCheck(dailyAreDistinctRecipients, {
+    wholeLists: true,
     async run(ctx) {
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;
@@ -207,6 +209,7 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'REL-EVENTS-WINDOW',
+    wholeLists: true,
     title:
       'start/end on /opens and /clicks select events by their own date (openDate, clickDate), inclusive',
     clause: 'spec §6 (start/end select events by their own date on endpoints 9 and 11)',

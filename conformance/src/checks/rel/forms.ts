@@ -278,6 +278,7 @@ export const checks: readonly Check[] = [
   }),
   defineCheck({
     id: 'REL-FORMATS-AGREE',
+    wholeLists: true,
     title:
       'rtn=json, text and html carry the same records, for the same generated queries (windows, filters, type, aggregateData, cursor > 0) on every endpoint',
     clause: 'spec §8 (the three formats carry the same records)',
