@@ -64,7 +64,15 @@ test('event lists that repeat emails, names and cities hold each short string on
   `;
   const { stdout } = await run(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script],
+    [
+      '--expose-gc',
+      '--conditions=@tagtrack/source',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ],
     { cwd: fileURLToPath(new URL('..', import.meta.url)) },
   );
   const mb = JSON.parse(stdout) as { plain: number; parsed: number };
