@@ -107,9 +107,12 @@ export async function schedule(input: ScheduleInput): Promise<Map<string, Done>>
         continue;
       }
       while (running.size >= concurrency && !halted()) await Promise.race(running);
-      // one check reading whole event lists at a time (the others wait for it, in order)
+      // one check reading whole event lists at a time (the others wait for it, in order). The
+      // race includes that check itself: it leaves `running` a few ticks before it settles and
+      // clears `wholeListsRunning`, and a race over an empty set would never settle.
       if (readsWholeLists(check))
-        while (wholeListsRunning !== undefined && !halted()) await Promise.race(running);
+        while (wholeListsRunning !== undefined && !halted())
+          await Promise.race([...running, wholeListsRunning]);
       if (halted()) break;
       const p = launch(check);
       if (readsWholeLists(check)) {
