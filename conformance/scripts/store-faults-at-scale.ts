@@ -21,6 +21,7 @@ import { createServer, FAULTS, type FaultInfo, type FaultName } from '@tagtrack/
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 import { runConformance } from '../src/run/runner.ts';
+import { declaredFor } from '../test/fault-declared.ts';
 
 const scale = (process.env.SCALE ?? 'medium') as ScaleName;
 const seed = Number(process.env.SEED ?? 1);
@@ -54,22 +55,13 @@ const printedProfile: ProfileInput = {
   ),
 };
 
-/** The requirements that catch `fault` with every printed credential declared. */
-function declaredWithEveryCredential(
-  fault: FaultInfo,
-): readonly string[] | { unobservable: string } {
-  if (fault.blindDeclared !== undefined) return fault.blindDeclared;
-  const ids = [...fault.detectedBy, ...(Array.isArray(fault.blind) ? fault.blind : [])];
-  return [...new Set(ids.filter((id) => !id.startsWith('ORACLE-')))];
-}
-
 const faults: readonly FaultInfo[] = FAULTS;
 const store = faults.filter((f) => f.wrap?.store !== undefined && (only?.includes(f.name) ?? true));
 const missed: string[] = [];
 for (const fault of store) {
   const byOneAdmin = fault.blind ?? fault.detectedBy;
   const everyCredential = !Array.isArray(byOneAdmin);
-  const declared = everyCredential ? declaredWithEveryCredential(fault) : byOneAdmin;
+  const declared = everyCredential ? declaredFor(fault, 'blind-declared') : byOneAdmin;
   if (!Array.isArray(declared)) {
     console.log(
       `-     ${fault.name}: unobservable in blind mode (${(declared as { unobservable: string }).unobservable})`,

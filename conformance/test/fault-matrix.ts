@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { type DiffOptions, type DiffResult, runDiff } from '../src/diff/differential.ts';
 import type { RunResult } from '../src/run/runner.ts';
 import { runConformance } from '../src/run/runner.ts';
+import { declaredFor } from './fault-declared.ts';
 import {
   behindProxy,
   MEMORY_BASE_URL,
@@ -20,6 +21,8 @@ import {
   team1Admin,
 } from './helpers.ts';
 import { REVISION_3_DATASET } from './revision3-dataset.ts';
+
+export { declaredFor, type MatrixMode } from './fault-declared.ts';
 
 /**
  * The fault matrix: every fault the reference server can inject (`FAULTS`) breaks the
@@ -106,25 +109,6 @@ export async function exhaustRateLimit(server: TagtrackServer, limit: number): P
     after.push(await send(c));
   }
   return after;
-}
-
-/**
- * The modes of the matrix: fixture mode; blind mode with one admin credential; blind mode
- * with the canonical profile's twelve credentials declared (`blind-declared`).
- */
-export type MatrixMode = 'fixture' | 'blind' | 'blind-declared';
-
-/** The ids a fault declares for `mode`, or the reason it is unobservable there. */
-export function declaredFor(
-  fault: FaultInfo,
-  mode: MatrixMode,
-): readonly string[] | { unobservable: string } {
-  if (mode === 'fixture') return fault.detectedBy;
-  if (mode === 'blind') return fault.blind ?? fault.detectedBy;
-  if (fault.blindDeclared !== undefined) return fault.blindDeclared;
-  // what fixture mode and one admin credential catch it by, but the exact answers of the dataset
-  const ids = [...fault.detectedBy, ...(Array.isArray(fault.blind) ? fault.blind : [])];
-  return [...new Set(ids.filter((id) => !id.startsWith('ORACLE-')))];
 }
 
 /**
