@@ -275,6 +275,7 @@ export {
 } from './signing.ts';
 export { SIGNING_VECTORS, type SigningVector } from './signing-vectors.ts';
 export {
+  CLOCK_GAP_MS,
   mapSteps,
   nextTurn,
   runAtOnce,

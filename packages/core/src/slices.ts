@@ -33,13 +33,27 @@ export function nextTurn(): Promise<void> {
   });
 }
 
-/** How long slices are: `budgetMs` of work (default {@link SLICE_MS}), the clock read every `stride` steps. */
+/**
+ * How long slices are: `budgetMs` of work (default {@link SLICE_MS}), the clock read every
+ * `stride` steps, or, without `stride`, at a stride that adapts to what a step costs.
+ */
 export interface SliceOptions {
   /** Milliseconds of work between two pauses; 0 pauses at every reading of the clock. */
   readonly budgetMs?: number;
-  /** Steps between two readings of the clock (default {@link SLICE_STRIDE}). */
+  /**
+   * Steps between two readings of the clock, fixed. Without it the stride adapts: it starts
+   * at 1 and doubles (up to {@link SLICE_STRIDE}) while the steps between two readings take
+   * less than {@link CLOCK_GAP_MS}, and shrinks when they take more, so a slice of expensive
+   * steps (a judgement of a whole tag, a page compared) ends near its budget instead of
+   * `SLICE_STRIDE` steps later.
+   */
   readonly stride?: number;
+  /** The clock in milliseconds (default `performance.now`); a test gives a clock of its own. */
+  readonly now?: () => number;
 }
+
+/** Milliseconds of work between two readings of the clock an adaptive stride aims at. */
+export const CLOCK_GAP_MS = 1;
 
 /**
  * A time slice of synchronous work: {@link step} counts a unit of work and says when the
@@ -48,29 +62,47 @@ export interface SliceOptions {
  */
 export class TimeSlice {
   private readonly budgetMs: number;
-  private readonly stride: number;
+  private readonly adaptive: boolean;
+  private readonly now: () => number;
+  private stride: number;
   private count = 0;
-  private since = performance.now();
+  private since: number;
+  private lastRead: number;
   /** How many times the slice paused so far. */
   pauses = 0;
 
   constructor(options: SliceOptions = {}) {
     this.budgetMs = options.budgetMs ?? SLICE_MS;
-    this.stride = Math.max(1, options.stride ?? SLICE_STRIDE);
+    this.adaptive = options.stride === undefined;
+    this.stride = this.adaptive ? 1 : Math.max(1, options.stride ?? SLICE_STRIDE);
+    this.now = options.now ?? (() => performance.now());
+    this.since = this.now();
+    this.lastRead = this.since;
   }
 
   /** Counts one unit of work; true when the slice is used up (the clock is read every `stride` units). */
   step(): boolean {
     if (++this.count < this.stride) return false;
     this.count = 0;
-    return performance.now() - this.since >= this.budgetMs;
+    const now = this.now();
+    if (this.adaptive) {
+      // steps cost from nanoseconds (a comparison) to milliseconds (a whole tag judged):
+      // read the clock about every CLOCK_GAP_MS, whatever they cost
+      const gap = now - this.lastRead;
+      if (gap < CLOCK_GAP_MS / 2) this.stride = Math.min(SLICE_STRIDE, this.stride * 2);
+      else if (gap > CLOCK_GAP_MS * 2)
+        this.stride = Math.max(1, Math.floor((this.stride * CLOCK_GAP_MS) / gap));
+    }
+    this.lastRead = now;
+    return now - this.since >= this.budgetMs;
   }
 
   /** Lets the event loop turn ({@link nextTurn}) and starts a new slice. */
   async pause(): Promise<void> {
     this.pauses++;
     await nextTurn();
-    this.since = performance.now();
+    this.since = this.now();
+    this.lastRead = this.since;
     this.count = 0;
   }
 

@@ -8,7 +8,14 @@ import {
   plainEvents,
   tagsNewestFirst,
 } from '../src/laws.ts';
-import { nextTurn, runAtOnce, runInSlices, type Steps, TimeSlice } from '../src/slices.ts';
+import {
+  nextTurn,
+  runAtOnce,
+  runInSlices,
+  SLICE_STRIDE,
+  type Steps,
+  TimeSlice,
+} from '../src/slices.ts';
 import { arbDatasetWithCaller } from '../src/testing.ts';
 import { indexOf } from './indexes.ts';
 
@@ -79,6 +86,53 @@ describe('runInSlices', () => {
       false,
       true,
     ]);
+  });
+
+  it('TimeSlice without a stride: steps of 5 ms on its clock use up a 20 ms slice within a few steps, not SLICE_STRIDE of them', () => {
+    let clock = 0;
+    const slice = new TimeSlice({ now: () => clock });
+    let steps = 0;
+    do {
+      clock += 5;
+      steps++;
+    } while (!slice.step() && steps < SLICE_STRIDE);
+    expect(steps).toBeLessThanOrEqual(5);
+  });
+
+  it('TimeSlice without a stride: cheap steps are counted between readings of the clock (the stride grows to SLICE_STRIDE)', () => {
+    let reads = 0;
+    const slice = new TimeSlice({
+      now: () => {
+        reads++;
+        return 0;
+      },
+    });
+    let usedUp = false;
+    for (let i = 0; i < 100 * SLICE_STRIDE; i++) usedUp ||= slice.step();
+    expect(usedUp).toBe(false);
+    // about one reading per SLICE_STRIDE steps once grown, plus the ~log2(SLICE_STRIDE) on the way
+    expect(reads).toBeLessThan(100 + 2 * Math.log2(SLICE_STRIDE) + 2);
+  });
+
+  it('TimeSlice without a stride: after cheap steps, expensive ones shrink the stride again', async () => {
+    let clock = 0;
+    const slice = new TimeSlice({ now: () => clock });
+    for (let i = 0; i < 10 * SLICE_STRIDE; i++) slice.step();
+    // the steps turn expensive (2 ms each): the grown stride runs over once, at most
+    const stepsToEnd = () => {
+      let steps = 0;
+      do {
+        clock += 2;
+        steps++;
+      } while (!slice.step() && steps < 10 * SLICE_STRIDE);
+      return steps;
+    };
+    expect(stepsToEnd()).toBeLessThanOrEqual(SLICE_STRIDE);
+    await slice.pause();
+    // then the next slices of 20 ms end after about 10 of them
+    expect(stepsToEnd()).toBeLessThanOrEqual(12);
+    await slice.pause();
+    expect(stepsToEnd()).toBeLessThanOrEqual(12);
   });
 
   it('TimeSlice: pause lets the loop turn and counts', async () => {
