@@ -6,6 +6,12 @@
  * ({@link runInSlices}), so that timers, I/O and signals (a request's deadline, SIGTERM) wait
  * at most one slice. Browser-safe: the pause is `setImmediate` where it exists, else
  * `setTimeout(0)`.
+ *
+ * Many loops run at once (checks, batches, answers being read), and one turn of the event
+ * loop runs every one of them that is ready: slices of 20 ms each would add up. So the work
+ * of a turn is measured too ({@link turnElapsedMs}: since the timers of the turn last ran), a
+ * slice also ends when the turn has used up its budget, and {@link turnGate} holds work back
+ * until a turn with budget left.
  */
 
 /**
@@ -31,6 +37,62 @@ export function nextTurn(): Promise<void> {
     if (setImmediateOf !== undefined) setImmediateOf(resolve);
     else setTimeout(resolve, 0);
   });
+}
+
+/** Milliseconds of synchronous work one turn of the event loop may hold, summed over its loops. */
+export const TURN_MS = SLICE_MS;
+
+/** When the timers of the current turn ran (`performance.now()` ms), and the marker that reads it. */
+let turnStart = performance.now();
+let markerArmed = false;
+let turnWaiters: (() => void)[] = [];
+
+/** Arms a 0 ms timer that marks the start of the next turn (once at a time; only while asked). */
+function armMarker(): void {
+  if (markerArmed) return;
+  markerArmed = true;
+  setTimeout(() => {
+    markerArmed = false;
+    turnStart = performance.now();
+    const waiting = turnWaiters;
+    turnWaiters = [];
+    for (const resume of waiting) resume();
+  }, 0);
+}
+
+/**
+ * Milliseconds since the timers of the current turn of the event loop ran: the synchronous
+ * work this turn has held so far, summed over every loop that asks. After a quiet spell
+ * (no question during the last turn) it counts from the first question, so work that never
+ * asks is not mistaken for a long turn.
+ */
+export function turnElapsedMs(): number {
+  const now = performance.now();
+  if (!markerArmed) {
+    turnStart = now;
+    armMarker();
+    return 0;
+  }
+  return now - turnStart;
+}
+
+/** Resolves when the timers of the next turn of the event loop run (a turn with its budget unused). */
+export function nextLoopTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    turnWaiters.push(resolve);
+    armMarker();
+  });
+}
+
+/**
+ * Resolves at once while the current turn of the event loop has held less than `budgetMs`
+ * (default {@link TURN_MS}) of work, else on the first later turn that has: awaited before a
+ * unit of work that cannot be cut (parsing and judging one answer), it keeps the units that
+ * are ready at the same time from adding up in one turn, so timers (a request's deadline) and
+ * I/O wait about `budgetMs` plus one unit at most.
+ */
+export async function turnGate(budgetMs: number = TURN_MS): Promise<void> {
+  while (turnElapsedMs() >= budgetMs) await nextLoopTurn();
 }
 
 /**
@@ -64,6 +126,8 @@ export class TimeSlice {
   private readonly budgetMs: number;
   private readonly adaptive: boolean;
   private readonly now: () => number;
+  /** Whether the slice also ends when the turn's budget is used up (not on a clock of a test's). */
+  private readonly perTurn: boolean;
   private stride: number;
   private count = 0;
   private since: number;
@@ -76,6 +140,7 @@ export class TimeSlice {
     this.adaptive = options.stride === undefined;
     this.stride = this.adaptive ? 1 : Math.max(1, options.stride ?? SLICE_STRIDE);
     this.now = options.now ?? (() => performance.now());
+    this.perTurn = options.now === undefined;
     this.since = this.now();
     this.lastRead = this.since;
   }
@@ -94,13 +159,18 @@ export class TimeSlice {
         this.stride = Math.max(1, Math.floor((this.stride * CLOCK_GAP_MS) / gap));
     }
     this.lastRead = now;
-    return now - this.since >= this.budgetMs;
+    if (now - this.since >= this.budgetMs) return true;
+    // other loops of this turn count too: the turn's budget is shared
+    return this.perTurn && turnElapsedMs() >= Math.max(this.budgetMs, TURN_MS);
   }
 
   /** Lets the event loop turn ({@link nextTurn}) and starts a new slice. */
   async pause(): Promise<void> {
     this.pauses++;
     await nextTurn();
+    // the I/O and immediates already due ran; when the turn is still used up (other loops
+    // resumed first), wait for the next one
+    if (this.perTurn && turnElapsedMs() >= Math.max(this.budgetMs, TURN_MS)) await nextLoopTurn();
     this.since = this.now();
     this.lastRead = this.since;
     this.count = 0;

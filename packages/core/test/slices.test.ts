@@ -9,12 +9,15 @@ import {
   tagsNewestFirst,
 } from '../src/laws.ts';
 import {
+  nextLoopTurn,
   nextTurn,
   runAtOnce,
   runInSlices,
   SLICE_STRIDE,
   type Steps,
   TimeSlice,
+  turnElapsedMs,
+  turnGate,
 } from '../src/slices.ts';
 import { arbDatasetWithCaller } from '../src/testing.ts';
 import { indexOf } from './indexes.ts';
@@ -145,6 +148,63 @@ describe('runInSlices', () => {
     expect(ran).toBe(true);
     expect(slice.pauses).toBe(1);
     await nextTurn();
+  });
+});
+
+/** Keeps the event loop busy for `ms` milliseconds (one unit of work that cannot be cut). */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {}
+}
+
+describe('the budget of a turn of the event loop, shared by every loop', () => {
+  /** `n` callbacks due in the same turn (immediates: like answers read in one poll of I/O). */
+  const sameTurn = (n: number, f: (i: number) => Promise<void>) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) => new Promise<void>((r) => setImmediate(r)).then(() => f(i))),
+    );
+
+  it('turnGate: units of work ready in the same turn spread over turns, so a timer due meanwhile runs between them', async () => {
+    await nextLoopTurn();
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    await sameTurn(10, async (i) => {
+      await turnGate(20);
+      busy(8);
+      order.push(`unit ${i}`);
+    });
+    // without the gate all ten run before the timer (80 ms in one turn); with it about
+    // 20 ms of them, then the timer's turn
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThanOrEqual(4);
+  });
+
+  it('slices of loops resumed in the same turn end when the turn is used up, not each after its own budget', async () => {
+    await new Promise((r) => setTimeout(r, 0));
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    // four loops of 15 ms steps, each slice 50 ms of its own: each alone would run four steps
+    // before its first pause; together they share the turn's 20 ms
+    await sameTurn(4, async (i) => {
+      const slice = new TimeSlice({ budgetMs: 50, stride: 1 });
+      for (let k = 0; k < 4; k++) {
+        busy(15);
+        order.push(`loop ${i}`);
+        if (slice.step()) await slice.pause();
+      }
+    });
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThanOrEqual(8);
+  });
+
+  it('turnElapsedMs counts the work of this turn, from its first question after a quiet spell', async () => {
+    await nextLoopTurn();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(turnElapsedMs()).toBeLessThan(5);
+    busy(10);
+    expect(turnElapsedMs()).toBeGreaterThanOrEqual(10);
+    await nextLoopTurn();
+    expect(turnElapsedMs()).toBeLessThan(10);
   });
 });
 
