@@ -147,7 +147,12 @@ describe('answers that arrive in the same turn are judged over several turns', (
             answer();
           });
       });
-    const http = new HttpClient({ baseUrl: 'http://127.0.0.1:9', auth: 'bearer', fetch });
+    const http = new HttpClient({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: 'bearer',
+      fetch,
+      timeoutMs: 60_000,
+    });
     await Promise.all(
       Array.from({ length: 10 }, async (_, i) => {
         const ex = await http.request({ path: `/teams/${i}`, credential });

@@ -161,7 +161,9 @@ describe('the budget of a turn of the event loop, shared by every loop', () => {
   /** `n` callbacks due in the same turn (immediates: like answers read in one poll of I/O). */
   const sameTurn = (n: number, f: (i: number) => Promise<void>) =>
     Promise.all(
-      Array.from({ length: n }, (_, i) => new Promise<void>((r) => setImmediate(r)).then(() => f(i))),
+      Array.from({ length: n }, (_, i) =>
+        new Promise<void>((r) => setImmediate(r)).then(() => f(i)),
+      ),
     );
 
   it('turnGate: units of work ready in the same turn spread over turns, so a timer due meanwhile runs between them', async () => {
