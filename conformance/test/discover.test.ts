@@ -5,9 +5,38 @@ import { DEFAULT_SAMPLE_ABOVE } from '../src/check/coverage.ts';
 import type { SuiteCredential } from '../src/check/types.ts';
 import { WALK_MAX_RECORDS } from '../src/check/walk.ts';
 import { HttpClient } from '../src/http/client.ts';
+import type { FetchLike } from '../src/http/types.ts';
 import { parseProfile } from '../src/profile/profile.ts';
 import { discover } from '../src/run/discover.ts';
 import { profileFor } from './helpers.ts';
+
+/** The discovery of the credential `admin` through `fetch` (a fake API). */
+function discoverThrough(fetch: FetchLike, sampleAbove = DEFAULT_SAMPLE_ABOVE) {
+  const http = new HttpClient({
+    baseUrl: 'http://x.invalid',
+    auth: 'hmac-sha1',
+    timeoutMs: 5000,
+    fetch,
+  });
+  const credential: SuiteCredential = { label: 'admin', authId: 'a', accessKey: 'k' };
+  const services: RunServices = {
+    http,
+    env: {
+      profile: parseProfile(profileFor()),
+      mode: 'blind',
+      probeMethods: false,
+      credentials: [credential],
+      oracle: undefined,
+    },
+    primary: credential,
+    numRuns: 1,
+    baseSeed: 1,
+    walkCache: newWalkCache(64 * 1024 * 1024),
+    sampleAbove,
+    discover: (c) => discover(services, c),
+  };
+  return discover(services, credential);
+}
 
 /**
  * The discovery of a credential (`discover.ts`) against a fake API whose member list reports
@@ -35,39 +64,17 @@ async function discoverWith(members: number, sampleAbove = DEFAULT_SAMPLE_ABOVE)
       },
     };
   };
-  const http = new HttpClient({
-    baseUrl: 'http://x.invalid',
-    auth: 'hmac-sha1',
-    timeoutMs: 5000,
-    fetch: async (r) => {
-      const url = new URL(r.url);
-      if (url.pathname !== '/teams') return new Response(null, { status: 204 });
-      const cursor = Number(url.searchParams.get('cursor') ?? '0');
-      cursors.push(cursor);
-      return new Response(JSON.stringify(page(cursor, members)), {
-        status: 200,
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-      });
-    },
-  });
-  const credential: SuiteCredential = { label: 'admin', authId: 'a', accessKey: 'k' };
-  const services: RunServices = {
-    http,
-    env: {
-      profile: parseProfile(profileFor()),
-      mode: 'blind',
-      probeMethods: false,
-      credentials: [credential],
-      oracle: undefined,
-    },
-    primary: credential,
-    numRuns: 1,
-    baseSeed: 1,
-    walkCache: newWalkCache(64 * 1024 * 1024),
-    sampleAbove,
-    discover: (c) => discover(services, c),
-  };
-  return { d: await discover(services, credential), cursors };
+  const d = await discoverThrough(async (r) => {
+    const url = new URL(r.url);
+    if (url.pathname !== '/teams') return new Response(null, { status: 204 });
+    const cursor = Number(url.searchParams.get('cursor') ?? '0');
+    cursors.push(cursor);
+    return new Response(JSON.stringify(page(cursor, members)), {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+  }, sampleAbove);
+  return { d, cursors };
 }
 
 describe('discovery of lists longer than the suite walks', () => {
@@ -99,5 +106,60 @@ describe('discovery of lists longer than the suite walks', () => {
     await expect(discoverWith(WALK_MAX_RECORDS + 1, Number.POSITIVE_INFINITY)).rejects.toThrow(
       /reads at most 100,000 records of one list whole/,
     );
+  });
+});
+
+describe('the exchanges of a discovery', () => {
+  test('are listed list by list (members, tags, contacts), whatever order the pages were answered in', async () => {
+    /** A list of `total` records of `make`, pages of 250. */
+    const body = (cursor: number, total: number, make: (i: number) => unknown) => {
+      const n = Math.max(0, Math.min(250, total - cursor));
+      return JSON.stringify({
+        data: Array.from({ length: n }, (_, k) => make(cursor + k)),
+        paging: {
+          cursors: { previous: Math.max(0, cursor - 250), next: cursor + n, total },
+          previousURL: null,
+          nextURL: null,
+        },
+      });
+    };
+    const member = (i: number) => ({
+      memberID: `m${i}`,
+      firstname: 'Ada',
+      lastname: `Member ${i}`,
+      email: `m${i}@example.com`,
+      accountType: 'user',
+      groupID: 'g1',
+      groupName: 'Group one',
+    });
+    const zero = { totalOpens: 0, uniqueOpens: 0, totalClicks: 0, uniqueClicks: 0 };
+    const tag = (i: number) => ({
+      tagID: `t${i}`,
+      subject: `Tag ${i}`,
+      dateSent: new Date(Date.UTC(2024, 0, 1) - i * 1000).toISOString().replace('.000Z', 'Z'),
+      recipients: [],
+      stats: { ...zero, desktopOpens: 0, mobileOpens: 0, desktopClicks: 0, mobileClicks: 0 },
+    });
+    const d = await discoverThrough(async (r) => {
+      const url = new URL(r.url);
+      const cursor = Number(url.searchParams.get('cursor') ?? '0');
+      const json = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } };
+      // the member list answers late, the tag list at once: their pages interleave on the wire
+      if (url.pathname === '/teams') {
+        await new Promise((done) => setTimeout(done, 5));
+        return new Response(body(cursor, 750, member), json);
+      }
+      if (url.pathname === '/teams/tags') return new Response(body(cursor, 750, tag), json);
+      return new Response(null, { status: 204 });
+    });
+    expect(d.problems).toEqual([]);
+    expect(d.tags).toHaveLength(750);
+    const lists = d.exchanges.map((ex) => new URL(ex.url).pathname);
+    expect(lists).toEqual([
+      ...lists.filter((p) => p === '/teams'),
+      ...lists.filter((p) => p === '/teams/tags'),
+      ...lists.filter((p) => p !== '/teams' && p !== '/teams/tags'),
+    ]);
+    expect(lists.filter((p) => p === '/teams').length).toBeGreaterThanOrEqual(3);
   });
 });

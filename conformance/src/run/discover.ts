@@ -35,13 +35,18 @@ export async function discover(
       return [];
     }
   };
-  const [members, tags, contacts] = await inScope(scope, () =>
-    Promise.all([
-      list('teams.list', 'members'),
-      list('teams.tags', 'tags'),
-      list('contacts.list', 'contacts'),
-    ]),
-  );
+  // the three lists are read at once, each in a scope of its own: their exchanges join the
+  // log list by list (members, tags, contacts), whatever order the pages were answered in
+  const part = <T>(read: () => Promise<T>) => {
+    const own: CheckScope = { comparisons: 0, log: [] };
+    scope.log.push({ log: own.log });
+    return inScope(own, read);
+  };
+  const [members, tags, contacts] = await Promise.all([
+    part(() => list('teams.list', 'members')),
+    part(() => list('teams.tags', 'tags')),
+    part(() => list('contacts.list', 'contacts')),
+  ]);
   const groups = new Map<string, { groupID: string; groupName: string }>();
   for (const m of members) {
     const id = m.groupID;
