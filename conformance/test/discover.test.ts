@@ -154,7 +154,7 @@ describe('the exchanges of a discovery', () => {
     });
     expect(d.problems).toEqual([]);
     expect(d.tags).toHaveLength(750);
-    const lists = d.exchanges.map((ex) => new URL(ex.url).pathname);
+    const lists = (d.exchanges ?? []).map((ex) => new URL(ex.url).pathname);
     expect(lists).toEqual([
       ...lists.filter((p) => p === '/teams'),
       ...lists.filter((p) => p === '/teams/tags'),
