@@ -130,11 +130,14 @@ function kindOf(c: ClassifiedCaller): string {
  * caller of every (account type, group holding) kind declared that the primary's is not, then
  * the others in an order the run's seed picks, until the bound is reached. The run's seed
  * alone picks them, so every check of a run judges the same callers, at any concurrency.
- * Returns them in the order of {@link distinctCallers}, with the coverage when sampled.
+ * Returns them in the order of {@link distinctCallers}, with the coverage when sampled; in
+ * fixture mode, all of them.
  */
 export async function sampledCallers(ctx: CheckContext): Promise<CallerSample> {
   const all = await classified(ctx);
-  return pickCallers(all, ctx.env.maxCallers ?? DEFAULT_MAX_CALLERS, ctx.env.seed ?? 0);
+  // fixture mode's exact answers judge every caller: its caller comparisons take them all
+  const max = ctx.mode === 'blind' ? (ctx.env.maxCallers ?? DEFAULT_MAX_CALLERS) : Infinity;
+  return pickCallers(all, max, ctx.env.seed ?? 0);
 }
 
 /**
@@ -209,8 +212,9 @@ export async function judgedCallers(ctx: CheckContext): Promise<readonly SuiteCr
 }
 
 /**
- * Runs `check` as every caller of {@link sampledCallers} (its coverage recorded when sampled) when it runs per caller
- * ({@link runsPerCaller}) in blind mode and there are several, else once as the primary
+ * Runs `check` as every caller of {@link sampledCallers} (their coverage recorded when
+ * sampled) when it runs per caller ({@link runsPerCaller}) in blind mode and there are
+ * several, else once as the primary
  * (unchanged; fixture mode's oracle checks judge every caller's exact answers). Each
  * caller gets an equal share of the property budget (at least one run) and a seed of its own
  * (the primary's is the check's); its failures name it. A caller for whom the check does not
