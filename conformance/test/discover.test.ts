@@ -1,3 +1,5 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { newWalkCache } from '../src/check/context/walk-cache.ts';
 import type { RunServices } from '../src/check/context.ts';
@@ -5,38 +7,9 @@ import { DEFAULT_SAMPLE_ABOVE } from '../src/check/coverage.ts';
 import type { SuiteCredential } from '../src/check/types.ts';
 import { WALK_MAX_RECORDS } from '../src/check/walk.ts';
 import { HttpClient } from '../src/http/client.ts';
-import type { FetchLike } from '../src/http/types.ts';
 import { parseProfile } from '../src/profile/profile.ts';
 import { discover } from '../src/run/discover.ts';
-import { profileFor } from './helpers.ts';
-
-/** The discovery of the credential `admin` through `fetch` (a fake API). */
-function discoverThrough(fetch: FetchLike, sampleAbove = DEFAULT_SAMPLE_ABOVE) {
-  const http = new HttpClient({
-    baseUrl: 'http://x.invalid',
-    auth: 'hmac-sha1',
-    timeoutMs: 5000,
-    fetch,
-  });
-  const credential: SuiteCredential = { label: 'admin', authId: 'a', accessKey: 'k' };
-  const services: RunServices = {
-    http,
-    env: {
-      profile: parseProfile(profileFor()),
-      mode: 'blind',
-      probeMethods: false,
-      credentials: [credential],
-      oracle: undefined,
-    },
-    primary: credential,
-    numRuns: 1,
-    baseSeed: 1,
-    walkCache: newWalkCache(64 * 1024 * 1024),
-    sampleAbove,
-    discover: (c) => discover(services, c),
-  };
-  return discover(services, credential);
-}
+import { MEMORY_BASE_URL, profileFor } from './helpers.ts';
 
 /**
  * The discovery of a credential (`discover.ts`) against a fake API whose member list reports
@@ -64,17 +37,39 @@ async function discoverWith(members: number, sampleAbove = DEFAULT_SAMPLE_ABOVE)
       },
     };
   };
-  const d = await discoverThrough(async (r) => {
-    const url = new URL(r.url);
-    if (url.pathname !== '/teams') return new Response(null, { status: 204 });
-    const cursor = Number(url.searchParams.get('cursor') ?? '0');
-    cursors.push(cursor);
-    return new Response(JSON.stringify(page(cursor, members)), {
-      status: 200,
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-    });
-  }, sampleAbove);
-  return { d, cursors };
+  const http = new HttpClient({
+    baseUrl: 'http://x.invalid',
+    auth: 'hmac-sha1',
+    timeoutMs: 5000,
+    fetch: async (r) => {
+      const url = new URL(r.url);
+      if (url.pathname !== '/teams') return new Response(null, { status: 204 });
+      const cursor = Number(url.searchParams.get('cursor') ?? '0');
+      cursors.push(cursor);
+      return new Response(JSON.stringify(page(cursor, members)), {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+    },
+  });
+  const credential: SuiteCredential = { label: 'admin', authId: 'a', accessKey: 'k' };
+  const services: RunServices = {
+    http,
+    env: {
+      profile: parseProfile(profileFor()),
+      mode: 'blind',
+      probeMethods: false,
+      credentials: [credential],
+      oracle: undefined,
+    },
+    primary: credential,
+    numRuns: 1,
+    baseSeed: 1,
+    walkCache: newWalkCache(64 * 1024 * 1024),
+    sampleAbove,
+    discover: (c) => discover(services, c),
+  };
+  return { d: await discover(services, credential), cursors };
 }
 
 describe('discovery of lists longer than the suite walks', () => {
@@ -109,57 +104,52 @@ describe('discovery of lists longer than the suite walks', () => {
   });
 });
 
-describe('the exchanges of a discovery', () => {
-  test('are listed list by list (members, tags, contacts), whatever order the pages were answered in', async () => {
-    /** A list of `total` records of `make`, pages of 250. */
-    const body = (cursor: number, total: number, make: (i: number) => unknown) => {
-      const n = Math.max(0, Math.min(250, total - cursor));
-      return JSON.stringify({
-        data: Array.from({ length: n }, (_, k) => make(cursor + k)),
-        paging: {
-          cursors: { previous: Math.max(0, cursor - 250), next: cursor + n, total },
-          previousURL: null,
-          nextURL: null,
+describe('the discovery logs its exchanges in one order', () => {
+  test('whichever list is answered first, the exchanges are those of the members, then the tags, then the contacts', async () => {
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    const admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
+    const credential: SuiteCredential = {
+      label: admin.label,
+      authId: admin.authId,
+      accessKey: admin.accessKey,
+    };
+    // `slow`: the paths answered 30 ms late
+    const discoverWithSlow = async (slow: readonly string[]) => {
+      const http = new HttpClient({
+        baseUrl: MEMORY_BASE_URL,
+        auth: 'hmac-sha1',
+        timeoutMs: 5000,
+        fetch: async (r) => {
+          if (slow.includes(new URL(r.url).pathname)) await new Promise((ok) => setTimeout(ok, 30));
+          return server.fetch(r);
         },
       });
+      const services: RunServices = {
+        http,
+        env: {
+          profile: parseProfile(profileFor()),
+          mode: 'blind',
+          probeMethods: false,
+          credentials: [credential],
+          oracle: undefined,
+        },
+        primary: credential,
+        numRuns: 1,
+        baseSeed: 1,
+        walkCache: newWalkCache(64 * 1024 * 1024),
+        discover: (c) => discover(services, c),
+      };
+      const d = await discover(services, credential);
+      return d.exchanges!.map((x) => x.target);
     };
-    const member = (i: number) => ({
-      memberID: `m${i}`,
-      firstname: 'Ada',
-      lastname: `Member ${i}`,
-      email: `m${i}@example.com`,
-      accountType: 'user',
-      groupID: 'g1',
-      groupName: 'Group one',
-    });
-    const zero = { totalOpens: 0, uniqueOpens: 0, totalClicks: 0, uniqueClicks: 0 };
-    const tag = (i: number) => ({
-      tagID: `t${i}`,
-      subject: `Tag ${i}`,
-      dateSent: new Date(Date.UTC(2024, 0, 1) - i * 1000).toISOString().replace('.000Z', 'Z'),
-      recipients: [],
-      stats: { ...zero, desktopOpens: 0, mobileOpens: 0, desktopClicks: 0, mobileClicks: 0 },
-    });
-    const d = await discoverThrough(async (r) => {
-      const url = new URL(r.url);
-      const cursor = Number(url.searchParams.get('cursor') ?? '0');
-      const json = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } };
-      // the member list answers late, the tag list at once: their pages interleave on the wire
-      if (url.pathname === '/teams') {
-        await new Promise((done) => setTimeout(done, 5));
-        return new Response(body(cursor, 750, member), json);
-      }
-      if (url.pathname === '/teams/tags') return new Response(body(cursor, 750, tag), json);
-      return new Response(null, { status: 204 });
-    });
-    expect(d.problems).toEqual([]);
-    expect(d.tags).toHaveLength(750);
-    const lists = (d.exchanges ?? []).map((ex) => new URL(ex.url).pathname);
-    expect(lists).toEqual([
-      ...lists.filter((p) => p === '/teams'),
-      ...lists.filter((p) => p === '/teams/tags'),
-      ...lists.filter((p) => p !== '/teams' && p !== '/teams/tags'),
-    ]);
-    expect(lists.filter((p) => p === '/teams').length).toBeGreaterThanOrEqual(3);
+    try {
+      const contactsLate = await discoverWithSlow(['/contacts']);
+      const othersLate = await discoverWithSlow(['/teams', '/teams/tags']);
+      expect(contactsLate.length).toBeGreaterThan(3);
+      expect(othersLate).toEqual(contactsLate);
+      expect(contactsLate[0]).toBe('/teams');
+    } finally {
+      await server.close();
+    }
   });
 });

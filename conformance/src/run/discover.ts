@@ -35,12 +35,12 @@ export async function discover(
       return [];
     }
   };
-  // the three lists are read at once, each in a scope of its own: their exchanges join the
-  // log list by list (members, tags, contacts), whatever order the pages were answered in
-  const part = <T>(read: () => Promise<T>) => {
+  // each list logs in a part of its own: the discovery's exchanges are in the same order
+  // whichever list's pages are answered first (same seed, same request lists)
+  const part = <T>(fn: () => Promise<T>): Promise<T> => {
     const own: CheckScope = { comparisons: 0, log: [] };
     scope.log.push({ log: own.log });
-    return inScope(own, read);
+    return inScope(own, fn);
   };
   const [members, tags, contacts] = await Promise.all([
     part(() => list('teams.list', 'members')),
