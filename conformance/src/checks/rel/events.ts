@@ -3,6 +3,7 @@ import {
   normaliseEmail,
   parseTimestampMs,
   plainEventsByTagSteps,
+  TimeSlice,
   uniqueOpensAreDistinctRecipients,
   windowBounds,
 } from '@tagtrack/core';
@@ -162,11 +163,13 @@ export const checks: readonly Check[] = [
       // the tag's recipients list each normalised email once, with its first entry's name
       // (spec §5 Revision 2): that is the name every event by that email must carry
       const names = new Map<string, Map<string, string>>();
+      const slice = new TimeSlice();
       for (const t of await allTags(ctx)) {
         const byEmail = new Map<string, string>();
         for (const r of t.recipients) {
           const email = normaliseEmail(r.email);
           if (!byEmail.has(email)) byEmail.set(email, r.name);
+          if (slice.step()) await slice.pause();
         }
         names.set(t.tagID, byEmail);
       }
@@ -179,7 +182,9 @@ export const checks: readonly Check[] = [
           endpoint === 'opens.list' ? 'open groups' : 'click groups',
         );
         // an event of a tag the tag list lacks is the scoping checks' to judge
-        const events = flattenEvents(w.records).filter((e) => names.has(e.tagID));
+        const events = await collect(await flattenEventsInSlices(w.records), (e) =>
+          names.has(e.tagID) ? e : undefined,
+        );
         compared += events.length;
         await ctx.each(
           events,
