@@ -3,25 +3,27 @@ import {
   normaliseEmail,
   parseTimestampMs,
   plainEventsByTagSteps,
+  TimeSlice,
   uniqueOpensAreDistinctRecipients,
   windowBounds,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable, instantOf } from '../../check/compare.ts';
 import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
-import { describe, ensure, listDifferenceKind, Violation } from '../../check/failure.ts';
+import { describe, ensure, Violation } from '../../check/failure.ts';
 import {
   addDays,
-  boundaryWindows,
+  boundaryWindowsInSlices,
   dayOf,
   firstDifference,
   flattenEvents,
+  flattenEventsInSlices,
   type GroupedEvent,
-  nearMidnight,
+  nearMidnightSteps,
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
-import { collect, sliced } from '../../check/slices.ts';
+import { collect, firstNotIn, setInSlices, sliced } from '../../check/slices.ts';
 import { allTags, arbWindow } from './reads.ts';
 
 /** Counter mismatches listed one by one (one is enough to fail; more is noise). */
@@ -113,7 +115,7 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;
-      const events = flattenEvents([...openGroups, ...clickGroups]);
+      const events = await flattenEventsInSlices([...openGroups, ...clickGroups]);
       const pairs = await collect(events, (e): [string, string] => [e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
       // each tag's events indexed once: a judgement reads only the events of its tag
@@ -135,8 +137,10 @@ export const checks: readonly Check[] = [
       // every day from the day before sending to the day after the last event (zeros on the
       // days without events), so a shifted day boundary fails every run
       const sent = new Map((await allTags(ctx)).map((t) => [t.tagID, t.dateSent]));
-      const edge = new Set(nearMidnight(events.map((e) => e.date)));
-      const subjects = [...new Set(events.filter((e) => edge.has(e.date)).map((e) => e.tagID))]
+      const edge = new Set(await sliced(nearMidnightSteps(events.map((e) => e.date))));
+      const subjects = [
+        ...new Set(await collect(events, (e) => (edge.has(e.date) ? e.tagID : undefined))),
+      ]
         .filter((id) => sent.has(id))
         .slice(0, 2);
       const series = subjects.flatMap((tagID) =>
@@ -159,11 +163,13 @@ export const checks: readonly Check[] = [
       // the tag's recipients list each normalised email once, with its first entry's name
       // (spec §5 Revision 2): that is the name every event by that email must carry
       const names = new Map<string, Map<string, string>>();
+      const slice = new TimeSlice();
       for (const t of await allTags(ctx)) {
         const byEmail = new Map<string, string>();
         for (const r of t.recipients) {
           const email = normaliseEmail(r.email);
           if (!byEmail.has(email)) byEmail.set(email, r.name);
+          if (slice.step()) await slice.pause();
         }
         names.set(t.tagID, byEmail);
       }
@@ -176,7 +182,9 @@ export const checks: readonly Check[] = [
           endpoint === 'opens.list' ? 'open groups' : 'click groups',
         );
         // an event of a tag the tag list lacks is the scoping checks' to judge
-        const events = flattenEvents(w.records).filter((e) => names.has(e.tagID));
+        const events = await collect(await flattenEventsInSlices(w.records), (e) =>
+          names.has(e.tagID) ? e : undefined,
+        );
         compared += events.length;
         await ctx.each(
           events,
@@ -216,8 +224,8 @@ export const checks: readonly Check[] = [
     endpoints: ['opens.list', 'clicks.list'],
     async run(ctx) {
       const all = {
-        opens: flattenEvents((await ctx.walk('opens.list')).records),
-        clicks: flattenEvents((await ctx.walk('clicks.list')).records),
+        opens: await flattenEventsInSlices((await ctx.walk('opens.list')).records),
+        clicks: await flattenEventsInSlices((await ctx.walk('clicks.list')).records),
       };
       // each event's instant once (not at every run of the property); its identity only for
       // the events a window selects (a long list's keys would be held for the whole check)
@@ -234,15 +242,16 @@ export const checks: readonly Check[] = [
       });
       // picked from the data, always tried: one-day windows on the days of the events nearest
       // a UTC midnight, per kind (a shifted day boundary or an exclusive bound shows there)
-      const examples = (['opens', 'clicks'] as const).flatMap((kind) =>
-        boundaryWindows(all[kind].map((e) => e.date)).map((window) => ({ kind, window })),
-      );
+      const examples = [];
+      for (const kind of ['opens', 'clicks'] as const)
+        for (const window of await boundaryWindowsInSlices(all[kind].map((e) => e.date)))
+          examples.push({ kind, window });
       await ctx.property(
         arb,
         async ({ kind, window }) => {
           const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
           const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
-          const got = await collect(flattenEvents(w.records), eventKey);
+          const got = await collect(await flattenEventsInSlices(w.records), eventKey);
           // inDayWindow of each event's date, on the instants read once
           const { startMs, endMs } = windowBounds(window);
           const at = ms[kind];
@@ -250,17 +259,22 @@ export const checks: readonly Check[] = [
           const expected = await collect(at.keys(), (i) =>
             at[i]! >= startMs && at[i]! < endMs ? eventKey(events[i]!) : undefined,
           );
-          const gotSet = new Set(got);
-          const missing = expected.find((k) => !gotSet.has(k));
-          const expSet = new Set(expected);
-          const extra = got.find((k) => !expSet.has(k));
+          const missing = await firstNotIn(expected, await setInSlices(got));
+          const extra = await firstNotIn(got, await setInSlices(expected));
+          // listDifferenceKind's answer, from the sets already made
+          const difference =
+            extra !== undefined || got.length > expected.length
+              ? 'extra'
+              : missing !== undefined || got.length < expected.length
+                ? 'missing'
+                : 'order';
           ensure(
             got.length === expected.length && missing === undefined && extra === undefined,
             () =>
               `${describe(w.pages[0]!)}: ${got.length} ${kind}, expected the ${expected.length} of ${all[kind].length} whose own date is in the window` +
               (extra ? `; unexpected event ${extra}` : '') +
               (missing ? `; missing event ${missing}` : ''),
-            { kind: listDifferenceKind(expected, got), exchange: w.pages[0] },
+            { kind: difference, exchange: w.pages[0] },
           );
         },
         withPicks(ctx, examples),
