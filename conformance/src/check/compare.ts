@@ -168,6 +168,30 @@ export function comparable(
   }
 }
 
+/** {@link comparable} (contact ids kept) of each frozen record or list, by endpoint. */
+const COMPARABLE = new WeakMap<object, Map<EndpointId, readonly unknown[]>>();
+
+/**
+ * The records of an answer's `data` in comparable form: `comparable(endpoint, data)` for a
+ * list, `comparable(endpoint, [data])` for a single record, contact ids kept. A frozen `data`
+ * (parsed bodies are; see `parseJson`) cannot change, so its comparable form is computed once
+ * per endpoint and the same array handed out again: an answer compared with many others
+ * (a plain request against each of its variants) is put in form once. Read-only: copy
+ * before reordering.
+ */
+export function comparableData(endpoint: EndpointId, data: unknown): readonly unknown[] {
+  const frozen = typeof data === 'object' && data !== null && Object.isFrozen(data);
+  const byEndpoint = frozen ? COMPARABLE.get(data) : undefined;
+  const known = byEndpoint?.get(endpoint);
+  if (known !== undefined) return known;
+  const records = comparable(endpoint, Array.isArray(data) ? data : [data]);
+  if (frozen) {
+    if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
+    else byEndpoint.set(endpoint, records);
+  }
+  return records;
+}
+
 /** Whether `endpoint` lists events, whose ties are free (compare its tables unordered). */
 export function listsEvents(endpoint: EndpointId): boolean {
   return (

@@ -1,9 +1,14 @@
 import { compareTables, endpointById, parseHtml, parseText, type Table } from '@tagtrack/core';
-import { comparable, linksOf, normaliseTable } from '../../check/compare.ts';
+import { comparableData, linksOf, normaliseTable } from '../../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
-import { firstDifference, sampleCalls, showPairs } from '../../check/sample.ts';
+import {
+  differenceEitherWay,
+  firstDifference,
+  sampleCalls,
+  showPairs,
+} from '../../check/sample.ts';
 import { parseJson } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
 import {
@@ -77,9 +82,10 @@ function ensureSameBody(
   }
   const a = parseJson(plain) as Record<string, unknown>;
   const b = parseJson(other) as Record<string, unknown>;
-  const wrap = (d: unknown) => comparable(endpoint, Array.isArray(d) ? d : [d]);
-  const diff =
-    firstDifference(wrap(a.data), wrap(b.data)) ?? firstDifference(wrap(b.data), wrap(a.data));
+  const diff = differenceEitherWay(
+    comparableData(endpoint, a.data),
+    comparableData(endpoint, b.data),
+  );
   if (diff !== undefined) fail('value', `changed the data: ${diff}`);
   return { a, b };
 }
