@@ -1,6 +1,8 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
+import { FormatParseError, parseHtml, parseText, renderHtml, renderText } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import {
+  bodyTable,
   canonicalTies,
   comparable,
   comparableData,
@@ -241,5 +243,26 @@ describe('comparing by meaning', () => {
     expect(comparableData('teams.tags', open)).toEqual(comparable('teams.tags', open));
     expect(comparableData('teams.tags', open)).not.toBe(comparableData('teams.tags', open));
     expect(comparableData('teams.tags', undefined)).toEqual([undefined]);
+  });
+
+  test('bodyTable is the normalised table of a text or html body, parsed once per body and read-only; a body that does not parse throws the parser error', () => {
+    const table = {
+      columns: ['tagID', 'openDate'],
+      rows: [
+        ['t1', '2024-03-05T14:22:01Z'],
+        ['t2', 'x\ty'],
+      ],
+    };
+    for (const [rtn, body, parse] of [
+      ['text', renderText(table), parseText],
+      ['html', renderHtml(table, 'opens'), parseHtml],
+    ] as const) {
+      const once = bodyTable(rtn, body);
+      expect(once).toEqual(normaliseTable(parse(body)));
+      expect(once.rows[0]![1]).toBe('2024-03-05T14:22:01.000Z');
+      expect(bodyTable(rtn, body)).toBe(once);
+      expect(Object.isFrozen(once.rows) && Object.isFrozen(once.rows[0])).toBe(true);
+    }
+    expect(() => bodyTable('html', '<p>no table</p>')).toThrow(FormatParseError);
   });
 });

@@ -1,5 +1,5 @@
-import { compareTables, endpointById, parseHtml, parseText, type Table } from '@tagtrack/core';
-import { comparableData, linksOf, normaliseTable } from '../../check/compare.ts';
+import { compareTables, endpointById, type Table } from '@tagtrack/core';
+import { bodyTable, comparableData, linksOf } from '../../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
@@ -53,7 +53,7 @@ function inForm(call: EndpointCall, form: Form): EndpointCall {
 /** The table of a 200 text or html body; a {@link Violation} of kind `format` when it does not parse. */
 function tableOf(ex: Exchange, rtn: 'text' | 'html'): Table {
   try {
-    return normaliseTable((rtn === 'text' ? parseText : parseHtml)(ex.body));
+    return bodyTable(rtn, ex.body);
   } catch (err) {
     throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
       kind: 'format',
