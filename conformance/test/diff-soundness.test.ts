@@ -7,6 +7,7 @@ import { runDiff } from '../src/diff/differential.ts';
 import { canonicalProfile } from '../src/profile/fixtures.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 import { type RecordedAnswers, recordedFetch } from './helpers.ts';
+import { problems } from './variant-matrix.ts';
 
 /**
  * The soundness of the differential audit: two conforming implementations on the
@@ -20,7 +21,8 @@ import { type RecordedAnswers, recordedFetch } from './helpers.ts';
  * options (a profile option such as `page-size-7` is the profile of both sides). Blind mode
  * with one admin, manager and user credential of each team, one run per property:
  * the variant matrix (variants-*.test.ts) audits every variant on the canonical dataset in
- * fixture mode; this is the same audit on other data. Both servers answer by the request
+ * fixture mode; this is the same audit on other data, and the blind-mode proof of the
+ * matrix: the suite's run against each variant must pass too. Both servers answer by the request
  * alone (read-only, no rate limit), so each distinct request reaches each once and a repeat
  * gets the recorded answer (`recordedFetch`); the reference side's recordings are shared by
  * the variants audited on the same dataset with the same server options (one seed: the
@@ -119,6 +121,9 @@ describe.each(DATASETS.map((d, i) => ({ ...d, i })))(
           );
           expect(differences).toEqual([]);
           expect(result.compared).toBeGreaterThan(100);
+          // the run that made the requests judged the variant: it passes in blind mode too
+          expect(problems(result.run)).toEqual([]);
+          expect(result.run.summary.pass).toBeGreaterThan(35);
         } finally {
           await Promise.all([server.close(), plain.close()]);
         }

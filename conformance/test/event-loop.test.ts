@@ -130,3 +130,39 @@ describe('the suite’s long loops let the event loop turn', () => {
     );
   });
 });
+
+describe('answers that arrive in the same turn are judged over several turns', () => {
+  test('ten answers read at once, each followed by 8 ms of its caller’s work: a timer due meanwhile runs between them', async () => {
+    // a transport that answers the ten requests in the same turn, one callback each (as one
+    // poll of I/O can), with a 0 ms timer set as the first answer comes
+    const order: string[] = [];
+    const due: (() => void)[] = [];
+    const fetch = (_r: Request) =>
+      new Promise<Response>((resolve) => {
+        due.push(() => resolve(new Response('{"data":[]}', { status: 200 })));
+        if (due.length < 10) return;
+        for (const [k, answer] of due.splice(0).entries())
+          setImmediate(() => {
+            if (k === 0) setTimeout(() => order.push('timer'), 0);
+            answer();
+          });
+      });
+    const http = new HttpClient({
+      baseUrl: 'http://127.0.0.1:9',
+      auth: 'bearer',
+      fetch,
+      timeoutMs: 60_000,
+    });
+    await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const ex = await http.request({ path: `/teams/${i}`, credential });
+        busy(8);
+        order.push(`answer ${ex.target}`);
+      }),
+    );
+    // without a shared budget all ten are judged before the timer (80 ms in one turn)
+    expect(order).toHaveLength(11);
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThanOrEqual(4);
+  });
+});

@@ -275,7 +275,9 @@ export {
 } from './signing.ts';
 export { SIGNING_VECTORS, type SigningVector } from './signing-vectors.ts';
 export {
+  CLOCK_GAP_MS,
   mapSteps,
+  nextLoopTurn,
   nextTurn,
   runAtOnce,
   runInSlices,
@@ -284,6 +286,9 @@ export {
   type SliceOptions,
   type Steps,
   TimeSlice,
+  TURN_MS,
+  turnElapsedMs,
+  turnGate,
 } from './slices.ts';
 export {
   emptyStats,

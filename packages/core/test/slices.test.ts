@@ -8,7 +8,17 @@ import {
   plainEvents,
   tagsNewestFirst,
 } from '../src/laws.ts';
-import { nextTurn, runAtOnce, runInSlices, type Steps, TimeSlice } from '../src/slices.ts';
+import {
+  nextLoopTurn,
+  nextTurn,
+  runAtOnce,
+  runInSlices,
+  SLICE_STRIDE,
+  type Steps,
+  TimeSlice,
+  turnElapsedMs,
+  turnGate,
+} from '../src/slices.ts';
 import { arbDatasetWithCaller } from '../src/testing.ts';
 import { indexOf } from './indexes.ts';
 
@@ -81,6 +91,53 @@ describe('runInSlices', () => {
     ]);
   });
 
+  it('TimeSlice without a stride: steps of 5 ms on its clock use up a 20 ms slice within a few steps, not SLICE_STRIDE of them', () => {
+    let clock = 0;
+    const slice = new TimeSlice({ now: () => clock });
+    let steps = 0;
+    do {
+      clock += 5;
+      steps++;
+    } while (!slice.step() && steps < SLICE_STRIDE);
+    expect(steps).toBeLessThanOrEqual(5);
+  });
+
+  it('TimeSlice without a stride: cheap steps are counted between readings of the clock (the stride grows to SLICE_STRIDE)', () => {
+    let reads = 0;
+    const slice = new TimeSlice({
+      now: () => {
+        reads++;
+        return 0;
+      },
+    });
+    let usedUp = false;
+    for (let i = 0; i < 100 * SLICE_STRIDE; i++) usedUp ||= slice.step();
+    expect(usedUp).toBe(false);
+    // about one reading per SLICE_STRIDE steps once grown, plus the ~log2(SLICE_STRIDE) on the way
+    expect(reads).toBeLessThan(100 + 2 * Math.log2(SLICE_STRIDE) + 2);
+  });
+
+  it('TimeSlice without a stride: after cheap steps, expensive ones shrink the stride again', async () => {
+    let clock = 0;
+    const slice = new TimeSlice({ now: () => clock });
+    for (let i = 0; i < 10 * SLICE_STRIDE; i++) slice.step();
+    // the steps turn expensive (2 ms each): the grown stride runs over once, at most
+    const stepsToEnd = () => {
+      let steps = 0;
+      do {
+        clock += 2;
+        steps++;
+      } while (!slice.step() && steps < 10 * SLICE_STRIDE);
+      return steps;
+    };
+    expect(stepsToEnd()).toBeLessThanOrEqual(SLICE_STRIDE);
+    await slice.pause();
+    // then the next slices of 20 ms end after about 10 of them
+    expect(stepsToEnd()).toBeLessThanOrEqual(12);
+    await slice.pause();
+    expect(stepsToEnd()).toBeLessThanOrEqual(12);
+  });
+
   it('TimeSlice: pause lets the loop turn and counts', async () => {
     const slice = everyStep();
     let ran = false;
@@ -91,6 +148,65 @@ describe('runInSlices', () => {
     expect(ran).toBe(true);
     expect(slice.pauses).toBe(1);
     await nextTurn();
+  });
+});
+
+/** Keeps the event loop busy for `ms` milliseconds (one unit of work that cannot be cut). */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {}
+}
+
+describe('the budget of a turn of the event loop, shared by every loop', () => {
+  /** `n` callbacks due in the same turn (immediates: like answers read in one poll of I/O). */
+  const sameTurn = (n: number, f: (i: number) => Promise<void>) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        new Promise<void>((r) => setImmediate(r)).then(() => f(i)),
+      ),
+    );
+
+  it('turnGate: units of work ready in the same turn spread over turns, so a timer due meanwhile runs between them', async () => {
+    await nextLoopTurn();
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    await sameTurn(10, async (i) => {
+      await turnGate(20);
+      busy(8);
+      order.push(`unit ${i}`);
+    });
+    // without the gate all ten run before the timer (80 ms in one turn); with it about
+    // 20 ms of them, then the timer's turn
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThanOrEqual(4);
+  });
+
+  it('slices of loops resumed in the same turn end when the turn is used up, not each after its own budget', async () => {
+    await new Promise((r) => setTimeout(r, 0));
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 0);
+    // four loops of 15 ms steps, each slice 50 ms of its own: each alone would run four steps
+    // before its first pause; together they share the turn's 20 ms
+    await sameTurn(4, async (i) => {
+      const slice = new TimeSlice({ budgetMs: 50, stride: 1 });
+      for (let k = 0; k < 4; k++) {
+        busy(15);
+        order.push(`loop ${i}`);
+        if (slice.step()) await slice.pause();
+      }
+    });
+    expect(order.indexOf('timer')).toBeGreaterThan(0);
+    expect(order.indexOf('timer')).toBeLessThanOrEqual(8);
+  });
+
+  it('turnElapsedMs counts the work of this turn, from its first question after a quiet spell', async () => {
+    await nextLoopTurn();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(turnElapsedMs()).toBeLessThan(5);
+    busy(10);
+    expect(turnElapsedMs()).toBeGreaterThanOrEqual(10);
+    await nextLoopTurn();
+    expect(turnElapsedMs()).toBeLessThan(10);
   });
 });
 

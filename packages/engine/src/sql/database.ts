@@ -48,9 +48,32 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * The data directory of a PGlite cluster just made by initdb, gzipped (about 4.5 MB), made
+ * once per process by the first {@link openPglite}: later ones start from a copy of it
+ * instead of running initdb again, about 1.3 s of CPU less each (a test process opens
+ * dozens). `undefined` inside the promise when PGlite could not dump it (then every
+ * database runs initdb, as the first did).
+ */
+let initialisedCluster: Promise<Blob | undefined> | undefined;
+
+/** A new PGlite cluster in memory, from a copy of {@link initialisedCluster} once there is one. */
+async function newCluster(): Promise<PGlite> {
+  const template = await initialisedCluster;
+  if (template !== undefined) return PGlite.create({ loadDataDir: template });
+  const db = await PGlite.create({});
+  // dumped before any statement runs on it: the copy is the cluster as initdb left it
+  initialisedCluster ??= db.dumpDataDir('gzip').then(
+    (blob) => blob,
+    () => undefined,
+  );
+  await initialisedCluster;
+  return db;
+}
+
 /** A new embedded PGlite database in memory, its session in UTC. */
 export async function openPglite(): Promise<Database> {
-  const db = await PGlite.create({});
+  const db = await newCluster();
   await db.exec("SET TIME ZONE 'UTC'");
   return {
     kind: 'pglite',
