@@ -284,12 +284,18 @@ function alike(a: unknown, b: unknown): boolean {
   if (Array.isArray(b)) return false;
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) {
-    if (k === '' || !Object.hasOwn(y, k) || !alike(x[k], y[k])) return false;
+  // own keys counted by for-in (no array made per object); an inherited one means unsure
+  let n = 0;
+  for (const k in x) {
+    if (k === '' || !Object.hasOwn(x, k) || !Object.hasOwn(y, k) || !alike(x[k], y[k]))
+      return false;
+    n++;
   }
-  return true;
+  for (const k in y) {
+    if (!Object.hasOwn(y, k)) return false;
+    n--;
+  }
+  return n === 0;
 }
 
 /**

@@ -94,7 +94,9 @@ function freezeParsed<T>(value: T): T {
     }
   } else {
     const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
+    // own keys by for-in: no array of keys made per object
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue;
       const v = o[k];
       if (typeof v === 'string') {
         if (v.length <= INTERNED_MAX_CHARS) o[k] = interned(v);
