@@ -56,6 +56,14 @@ function positiveInt(name: string) {
   };
 }
 
+/** A positive integer, or `all`/`Infinity` for no bound. */
+function positiveIntOrAll(name: string) {
+  return (v: string): number => {
+    if (/^(all|infinity)$/i.test(v.trim())) return Number.POSITIVE_INFINITY;
+    return positiveInt(name)(v.trim());
+  };
+}
+
 function nonNegativeInt(name: string) {
   return (v: string): number => {
     if (!/^\d+$/.test(v.trim()))
@@ -256,6 +264,14 @@ export function buildProgram(done: (code: number) => void): Command {
       )
         .argParser(positiveInt('sample-above'))
         .env('TAGTRACK_SAMPLE_ABOVE'),
+    )
+    .addOption(
+      new Option(
+        '--max-callers <n>',
+        'distinct callers (team, account type, group holding) blind mode judges per-caller and caller-pairing checks as (default 12; "all" for every one); with more declared, a seeded sample covering every account type and group holding, its coverage stated',
+      )
+        .argParser(positiveIntOrAll('max-callers'))
+        .env('TAGTRACK_MAX_CALLERS'),
     )
     .addOption(
       new Option(

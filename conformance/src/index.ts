@@ -2,6 +2,7 @@ export { CheckContext, type EachOptions, LOOP_BATCH } from './check/context.ts';
 export {
   type Coverage,
   coverageWords,
+  DEFAULT_MAX_CALLERS,
   DEFAULT_SAMPLE_ABOVE,
 } from './check/coverage.ts';
 export {

@@ -271,6 +271,7 @@ describe('tagtrack-conformance CLI (in process unless the process is the point)'
       ['--bail', 'TAGTRACK_BAIL'],
       ['--probe-methods', 'TAGTRACK_PROBE_METHODS'],
       ['--sample-above', 'TAGTRACK_SAMPLE_ABOVE'],
+      ['--max-callers', 'TAGTRACK_MAX_CALLERS'],
     ]) {
       expect(out.stdout).toContain(flag);
       expect(out.stdout).toContain(`env: ${env}`);

@@ -1,3 +1,5 @@
+import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
+import { createServer } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { newWalkCache } from '../src/check/context/walk-cache.ts';
 import type { RunServices } from '../src/check/context.ts';
@@ -7,7 +9,7 @@ import { WALK_MAX_RECORDS } from '../src/check/walk.ts';
 import { HttpClient } from '../src/http/client.ts';
 import { parseProfile } from '../src/profile/profile.ts';
 import { discover } from '../src/run/discover.ts';
-import { profileFor } from './helpers.ts';
+import { MEMORY_BASE_URL, profileFor } from './helpers.ts';
 
 /**
  * The discovery of a credential (`discover.ts`) against a fake API whose member list reports
@@ -99,5 +101,55 @@ describe('discovery of lists longer than the suite walks', () => {
     await expect(discoverWith(WALK_MAX_RECORDS + 1, Number.POSITIVE_INFINITY)).rejects.toThrow(
       /reads at most 100,000 records of one list whole/,
     );
+  });
+});
+
+describe('the discovery logs its exchanges in one order', () => {
+  test('whichever list is answered first, the exchanges are those of the members, then the tags, then the contacts', async () => {
+    const server = createServer({ publicUrl: MEMORY_BASE_URL });
+    const admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
+    const credential: SuiteCredential = {
+      label: admin.label,
+      authId: admin.authId,
+      accessKey: admin.accessKey,
+    };
+    // `slow`: the paths answered 30 ms late
+    const discoverWithSlow = async (slow: readonly string[]) => {
+      const http = new HttpClient({
+        baseUrl: MEMORY_BASE_URL,
+        auth: 'hmac-sha1',
+        timeoutMs: 5000,
+        fetch: async (r) => {
+          if (slow.includes(new URL(r.url).pathname)) await new Promise((ok) => setTimeout(ok, 30));
+          return server.fetch(r);
+        },
+      });
+      const services: RunServices = {
+        http,
+        env: {
+          profile: parseProfile(profileFor()),
+          mode: 'blind',
+          probeMethods: false,
+          credentials: [credential],
+          oracle: undefined,
+        },
+        primary: credential,
+        numRuns: 1,
+        baseSeed: 1,
+        walkCache: newWalkCache(64 * 1024 * 1024),
+        discover: (c) => discover(services, c),
+      };
+      const d = await discover(services, credential);
+      return d.exchanges!.map((x) => x.target);
+    };
+    try {
+      const contactsLate = await discoverWithSlow(['/contacts']);
+      const othersLate = await discoverWithSlow(['/teams', '/teams/tags']);
+      expect(contactsLate.length).toBeGreaterThan(3);
+      expect(othersLate).toEqual(contactsLate);
+      expect(contactsLate[0]).toBe('/teams');
+    } finally {
+      await server.close();
+    }
   });
 });

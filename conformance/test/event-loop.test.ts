@@ -1,9 +1,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TimeSlice, tagsNewestFirst } from '@tagtrack/core';
+import { runInSlices, TimeSlice, tagsNewestFirst } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import { type EachHost, runEach } from '../src/check/context/each.ts';
+import {
+  boundaryWindows,
+  boundaryWindowsInSlices,
+  flattenEvents,
+  flattenEventsInSlices,
+  nearMidnight,
+  nearMidnightSteps,
+} from '../src/check/sample.ts';
 import { applyLaw } from '../src/check/slices.ts';
+import { firstIndexHolding } from '../src/checks/rel/forms.ts';
 import { HttpClient } from '../src/http/client.ts';
 
 const credential = { label: 'c', authId: 'a', accessKey: 'k' };
@@ -164,5 +173,65 @@ describe('answers that arrive in the same turn are judged over several turns', (
     expect(order).toHaveLength(11);
     expect(order.indexOf('timer')).toBeGreaterThan(0);
     expect(order.indexOf('timer')).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the checks’ passes over whole event lists run in slices', () => {
+  const everyStride = (stride: number) => new TimeSlice({ budgetMs: 0, stride });
+  const t0 = Date.UTC(2024, 0, 1);
+  /** `n` open groups of `k` events each, one event a minute and a few seconds. */
+  const groups = (n: number, k = 3) =>
+    Array.from({ length: n }, (_, g) => ({
+      tagID: `t${g % 7}`,
+      recipient: { email: `r${g}@example.com`, name: `R ${g}` },
+      opens: Array.from({ length: k }, (_, i) => ({
+        recipient: { email: `r${g}@example.com`, name: `R ${g}` },
+        details: {
+          openDate: new Date(t0 + (g * k + i) * 61_003).toISOString().replace(/\.\d+Z$/, 'Z'),
+          device: 'phone',
+          city: g % 3 === 0 ? 'Line\nbreak' : 'Town',
+          os: 'os',
+        },
+      })),
+    })) as unknown as Parameters<typeof flattenEvents>[0];
+
+  /** Resolves `work`'s value and whether a 0 ms timer set before it fired before it ended. */
+  async function timerBefore<T>(work: () => Promise<T>): Promise<{ value: T; timer: boolean }> {
+    let fired = false;
+    setTimeout(() => {
+      fired = true;
+    }, 0);
+    const value = await work();
+    return { value, timer: fired };
+  }
+
+  test('flattenEventsInSlices: the events flattenEvents gives, with the event loop turning meanwhile', async () => {
+    const list = groups(20_000);
+    const { value, timer } = await timerBefore(() =>
+      flattenEventsInSlices(list, everyStride(1000)),
+    );
+    expect(timer).toBe(true);
+    expect(value).toEqual(flattenEvents(list));
+  });
+
+  test('nearMidnightSteps in slices: the timestamps nearMidnight picks, with the event loop turning meanwhile', async () => {
+    const dates = flattenEvents(groups(20_000)).map((e) => e.date);
+    const { value, timer } = await timerBefore(() =>
+      runInSlices(nearMidnightSteps(dates, 2), everyStride(1000)),
+    );
+    expect(timer).toBe(true);
+    expect(value).toEqual(nearMidnight(dates, 2));
+    expect(await boundaryWindowsInSlices(dates)).toEqual(boundaryWindows(dates));
+  });
+
+  test('firstIndexHolding: the first record holding each character (or -1), in one pass with the event loop turning meanwhile', async () => {
+    const list = groups(20_000);
+    // a backslash only in the last record; no tab and no CR anywhere
+    const records = [...list.slice(0, -1), { ...list.at(-1)!, tagID: 't\\1' }];
+    const { value, timer } = await timerBefore(() =>
+      firstIndexHolding(records, ['\r', '\n', '\t', '\\'], everyStride(1000)),
+    );
+    expect(timer).toBe(true);
+    expect(value).toEqual([-1, 0, -1, records.length - 1]);
   });
 });

@@ -186,6 +186,42 @@ describe('HttpClient: bounded by construction', () => {
     expect(http.exchanges[0]!.bodyBytes).toBe(Buffer.byteLength(big));
   });
 
+  test('past the budget of kept bodies an exchange is kept as a compact record (no headers, a 60-character body), unless a failure cites it', async () => {
+    // eight bodies of 1 MiB fill the budget; the requests after it are kept compact
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'hmac-sha1',
+      fetch: async (r) => {
+        const big = new URL(r.url).pathname === '/big';
+        return new Response(big ? 'b'.repeat(KEPT_BODY_CHARS) : `{"data":"${'s'.repeat(2000)}"}`, {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-total-count': '3' },
+        });
+      },
+      timeoutMs: 1000,
+    });
+    for (let i = 0; i < 8 * 64; i++)
+      await http.request({ path: '/big', query: [['i', String(i)]], credential, cache: false });
+    const later = await http.request({ path: '/teams', credential });
+    const cited = await http.request({ path: '/teams/tags', credential });
+    const [a, b] = http.exchanges.slice(-2);
+    for (const x of [a!, b!]) {
+      expect(x.body).toBe(`{"data":"${'s'.repeat(51)}`);
+      expect(x.requestHeaders).toEqual({});
+      expect(x.responseHeaders).toEqual({ 'content-type': 'application/json' });
+      expect([x.method, x.status, x.bodyBytes]).toEqual(['GET', 200, 2011]);
+    }
+    expect(a!.target).toBe('/teams');
+    // the check's log still holds the report's fuller copy while the check runs
+    expect(http.forLog(later).body).toHaveLength(1024);
+    expect(http.forLog(later).responseHeaders['x-total-count']).toBe('3');
+    // a failure cites the second: the report keeps its headers and its first 1,024 characters
+    http.keepForReport(cited);
+    expect(http.exchanges.at(-1)!.body).toHaveLength(1024);
+    expect(http.exchanges.at(-1)!.requestHeaders.authorization).toBe('<credential c>');
+    expect(http.exchanges.at(-2)!.body).toHaveLength(60);
+  });
+
   test('a body over 1 MiB is not kept in the request cache: the same request goes out again', async () => {
     let calls = 0;
     const http = new HttpClient({

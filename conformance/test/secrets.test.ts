@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { afterAll, describe, expect, test } from 'vitest';
-import { SecretRedactor } from '../src/http/secrets.ts';
+import { RECENT_HEADERS, SecretRedactor } from '../src/http/secrets.ts';
 import * as reporters from '../src/report/index.ts';
 import { type RunOptions, type RunResult, runConformance } from '../src/run/runner.ts';
 import { failing, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
@@ -189,5 +190,49 @@ describe('SecretRedactor', () => {
     r.addHeader(`Bearer ${c.accessKey}`);
     expect(r.redact(`note ${c.authId}:${sig.slice(0, 19)}`)).toBe(`note ${c.authId}:<signature>`);
     expect(r.redact(`token ${c.accessKey}`)).toBe('token <redacted>');
+  });
+
+  /** The Authorization value of the suite's scheme for signature number `i` (40 hex digits). */
+  const signed = (i: number) => {
+    const hex = createHash('sha1').update(`request ${i}`).digest('hex');
+    return { hex, header: Buffer.from(`${c.authId}:${hex}`).toString('base64') };
+  };
+
+  test('its memory is bounded: after 50,000 signed requests it holds no more entries than after the window, and keys and declared secrets are still redacted', () => {
+    const r = new SecretRedactor([c]);
+    r.addSecret('gateway-secret-0123', '<header x-gateway-key>');
+    for (let i = 0; i < RECENT_HEADERS; i++) r.addHeader(signed(i).header, 'ops');
+    const full = r.size;
+    for (let i = RECENT_HEADERS; i < 50_000; i++) r.addHeader(signed(i).header, 'ops');
+    expect(r.size).toBeLessThanOrEqual(full);
+    // about 40 entries a value: far fewer than 50,000 values would take
+    expect(r.size).toBeLessThan(RECENT_HEADERS * 60);
+    expect(r.redact(`key ${c.accessKey} gw gateway-secret-0123`)).toBe(
+      'key <access key of ops> gw <header x-gateway-key>',
+    );
+    // any value of the suite's scheme holds the credential's base64 authId prefix, whole, at
+    // any time
+    expect(r.redact(`echo ${signed(7).header}`)).toBe('echo <credential ops>');
+  });
+
+  test('the signature of the current request and of any within the last RECENT_HEADERS, whole or a piece of 15 characters (a window of 12 every 4), in any case, is redacted in text and in echoed answers', () => {
+    const r = new SecretRedactor([c]);
+    for (let i = 0; i < 3 * RECENT_HEADERS; i++) r.addHeader(signed(i).header, 'ops');
+    const current = signed(3 * RECENT_HEADERS - 1);
+    const recent = signed(2 * RECENT_HEADERS + 1);
+    for (const { hex, header } of [current, recent]) {
+      expect(r.redact(`sig ${hex.toUpperCase()}`)).toBe('sig <signature>');
+      expect(r.redact(`piece ${hex.slice(17, 32)}`)).toBe('piece <signature>');
+      expect(r.redact(`token piece ${header.slice(-24)}`)).toBe('token piece <credential ops>');
+      expect(r.redactEchoesIn(`{"message":"bad ${hex}"}`, 401)).toBe(
+        '{"message":"bad <signature>"}',
+      );
+    }
+    // the same value sent again stays known while any of its sends is within the window
+    const again = signed(0);
+    r.addHeader(again.header, 'ops');
+    for (let i = 0; i < RECENT_HEADERS - 1; i++)
+      r.addHeader(signed(10 * RECENT_HEADERS + i).header, 'ops');
+    expect(r.redact(`sig ${again.hex}`)).toBe('sig <signature>');
   });
 });

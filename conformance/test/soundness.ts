@@ -4,6 +4,7 @@ import { CANONICAL_CREDENTIALS, canonicalDataset } from '@tagtrack/dataset/canon
 import { openSqlEngine, type SqlEngine } from '@tagtrack/engine';
 import { createServer, type ServerOptions, VARIANTS, type VariantName } from '@tagtrack/server';
 import fc from 'fast-check';
+import { runDiff } from '../src/diff/differential.ts';
 import type { ProfileCredential, ProfileInput } from '../src/profile/profile.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
 import { MEMORY_BASE_URL, type RecordedAnswers, recordedFetch } from './helpers.ts';
@@ -196,7 +197,17 @@ export interface SoundnessShared {
    * and the suite's seed (the same server options, dataset and engine).
    */
   readonly answers?: RecordedAnswers;
+  /**
+   * With a SQL engine: the run is also a differential audit of the SQL-backed server against
+   * the in-memory one with the same options (`runDiff`, side A the SQL engine), and every
+   * request answered differently is a failure (`DIFF-…`), as diff-sql.test.ts asserts for
+   * the data it audits.
+   */
+  readonly diffAgainstMemory?: boolean;
 }
+
+/** Base URL of the in-memory side of a differential audit (never resolved). */
+const MEMORY_SIDE_URL = 'http://memory-side.memory';
 
 /**
  * Runs the suite in memory against the reference server of `config` and returns what failed.
@@ -248,23 +259,52 @@ export async function runSoundness(
   const server = createServer(
     sql === undefined ? serverOptions : { ...serverOptions, engine: sql },
   );
+  if (shared.diffAgainstMemory === true && rateLimit !== undefined)
+    throw new Error('a differential audit needs a server without a rate limit on both sides');
+  const memory =
+    shared.diffAgainstMemory === true && sql !== undefined
+      ? createServer({ ...serverOptions, publicUrl: MEMORY_SIDE_URL })
+      : undefined;
   let result: RunResult;
+  const differences: { id: string; status: string; message: string }[] = [];
   try {
-    result = await runConformance({
+    const options = {
       baseUrl: MEMORY_BASE_URL,
       fetch:
         rateLimit === undefined
           ? recordedFetch((r) => server.fetch(r), '', shared.answers ?? new Map())
-          : (r) => server.fetch(r),
+          : (r: Request) => server.fetch(r),
       profile,
-      mode: config.caller.kind === 'fixture' ? 'fixture' : 'blind',
+      mode: config.caller.kind === 'fixture' ? ('fixture' as const) : ('blind' as const),
       ...(config.caller.kind === 'fixture' ? { dataset } : {}),
       ...(one === undefined ? {} : { authId: one.authId, accessKey: one.accessKey }),
       seed: config.seed,
       numRuns,
-    });
+    };
+    if (memory === undefined) result = await runConformance(options);
+    else {
+      const diff = await runDiff({
+        ...options,
+        against: MEMORY_SIDE_URL,
+        fetchAgainst: (r) => memory.fetch(r),
+      });
+      result = diff.run;
+      for (const c of diff.checks)
+        for (const f of c.failures)
+          differences.push({
+            id: c.id,
+            status: 'differs from the in-memory engine',
+            message: `${f.message}\n  A: ${f.expected}\n  B: ${f.actual}`,
+          });
+      if (diff.compared < 200)
+        differences.push({
+          id: 'DIFF',
+          status: 'compared too little',
+          message: `only ${diff.compared} requests compared with the in-memory engine`,
+        });
+    }
   } finally {
-    await server.close();
+    await Promise.all([server.close(), memory?.close()]);
     await own?.close();
   }
   const failures: { id: string; status: string; message: string }[] = result.checks
@@ -274,6 +314,7 @@ export async function runSoundness(
       status: c.status,
       message: c.failures[0]?.message ?? c.reason ?? '',
     }));
+  failures.push(...differences);
   // a run that is not ok without a failed check (a 5xx, a stale entry, an interruption, a
   // configuration error) is a finding too
   if (!result.ok && failures.length === 0)

@@ -1,5 +1,6 @@
 import { hashString } from './context/services.ts';
 import type { CheckContext } from './context.ts';
+import { type Coverage, DEFAULT_MAX_CALLERS, seededOrder } from './coverage.ts';
 import { type Check, runsPerCaller, type SuiteCredential } from './define.ts';
 
 /**
@@ -64,7 +65,18 @@ function keyOf(c: CallerClass | undefined, credential: SuiteCredential): string 
  * a list that cannot be read leaves the group `unknown`. Only the primary with one credential.
  */
 export async function distinctCallers(ctx: CheckContext): Promise<SuiteCredential[]> {
-  if (ctx.credentials.length < 2) return [ctx.primary];
+  return (await classified(ctx)).map((c) => c.credential);
+}
+
+/** A caller of {@link distinctCallers} with its class (`undefined`: an undeclared primary). */
+export interface ClassifiedCaller {
+  readonly credential: SuiteCredential;
+  readonly class: CallerClass | undefined;
+}
+
+/** {@link distinctCallers} with each caller's class. */
+async function classified(ctx: CheckContext): Promise<ClassifiedCaller[]> {
+  if (ctx.credentials.length < 2) return [{ credential: ctx.primary, class: undefined }];
   // reading who the callers are compares nothing: its walks are not the check's comparisons
   const comparisons = ctx.scope.comparisons;
   try {
@@ -74,12 +86,12 @@ export async function distinctCallers(ctx: CheckContext): Promise<SuiteCredentia
   }
 }
 
-/** {@link distinctCallers} with two credentials or more. */
-async function classify(ctx: CheckContext): Promise<SuiteCredential[]> {
+/** {@link classified} with two credentials or more. */
+async function classify(ctx: CheckContext): Promise<ClassifiedCaller[]> {
   const seen = new Set<string>();
-  const out: SuiteCredential[] = [];
+  const out: ClassifiedCaller[] = [];
   for (const credential of [ctx.primary, ...ctx.credentials]) {
-    if (out.includes(credential)) continue;
+    if (out.some((c) => c.credential === credential)) continue;
     const declared = credential.teamID !== undefined && credential.accountType !== undefined;
     if (!declared && credential !== ctx.primary) continue;
     let members: { memberID: string; groupID?: string | undefined }[] = [];
@@ -88,17 +100,121 @@ async function classify(ctx: CheckContext): Promise<SuiteCredential[]> {
         (w) => w.records,
         () => [],
       );
-    const key = keyOf(callerClass(credential, members), credential);
+    const cls = callerClass(credential, members);
+    const key = keyOf(cls, credential);
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push(credential);
+    out.push({ credential, class: cls });
   }
   return out;
 }
 
+/** The callers a run judges, and what they cover of the distinct callers declared. */
+export interface CallerSample {
+  /** Distinct callers judged, primary first, in the order of {@link distinctCallers}. */
+  readonly callers: readonly SuiteCredential[];
+  /** Present when the callers are a sample: e.g. 12 of 30 callers, with what it covers. */
+  readonly coverage?: Coverage | undefined;
+}
+
+/** A caller's kind: its account type and group holding, whatever its team. */
+function kindOf(c: ClassifiedCaller): string {
+  return c.class === undefined ? 'undeclared' : `${c.class.accountType} ${c.class.group}`;
+}
+
 /**
- * Runs `check` as every caller of {@link distinctCallers} when it runs per caller
- * ({@link runsPerCaller}) in blind mode and there are several, else once as the primary
+ * The callers of {@link distinctCallers} the run judges (the bound on callers, a policy of
+ * the suite like `--sample-above`: docs/conformance.md "Several credentials in blind mode").
+ * At most the run's `maxCallers` (`--max-callers`, default `DEFAULT_MAX_CALLERS`): all of
+ * them when there are no more; else a seeded sample of that many: the primary first, then one
+ * caller of every (account type, group holding) kind declared that the primary's is not, then
+ * the others in an order the run's seed picks, until the bound is reached. The run's seed
+ * alone picks them, so every check of a run judges the same callers, at any concurrency.
+ * Returns them in the order of {@link distinctCallers}, with the coverage when sampled; in
+ * fixture mode, all of them.
+ */
+export async function sampledCallers(ctx: CheckContext): Promise<CallerSample> {
+  const all = await classified(ctx);
+  // fixture mode's exact answers judge every caller: its caller comparisons take them all
+  const max = ctx.mode === 'blind' ? (ctx.env.maxCallers ?? DEFAULT_MAX_CALLERS) : Infinity;
+  return pickCallers(all, max, ctx.env.seed ?? 0);
+}
+
+/**
+ * {@link sampledCallers} over callers already classified (primary first): all of them when
+ * at most `max`, else `max` of them picked by `seed` (any integer), with the coverage.
+ */
+export function pickCallers(
+  all: readonly ClassifiedCaller[],
+  max: number,
+  seed: number,
+): CallerSample {
+  if (all.length <= max) return { callers: all.map((c) => c.credential) };
+  const [primary, ...others] = all;
+  const order = seededOrder(others, seed);
+  const kinds = new Set(all.map(kindOf));
+  const covered = new Set([kindOf(primary!)]);
+  const chosen = new Set<ClassifiedCaller>([primary!]);
+  for (const c of order)
+    if (chosen.size < max && !covered.has(kindOf(c))) {
+      chosen.add(c);
+      covered.add(kindOf(c));
+    }
+  for (const c of order) if (chosen.size < max) chosen.add(c);
+  const detail =
+    covered.size === kinds.size
+      ? 'every account type and group holding covered'
+      : `${covered.size} of ${kinds.size} account type and group holdings covered`;
+  return {
+    callers: all.filter((c) => chosen.has(c)).map((c) => c.credential),
+    coverage: {
+      subject: 'callers',
+      verb: 'as',
+      verified: chosen.size,
+      of: all.length,
+      sampled: true,
+      detail,
+    },
+  };
+}
+
+/** Records the callers' coverage on the check once (several helpers of one check ask). */
+function coverCallers(ctx: CheckContext, sample: CallerSample): void {
+  if (sample.coverage !== undefined && !ctx.coverage.some((c) => c.subject === 'callers'))
+    ctx.covered(sample.coverage);
+}
+
+/**
+ * The callers a check judges, recording their coverage when sampled: the sampled callers
+ * of {@link sampledCallers} when the bound leaves some out, else every credential the profile
+ * declares (`ctx.credentials`, in profile order: what checks asking as every credential or
+ * pairing credentials read with no bound). Used by the checks that pair callers (scope) or
+ * ask as every credential themselves, so both sides of a pair come from the same sample.
+ */
+export async function judgedCredentials(ctx: CheckContext): Promise<readonly SuiteCredential[]> {
+  // no more credentials than the bound: no more classes either, and nothing is read to know
+  const max = ctx.env.maxCallers ?? DEFAULT_MAX_CALLERS;
+  if (ctx.mode !== 'blind' || ctx.credentials.length <= max) return ctx.credentials;
+  const sample = await sampledCallers(ctx);
+  if (sample.coverage === undefined) return ctx.credentials;
+  coverCallers(ctx, sample);
+  return sample.callers;
+}
+
+/**
+ * The distinct callers a check judges ({@link sampledCallers}), recording their coverage on
+ * the check when sampled: for checks that compare callers themselves.
+ */
+export async function judgedCallers(ctx: CheckContext): Promise<readonly SuiteCredential[]> {
+  const sample = await sampledCallers(ctx);
+  coverCallers(ctx, sample);
+  return sample.callers;
+}
+
+/**
+ * Runs `check` as every caller of {@link sampledCallers} (their coverage recorded when
+ * sampled) when it runs per caller ({@link runsPerCaller}) in blind mode and there are
+ * several, else once as the primary
  * (unchanged; fixture mode's oracle checks judge every caller's exact answers). Each
  * caller gets an equal share of the property budget (at least one run) and a seed of its own
  * (the primary's is the check's); its failures name it. A caller for whom the check does not
@@ -108,8 +224,10 @@ async function classify(ctx: CheckContext): Promise<SuiteCredential[]> {
 export async function runPerCaller(check: Check, ctx: CheckContext): Promise<void> {
   if (!runsPerCaller(check) || ctx.mode !== 'blind' || ctx.credentials.length < 2)
     return check.run(ctx);
-  const callers = await distinctCallers(ctx);
+  const sample = await sampledCallers(ctx);
+  const callers = sample.callers;
   if (callers.length < 2) return check.run(ctx);
+  coverCallers(ctx, sample);
   const numRuns = Math.max(1, Math.ceil(ctx.numRuns / callers.length));
   const skipped: string[] = [];
   for (const [i, credential] of callers.entries()) {

@@ -20,6 +20,14 @@ import fc from 'fast-check';
 export const DEFAULT_SAMPLE_ABOVE = 5000;
 
 /**
+ * Distinct callers a blind run judges its per-caller checks as, by default (`--max-callers`,
+ * `TAGTRACK_MAX_CALLERS`, `RunOptions.maxCallers`): with more caller classes declared, a
+ * seeded sample of this many (callers.ts `sampledCallers`). The canonical profile declares
+ * 10 classes and the reference server at medium prints 12, so both are judged whole.
+ */
+export const DEFAULT_MAX_CALLERS = 12;
+
+/**
  * What a check verified of one kind of record (`subject`, a plural noun: `contacts`,
  * `tags`, `event groups`): `verified` of `of`, and whether a seeded sample was taken (`sampled`:
  * `verified < of` because the list was longer than the bound). Entries of the same subject
@@ -30,6 +38,10 @@ export interface Coverage {
   readonly verified: number;
   readonly of: number;
   readonly sampled: boolean;
+  /** The word before the counts (default `verified`; `as` for callers: `as 12 of 30 callers`). */
+  readonly verb?: string | undefined;
+  /** What the sample is sure to hold, after `seeded sample; ` (e.g. `every account type … covered`). */
+  readonly detail?: string | undefined;
 }
 
 /** `1,234`: a count in the reports' words (en-US digit groups). */
@@ -38,13 +50,15 @@ function count(n: number): string {
 }
 
 /**
- * One coverage entry in words: `verified 200 of 48,113 contacts (seeded sample)`, or
- * `verified all 300 tags` when nothing was sampled.
+ * One coverage entry in words: `verified 200 of 48,113 contacts (seeded sample)`, `as 12 of
+ * 30 callers (seeded sample; every account type and group holding covered)`, or `verified
+ * all 300 tags` when nothing was sampled.
  */
 export function coverageWords(c: Coverage): string {
+  const verb = c.verb ?? 'verified';
   return c.sampled
-    ? `verified ${count(c.verified)} of ${count(c.of)} ${c.subject} (seeded sample)`
-    : `verified all ${count(c.of)} ${c.subject}`;
+    ? `${verb} ${count(c.verified)} of ${count(c.of)} ${c.subject} (seeded sample${c.detail === undefined ? '' : `; ${c.detail}`})`
+    : `${verb} all ${count(c.of)} ${c.subject}`;
 }
 
 /** Entries of the same subject added up, in first-seen order (see {@link Coverage}). */
@@ -108,4 +122,17 @@ export function sampledCursors(
 export function seededSample<T>(items: readonly T[], k: number, seed: number): T[] {
   if (items.length <= k) return [...items];
   return seededPicks(items.length, k, seed).map((i) => items[i]!);
+}
+
+/**
+ * Every item of `items` once, in an order picked by `seed` (fast-check's generator: the same
+ * seed and items give the same order on any machine).
+ */
+export function seededOrder<T>(items: readonly T[], seed: number): T[] {
+  if (items.length < 2) return [...items];
+  const [order] = fc.sample(
+    fc.shuffledSubarray([...items], { minLength: items.length, maxLength: items.length }),
+    { seed, numRuns: 1 },
+  );
+  return order ?? [...items];
 }

@@ -9,7 +9,10 @@ import {
   type OpenDetails,
   type OpenGroup,
   parseTimestampMs,
+  runAtOnce,
+  runInSlices,
   type StatsSummary,
+  type Steps,
   type Tag,
   type TeamMember,
   TimeSlice,
@@ -38,6 +41,38 @@ export function flattenEvents(groups: readonly (OpenGroup | ClickGroup)[]): Grou
       ? g.opens.map((e) => ({ tagID: g.tagID, ...e, date: e.details.openDate }))
       : g.clicks.map((e) => ({ tagID: g.tagID, ...e, date: e.details.clickDate })),
   );
+}
+
+/**
+ * {@link flattenEvents} in time slices (a step per group; the event loop turns between
+ * slices): the same events in the same order, for lists of any length.
+ */
+export async function flattenEventsInSlices(
+  groups: readonly (OpenGroup | ClickGroup)[],
+  slice: TimeSlice = new TimeSlice(),
+): Promise<GroupedEvent[]> {
+  const out: GroupedEvent[] = [];
+  for (const g of groups) {
+    for (const e of flattenEvents([g])) out.push(e);
+    if (slice.step()) await slice.pause();
+  }
+  return out;
+}
+
+/**
+ * The distinct UTC days of the events of /opens and /clicks (endpoints 9 and 11), each list
+ * walked whole (`ctx.walk`, opens first), sorted; in time slices, a step per group.
+ */
+export async function walkedEventDays(ctx: CheckContext): Promise<string[]> {
+  const days = new Set<string>();
+  const slice = new TimeSlice();
+  for (const endpoint of ['opens.list', 'clicks.list'] as const) {
+    for (const group of (await ctx.walk(endpoint)).records) {
+      for (const e of flattenEvents([group])) days.add(dayOf(e.date));
+      if (slice.step()) await slice.pause();
+    }
+  }
+  return [...days].sort();
 }
 
 /** The UTC day of an RFC 3339 timestamp. */
@@ -145,6 +180,11 @@ export interface DayWindow {
  * instead of by chance.
  */
 export function nearMidnight(timestamps: readonly string[], n = 1): string[] {
+  return runAtOnce(nearMidnightSteps(timestamps, n));
+}
+
+/** {@link nearMidnight} as steps (a step per timestamp): run in time slices with `sliced`. */
+export function* nearMidnightSteps(timestamps: Iterable<string>, n = 1): Steps<string[]> {
   if (n <= 0) return [];
   // the n first and n last of the distinct timestamps ordered by time of day, then instant,
   // then first appearance (what a stable sort gives), kept in one pass: linear in the events
@@ -173,6 +213,7 @@ export function nearMidnight(timestamps: readonly string[], n = 1): string[] {
     const e = { t, ms, tod: ((ms % DAY_MS) + DAY_MS) % DAY_MS, i: seen.size };
     keep(low, e, true);
     keep(high, e, false);
+    yield;
   }
   return [...new Set([...high.reverse().map((e) => e.t), ...low.map((e) => e.t)])];
 }
@@ -186,7 +227,20 @@ export function boundaryWindows(
   timestamps: readonly string[],
   n = 1,
 ): { start: string; end: string }[] {
-  const days = [...new Set(nearMidnight(timestamps, n).map(dayOf))];
+  return windowsOfDays(nearMidnight(timestamps, n));
+}
+
+/** {@link boundaryWindows} in time slices (a step per timestamp), for lists of any length. */
+export async function boundaryWindowsInSlices(
+  timestamps: Iterable<string>,
+  n = 1,
+): Promise<{ start: string; end: string }[]> {
+  return windowsOfDays(await runInSlices(nearMidnightSteps(timestamps, n), new TimeSlice()));
+}
+
+/** One-day windows on the days of `timestamps`, each day once, in their order. */
+function windowsOfDays(timestamps: readonly string[]): { start: string; end: string }[] {
+  const days = [...new Set(timestamps.map(dayOf))];
   return days.map((d) => ({ start: d, end: d }));
 }
 

@@ -21,6 +21,14 @@ export interface CheckEnv {
    * only under the older revision its profile pins, by rule id: one each, the first example.
    */
   readonly upgrades?: Map<string, string> | undefined;
+  /**
+   * Distinct callers the per-caller and caller-pairing checks of a blind run judge at most
+   * (`--max-callers`; callers.ts `sampledCallers`); absent: `DEFAULT_MAX_CALLERS`;
+   * `Infinity`: every class.
+   */
+  readonly maxCallers?: number | undefined;
+  /** The run's seed, which picks the sampled callers (the same for every check of the run). */
+  readonly seed?: number | undefined;
 }
 
 /** A credential with what the profile says about its owner. */

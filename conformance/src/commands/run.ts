@@ -107,6 +107,7 @@ export async function runCommand(
       maxBodyBytes: opts.maxBodyBytes as number | undefined,
       cacheBytes: opts.cacheBytes as number | undefined,
       sampleAbove: opts.sampleAbove as number | undefined,
+      maxCallers: opts.maxCallers as number | undefined,
       expectedFailures,
       bail: opts.bail === true,
       probeMethods: opts.probeMethods === true,

@@ -92,10 +92,28 @@ export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export const KEPT_BODY_CHARS = 16 * 1024;
 
 /**
- * Once the kept bodies hold this many characters, later ones keep only their first 1,024 (a
- * run of the canonical dataset keeps about 5 M characters; a long run stays within its heap).
+ * Once the kept bodies hold this many characters, later exchanges are kept for reports as a
+ * compact record ({@link COMPACT_BODY_CHARS}; a run of the canonical dataset keeps about 5 M
+ * characters, so it keeps every exchange whole; a long run stays within its heap). A check's
+ * log still holds their first 1,024 characters and headers while the check runs, and an
+ * exchange a failure cites keeps those in the report.
  */
 export const KEPT_BODIES_BUDGET = 8 * 1024 * 1024;
+
+/** Characters of the body of a request cited by a failure past {@link KEPT_BODIES_BUDGET}. */
+export const CITED_BODY_CHARS = 1024;
+
+/**
+ * Characters of the body a compact record keeps past {@link KEPT_BODIES_BUDGET}: what
+ * report.html's list of exchanges previews of a body (60 characters) and what HAR then shows.
+ */
+export const COMPACT_BODY_CHARS = 60;
+
+/**
+ * The response headers a compact record keeps (what HAR reads into fields of their own: the
+ * MIME type and the redirect); the others, and the request's, are not kept.
+ */
+export const COMPACT_HEADERS: readonly string[] = ['content-type', 'location'];
 
 /** A body over this size is not kept in the run's request cache (the next identical request goes out again). */
 export const CACHE_MAX_BODY_CHARS = 1024 * 1024;

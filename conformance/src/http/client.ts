@@ -16,6 +16,9 @@ import {
 import { ByteCache, cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
   CACHE_MAX_BODY_CHARS,
+  CITED_BODY_CHARS,
+  COMPACT_BODY_CHARS,
+  COMPACT_HEADERS,
   DEFAULT_MAX_BODY_BYTES,
   type HttpClientOptions,
   KEPT_BODIES_BUDGET,
@@ -60,7 +63,11 @@ export { ConnectionError };
  */
 export class HttpClient {
   readonly baseUrl: string;
-  /** Every exchange sent, for reports: bodies truncated, no secret (see {@link Exchange}). */
+  /**
+   * Every exchange sent, for reports, in the order made (`exchanges[id - 1]` is exchange
+   * `id`): bodies truncated, no secret (see {@link Exchange}); past `KEPT_BODIES_BUDGET`, a
+   * compact record unless a failure cites it ({@link keepForReport}).
+   */
   readonly exchanges: Exchange[] = [];
   /** Replaces the run's secrets in any text (failures, counterexamples, probe headers). */
   readonly redactor: SecretRedactor;
@@ -101,6 +108,20 @@ export class HttpClient {
    */
   forLog(exchange: Exchange): Exchange {
     return this.keptOf.get(exchange) ?? exchange;
+  }
+  /** The report's copies made, which {@link keepForReport} may put back in {@link exchanges}. */
+  private readonly keptCopies = new WeakSet<Exchange>();
+  /**
+   * Keeps in {@link exchanges} the report's copy of `exchange` (the exchange a request
+   * resolved, or its {@link forLog} copy) in place of a compact record past the budget: a
+   * failure cites it, so the report shows its headers and the start of its body. Does nothing
+   * for an exchange kept whole already or unknown to this client.
+   */
+  keepForReport(exchange: Exchange): void {
+    const kept =
+      this.keptOf.get(exchange) ?? (this.keptCopies.has(exchange) ? exchange : undefined);
+    if (kept !== undefined && this.exchanges[kept.id - 1]?.id === kept.id)
+      this.exchanges[kept.id - 1] = kept;
   }
   /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
   private cache: ByteCache<Exchange>;
@@ -395,7 +416,8 @@ export class HttpClient {
       ...(retries.length === 0 ? {} : { retries }),
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
-    const keep = this.counters.keptChars < KEPT_BODIES_BUDGET ? KEPT_BODY_CHARS : 1024;
+    const whole = this.counters.keptChars < KEPT_BODIES_BUDGET;
+    const keep = whole ? KEPT_BODY_CHARS : CITED_BODY_CHARS;
     // …and no secret a server echoed back (a 401 body quoting the header it refused)
     const kept: Exchange = {
       ...exchange,
@@ -409,8 +431,11 @@ export class HttpClient {
       ),
     };
     this.counters.keptChars += kept.body.length;
-    this.exchanges.push(kept);
+    // past the budget the run keeps a compact record (what a report prints of an exchange no
+    // failure cites); the check's log holds the fuller copy while the check runs
+    this.exchanges.push(whole ? kept : compactOf(kept));
     this.keptOf.set(exchange, kept);
+    this.keptCopies.add(kept);
     this.options.onExchange?.(kept);
     // answers read in the same turn of the event loop are each parsed and judged by their
     // caller at once: past the turn's budget, the rest wait for a later turn, so timers and
@@ -418,6 +443,31 @@ export class HttpClient {
     await turnGate();
     return exchange;
   }
+}
+
+/** No headers: a compact record's request headers. */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The compact record of a kept exchange past `KEPT_BODIES_BUDGET`: id, method, URL, target,
+ * credential, status, tries, duration, start, body size, the first `COMPACT_BODY_CHARS` of
+ * the body and the `COMPACT_HEADERS` of the response.
+ */
+function compactOf(kept: Exchange): Exchange {
+  const headers: Record<string, string> = {};
+  for (const name of COMPACT_HEADERS) {
+    const v = kept.responseHeaders[name];
+    if (v !== undefined) headers[name] = v;
+  }
+  return {
+    ...kept,
+    requestHeaders: NO_HEADERS,
+    responseHeaders: Object.keys(headers).length === 0 ? NO_HEADERS : headers,
+    body:
+      kept.body.length > COMPACT_BODY_CHARS
+        ? detached(kept.body.slice(0, COMPACT_BODY_CHARS))
+        : kept.body,
+  };
 }
 
 /** The answer of one try: the response (its body read) within the request's deadline. */

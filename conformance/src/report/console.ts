@@ -193,12 +193,13 @@ function sampledWords(r: CheckResult): string {
 
 /**
  * The checks that verified a seeded sample of a list longer than the run's bound
- * (`--sample-above`), each with what it verified: a pass there covers the sample only.
+ * (`--sample-above`) or of the callers over `--max-callers`, each with what it verified: a
+ * pass there covers the sample only.
  */
 function sampledSection(checks: readonly CheckResult[], c: Colors): string {
   return [
     c.bold(
-      `SAMPLED (${checks.length} checks verified seeded samples of long lists; --sample-above)`,
+      `SAMPLED (${checks.length} checks verified seeded samples of long lists or of callers; --sample-above, --max-callers)`,
     ),
     ...checks.map((x) => `  ${x.status.toUpperCase().padEnd(5)} ${x.id}: ${sampledWords(x)}`),
   ].join('\n');

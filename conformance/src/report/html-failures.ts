@@ -185,13 +185,14 @@ export function sampledHtml(c: CheckResult): string {
 
 /**
  * The checks that verified a seeded sample of a list longer than the run's bound
- * (`--sample-above`), with what each verified; `''` when none sampled.
+ * (`--sample-above`) or of the callers (`--max-callers`), with what each verified; `''` when
+ * none sampled.
  */
 export function sampledSection(result: RunResult): string {
   const checks = result.checks.filter((c) => c.coverage !== undefined);
   if (checks.length === 0) return '';
   return `<section id="sampled"><h2>Sampled (${checks.length} check${checks.length === 1 ? '' : 's'})</h2>
-<p class="meta">Lists longer than the run's bound (--sample-above) were verified on a seeded sample: the same seed verifies the same records. A pass covers the records verified.</p>
+<p class="meta">Lists longer than the run's bound (--sample-above) were verified on a seeded sample, and with more distinct callers declared than --max-callers the checks ran as a seeded sample of them: the same seed verifies the same records as the same callers. A pass covers what was verified.</p>
 <ul>${checks.map((c) => `<li><span class="badge ${c.status}">${c.status.toUpperCase()}</span> <a href="#${a(c.id)}"><code>${e(c.id)}</code></a>: ${e(c.coverage!.map(coverageWords).join('; '))}</li>`).join('')}</ul></section>`;
 }
 

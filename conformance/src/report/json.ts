@@ -133,7 +133,9 @@ export const ResultsJson = z.object({
       /**
        * What the check verified of the lists longer than the run's `--sample-above`, which
        * it verified on a seeded sample, e.g. `{subject: "contacts", verified: 5000, of:
-       * 48113, sampled: true}` (absent: every record it read was verified).
+       * 48113, sampled: true}`, and of the distinct callers over `--max-callers`, e.g.
+       * `{subject: "callers", verb: "as", verified: 12, of: 30, sampled: true, detail: "every
+       * account type and group holding covered"}` (absent: every record and caller judged).
        */
       coverage: z
         .array(
@@ -142,6 +144,8 @@ export const ResultsJson = z.object({
             verified: z.int().nonnegative(),
             of: z.int().nonnegative(),
             sampled: z.boolean(),
+            verb: z.string().optional(),
+            detail: z.string().optional(),
           }),
         )
         .optional(),

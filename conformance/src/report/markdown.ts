@@ -140,7 +140,7 @@ export function toMarkdown(result: RunResult, options: MarkdownOptions = {}): st
   if (sampled > 0)
     head.push(
       '',
-      `**Sampled:** ${sampled} check${sampled === 1 ? '' : 's'} verified seeded samples of lists longer than \`--sample-above\` (what each verified is in report.html and results.json).`,
+      `**Sampled:** ${sampled} check${sampled === 1 ? '' : 's'} verified seeded samples of lists longer than \`--sample-above\` or of the callers over \`--max-callers\` (what each verified is in report.html and results.json).`,
     );
   // the entries, in order of what a reader acts on first; each one line group, never split
   const sections: { title: string; entries: string[] }[] = [

@@ -35,13 +35,18 @@ export async function discover(
       return [];
     }
   };
-  const [members, tags, contacts] = await inScope(scope, () =>
-    Promise.all([
-      list('teams.list', 'members'),
-      list('teams.tags', 'tags'),
-      list('contacts.list', 'contacts'),
-    ]),
-  );
+  // each list logs in a part of its own: the discovery's exchanges are in the same order
+  // whichever list's pages are answered first (same seed, same request lists)
+  const part = <T>(fn: () => Promise<T>): Promise<T> => {
+    const own: CheckScope = { comparisons: 0, log: [] };
+    scope.log.push({ log: own.log });
+    return inScope(own, fn);
+  };
+  const [members, tags, contacts] = await Promise.all([
+    part(() => list('teams.list', 'members')),
+    part(() => list('teams.tags', 'tags')),
+    part(() => list('contacts.list', 'contacts')),
+  ]);
   const groups = new Map<string, { groupID: string; groupName: string }>();
   for (const m of members) {
     const id = m.groupID;

@@ -66,6 +66,16 @@ export interface RunOptions {
    */
   readonly sampleAbove?: number | undefined;
   /**
+   * Distinct callers (team, account type, group holding) a blind run judges its per-caller
+   * checks and its caller-pairing checks as (default `DEFAULT_MAX_CALLERS`, 12): with more
+   * declared, a seeded sample of this many, the primary first and every account type and group
+   * holding declared among them (callers.ts `sampledCallers`), its coverage stated
+   * (`CheckResult.coverage`, e.g. "as 12 of 30 callers (seeded sample; every account type and
+   * group holding covered)"). `Infinity` judges every class. A positive integer or
+   * `Infinity`, else a {@link ConfigError}.
+   */
+  readonly maxCallers?: number | undefined;
+  /**
    * Largest response body read, in bytes (default 32 MiB, `DEFAULT_MAX_BODY_BYTES`): a
    * bigger body is not read past the cap and its request is an error naming the cap.
    */
@@ -235,6 +245,10 @@ export function validateRunOptions(
     [
       'sample-above',
       options.sampleAbove === Number.POSITIVE_INFINITY ? undefined : options.sampleAbove,
+    ],
+    [
+      'max-callers',
+      options.maxCallers === Number.POSITIVE_INFINITY ? undefined : options.maxCallers,
     ],
   ] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value > 0))

@@ -1,7 +1,7 @@
 import { canonicalDataset } from '@tagtrack/dataset/canonical';
 import { newWalkCache } from '../check/context/walk-cache.ts';
 import type { RunServices } from '../check/context.ts';
-import { DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
+import { DEFAULT_MAX_CALLERS, DEFAULT_SAMPLE_ABOVE } from '../check/coverage.ts';
 import type { CheckEnv } from '../check/define.ts';
 import { ALL_CHECKS } from '../checks/index.ts';
 import { cacheShares, DEFAULT_CACHE_BYTES } from '../http/byte-cache.ts';
@@ -130,6 +130,8 @@ export async function runConformance(options: RunOptions): Promise<RunResult> {
     credentials: all,
     oracle,
     maxResponseTimeMs: options.maxResponseTimeMs,
+    maxCallers: options.maxCallers ?? DEFAULT_MAX_CALLERS,
+    seed,
   };
 
   // Preflight (preflight.ts): the base URL answers with this API, every credential is

@@ -164,6 +164,8 @@ export async function readOnStill<T>(
 /** A failure record of a message and details (exchange → its reproduce line, key by default). */
 export function failureOf(message: string, details: ViolationDetails, http: HttpClient): Failure {
   const ex = details.exchange;
+  // a cited exchange keeps its headers and the start of its body in the report
+  if (ex !== undefined) http.keepForReport(ex);
   const kind: FailureKind = details.kind;
   const failure: Failure = {
     kind,

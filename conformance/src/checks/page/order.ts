@@ -15,12 +15,11 @@ import type { CheckContext } from '../../check/context.ts';
 import { type Check, lawCheck } from '../../check/define.ts';
 import { describe, ensure } from '../../check/failure.ts';
 import {
-  dayOf,
-  flattenEvents,
   middleWindow,
   type Sample,
   sampleCalls,
   sendDays,
+  walkedEventDays,
   windowQuery,
 } from '../../check/sample.ts';
 import { applyLaw } from '../../check/slices.ts';
@@ -209,10 +208,6 @@ async function narrowedCalls(ctx: CheckContext): Promise<Sample[]> {
 
 /** A window in the middle of the event days, as query pairs (undefined: too few days). */
 async function eventWindow(ctx: CheckContext): Promise<[string, string][] | undefined> {
-  const events = [
-    ...flattenEvents((await ctx.walk('opens.list')).records),
-    ...flattenEvents((await ctx.walk('clicks.list')).records),
-  ];
-  const window = middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort());
+  const window = middleWindow(await walkedEventDays(ctx));
   return window === undefined ? undefined : windowQuery(window.start, window.end);
 }

@@ -6,7 +6,7 @@ import {
   normaliseEmail,
   plainEventsSteps,
 } from '@tagtrack/core';
-import { distinctCallers } from '../../check/callers.ts';
+import { judgedCallers } from '../../check/callers.ts';
 import type { CheckContext } from '../../check/context.ts';
 import { type Check, lawCheck, type SuiteCredential } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
@@ -30,9 +30,9 @@ interface DeclaredTeam {
   readonly callers: readonly SuiteCredential[];
 }
 
-/** The declared teams, each with its admin credential and its distinct callers (`callers.ts`). */
+/** The declared teams, each with its admin credential and its judged callers (`callers.ts`). */
 async function declaredTeams(ctx: CheckContext): Promise<DeclaredTeam[]> {
-  const callers = (await distinctCallers(ctx)).filter(
+  const callers = (await judgedCallers(ctx)).filter(
     (c) => c.teamID !== undefined && c.accountType !== undefined,
   );
   const teams = new Map<string, DeclaredTeam>();

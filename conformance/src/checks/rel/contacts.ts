@@ -7,6 +7,7 @@ import {
   recipientEmails,
 } from '@tagtrack/core';
 import fc from 'fast-check';
+import { judgedCredentials } from '../../check/callers.ts';
 import { comparable } from '../../check/compare.ts';
 import type { CheckContext, SampledList } from '../../check/context.ts';
 import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
@@ -110,7 +111,7 @@ export const checks: readonly Check[] = [
     perCaller: false, // asks as every credential itself
     async run(ctx) {
       await ctx.each(
-        ctx.credentials,
+        await judgedCredentials(ctx),
         async (credential) => {
           const tags = (await ctx.walk('teams.tags', { credential })).records;
           const openGroups = (await ctx.walk('opens.list', { credential })).records;
@@ -206,7 +207,7 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       let compared = 0;
       const teamIds = new Map<string, Map<string, { id: string; label: string }>>();
-      for (const credential of ctx.credentials) {
+      for (const credential of await judgedCredentials(ctx)) {
         const { ids, exchange, records } = await listedIds(ctx, credential);
         // one team, one id per email, whoever asks (ids of different teams are not compared)
         if (credential.teamID !== undefined) {

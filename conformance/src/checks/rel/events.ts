@@ -12,12 +12,13 @@ import { type Check, defineCheck, lawCheck } from '../../check/define.ts';
 import { describe, ensure, listDifferenceKind, Violation } from '../../check/failure.ts';
 import {
   addDays,
-  boundaryWindows,
+  boundaryWindowsInSlices,
   dayOf,
   firstDifference,
   flattenEvents,
+  flattenEventsInSlices,
   type GroupedEvent,
-  nearMidnight,
+  nearMidnightSteps,
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
@@ -113,7 +114,7 @@ export const checks: readonly Check[] = [
     async run(ctx) {
       const openGroups = (await ctx.walk('opens.list')).records;
       const clickGroups = (await ctx.walk('clicks.list')).records;
-      const events = flattenEvents([...openGroups, ...clickGroups]);
+      const events = await flattenEventsInSlices([...openGroups, ...clickGroups]);
       const pairs = await collect(events, (e): [string, string] => [e.tagID, dayOf(e.date)]);
       if (pairs.length === 0) ctx.skip('no open or click event is visible to the credential');
       // each tag's events indexed once: a judgement reads only the events of its tag
@@ -135,8 +136,10 @@ export const checks: readonly Check[] = [
       // every day from the day before sending to the day after the last event (zeros on the
       // days without events), so a shifted day boundary fails every run
       const sent = new Map((await allTags(ctx)).map((t) => [t.tagID, t.dateSent]));
-      const edge = new Set(nearMidnight(events.map((e) => e.date)));
-      const subjects = [...new Set(events.filter((e) => edge.has(e.date)).map((e) => e.tagID))]
+      const edge = new Set(await sliced(nearMidnightSteps(events.map((e) => e.date))));
+      const subjects = [
+        ...new Set(await collect(events, (e) => (edge.has(e.date) ? e.tagID : undefined))),
+      ]
         .filter((id) => sent.has(id))
         .slice(0, 2);
       const series = subjects.flatMap((tagID) =>
@@ -216,8 +219,8 @@ export const checks: readonly Check[] = [
     endpoints: ['opens.list', 'clicks.list'],
     async run(ctx) {
       const all = {
-        opens: flattenEvents((await ctx.walk('opens.list')).records),
-        clicks: flattenEvents((await ctx.walk('clicks.list')).records),
+        opens: await flattenEventsInSlices((await ctx.walk('opens.list')).records),
+        clicks: await flattenEventsInSlices((await ctx.walk('clicks.list')).records),
       };
       // each event's instant once (not at every run of the property); its identity only for
       // the events a window selects (a long list's keys would be held for the whole check)
@@ -234,15 +237,16 @@ export const checks: readonly Check[] = [
       });
       // picked from the data, always tried: one-day windows on the days of the events nearest
       // a UTC midnight, per kind (a shifted day boundary or an exclusive bound shows there)
-      const examples = (['opens', 'clicks'] as const).flatMap((kind) =>
-        boundaryWindows(all[kind].map((e) => e.date)).map((window) => ({ kind, window })),
-      );
+      const examples = [];
+      for (const kind of ['opens', 'clicks'] as const)
+        for (const window of await boundaryWindowsInSlices(all[kind].map((e) => e.date)))
+          examples.push({ kind, window });
       await ctx.property(
         arb,
         async ({ kind, window }) => {
           const endpoint = kind === 'opens' ? 'opens.list' : 'clicks.list';
           const w = await ctx.walk(endpoint, { query: windowQuery(window.start, window.end) });
-          const got = await collect(flattenEvents(w.records), eventKey);
+          const got = await collect(await flattenEventsInSlices(w.records), eventKey);
           // inDayWindow of each event's date, on the instants read once
           const { startMs, endMs } = windowBounds(window);
           const at = ms[kind];

@@ -10,6 +10,7 @@ import {
   QUERY_PARAMS,
   TAG_FILTER_PARAMS,
   type Table,
+  TimeSlice,
   toTable,
 } from '@tagtrack/core';
 import fc from 'fast-check';
@@ -25,13 +26,12 @@ import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, ensure, type FailureKind, Violation } from '../../check/failure.ts';
 import {
-  dayOf,
   firstDifference,
-  flattenEvents,
   middleWindow,
   type Sample,
   sampleCalls,
   sendDays,
+  walkedEventDays,
   windowQuery,
   withPicks,
 } from '../../check/sample.ts';
@@ -70,6 +70,30 @@ function holds(value: unknown, char: string): boolean {
   return false;
 }
 
+/**
+ * For each of `chars`, the index of the first of `records` a string of which holds it, or -1
+ * (what `chars.map((c) => records.findIndex((r) => holds(r, c)))` gives), in one pass in time
+ * slices (a step per record; the event loop turns between slices), ending once all are found.
+ */
+export async function firstIndexHolding(
+  records: readonly unknown[],
+  chars: readonly string[],
+  slice: TimeSlice = new TimeSlice(),
+): Promise<number[]> {
+  const at = chars.map(() => -1);
+  let missing = chars.length;
+  for (let i = 0; i < records.length && missing > 0; i++) {
+    for (const [k, c] of chars.entries()) {
+      if (at[k] === -1 && holds(records[i], c)) {
+        at[k] = i;
+        missing--;
+      }
+    }
+    if (slice.step()) await slice.pause();
+  }
+  return at;
+}
+
 /** Tag filters and account types: the values generated queries draw from. */
 const FILTERS = TAG_FILTER_PARAMS;
 const TYPES = AccountType.options;
@@ -103,13 +127,10 @@ interface QuerySpec {
 
 /** The windows generated queries use: the middle third of the send days, and of the event days. */
 async function queryDays(ctx: CheckContext) {
-  const events = [
-    ...flattenEvents((await ctx.walk('opens.list')).records),
-    ...flattenEvents((await ctx.walk('clicks.list')).records),
-  ];
+  const eventDays = await walkedEventDays(ctx);
   return {
     tags: middleWindow(sendDays((await ctx.discover()).tags)),
-    events: middleWindow([...new Set(events.map((e) => dayOf(e.date)))].sort()),
+    events: middleWindow(eventDays),
   };
 }
 
@@ -297,7 +318,7 @@ export const checks: readonly Check[] = [
         if (endpointById(endpoint).response !== 'list') continue;
         const records = (await ctx.walk(endpoint, call)).records;
         const cursors = new Set(
-          ESCAPED.map((c) => records.findIndex((r) => holds(r, c))).map((at) => at - (at % ps)),
+          (await firstIndexHolding(records, ESCAPED)).map((at) => at - (at % ps)),
         );
         for (const cursor of [...cursors].filter((c) => c > 0).sort((a, b) => a - b))
           pages.push({

@@ -1,4 +1,5 @@
 import { mergeAllStats, type StatsSummary } from '@tagtrack/core';
+import { judgedCredentials } from '../../check/callers.ts';
 import type { EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, Violation } from '../../check/failure.ts';
@@ -97,7 +98,7 @@ export const checks: readonly Check[] = [
     skipIf: (env) =>
       env.credentials.length < 2 ? 'needs two credentials (list them in the profile)' : undefined,
     async run(ctx) {
-      const others = ctx.credentials.filter((c) => c.authId !== ctx.primary.authId);
+      const others = (await judgedCredentials(ctx)).filter((c) => c.authId !== ctx.primary.authId);
       // the primary and each other credential, the one or the other asking first (both ways
       // with a single other), each pair on two of the probes (rotating): about 50 requests
       const pairs = others.flatMap((o, i) =>

@@ -1,7 +1,7 @@
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
 
-import { declared, visible } from './visibility.ts';
+import { declared, judgedDeclared, visible } from './visibility.ts';
 
 /** What each caller sees (docs/spec.md §4, spec §4): teams never see each other; each account type sees its own scope. */
 export const checks: readonly Check[] = [
@@ -15,7 +15,7 @@ export const checks: readonly Check[] = [
         ? 'needs credentials of two teams with teamID and accountType in the profile'
         : undefined,
     async run(ctx) {
-      const creds = declared(ctx);
+      const creds = await judgedDeclared(ctx);
       // the first caller that sees another team's data is enough
       await ctx.each(
         creds,
@@ -55,7 +55,7 @@ export const checks: readonly Check[] = [
         ? undefined
         : 'needs credentials with teamID and accountType in the profile',
     async run(ctx) {
-      const creds = declared(ctx);
+      const creds = await judgedDeclared(ctx);
       for (const c of creds) {
         const w = await ctx.walk('teams.list', { credential: c });
         const ms = w.records;

@@ -4,9 +4,9 @@ import { expectError } from '../err.ts';
 
 import {
   bodyWithoutId,
-  declared,
   eachOutOfScope,
   ID_ENDPOINTS,
+  judgedDeclared,
   needsTwoScopes,
   unknownIdLike,
   visible,
@@ -21,7 +21,7 @@ export const checks: readonly Check[] = [
     endpoints: ID_ENDPOINTS,
     skipIf: needsTwoScopes,
     async run(ctx) {
-      const creds = declared(ctx);
+      const creds = await judgedDeclared(ctx);
       await eachOutOfScope(ctx, creds, async (c, { call: [endpoint, pathParams, query] }) =>
         expectError(await ctx.call(endpoint, { pathParams, query, credential: c }), 404),
       );
@@ -36,7 +36,7 @@ export const checks: readonly Check[] = [
     endpoints: ID_ENDPOINTS,
     skipIf: needsTwoScopes,
     async run(ctx) {
-      const creds = declared(ctx);
+      const creds = await judgedDeclared(ctx);
       const known = new Set<string>();
       for (const c of creds) {
         const v = await visible(ctx, c);

@@ -1,4 +1,5 @@
 import { AccountType, type EndpointId, normaliseEmail, type StatsSummary } from '@tagtrack/core';
+import { judgedCredentials } from '../../check/callers.ts';
 import {
   type CheckContext,
   type DiscoveredPart,
@@ -13,8 +14,18 @@ import { ensureSameAnswer } from '../input/same-answer.ts';
 
 /** Helpers of the `scope` checks: declared credentials, what each sees, out-of-scope calls. */
 
+/** The profile's credentials with `teamID` and `accountType` (the scope checks' callers). */
 export function declared(env: Pick<CheckEnv, 'credentials'>): SuiteCredential[] {
   return env.credentials.filter((c) => c.teamID !== undefined && c.accountType !== undefined);
+}
+
+/**
+ * The declared credentials a scope check judges (both sides of every pair): all of
+ * {@link declared} while the distinct callers are within the run's `--max-callers`, else the
+ * declared ones of the seeded sample (callers.ts `judgedCredentials`, coverage recorded).
+ */
+export async function judgedDeclared(ctx: CheckContext): Promise<SuiteCredential[]> {
+  return declared({ credentials: await judgedCredentials(ctx) });
 }
 
 /**
@@ -108,7 +119,9 @@ export async function outOfScopeCalls(
 /**
  * Runs `fn` as caller `c` on every request naming an id that another declared credential sees
  * and `c` does not, one {@link CheckContext.each} loop per pair of credentials (at most 5
- * failures a pair).
+ * failures a pair). A request `c` already made for an earlier credential of `creds` (same
+ * endpoint, path parameters and query: the same id seen by several) is not made again, so
+ * its note names the first credential that sees the id.
  */
 export async function eachOutOfScope(
   ctx: CheckContext,
@@ -116,9 +129,17 @@ export async function eachOutOfScope(
   fn: (c: SuiteCredential, call: { id: string; call: IdCall }) => Promise<void> | void,
 ): Promise<void> {
   for (const c of creds) {
+    const asked = new Set<string>();
     for (const other of creds) {
       if (other === c) continue;
-      await ctx.each(await outOfScopeCalls(ctx, c, other), (call) => fn(c, call), {
+      const calls = (await outOfScopeCalls(ctx, c, other)).filter(({ call }) => {
+        const key = JSON.stringify(call);
+        if (asked.has(key)) return false;
+        asked.add(key);
+        return true;
+      });
+      if (calls.length === 0) continue;
+      await ctx.each(calls, (call) => fn(c, call), {
         note: () => `: ${other.label} can see it but ${c.label} cannot`,
         stopAt: 5,
         concurrency: LOOP_BATCH,
