@@ -11,7 +11,7 @@ import {
   nearMidnight,
   nearMidnightSteps,
 } from '../src/check/sample.ts';
-import { applyLaw } from '../src/check/slices.ts';
+import { applyLaw, firstNotIn, setInSlices } from '../src/check/slices.ts';
 import { firstIndexHolding } from '../src/checks/rel/forms.ts';
 import { HttpClient } from '../src/http/client.ts';
 
@@ -222,6 +222,18 @@ describe('the checks’ passes over whole event lists run in slices', () => {
     expect(timer).toBe(true);
     expect(value).toEqual(nearMidnight(dates, 2));
     expect(await boundaryWindowsInSlices(dates)).toEqual(boundaryWindows(dates));
+  });
+
+  test('setInSlices and firstNotIn: the set and the first item a set lacks, with the event loop turning meanwhile', async () => {
+    const keys = Array.from({ length: 50_000 }, (_, i) => `k${i}`);
+    const made = await timerBefore(() => setInSlices(keys, everyStride(1000)));
+    expect(made.timer).toBe(true);
+    expect(made.value).toEqual(new Set(keys));
+    const lacking = new Set(keys.slice(0, -1));
+    const found = await timerBefore(() => firstNotIn(keys, lacking, everyStride(1000)));
+    expect(found.timer).toBe(true);
+    expect(found.value).toBe(keys.at(-1));
+    expect(await firstNotIn(keys, made.value)).toBeUndefined();
   });
 
   test('firstIndexHolding: the first record holding each character (or -1), in one pass with the event loop turning meanwhile', async () => {

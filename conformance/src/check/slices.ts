@@ -61,3 +61,32 @@ export async function comparableInSlices(
     out.map((x) => x.r),
   );
 }
+
+/** `new Set(items)` in time slices (a step per item; the event loop turns between slices). */
+export async function setInSlices<T>(
+  items: Iterable<T>,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<Set<T>> {
+  const out = new Set<T>();
+  for (const item of items) {
+    out.add(item);
+    if (slice.step()) await slice.pause();
+  }
+  return out;
+}
+
+/**
+ * The first of `items` that `set` lacks, or `undefined` when it holds every one, in time
+ * slices (a step per item).
+ */
+export async function firstNotIn<T>(
+  items: Iterable<T>,
+  set: ReadonlySet<T>,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<T | undefined> {
+  for (const item of items) {
+    if (!set.has(item)) return item;
+    if (slice.step()) await slice.pause();
+  }
+  return undefined;
+}
