@@ -1,14 +1,22 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
+import { FormatParseError, parseHtml, parseText, renderHtml, renderText } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import {
+  bodyTable,
   canonicalTies,
   comparable,
+  comparableData,
   instantOf,
   linksOf,
   mediaType,
   normaliseTable,
 } from '../src/check/compare.ts';
-import { firstDifference, firstDifferenceInSlices } from '../src/check/sample.ts';
+import { type CheckScope, inScope } from '../src/check/failure.ts';
+import {
+  differenceEitherWay,
+  firstDifference,
+  firstDifferenceInSlices,
+} from '../src/check/sample.ts';
 import { comparableInSlices } from '../src/check/slices.ts';
 
 /** The suite compares meaning, never incidental form (spec introduction, §5, §8, §9 Revision 2). */
@@ -153,5 +161,108 @@ describe('comparing by meaning', () => {
       { openDate: '2024-03-05T14:22:01Z', device: 'a' },
     ];
     expect(await comparableInSlices('opens.tag', events)).toEqual(comparable('opens.tag', events));
+  });
+
+  // JSON-like values and a second value that is often alike: the same, with a timestamp
+  // written another way, a field dropped, added or changed, an item more, or anything else
+  const arbLeaf = fc.oneof(
+    fc.constantFrom('2024-03-05T14:22:01Z', '2024-03-05T14:22:01.000Z', '2024-03-05T14:22:02Z'),
+    fc.constantFrom('a', 'b', '', 0, 1, null, true),
+  );
+  const arbKey = fc.constantFrom('', 'id', 'd', 'toString', 'x');
+  const { json: arbJson } = fc.letrec((tie) => ({
+    json: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      arbLeaf,
+      fc.array(tie('json'), { maxLength: 4 }),
+      fc.dictionary(arbKey, tie('json'), { maxKeys: 4 }),
+    ),
+  }));
+  const retimed = (v: unknown): unknown =>
+    v === '2024-03-05T14:22:01Z'
+      ? '2024-03-05T14:22:01.000Z'
+      : Array.isArray(v)
+        ? v.map(retimed)
+        : typeof v === 'object' && v !== null
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, retimed(x)]))
+          : v;
+  const arbPair = arbJson.chain((a) =>
+    fc.tuple(
+      fc.constant(a),
+      fc.oneof(
+        fc.constant(structuredClone(a)),
+        fc.constant(retimed(a)),
+        arbJson,
+        fc.constant(
+          Array.isArray(a) ? [...a, 1] : typeof a === 'object' && a !== null ? { ...a, x: 1 } : a,
+        ),
+        fc.constant(
+          typeof a === 'object' && a !== null && !Array.isArray(a)
+            ? Object.fromEntries(Object.entries(a).slice(1))
+            : a,
+        ),
+      ),
+    ),
+  );
+  /** The result of `f` and the comparisons it counted in a scope of its own. */
+  const counted = <T>(f: () => T): [T, number] => {
+    const scope: CheckScope = { comparisons: 0, log: [] };
+    const out = inScope(scope, f);
+    return [out, scope.comparisons];
+  };
+  fcTest.prop([arbPair], { numRuns: 500 })(
+    'differenceEitherWay(a, b) is firstDifference(a, b) ?? firstDifference(b, a), words and comparisons counted included',
+    ([a, b]) => {
+      expect(counted(() => differenceEitherWay(a, b))).toEqual(
+        counted(() => firstDifference(a, b) ?? firstDifference(b, a)),
+      );
+    },
+  );
+
+  test('comparableData is comparable of the records (a single record as a list of one), computed once per frozen answer and endpoint', () => {
+    const tags = Object.freeze([
+      Object.freeze({
+        tagID: 't1',
+        recipients: Object.freeze([
+          Object.freeze({ name: 'B', email: 'B@x.test' }),
+          Object.freeze({ name: 'A', email: 'a@x.test' }),
+        ]),
+      }),
+    ]);
+    const once = comparableData('teams.tags', tags);
+    expect(once).toEqual(comparable('teams.tags', tags));
+    expect(comparableData('teams.tags', tags)).toBe(once);
+    // another endpoint's form of the same data is its own
+    expect(comparableData('teams.memberTags', tags)).toEqual(once);
+    expect(comparableData('teams.memberTags', tags)).not.toBe(once);
+    const contact = Object.freeze({ contactID: 'c', email: 'A@X.test', name: 'A' });
+    expect(comparableData('contacts.get', contact)).toEqual(comparable('contacts.get', [contact]));
+    expect(comparableData('contacts.get', contact)).toBe(comparableData('contacts.get', contact));
+    // data that may still change is put in form at every call
+    const open = [{ tagID: 't', recipients: [] }];
+    expect(comparableData('teams.tags', open)).toEqual(comparable('teams.tags', open));
+    expect(comparableData('teams.tags', open)).not.toBe(comparableData('teams.tags', open));
+    expect(comparableData('teams.tags', undefined)).toEqual([undefined]);
+  });
+
+  test('bodyTable is the normalised table of a text or html body, parsed once per body and read-only; a body that does not parse throws the parser error', () => {
+    const table = {
+      columns: ['tagID', 'openDate'],
+      rows: [
+        ['t1', '2024-03-05T14:22:01Z'],
+        ['t2', 'x\ty'],
+      ],
+    };
+    for (const [rtn, body, parse] of [
+      ['text', renderText(table), parseText],
+      ['html', renderHtml(table, 'opens'), parseHtml],
+    ] as const) {
+      const once = bodyTable(rtn, body);
+      expect(once).toEqual(normaliseTable(parse(body)));
+      expect(once.rows[0]![1]).toBe('2024-03-05T14:22:01.000Z');
+      expect(bodyTable(rtn, body)).toBe(once);
+      expect(Object.isFrozen(once.rows) && Object.isFrozen(once.rows[0])).toBe(true);
+    }
+    expect(() => bodyTable('html', '<p>no table</p>')).toThrow(FormatParseError);
   });
 });

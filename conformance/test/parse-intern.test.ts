@@ -1,16 +1,18 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { expect, test } from 'vitest';
+import { Violation } from '../src/check/failure.ts';
 import { parseJson } from '../src/check/walk.ts';
 import type { Exchange } from '../src/http/types.ts';
 
 const run = promisify(execFile);
 
 /** An exchange of `body` (what parseJson reads of it). */
-const answer = (body: string) =>
+const answer = (body: string, id = 1) =>
   ({
-    id: 1,
+    id,
     method: 'GET',
     target: '/opens',
     url: 'http://x.invalid/opens',
@@ -78,3 +80,65 @@ test('event lists that repeat emails, names and cities hold each short string on
   const mb = JSON.parse(stdout) as { plain: number; parsed: number };
   expect(mb.parsed).toBeLessThan(0.8 * mb.plain);
 }, 60_000);
+
+/** `value` and everything in it frozen. */
+function deeplyFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(deeplyFrozen);
+}
+
+// list bodies long enough for their data to be parsed on its own: the reference form, with
+// spaces, with a nested `paging` member in the records, a second `data` member after paging,
+// other members, or broken anywhere
+const arbRecords = fc.array(
+  fc.record({
+    email: fc.constantFrom('a@x.test', 'b@x.test'),
+    note: fc.constantFrom('', ',"paging":', '\\"', 'x'.repeat(60)),
+    paging: fc.option(fc.record({ next: fc.nat(3) }), { nil: undefined }),
+  }),
+  { minLength: 40, maxLength: 60 },
+);
+const arbBody = fc
+  .tuple(
+    arbRecords,
+    fc.record({
+      cursors: fc.record({ next: fc.nat(9) }),
+      nextURL: fc.constantFrom(null, '/x?a=1'),
+    }),
+    fc.constantFrom('', ' ', '\n'),
+    fc.constantFrom('', ',"data":[]', ',"total":3', ',"paging":{"again":true}'),
+    fc.constantFrom('', 'truncate', 'trail'),
+  )
+  .map(([data, paging, space, more, broken]) => {
+    const text = `{"data":${space}${JSON.stringify(data)}${space},"paging":${JSON.stringify(paging)}${more}}`;
+    return broken === 'truncate' ? text.slice(0, -2) : broken === 'trail' ? `${text}]` : text;
+  });
+
+let nextId = 100;
+fcTest.prop([arbBody], { numRuns: 200 })(
+  'parseJson of any body is JSON.parse of it (members and their order included), deeply frozen, or a schema violation when JSON.parse throws',
+  (body) => {
+    let expected: unknown;
+    try {
+      expected = JSON.parse(body);
+    } catch {
+      expect(() => parseJson(answer(body, nextId++))).toThrow(Violation);
+      return;
+    }
+    const parsed = parseJson(answer(body, nextId++));
+    expect(parsed).toEqual(expected);
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify(expected));
+    expect(deeplyFrozen(parsed)).toBe(true);
+  },
+);
+
+test('two list answers with the same records under different paging URLs share one parse of the records', () => {
+  const data = Array.from({ length: 200 }, (_, i) => ({ email: `u${i}@x.test`, n: i }));
+  const body = (url: string) =>
+    JSON.stringify({ data, paging: { cursors: { next: 50 }, previousURL: null, nextURL: url } });
+  const a = parseJson(answer(body('/contacts?cursor=50'), 1)) as { data: unknown; paging: unknown };
+  const b = parseJson(answer(body('/contacts?CURSOR=50'), 2)) as { data: unknown; paging: unknown };
+  expect(b.data).toBe(a.data);
+  expect(b).toEqual(JSON.parse(body('/contacts?CURSOR=50')));
+  expect(b.paging).not.toEqual(a.paging);
+});

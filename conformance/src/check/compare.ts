@@ -1,4 +1,12 @@
-import { type EndpointId, EventLocation, normaliseEmail, type Table } from '@tagtrack/core';
+import {
+  type EndpointId,
+  EventLocation,
+  normaliseEmail,
+  parseHtml,
+  parseText,
+  type Table,
+} from '@tagtrack/core';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Comparing by meaning, never by incidental form (spec introduction, and
@@ -168,6 +176,30 @@ export function comparable(
   }
 }
 
+/** {@link comparable} (contact ids kept) of each frozen record or list, by endpoint. */
+const COMPARABLE = new WeakMap<object, Map<EndpointId, readonly unknown[]>>();
+
+/**
+ * The records of an answer's `data` in comparable form: `comparable(endpoint, data)` for a
+ * list, `comparable(endpoint, [data])` for a single record, contact ids kept. A frozen `data`
+ * (parsed bodies are; see `parseJson`) cannot change, so its comparable form is computed once
+ * per endpoint and the same array handed out again: an answer compared with many others
+ * (a plain request against each of its variants) is put in form once. Read-only: copy
+ * before reordering.
+ */
+export function comparableData(endpoint: EndpointId, data: unknown): readonly unknown[] {
+  const frozen = typeof data === 'object' && data !== null && Object.isFrozen(data);
+  const byEndpoint = frozen ? COMPARABLE.get(data) : undefined;
+  const known = byEndpoint?.get(endpoint);
+  if (known !== undefined) return known;
+  const records = comparable(endpoint, Array.isArray(data) ? data : [data]);
+  if (frozen) {
+    if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
+    else byEndpoint.set(endpoint, records);
+  }
+  return records;
+}
+
 /** Whether `endpoint` lists events, whose ties are free (compare its tables unordered). */
 export function listsEvents(endpoint: EndpointId): boolean {
   return (
@@ -185,6 +217,39 @@ export function normaliseTable(table: Table): Table {
     return t === undefined ? v : new Date(t).toISOString();
   };
   return { columns: table.columns, rows: table.rows.map((r) => r.map(cell)) };
+}
+
+/** Characters of text and html bodies whose tables {@link bodyTable} keeps, per format. */
+const BODY_TABLES_MAX_CHARS = 4 * 1024 * 1024;
+
+/** Tables of text and html bodies by body text, per format, least recently used first out. */
+const BODY_TABLES = {
+  text: new LRUCache<string, Table>({ maxSize: BODY_TABLES_MAX_CHARS, sizeCalculation: charsOf }),
+  html: new LRUCache<string, Table>({ maxSize: BODY_TABLES_MAX_CHARS, sizeCalculation: charsOf }),
+};
+
+function charsOf(_table: Table, body: string): number {
+  return Math.max(1, body.length);
+}
+
+/**
+ * The table an rtn=text or rtn=html `body` carries (core's `parseText` / `parseHtml`, spec
+ * §8), with every timestamp cell as one canonical instant ({@link normaliseTable}). Parsed
+ * once per body text for the process (runs and checks read the same answers again) and
+ * frozen: read-only. Throws the parser's `FormatParseError` for a body that does not parse.
+ */
+export function bodyTable(rtn: 'text' | 'html', body: string): Table {
+  const cache = BODY_TABLES[rtn];
+  const known = cache.get(body);
+  if (known !== undefined) return known;
+  const table = normaliseTable(rtn === 'text' ? parseText(body) : parseHtml(body));
+  for (const row of table.rows) Object.freeze(row);
+  const frozen = Object.freeze({
+    columns: Object.freeze(table.columns),
+    rows: Object.freeze(table.rows),
+  }) as Table;
+  cache.set(body, frozen);
+  return frozen;
 }
 
 /** The media type of a Content-Type value, lowercased (`text/html`), or '' when absent. */

@@ -307,6 +307,52 @@ export function firstDifference(expected: unknown, actual: unknown, path = ''): 
 }
 
 /**
+ * `firstDifference(a, b) ?? firstDifference(b, a)`: the first place `a` and `b` differ in
+ * either direction (a missing or an extra field counts), or undefined when they mean the
+ * same. Same result and same comparisons counted (two when alike, one when `a` differs from
+ * `b`), but two values alike (the usual case) are walked once, not twice.
+ */
+export function differenceEitherWay(a: unknown, b: unknown): string | undefined {
+  if (alike(a, b)) {
+    countComparison(2);
+    return undefined;
+  }
+  return firstDifference(a, b) ?? firstDifference(b, a);
+}
+
+/**
+ * Whether `differenceAt` finds no difference in either direction, decided in one walk: the
+ * same leaf, or arrays of one length alike item by item, or plain objects with the same own
+ * keys alike field by field. `false` also when unsure (an empty key, which
+ * {@link firstDifference} counts as a comparison of its own at the top; other shapes): the
+ * caller then takes the two-way path.
+ */
+function alike(a: unknown, b: unknown): boolean {
+  if (sameLeaf(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!alike(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  // own keys counted by for-in (no array made per object); an inherited one means unsure
+  let n = 0;
+  for (const k in x) {
+    if (k === '' || !Object.hasOwn(x, k) || !Object.hasOwn(y, k) || !alike(x[k], y[k]))
+      return false;
+    n++;
+  }
+  for (const k in y) {
+    if (!Object.hasOwn(y, k)) return false;
+    n--;
+  }
+  return n === 0;
+}
+
+/**
  * {@link firstDifference} of two lists of records, in time slices (the event loop turns
  * between them): the same result and the same one comparison counted, for lists of any
  * length.

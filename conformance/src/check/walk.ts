@@ -36,9 +36,10 @@ export interface Walk<R = unknown> {
 }
 
 /**
- * Parsed JSON bodies, frozen, by body text (see {@link parseJson}), for the runs of the
- * process: the runs against one server read many of the same answers (a fault's six runs
- * share about five in six). Bodies of at least {@link SHARED_MIN_CHARS} characters, at most
+ * Parsed JSON texts, frozen, by text (see {@link parseJson}), for the runs of the process:
+ * the runs against one server read many of the same answers (a fault's six runs share about
+ * five in six), and the checks that vary a query read the same list under different paging
+ * URLs (see {@link parseBody}). Texts of at least {@link SHARED_MIN_CHARS} characters, at most
  * {@link SHARED_MAX_CHARS} of them in all (the oldest go first); smaller ones parse faster
  * than they are looked up.
  */
@@ -79,19 +80,88 @@ function interned(s: string): string {
 /**
  * `value` (fresh from JSON.parse), with every object and array in it frozen and its short
  * string values interned (equal strings are indistinguishable: nothing a check reads changes).
+ * A frozen value inside it (a part already parsed) is left as it is.
  */
 function freezeParsed<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    // by index: Object.keys of an array makes a string of every index
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'string') {
+        if (v.length <= INTERNED_MAX_CHARS) value[i] = interned(v);
+      } else freezeParsed(v);
+    }
+  } else {
     const o = value as Record<string, unknown>;
-    for (const k of Object.keys(o)) {
+    // own keys by for-in: no array of keys made per object
+    for (const k in o) {
+      if (!Object.hasOwn(o, k)) continue;
       const v = o[k];
       if (typeof v === 'string') {
         if (v.length <= INTERNED_MAX_CHARS) o[k] = interned(v);
       } else freezeParsed(v);
     }
-    Object.freeze(value);
   }
-  return value;
+  return Object.freeze(value);
+}
+
+/** The frozen parse of `text` kept in {@link SHARED}, or `undefined`. */
+function sharedParse(text: string): unknown {
+  return text.length >= SHARED_MIN_CHARS ? SHARED.get(text) : undefined;
+}
+
+/** Keeps `value`, the frozen parse of `text`, in {@link SHARED} when its size fits. */
+function keepParse(text: string, value: unknown): void {
+  if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS || SHARED.has(text)) return;
+  SHARED.set(text, value);
+  sharedChars += text.length;
+  for (const [oldest] of SHARED) {
+    if (sharedChars <= SHARED_MAX_CHARS) break;
+    SHARED.delete(oldest);
+    sharedChars -= oldest.length;
+  }
+}
+
+/** How a list body written without spaces opens, and the member that follows its `data`. */
+const DATA_OPENING = '{"data":';
+const PAGING_MEMBER = ',"paging":';
+
+/**
+ * `JSON.parse(text)`, frozen (throws its SyntaxError). A body written as
+ * `{"data":DATA,"paging":…}` (no spaces around the first member: the reference server's form)
+ * has its `data` parsed on its own and kept in {@link SHARED} by the text of DATA: answers to
+ * different spellings of one query carry the same records under different paging URLs, and
+ * share one parse of them. The split is taken only when both parts parse on their own, and
+ * the value is that of `JSON.parse(text)`: the same members in the same order (a second
+ * `data` member in the rest wins, as it does there).
+ */
+function parseBody(text: string): unknown {
+  if (text.length >= 4 * SHARED_MIN_CHARS && text.startsWith(DATA_OPENING)) {
+    const cut = text.lastIndexOf(PAGING_MEMBER);
+    if (cut > DATA_OPENING.length) {
+      const dataText = text.slice(DATA_OPENING.length, cut);
+      let rest: Record<string, unknown> | undefined;
+      try {
+        rest = JSON.parse(`{${text.slice(cut + 1)}`) as Record<string, unknown>;
+      } catch {
+        rest = undefined;
+      }
+      if (rest !== undefined) {
+        let data = sharedParse(dataText);
+        if (data === undefined) {
+          try {
+            data = freezeParsed(JSON.parse(dataText));
+          } catch {
+            return freezeParsed(JSON.parse(text));
+          }
+          keepParse(dataText, data);
+        }
+        return freezeParsed({ data, ...rest });
+      }
+    }
+  }
+  return freezeParsed(JSON.parse(text));
 }
 
 /**
@@ -103,27 +173,17 @@ function freezeParsed<T>(value: T): T {
 export function parseJson(exchange: Exchange): unknown {
   if (PARSED.has(exchange)) return PARSED.get(exchange);
   const text = exchange.body;
-  const shared = text.length >= SHARED_MIN_CHARS;
-  let value: unknown;
-  if (shared && SHARED.has(text)) value = SHARED.get(text);
-  else {
+  let value = sharedParse(text);
+  if (value === undefined) {
     try {
-      value = freezeParsed(JSON.parse(text));
+      value = parseBody(text);
     } catch {
       throw new Violation(`${describe(exchange)}: body is not JSON: ${snippet(text)}`, {
         kind: 'schema',
         exchange,
       });
     }
-    if (shared && text.length <= SHARED_MAX_CHARS) {
-      SHARED.set(text, value);
-      sharedChars += text.length;
-      for (const [oldest] of SHARED) {
-        if (sharedChars <= SHARED_MAX_CHARS) break;
-        SHARED.delete(oldest);
-        sharedChars -= oldest.length;
-      }
-    }
+    keepParse(text, value);
   }
   PARSED.set(exchange, value);
   return value;

@@ -1,4 +1,7 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha1 } from '@noble/hashes/legacy.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { AuthError } from '../src/errors.ts';
 import {
@@ -22,6 +25,22 @@ describe('signing test vectors (computed with openssl, spec §3)', () => {
   it.each(SIGNING_VECTORS)('signQuery: $name', (v) => {
     expect(signQuery(v.signed, v.accessKey)).toBe(v.signature);
   });
+
+  // in Node signQuery takes node:crypto's HMAC; a browser takes noble's, which must agree
+  const arbText = fc.string({
+    unit: fc.oneof(
+      fc.constantFrom('\uD800', '\uDFFF', 'é', '&'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    ),
+  });
+  fcTest.prop([arbText, arbText], { numRuns: 300 })(
+    "signQuery(query, key) is noble's HMAC-SHA1 of the UTF-8 bytes for any strings, lone surrogates included",
+    (query, accessKey) => {
+      expect(signQuery(query, accessKey)).toBe(
+        bytesToHex(hmac(sha1, utf8ToBytes(accessKey), utf8ToBytes(query))),
+      );
+    },
+  );
 
   it.each(SIGNING_VECTORS)('authorizationHeader: $name', (v) => {
     expect(authorizationHeader(v.authId, v.accessKey, v.signed)).toBe(v.authorization);

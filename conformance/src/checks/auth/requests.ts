@@ -4,7 +4,7 @@ import { authorizationHeader, buildQueryString } from '@tagtrack/core';
 import fc from 'fast-check';
 import type { CheckContext } from '../../check/context.ts';
 import { describe, Violation } from '../../check/failure.ts';
-import { firstDifference, type Sample, sampleCalls } from '../../check/sample.ts';
+import { differenceEitherWay, type Sample, sampleCalls } from '../../check/sample.ts';
 import { parseJson } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
@@ -130,7 +130,7 @@ export async function ensureSame401(
   expectError(wrong, 401);
   const a = parseJson(wrong);
   const b = parseJson(unknown);
-  const d = firstDifference(a, b) ?? firstDifference(b, a);
+  const d = differenceEitherWay(a, b);
   if (d !== undefined)
     throw new Violation(
       `${describe(unknown)} with the unknown authId ${JSON.stringify(authId)} answered the 401 body ${unknown.body.trim()}, but a wrong signature for the known authId ${ctx.primary.authId} answered ${wrong.body.trim()} (${d}): the body tells whether an authId exists`,

@@ -1,7 +1,7 @@
 import { type EndpointId, IGNORED_PARAMS } from '@tagtrack/core';
-import { comparable } from '../../check/compare.ts';
+import { comparableData } from '../../check/compare.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
-import { firstDifference, type Pair, showPairs } from '../../check/sample.ts';
+import { differenceEitherWay, type Pair, showPairs } from '../../check/sample.ts';
 import { parseJson } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
 
@@ -61,11 +61,6 @@ export function keptParamsProblem(
   return undefined;
 }
 
-/** The records of a 200 JSON body as one array (a single record as a one-element array). */
-function recordsOf(endpoint: EndpointId, data: unknown): unknown[] {
-  return comparable(endpoint, Array.isArray(data) ? data : [data]);
-}
-
 /**
  * Asserts that `other` answers like `plain` (spec §5, §6): the same status, the same
  * `X-Total-Count` (or none on both), and for a 200 JSON body the same `data` by value (in
@@ -93,9 +88,8 @@ export function ensureSameAnswer(
   if (plain.status !== 200) return;
   const a = parseJson(plain) as { data?: unknown; paging?: Record<string, unknown> };
   const b = parseJson(other) as { data?: unknown; paging?: Record<string, unknown> };
-  const ra = recordsOf(endpoint, a.data);
-  const rb = recordsOf(endpoint, b.data);
-  const d = firstDifference(ra, rb) ?? firstDifference(rb, ra);
+  // the records of a 200 JSON body as one array (a single record as a one-element array)
+  const d = differenceEitherWay(comparableData(endpoint, a.data), comparableData(endpoint, b.data));
   if (d !== undefined) fail('value', `changed the data compared with ${before}: ${d}`);
   const pa = a.paging;
   const pb = b.paging;
@@ -105,7 +99,7 @@ export function ensureSameAnswer(
       pb === undefined ? 'missing' : 'extra',
       `has ${pb === undefined ? 'no' : 'a'} paging object, but ${before} has ${pa === undefined ? 'none' : 'one'}`,
     );
-  const dc = firstDifference(pa!.cursors, pb!.cursors) ?? firstDifference(pb!.cursors, pa!.cursors);
+  const dc = differenceEitherWay(pa!.cursors, pb!.cursors);
   if (dc !== undefined) fail('value', `changed paging.cursors compared with ${before}: ${dc}`);
   for (const k of ['previousURL', 'nextURL'] as const) {
     const ua = pa![k];

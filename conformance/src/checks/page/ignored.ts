@@ -1,9 +1,14 @@
-import { compareTables, endpointById, parseHtml, parseText, type Table } from '@tagtrack/core';
-import { comparable, linksOf, normaliseTable } from '../../check/compare.ts';
+import { compareTables, endpointById, type Table } from '@tagtrack/core';
+import { bodyTable, comparableData, linksOf } from '../../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
-import { firstDifference, sampleCalls, showPairs } from '../../check/sample.ts';
+import {
+  differenceEitherWay,
+  firstDifference,
+  sampleCalls,
+  showPairs,
+} from '../../check/sample.ts';
 import { parseJson } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
 import {
@@ -48,7 +53,7 @@ function inForm(call: EndpointCall, form: Form): EndpointCall {
 /** The table of a 200 text or html body; a {@link Violation} of kind `format` when it does not parse. */
 function tableOf(ex: Exchange, rtn: 'text' | 'html'): Table {
   try {
-    return normaliseTable((rtn === 'text' ? parseText : parseHtml)(ex.body));
+    return bodyTable(rtn, ex.body);
   } catch (err) {
     throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
       kind: 'format',
@@ -77,9 +82,10 @@ function ensureSameBody(
   }
   const a = parseJson(plain) as Record<string, unknown>;
   const b = parseJson(other) as Record<string, unknown>;
-  const wrap = (d: unknown) => comparable(endpoint, Array.isArray(d) ? d : [d]);
-  const diff =
-    firstDifference(wrap(a.data), wrap(b.data)) ?? firstDifference(wrap(b.data), wrap(a.data));
+  const diff = differenceEitherWay(
+    comparableData(endpoint, a.data),
+    comparableData(endpoint, b.data),
+  );
   if (diff !== undefined) fail('value', `changed the data: ${diff}`);
   return { a, b };
 }

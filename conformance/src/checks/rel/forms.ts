@@ -7,8 +7,6 @@ import {
   type EndpointId,
   endpointById,
   type ParamName,
-  parseHtml,
-  parseText,
   QUERY_PARAMS,
   TAG_FILTER_PARAMS,
   type Table,
@@ -17,6 +15,7 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import {
+  bodyTable,
   comparable,
   linksOf,
   listsEvents,
@@ -40,13 +39,8 @@ import type { Exchange } from '../../http/client.ts';
 import { ensureSameAnswer } from '../input/same-answer.ts';
 import { arbWindow, members, type Pairs, windowDays } from './reads.ts';
 
-const RTN_PARSERS: Record<'text' | 'html', (body: string) => Table> = {
-  text: parseText,
-  html: parseHtml,
-};
-
 /**
- * The table an rtn=text or html response carries. Throws a Violation: kind `status` unless
+ * The table an rtn=text or html response carries, timestamps normalised (`bodyTable`). Throws a Violation: kind `status` unless
  * it answered 200, kind `format` when the body does not parse as the format's table.
  */
 function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
@@ -55,7 +49,7 @@ function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
     exchange: ex,
   });
   try {
-    return RTN_PARSERS[rtn](ex.body);
+    return bodyTable(rtn, ex.body);
   } catch (err) {
     throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
       kind: 'format',
@@ -204,7 +198,7 @@ async function formatsAgreeNow(
         ? { columns: expected.columns, rows: [] }
         : tableOf(rtn, ex);
     compared = true;
-    const diff = compareTables(expected, normaliseTable(table), {
+    const diff = compareTables(expected, table, {
       unordered: listsEvents(endpoint),
     });
     ensure(
