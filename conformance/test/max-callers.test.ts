@@ -24,7 +24,11 @@ const DECLARED: ProfileInput['credentials'] = CANONICAL_CREDENTIALS.map((c) => (
   accountType: c.accountType,
 }));
 
-async function run(only: string, maxCallers?: number): Promise<RunResult> {
+async function run(
+  only: string,
+  maxCallers?: number,
+  extra: { cacheBytes?: number } = {},
+): Promise<RunResult> {
   const server = createServer({ publicUrl: MEMORY_BASE_URL });
   try {
     return await runConformance({
@@ -36,6 +40,7 @@ async function run(only: string, maxCallers?: number): Promise<RunResult> {
       numRuns: 4,
       only,
       ...(maxCallers === undefined ? {} : { maxCallers }),
+      ...extra,
     });
   } finally {
     await server.close();
@@ -219,6 +224,28 @@ describe('--max-callers in blind runs with the canonical credentials (ten distin
       const keys = sent.map((e) => `${e.target} ${e.credential}`);
       expect(keys.length, c.id).toBeGreaterThan(0);
       expect(new Set(keys).size, c.id).toBe(keys.length);
+    }
+  }, 300_000);
+
+  test('a scope check pairing callers reads the discovery of each caller once, even when the caches of the run hold none of them', async () => {
+    // caches of 64 KB: every discovery and walk leaves them at once, so each read is sent
+    const r = await run(
+      'SCOPE-TEAM-ISOLATION,SCOPE-404-OUT-OF-SCOPE,SCOPE-404-SAME-AS-UNKNOWN',
+      undefined,
+      { cacheBytes: 64 * 1024 },
+    );
+    const byId = new Map(r.exchanges.map((e) => [e.id, e]));
+    for (const c of r.checks) {
+      expect(c.status, c.id).toBe('pass');
+      // the first page of each caller's tag list, once per caller
+      const firstPages = c
+        .exchangeIds!.map((x) => byId.get(x)!)
+        .filter((e) => e.target === '/teams/tags')
+        .map((e) => e.credential);
+      expect(firstPages.length, c.id).toBeGreaterThan(0);
+      const perCaller = new Map<string | null, number>();
+      for (const label of firstPages) perCaller.set(label, (perCaller.get(label) ?? 0) + 1);
+      expect(Math.max(...perCaller.values()), c.id).toBeLessThanOrEqual(2);
     }
   }, 300_000);
 

@@ -5,6 +5,7 @@ import {
   type OpenGroup,
   plainEventsSteps,
   recipientEmails,
+  TimeSlice,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { judgedCredentials } from '../../check/callers.ts';
@@ -15,7 +16,7 @@ import { describe, ensure, listDifferenceKind, Violation } from '../../check/fai
 import {
   type ContactRecord,
   firstDifference,
-  flattenEvents,
+  flattenEventsInSlices,
   type TagRecord,
 } from '../../check/sample.ts';
 import { applyLaw, sliced } from '../../check/slices.ts';
@@ -236,7 +237,9 @@ export const checks: readonly Check[] = [
             { credential },
             kind === 'opens' ? 'open groups' : 'click groups',
           );
-          for (const e of flattenEvents(w.records)) {
+          const slice = new TimeSlice();
+          for (const e of await flattenEventsInSlices(w.records, slice)) {
+            if (slice.step()) await slice.pause();
             const email = normaliseEmail(e.recipient.email);
             const id = ids.get(email);
             if (id === undefined) continue; // a missing contact is REL-CONTACTS-TAGS's to report

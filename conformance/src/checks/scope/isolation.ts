@@ -1,7 +1,7 @@
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
 
-import { declared, judgedDeclared, visible } from './visibility.ts';
+import { declared, judgedDeclared, visibleOnce } from './visibility.ts';
 
 /** What each caller sees (docs/spec.md §4, spec §4): teams never see each other; each account type sees its own scope. */
 export const checks: readonly Check[] = [
@@ -16,14 +16,15 @@ export const checks: readonly Check[] = [
         : undefined,
     async run(ctx) {
       const creds = await judgedDeclared(ctx);
+      const view = visibleOnce(ctx);
       // the first caller that sees another team's data is enough
       await ctx.each(
         creds,
         async (a) => {
           for (const b of creds) {
             if (a.teamID === b.teamID) continue;
-            const va = await visible(ctx, a);
-            const vb = await visible(ctx, b);
+            const va = await view(a);
+            const vb = await view(b);
             const m = [...va.members].find((id) => vb.members.has(id));
             const t = [...va.tags.keys()].find((id) => vb.tags.has(id));
             ctx.compared(va.members.size + va.tags.size);

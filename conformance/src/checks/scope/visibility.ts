@@ -29,19 +29,47 @@ export async function judgedDeclared(ctx: CheckContext): Promise<SuiteCredential
 }
 
 /**
- * What a credential sees, as id sets. `sampled` names the parts read from a seeded sample of
- * a list too long to walk (see `Discovery.sampled`): an id missing from such a part may still
- * be visible.
+ * What a credential sees, as ids: its members, its tags (each with its send time), its
+ * contacts (normalised email → contactID) and groups. `sampled` names the parts read from a
+ * seeded sample of a list too long to walk (see `Discovery.sampled`): an id missing from such
+ * a part may still be visible. Ids only, no records: a check can hold every caller's at once.
  */
-export async function visible(ctx: CheckContext, credential: SuiteCredential) {
+export interface Visible {
+  readonly sampled: ReadonlySet<DiscoveredPart>;
+  readonly members: ReadonlySet<string>;
+  /** tagID → dateSent. */
+  readonly tags: ReadonlyMap<string, string>;
+  readonly contacts: ReadonlyMap<string, string>;
+  readonly groups: readonly { readonly groupID: string; readonly groupName: string }[];
+}
+
+/** What `credential` sees ({@link Visible}), from its discovery. */
+export async function visible(ctx: CheckContext, credential: SuiteCredential): Promise<Visible> {
   const d = await ctx.discover(credential);
   return {
     sampled: new Set(d.sampled ?? []),
     members: new Set(d.members.map((m) => m.memberID)),
-    tags: new Map(d.tags.map((t) => [t.tagID, t])),
+    tags: new Map(d.tags.map((t) => [t.tagID, t.dateSent])),
     // contacts by normalised email (their ids are implementation-defined, spec §9 Rev. 2)
     contacts: new Map(d.contacts.map((c) => [normaliseEmail(c.email), c.contactID])),
-    groups: d.groups,
+    groups: d.groups.map((g) => ({ groupID: g.groupID, groupName: g.groupName })),
+  };
+}
+
+/**
+ * {@link visible} read once per credential for the check that calls it (the loops over pairs
+ * of callers ask each many times): each credential's discovery is read, and joins the check's
+ * log, once, even when the run's discovery cache cannot hold every caller's at once.
+ */
+export function visibleOnce(ctx: CheckContext): (credential: SuiteCredential) => Promise<Visible> {
+  const seen = new Map<SuiteCredential, Promise<Visible>>();
+  return (credential) => {
+    let v = seen.get(credential);
+    if (v === undefined) {
+      v = visible(ctx, credential);
+      seen.set(credential, v);
+    }
+    return v;
   };
 }
 
@@ -76,9 +104,10 @@ export async function outOfScopeCalls(
   ctx: CheckContext,
   c: SuiteCredential,
   other: SuiteCredential,
+  view: (credential: SuiteCredential) => Promise<Visible> = (x) => visible(ctx, x),
 ): Promise<{ id: string; call: IdCall }[]> {
-  const mine = await visible(ctx, c);
-  const theirs = await visible(ctx, other);
+  const mine = await view(c);
+  const theirs = await view(other);
   // an id missing from a sampled part of c's discovery may be visible to c: members and tags
   // of another team are out of c's scope whatever c's list holds; contacts (one email may be a
   // contact of both teams) only when c's list was read whole
@@ -87,9 +116,7 @@ export async function outOfScopeCalls(
   const member = known('members')
     ? [...theirs.members].find((id) => !mine.members.has(id))
     : undefined;
-  const tag = known('tags')
-    ? [...theirs.tags.values()].find((t) => !mine.tags.has(t.tagID))
-    : undefined;
+  const tag = known('tags') ? [...theirs.tags].find(([tagID]) => !mine.tags.has(tagID)) : undefined;
   const contact = mine.sampled.has('contacts')
     ? undefined
     : [...theirs.contacts].find(([email]) => !mine.contacts.has(email))?.[1];
@@ -102,12 +129,10 @@ export async function outOfScopeCalls(
     for (const e of ['teams.member', 'teams.memberTags', 'stats.member'] as const)
       out.push({ id: member, call: [e, { memberID: member }, []] });
   if (tag) {
+    const [tagID, dateSent] = tag;
     for (const e of ['opens.tag', 'clicks.tag', 'contacts.tag'] as const)
-      out.push({ id: tag.tagID, call: [e, { tagID: tag.tagID }, []] });
-    out.push({
-      id: tag.tagID,
-      call: ['tags.daily', { tagID: tag.tagID }, [['date', dayOf(tag.dateSent)]]],
-    });
+      out.push({ id: tagID, call: [e, { tagID }, []] });
+    out.push({ id: tagID, call: ['tags.daily', { tagID }, [['date', dayOf(dateSent)]]] });
   }
   if (contact) out.push({ id: contact, call: ['contacts.get', { contactID: contact }, []] });
   if (group)
@@ -121,18 +146,20 @@ export async function outOfScopeCalls(
  * and `c` does not, one {@link CheckContext.each} loop per pair of credentials (at most 5
  * failures a pair). A request `c` already made for an earlier credential of `creds` (same
  * endpoint, path parameters and query: the same id seen by several) is not made again, so
- * its note names the first credential that sees the id.
+ * its note names the first credential that sees the id. `view` reads what each credential
+ * sees (default: once per call of this function, {@link visibleOnce}).
  */
 export async function eachOutOfScope(
   ctx: CheckContext,
   creds: readonly SuiteCredential[],
   fn: (c: SuiteCredential, call: { id: string; call: IdCall }) => Promise<void> | void,
+  view: (credential: SuiteCredential) => Promise<Visible> = visibleOnce(ctx),
 ): Promise<void> {
   for (const c of creds) {
     const asked = new Set<string>();
     for (const other of creds) {
       if (other === c) continue;
-      const calls = (await outOfScopeCalls(ctx, c, other)).filter(({ call }) => {
+      const calls = (await outOfScopeCalls(ctx, c, other, view)).filter(({ call }) => {
         const key = JSON.stringify(call);
         if (asked.has(key)) return false;
         asked.add(key);
