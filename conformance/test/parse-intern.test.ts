@@ -142,3 +142,17 @@ test('two list answers with the same records under different paging URLs share o
   expect(b).toEqual(JSON.parse(body('/contacts?CURSOR=50')));
   expect(b.paging).not.toEqual(a.paging);
 });
+
+test('records still held elsewhere are shared after the parse cache moved on to other bodies', () => {
+  const list = (tag: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ email: `${tag}${i}@x.test`, n: i }));
+  const body = (data: unknown, url: string) =>
+    JSON.stringify({ data, paging: { cursors: { next: 1 }, previousURL: null, nextURL: url } });
+  const data = list('held', 300);
+  const first = parseJson(answer(body(data, '/contacts?a=1'), 9001)) as { data: unknown };
+  // more than the cache's 4 M characters of other lists in between
+  for (let k = 0; k < 12; k++) parseJson(answer(body(list(`other${k}`, 20_000), '/x'), 9100 + k));
+  const again = parseJson(answer(body(data, '/contacts?A=1'), 9002)) as { data: unknown };
+  expect(again.data).toBe(first.data);
+  expect(again).toEqual(JSON.parse(body(data, '/contacts?A=1')));
+});

@@ -106,14 +106,31 @@ function freezeParsed<T>(value: T): T {
   return Object.freeze(value);
 }
 
-/** The frozen parse of `text` kept in {@link SHARED}, or `undefined`. */
+/**
+ * Parses of texts that something still holds (a cached exchange's parse), by text, past their
+ * eviction from {@link SHARED}: a text read again while its parse is alive gets that same
+ * value. An entry goes when its value is collected; until then its key holds the text (the
+ * body it was read from, which the exchange holding the value usually holds anyway), at most
+ * {@link SHARED_MAX_CHARS} characters per value.
+ */
+const ALIVE = new Map<string, WeakRef<object>>();
+const COLLECTED = new FinalizationRegistry<string>((text) => {
+  if (ALIVE.get(text)?.deref() === undefined) ALIVE.delete(text);
+});
+
+/** The frozen parse of `text` kept in {@link SHARED} or still alive, or `undefined`. */
 function sharedParse(text: string): unknown {
-  return text.length >= SHARED_MIN_CHARS ? SHARED.get(text) : undefined;
+  if (text.length < SHARED_MIN_CHARS) return undefined;
+  return SHARED.get(text) ?? ALIVE.get(text)?.deref();
 }
 
 /** Keeps `value`, the frozen parse of `text`, in {@link SHARED} when its size fits. */
 function keepParse(text: string, value: unknown): void {
   if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS || SHARED.has(text)) return;
+  if (typeof value === 'object' && value !== null && ALIVE.get(text)?.deref() !== value) {
+    ALIVE.set(text, new WeakRef(value));
+    COLLECTED.register(value, text);
+  }
   SHARED.set(text, value);
   sharedChars += text.length;
   for (const [oldest] of SHARED) {
@@ -134,9 +151,10 @@ const PAGING_MEMBER = ',"paging":';
  * different spellings of one query carry the same records under different paging URLs, and
  * share one parse of them. The split is taken only when both parts parse on their own, and
  * the value is that of `JSON.parse(text)`: the same members in the same order (a second
- * `data` member in the rest wins, as it does there).
+ * `data` member in the rest wins, as it does there). `split` says whether it was taken; the
+ * whole text is then not worth keeping (its data part is kept, and the rest parses fast).
  */
-function parseBody(text: string): unknown {
+function parseBody(text: string): { value: unknown; split: boolean } {
   if (text.length >= 4 * SHARED_MIN_CHARS && text.startsWith(DATA_OPENING)) {
     const cut = text.lastIndexOf(PAGING_MEMBER);
     if (cut > DATA_OPENING.length) {
@@ -153,15 +171,15 @@ function parseBody(text: string): unknown {
           try {
             data = freezeParsed(JSON.parse(dataText));
           } catch {
-            return freezeParsed(JSON.parse(text));
+            return { value: freezeParsed(JSON.parse(text)), split: false };
           }
           keepParse(dataText, data);
         }
-        return freezeParsed({ data, ...rest });
+        return { value: freezeParsed({ data, ...rest }), split: true };
       }
     }
   }
-  return freezeParsed(JSON.parse(text));
+  return { value: freezeParsed(JSON.parse(text)), split: false };
 }
 
 /**
@@ -175,15 +193,19 @@ export function parseJson(exchange: Exchange): unknown {
   const text = exchange.body;
   let value = sharedParse(text);
   if (value === undefined) {
+    let parsed: { value: unknown; split: boolean };
     try {
-      value = parseBody(text);
+      parsed = parseBody(text);
     } catch {
       throw new Violation(`${describe(exchange)}: body is not JSON: ${snippet(text)}`, {
         kind: 'schema',
         exchange,
       });
     }
-    keepParse(text, value);
+    value = parsed.value;
+    // a list body's records are kept by their own text (parseBody): keeping the whole text
+    // too would spend the cache's room on paging URLs that differ per spelling
+    if (!parsed.split) keepParse(text, value);
   }
   PARSED.set(exchange, value);
   return value;
