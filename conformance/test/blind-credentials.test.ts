@@ -1,9 +1,7 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import type { ProfileInput } from '../src/profile/profile.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import { DECLARED, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
  * Blind mode with several declared credentials: a blind profile lists
@@ -15,15 +13,6 @@ import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 const SEEDS = [7, 1_000_003, 424_242] as const;
 const NUM_RUNS = 4;
-
-/** The canonical credentials as a vendor declares them: team and account type, no memberID. */
-const DECLARED: ProfileInput['credentials'] = CANONICAL_CREDENTIALS.map((c) => ({
-  label: c.label,
-  authId: c.authId,
-  accessKey: c.accessKey,
-  teamID: c.teamID,
-  accountType: c.accountType,
-}));
 
 /** The faults one admin credential cannot observe, and the ids that catch them with several. */
 const CAUGHT: Partial<Record<FaultName, readonly string[]>> = {

@@ -53,6 +53,11 @@ async function discoverWith(members: number, sampleAbove = DEFAULT_SAMPLE_ABOVE)
     },
   });
   const credential: SuiteCredential = { label: 'admin', authId: 'a', accessKey: 'k' };
+  return { d: await discoverAs(http, credential, sampleAbove), cursors };
+}
+
+/** The discovery of `credential` through `http`, in blind mode with the canonical profile. */
+function discoverAs(http: HttpClient, credential: SuiteCredential, sampleAbove?: number) {
   const services: RunServices = {
     http,
     env: {
@@ -66,10 +71,10 @@ async function discoverWith(members: number, sampleAbove = DEFAULT_SAMPLE_ABOVE)
     numRuns: 1,
     baseSeed: 1,
     walkCache: newWalkCache(64 * 1024 * 1024),
-    sampleAbove,
+    ...(sampleAbove === undefined ? {} : { sampleAbove }),
     discover: (c) => discover(services, c),
   };
-  return { d: await discover(services, credential), cursors };
+  return discover(services, credential);
 }
 
 describe('discovery of lists longer than the suite walks', () => {
@@ -124,22 +129,7 @@ describe('the discovery logs its exchanges in one order', () => {
           return server.fetch(r);
         },
       });
-      const services: RunServices = {
-        http,
-        env: {
-          profile: parseProfile(profileFor()),
-          mode: 'blind',
-          probeMethods: false,
-          credentials: [credential],
-          oracle: undefined,
-        },
-        primary: credential,
-        numRuns: 1,
-        baseSeed: 1,
-        walkCache: newWalkCache(64 * 1024 * 1024),
-        discover: (c) => discover(services, c),
-      };
-      const d = await discover(services, credential);
+      const d = await discoverAs(http, credential);
       return d.exchanges!.map((x) => x.target);
     };
     try {

@@ -76,6 +76,17 @@ export function failing(result: RunResult): string[] {
   return result.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.id);
 }
 
+/** The canonical credentials as a vendor declares them: team and account type, no memberID. */
+export const DECLARED: NonNullable<ProfileInput['credentials']> = CANONICAL_CREDENTIALS.map(
+  (c) => ({
+    label: c.label,
+    authId: c.authId,
+    accessKey: c.accessKey,
+    teamID: c.teamID,
+    accountType: c.accountType,
+  }),
+);
+
 export const team1Admin = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-admin')!;
 export const team1User = CANONICAL_CREDENTIALS.find((c) => c.label === 'team1-user')!;
 export type { FaultName };

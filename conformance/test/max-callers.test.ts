@@ -1,12 +1,10 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type CallerClass, type ClassifiedCaller, pickCallers } from '../src/check/callers.ts';
 import { coverageWords } from '../src/check/coverage.ts';
-import type { ProfileInput } from '../src/profile/profile.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { MEMORY_BASE_URL, profileFor } from './helpers.ts';
+import { DECLARED, MEMORY_BASE_URL, profileFor } from './helpers.ts';
 
 /**
  * The bound on callers (`--max-callers`, callers.ts `sampledCallers`): with more distinct
@@ -14,15 +12,6 @@ import { MEMORY_BASE_URL, profileFor } from './helpers.ts';
  * a seeded sample of them, the primary first and every account type and group holding among
  * them, with the coverage stated; within the bound the run sends what it sent without one.
  */
-
-/** The canonical credentials as a vendor declares them: team and account type, no memberID. */
-const DECLARED: ProfileInput['credentials'] = CANONICAL_CREDENTIALS.map((c) => ({
-  label: c.label,
-  authId: c.authId,
-  accessKey: c.accessKey,
-  teamID: c.teamID,
-  accountType: c.accountType,
-}));
 
 async function run(
   only: string,

@@ -1,10 +1,9 @@
-import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
 import { callerClass } from '../src/check/callers.ts';
 import type { ProfileInput } from '../src/profile/profile.ts';
 import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import { DECLARED, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
 
 /**
  * Blind mode with several declared credentials runs every relation and law as one credential
@@ -12,15 +11,6 @@ import { MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
  * only a manager's or user's answers show is caught, and the failure names that caller; with
  * one credential the run is what it was.
  */
-
-/** The canonical credentials as a vendor declares them: team and account type, no memberID. */
-const DECLARED: ProfileInput['credentials'] = CANONICAL_CREDENTIALS.map((c) => ({
-  label: c.label,
-  authId: c.authId,
-  accessKey: c.accessKey,
-  teamID: c.teamID,
-  accountType: c.accountType,
-}));
 
 async function run(
   options: { faults?: FaultName[]; credentials: ProfileInput['credentials']; only: string },
