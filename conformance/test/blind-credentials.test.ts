@@ -1,7 +1,7 @@
-import { createServer, type FaultName } from '@tagtrack/server';
+import type { FaultName } from '@tagtrack/server';
 import { describe, expect, test } from 'vitest';
-import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { DECLARED, MEMORY_BASE_URL, profileFor, team1Admin } from './helpers.ts';
+import type { RunResult } from '../src/run/runner.ts';
+import { DECLARED, profileFor, runInMemory, team1Admin } from './helpers.ts';
 
 /**
  * Blind mode with several declared credentials: a blind profile lists
@@ -26,11 +26,9 @@ const CAUGHT: Partial<Record<FaultName, readonly string[]>> = {
 const IDS = [...new Set([...Object.values(CAUGHT).flat(), 'SCOPE-ACCOUNT-TYPE'])];
 
 async function runBlind(faults: FaultName[], seed: number, only: readonly string[]) {
-  const server = createServer({ publicUrl: MEMORY_BASE_URL, faults });
-  try {
-    return await runConformance({
-      baseUrl: MEMORY_BASE_URL,
-      fetch: (r) => server.fetch(r),
+  return runInMemory(
+    { faults },
+    {
       profile: { ...profileFor(), credentials: DECLARED },
       mode: 'blind',
       seed,
@@ -38,10 +36,8 @@ async function runBlind(faults: FaultName[], seed: number, only: readonly string
       only: only.join(','),
       authId: team1Admin.authId,
       accessKey: team1Admin.accessKey,
-    });
-  } finally {
-    await server.close();
-  }
+    },
+  );
 }
 
 function statusOf(result: RunResult, id: string): string | undefined {

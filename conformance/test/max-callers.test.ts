@@ -1,10 +1,9 @@
-import { createServer } from '@tagtrack/server';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type CallerClass, type ClassifiedCaller, pickCallers } from '../src/check/callers.ts';
 import { coverageWords } from '../src/check/coverage.ts';
-import { type RunResult, runConformance } from '../src/run/runner.ts';
-import { DECLARED, MEMORY_BASE_URL, profileFor } from './helpers.ts';
+import type { RunResult } from '../src/run/runner.ts';
+import { DECLARED, profileFor, runInMemory } from './helpers.ts';
 
 /**
  * The bound on callers (`--max-callers`, callers.ts `sampledCallers`): with more distinct
@@ -18,11 +17,9 @@ async function run(
   maxCallers?: number,
   extra: { cacheBytes?: number } = {},
 ): Promise<RunResult> {
-  const server = createServer({ publicUrl: MEMORY_BASE_URL });
-  try {
-    return await runConformance({
-      baseUrl: MEMORY_BASE_URL,
-      fetch: (r) => server.fetch(r),
+  return runInMemory(
+    {},
+    {
       profile: { ...profileFor(), credentials: DECLARED },
       mode: 'blind',
       seed: 7,
@@ -30,10 +27,8 @@ async function run(
       only,
       ...(maxCallers === undefined ? {} : { maxCallers }),
       ...extra,
-    });
-  } finally {
-    await server.close();
-  }
+    },
+  );
 }
 
 /**
