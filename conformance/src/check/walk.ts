@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type Endpoint,
   type EndpointId,
@@ -47,7 +48,7 @@ export interface Walk<R = unknown> {
  * five in six), and the checks that vary a query read the same list under different paging
  * URLs (see {@link parseBodySteps}). Texts of at least {@link SHARED_MIN_CHARS} characters, at most
  * {@link SHARED_MAX_CHARS} of them in all (the oldest go first); smaller ones parse faster
- * than they are looked up.
+ * than they are looked up. Keyed by {@link textKey}.
  */
 const SHARED = new Map<string, unknown>();
 const SHARED_MIN_CHARS = 512;
@@ -66,34 +67,56 @@ const CONFORMS = new WeakMap<object, Set<EndpointId>>();
 /**
  * Parses of texts that something still holds (a cached exchange's parse), by text, past their
  * eviction from {@link SHARED}: a text read again while its parse is alive gets that same
- * value. An entry goes when its value is collected; until then its key holds the text (the
- * body it was read from, which the exchange holding the value usually holds anyway), at most
- * {@link SHARED_MAX_CHARS} characters per value.
+ * value. An entry goes when its value is collected. Keyed by {@link textKey}, so an entry
+ * never keeps the body it was read from alive (the text of a list's records is a slice of it).
  */
 const ALIVE = new Map<string, WeakRef<object>>();
-const COLLECTED = new FinalizationRegistry<string>((text) => {
-  if (ALIVE.get(text)?.deref() === undefined) ALIVE.delete(text);
+const COLLECTED = new FinalizationRegistry<string>((key) => {
+  if (ALIVE.get(key)?.deref() === undefined) ALIVE.delete(key);
 });
+
+/** The last text keyed and its key (a text is looked up, then kept, under one key). */
+let lastKeyed: { readonly text: string; readonly key: string } | undefined;
+
+/**
+ * The key of `text` in the parse caches: its length and SHA-256, so that equal texts have one
+ * key (two texts sharing one is out of reach) and a key holds no text: a key made of the text
+ * itself would keep the whole body alive as long as the entry lives.
+ */
+function textKey(text: string): string {
+  if (lastKeyed?.text === text) return lastKeyed.key;
+  const key = `${text.length}:${createHash('sha256').update(text).digest('base64')}`;
+  lastKeyed = { text, key };
+  return key;
+}
+
+/** The characters of the text a {@link textKey} is the key of. */
+function keyedChars(key: string): number {
+  return Number(key.slice(0, key.indexOf(':')));
+}
 
 /** The frozen parse of `text` kept in {@link SHARED} or still alive, or `undefined`. */
 function sharedParse(text: string): unknown {
   if (text.length < SHARED_MIN_CHARS) return undefined;
-  return SHARED.get(text) ?? ALIVE.get(text)?.deref();
+  const key = textKey(text);
+  return SHARED.get(key) ?? ALIVE.get(key)?.deref();
 }
 
 /** Keeps `value`, the frozen parse of `text`, in {@link SHARED} when its size fits. */
 function keepParse(text: string, value: unknown): void {
-  if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS || SHARED.has(text)) return;
-  if (typeof value === 'object' && value !== null && ALIVE.get(text)?.deref() !== value) {
-    ALIVE.set(text, new WeakRef(value));
-    COLLECTED.register(value, text);
+  if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS) return;
+  const key = textKey(text);
+  if (SHARED.has(key)) return;
+  if (typeof value === 'object' && value !== null && ALIVE.get(key)?.deref() !== value) {
+    ALIVE.set(key, new WeakRef(value));
+    COLLECTED.register(value, key);
   }
-  SHARED.set(text, value);
+  SHARED.set(key, value);
   sharedChars += text.length;
   for (const [oldest] of SHARED) {
     if (sharedChars <= SHARED_MAX_CHARS) break;
     SHARED.delete(oldest);
-    sharedChars -= oldest.length;
+    sharedChars -= keyedChars(oldest);
   }
 }
 
