@@ -3,7 +3,9 @@ import {
   EventLocation,
   normaliseEmail,
   parseHtml,
+  parseHtmlSteps,
   parseText,
+  runInSlices,
   type Table,
 } from '@tagtrack/core';
 import { LRUCache } from 'lru-cache';
@@ -239,16 +241,35 @@ function charsOf(_table: Table, body: string): number {
  * frozen: read-only. Throws the parser's `FormatParseError` for a body that does not parse.
  */
 export function bodyTable(rtn: 'text' | 'html', body: string): Table {
-  const cache = BODY_TABLES[rtn];
-  const known = cache.get(body);
+  const known = BODY_TABLES[rtn].get(body);
   if (known !== undefined) return known;
-  const table = normaliseTable(rtn === 'text' ? parseText(body) : parseHtml(body));
-  for (const row of table.rows) Object.freeze(row);
+  return keepTable(rtn, body, rtn === 'text' ? parseText(body) : parseHtml(body));
+}
+
+/**
+ * {@link bodyTable}, an html body parsed in time slices (core's `parseHtmlSteps`: parse5 fed
+ * a chunk at a time), so the event loop turns while a long body is read. Same table, same
+ * cache, same `FormatParseError`.
+ */
+export async function bodyTableInSlices(rtn: 'text' | 'html', body: string): Promise<Table> {
+  const known = BODY_TABLES[rtn].get(body);
+  if (known !== undefined) return known;
+  return keepTable(
+    rtn,
+    body,
+    rtn === 'text' ? parseText(body) : await runInSlices(parseHtmlSteps(body)),
+  );
+}
+
+/** `table`, parsed from `body`, normalised and frozen, kept in {@link BODY_TABLES}. */
+function keepTable(rtn: 'text' | 'html', body: string, table: Table): Table {
+  const normal = normaliseTable(table);
+  for (const row of normal.rows) Object.freeze(row);
   const frozen = Object.freeze({
-    columns: Object.freeze(table.columns),
-    rows: Object.freeze(table.rows),
+    columns: Object.freeze(normal.columns),
+    rows: Object.freeze(normal.rows),
   }) as Table;
-  cache.set(body, frozen);
+  BODY_TABLES[rtn].set(body, frozen);
   return frozen;
 }
 

@@ -21,7 +21,7 @@ import {
   itemsOfCaller,
   runAsCaller,
 } from './context/caller-share.ts';
-import { type EachOptions, type EndpointCall, requestOfCall } from './context/calls.ts';
+import { type EachOptions, type EndpointCall, readAhead, requestOfCall } from './context/calls.ts';
 import { runEach } from './context/each.ts';
 import { oracleAnswer } from './context/expected.ts';
 import { FailureLog } from './context/failure-log.ts';
@@ -193,9 +193,8 @@ export class CheckContext {
   /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
   call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
     this.requests++;
-    return this.logged(
-      this.services.http.request(requestOfCall(endpoint, call, this.primary, this.fresh > 0)),
-    );
+    const request = requestOfCall(endpoint, call, this.primary, this.fresh > 0);
+    return this.logged(this.services.http.request(request)).then(readAhead(endpoint));
   }
 
   /** Sends a raw request (any path). */
