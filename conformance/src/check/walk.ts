@@ -14,7 +14,7 @@ import {
   walkCursor,
 } from '@tagtrack/core';
 import type { Exchange } from '../http/client.ts';
-import { describe, ensure, SkipCheck, snippet, Violation } from './failure.ts';
+import { CallerListTooLong, describe, ensure, SkipCheck, snippet, Violation } from './failure.ts';
 import { freezeParsed, freezeSteps } from './freeze.ts';
 
 /** The `paging` object of a list body (spec §5). */
@@ -343,13 +343,16 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
  * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`); throws a
  * {@link SkipCheck} when the first page's total (or the pages walked) pass
  * {@link WALK_MAX_RECORDS} records, an `Error` when pages give more records than that. When the first
- * page is a 204, `total` is its `X-Total-Count` (0 when absent).
+ * page is a 204, `total` is its `X-Total-Count` (0 when absent). `wholeUpTo` (default and at
+ * most {@link WALK_MAX_RECORDS}) lowers the bound for a caller other than the run's primary
+ * credential: past it the first page throws a {@link CallerListTooLong}.
  */
 export async function walkPages(
   endpoint: EndpointId,
   query: readonly (readonly [string, string])[],
   pageSize: number,
   send: (query: readonly (readonly [string, string])[]) => Promise<Exchange>,
+  wholeUpTo: number = WALK_MAX_RECORDS,
 ): Promise<Walk> {
   const records: unknown[] = [];
   const pages: Exchange[] = [];
@@ -372,6 +375,7 @@ export async function walkPages(
       };
       total = env.paging.cursors.total;
       if (pages.length === 1 && total > WALK_MAX_RECORDS) throw tooLong(ex, total);
+      if (pages.length === 1 && total > wholeUpTo) throw tooLongForCaller(ex, total, wholeUpTo);
       const { next } = env.paging.cursors;
       if (env.data.length === 0) return { end: true, page: [] };
       return { end: false, page: env.data, count: env.data.length, next, total };
@@ -422,6 +426,19 @@ export const WALK_MAX_RECORDS = 100_000;
 function tooLong(ex: Exchange, total: number): SkipCheck {
   return new SkipCheck(
     `needs the whole list ${ex.method} ${ex.target.replace(/[?&]cursor=\d+/, '')}, which reports ${total.toLocaleString('en-US')} records: the suite reads at most ${WALK_MAX_RECORDS.toLocaleString('en-US')} records of one list whole`,
+  );
+}
+
+/**
+ * A walk, as a caller other than the run's primary credential, of a list longer than that
+ * caller's bound `wholeUpTo` (the run's `--sample-above` when it samples callers): the check
+ * does not apply as that caller ({@link CallerListTooLong}), its reason naming the list.
+ */
+function tooLongForCaller(ex: Exchange, total: number, wholeUpTo: number): CallerListTooLong {
+  const caller = ex.credential ?? '(no credential)';
+  return new CallerListTooLong(
+    `needs the whole list ${ex.method} ${ex.target.replace(/[?&]cursor=\d+/, '')} as ${caller}, which reports ${total.toLocaleString('en-US')} records: with callers sampled (--max-callers), a list longer than --sample-above (${wholeUpTo.toLocaleString('en-US')}) is read whole only as the primary credential`,
+    caller,
   );
 }
 
