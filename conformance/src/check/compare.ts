@@ -5,7 +5,9 @@ import {
   parseHtml,
   parseHtmlSteps,
   parseText,
+  runAtOnce,
   runInSlices,
+  type Steps,
   type Table,
 } from '@tagtrack/core';
 import { LRUCache } from 'lru-cache';
@@ -190,15 +192,38 @@ const COMPARABLE = new WeakMap<object, Map<EndpointId, readonly unknown[]>>();
  * before reordering.
  */
 export function comparableData(endpoint: EndpointId, data: unknown): readonly unknown[] {
+  return runAtOnce(comparableDataSteps(endpoint, data));
+}
+
+/**
+ * {@link comparableData} as {@link Steps}: yields after each record put in form (the events of
+ * endpoints 10 and 12, whose ties span records, at once). Same array, same cache.
+ */
+export function* comparableDataSteps(
+  endpoint: EndpointId,
+  data: unknown,
+): Steps<readonly unknown[]> {
   const frozen = typeof data === 'object' && data !== null && Object.isFrozen(data);
-  const byEndpoint = frozen ? COMPARABLE.get(data) : undefined;
-  const known = byEndpoint?.get(endpoint);
+  const known = frozen ? COMPARABLE.get(data)?.get(endpoint) : undefined;
   if (known !== undefined) return known;
-  const records = comparable(endpoint, Array.isArray(data) ? data : [data]);
-  if (frozen) {
-    if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
-    else byEndpoint.set(endpoint, records);
+  const list = Array.isArray(data) ? data : [data];
+  let records: unknown[];
+  if (endpoint === 'opens.tag' || endpoint === 'clicks.tag') records = comparable(endpoint, list);
+  else {
+    // every other endpoint's form is made record by record (comparable maps them)
+    records = [];
+    for (const r of list) {
+      records.push(comparable(endpoint, [r])[0]);
+      yield;
+    }
   }
+  if (!frozen) return records;
+  // a form made meanwhile (another read of the same data, in slices) is the one handed out
+  const byEndpoint = COMPARABLE.get(data);
+  const made = byEndpoint?.get(endpoint);
+  if (made !== undefined) return made;
+  if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
+  else byEndpoint.set(endpoint, records);
   return records;
 }
 

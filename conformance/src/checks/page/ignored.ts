@@ -1,10 +1,10 @@
-import { compareTables, endpointById, type Table } from '@tagtrack/core';
-import { bodyTableInSlices, comparableData, linksOf } from '../../check/compare.ts';
+import { compareTables, endpointById, runInSlices, type Table } from '@tagtrack/core';
+import { bodyTableInSlices, comparableDataSteps, linksOf } from '../../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
 import {
-  differenceEitherWay,
+  differenceEitherWaySteps,
   firstDifference,
   sampleCalls,
   showPairs,
@@ -82,10 +82,9 @@ async function ensureSameBody(
   }
   const a = parseJson(plain) as Record<string, unknown>;
   const b = parseJson(other) as Record<string, unknown>;
-  const diff = differenceEitherWay(
-    comparableData(endpoint, a.data),
-    comparableData(endpoint, b.data),
-  );
+  const formA = await runInSlices(comparableDataSteps(endpoint, a.data));
+  const formB = await runInSlices(comparableDataSteps(endpoint, b.data));
+  const diff = await runInSlices(differenceEitherWaySteps(formA, formB));
   if (diff !== undefined) fail('value', `changed the data: ${diff}`);
   return { a, b };
 }

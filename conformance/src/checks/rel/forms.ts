@@ -36,7 +36,7 @@ import {
   withPicks,
 } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
-import { ensureSameAnswer } from '../input/same-answer.ts';
+import { ensureSameAnswerInSlices } from '../input/same-answer.ts';
 import { arbWindow, members, type Pairs, windowDays } from './reads.ts';
 
 /**
@@ -231,18 +231,12 @@ async function spellingsAgree(
     });
   for (const [canonical, spellings] of SPELLINGS) {
     const plain = await send(canonical);
+    // the spelling (or none) answers as `plain` does
+    const same = async (what: string, value?: string) =>
+      ensureSameAnswerInSlices(endpoint, plain, await send(value), what, { urls: 'ignore' });
     for (const spelling of spellings)
-      ensureSameAnswer(
-        endpoint,
-        plain,
-        await send(spelling),
-        `${name}=${spelling}, the same as ${name}=${canonical}`,
-        { urls: 'ignore' },
-      );
-    if (canonical === 'false')
-      ensureSameAnswer(endpoint, plain, await send(), `${name} absent, its default ${name}=false`, {
-        urls: 'ignore',
-      });
+      await same(`${name}=${spelling}, the same as ${name}=${canonical}`, spelling);
+    if (canonical === 'false') await same(`${name} absent, its default ${name}=false`);
   }
 }
 
