@@ -3,6 +3,7 @@ import { FormatParseError, parseHtml, parseText, renderHtml, renderText } from '
 import { describe, expect, test } from 'vitest';
 import {
   bodyTable,
+  bodyTableInSlices,
   canonicalTies,
   comparable,
   comparableData,
@@ -264,5 +265,33 @@ describe('comparing by meaning', () => {
       expect(Object.isFrozen(once.rows) && Object.isFrozen(once.rows[0])).toBe(true);
     }
     expect(() => bodyTable('html', '<p>no table</p>')).toThrow(FormatParseError);
+  });
+
+  test('bodyTableInSlices is bodyTable: the same table, from the same cache, and the same parser error', async () => {
+    const table = {
+      columns: ['tagID', 'openDate'],
+      rows: Array.from({ length: 300 }, (_, i) => [`t${i}`, '2024-03-05T14:22:01Z']),
+    };
+    for (const [rtn, body] of [
+      ['text', renderText(table)],
+      ['html', renderHtml(table, 'sliced')],
+    ] as const) {
+      const sliced = await bodyTableInSlices(rtn, body);
+      expect(sliced).toEqual(normaliseTable(rtn === 'text' ? parseText(body) : parseHtml(body)));
+      expect(bodyTable(rtn, body)).toBe(sliced);
+      expect(await bodyTableInSlices(rtn, body)).toBe(sliced);
+    }
+    const broken = '<table><tr><td>1</td></tr></table>';
+    await expect(bodyTableInSlices('html', broken)).rejects.toThrow(FormatParseError);
+    await expect(bodyTableInSlices('html', broken)).rejects.toThrow(
+      (() => {
+        try {
+          bodyTable('html', broken);
+        } catch (e) {
+          return (e as Error).message;
+        }
+        return 'parsed';
+      })(),
+    );
   });
 });

@@ -79,6 +79,7 @@ describe('the suite’s long loops let the event loop turn', () => {
     record: () => {},
     stopAt: () => {},
     onStillData: (fn) => fn(false),
+    leaveOut: () => {},
   };
 
   test('ctx.each over many items that judge without a request: a timer set before fires before it ends', async () => {

@@ -81,6 +81,45 @@ test('event lists that repeat emails, names and cities hold each short string on
   expect(mb.parsed).toBeLessThan(0.8 * mb.plain);
 }, 60_000);
 
+test('a parse kept for sharing does not keep the body it was read from alive: records held cost what JSON.parse of them costs', async () => {
+  // in a process of its own with --expose-gc: the heap is measured after a full collection;
+  // long unique strings, so that interning saves nothing and only the bodies could differ
+  const module = fileURLToPath(new URL('../src/check/walk.ts', import.meta.url));
+  const script = `
+    const { parseJson } = await import(${JSON.stringify(module)});
+    const body = (page) => JSON.stringify({ data: Array.from({ length: 4000 }, (_, i) => ({
+      note: 'note ' + page + ' ' + i + ' ' + 'x'.repeat(60), n: i,
+    })), paging: { cursors: { next: 1 }, previousURL: null, nextURL: '/contacts?p=' + page } });
+    const held = (parse) => {
+      const kept = [];
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let p = 0; p < 12; p++) {
+        const text = body(p);
+        kept.push(parse({ id: p, method: 'GET', target: '/contacts', url: 'x', status: 200, body: text }).data);
+      }
+      globalThis.gc();
+      return kept.length > 0 ? (process.memoryUsage().heapUsed - before) / 1048576 : 0;
+    };
+    console.log(JSON.stringify({ plain: held((ex) => JSON.parse(ex.body)), parsed: held(parseJson) }));
+  `;
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--conditions=@tagtrack/source',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)) },
+  );
+  const mb = JSON.parse(stdout) as { plain: number; parsed: number };
+  expect(mb.parsed).toBeLessThan(1.15 * mb.plain);
+}, 60_000);
+
 /** `value` and everything in it frozen. */
 function deeplyFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;

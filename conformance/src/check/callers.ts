@@ -1,7 +1,9 @@
+import { leaveOut } from './context/caller-lists.ts';
 import { hashString } from './context/services.ts';
 import type { CheckContext } from './context.ts';
 import { type Coverage, DEFAULT_MAX_CALLERS, seededOrder } from './coverage.ts';
 import { type Check, runsPerCaller, type SuiteCredential } from './define.ts';
+import { CallerListTooLong } from './failure.ts';
 
 /**
  * The callers a check runs as in blind mode (spec §4: every rule of the profile holds for
@@ -218,8 +220,8 @@ export async function judgedCallers(ctx: CheckContext): Promise<readonly SuiteCr
  * (unchanged; fixture mode's oracle checks judge every caller's exact answers). Each
  * caller gets an equal share of the property budget (at least one run) and a seed of its own
  * (the primary's is the check's); its failures name it. A caller for whom the check does not
- * apply (a `ctx.skip`, e.g. no group visible) is passed over; the check is skipped only when
- * it applies to no caller.
+ * apply (a `ctx.skip`, e.g. no group visible, or a list too long to read whole as it:
+ * caller-lists.ts) is passed over; the check is skipped only when it applies to no caller.
  */
 export async function runPerCaller(check: Check, ctx: CheckContext): Promise<void> {
   if (!runsPerCaller(check) || ctx.mode !== 'blind' || ctx.credentials.length < 2)
@@ -234,7 +236,15 @@ export async function runPerCaller(check: Check, ctx: CheckContext): Promise<voi
     const seedOffset = i === 0 ? 0 : hashString(credential.label);
     const outcome = await ctx.asCaller(
       { credential, numRuns, seedOffset, index: i, of: callers.length },
-      () => check.run(ctx),
+      async () => {
+        try {
+          await check.run(ctx);
+        } catch (e) {
+          // a list too long to read whole as this caller: the caller is left out, and said so
+          if (e instanceof CallerListTooLong) leaveOut(ctx, e);
+          throw e;
+        }
+      },
     );
     if (outcome.skipped !== undefined) skipped.push(`as ${credential.label}: ${outcome.skipped}`);
   }

@@ -3,7 +3,11 @@ import {
   EventLocation,
   normaliseEmail,
   parseHtml,
+  parseHtmlSteps,
   parseText,
+  runAtOnce,
+  runInSlices,
+  type Steps,
   type Table,
 } from '@tagtrack/core';
 import { LRUCache } from 'lru-cache';
@@ -188,15 +192,38 @@ const COMPARABLE = new WeakMap<object, Map<EndpointId, readonly unknown[]>>();
  * before reordering.
  */
 export function comparableData(endpoint: EndpointId, data: unknown): readonly unknown[] {
+  return runAtOnce(comparableDataSteps(endpoint, data));
+}
+
+/**
+ * {@link comparableData} as {@link Steps}: yields after each record put in form (the events of
+ * endpoints 10 and 12, whose ties span records, at once). Same array, same cache.
+ */
+export function* comparableDataSteps(
+  endpoint: EndpointId,
+  data: unknown,
+): Steps<readonly unknown[]> {
   const frozen = typeof data === 'object' && data !== null && Object.isFrozen(data);
-  const byEndpoint = frozen ? COMPARABLE.get(data) : undefined;
-  const known = byEndpoint?.get(endpoint);
+  const known = frozen ? COMPARABLE.get(data)?.get(endpoint) : undefined;
   if (known !== undefined) return known;
-  const records = comparable(endpoint, Array.isArray(data) ? data : [data]);
-  if (frozen) {
-    if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
-    else byEndpoint.set(endpoint, records);
+  const list = Array.isArray(data) ? data : [data];
+  let records: unknown[];
+  if (endpoint === 'opens.tag' || endpoint === 'clicks.tag') records = comparable(endpoint, list);
+  else {
+    // every other endpoint's form is made record by record (comparable maps them)
+    records = [];
+    for (const r of list) {
+      records.push(comparable(endpoint, [r])[0]);
+      yield;
+    }
   }
+  if (!frozen) return records;
+  // a form made meanwhile (another read of the same data, in slices) is the one handed out
+  const byEndpoint = COMPARABLE.get(data);
+  const made = byEndpoint?.get(endpoint);
+  if (made !== undefined) return made;
+  if (byEndpoint === undefined) COMPARABLE.set(data, new Map([[endpoint, records]]));
+  else byEndpoint.set(endpoint, records);
   return records;
 }
 
@@ -239,16 +266,35 @@ function charsOf(_table: Table, body: string): number {
  * frozen: read-only. Throws the parser's `FormatParseError` for a body that does not parse.
  */
 export function bodyTable(rtn: 'text' | 'html', body: string): Table {
-  const cache = BODY_TABLES[rtn];
-  const known = cache.get(body);
+  const known = BODY_TABLES[rtn].get(body);
   if (known !== undefined) return known;
-  const table = normaliseTable(rtn === 'text' ? parseText(body) : parseHtml(body));
-  for (const row of table.rows) Object.freeze(row);
+  return keepTable(rtn, body, rtn === 'text' ? parseText(body) : parseHtml(body));
+}
+
+/**
+ * {@link bodyTable}, an html body parsed in time slices (core's `parseHtmlSteps`: parse5 fed
+ * a chunk at a time), so the event loop turns while a long body is read. Same table, same
+ * cache, same `FormatParseError`.
+ */
+export async function bodyTableInSlices(rtn: 'text' | 'html', body: string): Promise<Table> {
+  const known = BODY_TABLES[rtn].get(body);
+  if (known !== undefined) return known;
+  return keepTable(
+    rtn,
+    body,
+    rtn === 'text' ? parseText(body) : await runInSlices(parseHtmlSteps(body)),
+  );
+}
+
+/** `table`, parsed from `body`, normalised and frozen, kept in {@link BODY_TABLES}. */
+function keepTable(rtn: 'text' | 'html', body: string, table: Table): Table {
+  const normal = normaliseTable(table);
+  for (const row of normal.rows) Object.freeze(row);
   const frozen = Object.freeze({
-    columns: Object.freeze(table.columns),
-    rows: Object.freeze(table.rows),
+    columns: Object.freeze(normal.columns),
+    rows: Object.freeze(normal.rows),
   }) as Table;
-  cache.set(body, frozen);
+  BODY_TABLES[rtn].set(body, frozen);
   return frozen;
 }
 

@@ -14,13 +14,14 @@ import type fc from 'fast-check';
 import type { Credential, Exchange, HttpClient } from '../http/client.ts';
 import type { Profile } from '../profile/profile.ts';
 import { judgesOldRule, upgradeWarning } from '../profile/revisions.ts';
+import { leaveOut, wholeListBound } from './context/caller-lists.ts';
 import {
   type CallerShare,
   failureAsCaller,
   itemsOfCaller,
   runAsCaller,
 } from './context/caller-share.ts';
-import { type EachOptions, type EndpointCall, requestOfCall } from './context/calls.ts';
+import { type EachOptions, type EndpointCall, readAhead, requestOfCall } from './context/calls.ts';
 import { runEach } from './context/each.ts';
 import { oracleAnswer } from './context/expected.ts';
 import { FailureLog } from './context/failure-log.ts';
@@ -103,26 +104,21 @@ export class CheckContext {
   get comparisons(): number {
     return this.scope.comparisons;
   }
-
   /** Counts `n` comparisons made without the helpers (e.g. a hand-written `if`). */
   compared(n = 1): void {
     this.active.comparisons += n;
   }
-
   /** Why a discovery this check used could not walk a list (see {@link Discovery.problems}). */
   get discoveryProblems(): readonly string[] {
     return this.problems;
   }
-
   /** Reserves the log entry of a call now (call order) and fills it when `p` resolves. */
   private logged(p: Promise<Exchange>): Promise<Exchange> {
     return logWhenDone(this.active, p, (ex) => [this.services.http.forLog(ex)]);
   }
-
   get profile(): Profile {
     return this.services.env.profile;
   }
-
   /** Whether changed rule `id` (revisions.ts, spec §12) is judged as the pinned revision says. */
   judgesOldRule(id: string): boolean {
     return judgesOldRule(this.profile.revision, id);
@@ -146,10 +142,7 @@ export class CheckContext {
   get http(): HttpClient {
     return this.services.http;
   }
-  /**
-   * The credential used when a call names none: the run's primary credential, or the caller
-   * the check runs as (see {@link asCaller}).
-   */
+  /** The credential used when a call names none: the run's, or the caller of {@link asCaller}. */
   get primary(): SuiteCredential {
     return this.share?.credential ?? this.services.primary;
   }
@@ -200,9 +193,8 @@ export class CheckContext {
   /** Sends a request to a catalogue endpoint (signed with `call.credential`, default primary). */
   call<Id extends EndpointId>(endpoint: Id, call: EndpointCall<Id> = {}): Promise<Exchange> {
     this.requests++;
-    return this.logged(
-      this.services.http.request(requestOfCall(endpoint, call, this.primary, this.fresh > 0)),
-    );
+    const request = requestOfCall(endpoint, call, this.primary, this.fresh > 0);
+    return this.logged(this.services.http.request(request)).then(readAhead(endpoint));
   }
 
   /** Sends a raw request (any path). */
@@ -266,6 +258,7 @@ export class CheckContext {
           this.requests += n;
         },
         call: (endpoint, call) => this.call(endpoint, call),
+        wholeUpTo: (c) => this.boundOf(c ?? null),
       },
       endpoint,
       named,
@@ -290,6 +283,10 @@ export class CheckContext {
   /** Records of a list verified whole before a sample is taken (the run's `sampleAbove`). */
   get sampleAbove(): number {
     return this.services.sampleAbove ?? DEFAULT_SAMPLE_ABOVE;
+  }
+  /** Records of a list read whole as `credential` (caller-lists.ts `wholeListBound`). */
+  boundOf(credential: SuiteCredential | null): number {
+    return wholeListBound(this.services, this.sampleAbove, credential);
   }
 
   /**
@@ -320,7 +317,7 @@ export class CheckContext {
       endpoint,
       call,
       subject,
-      wholeUpTo,
+      wholeUpTo && Math.min(wholeUpTo, this.boundOf(call.credential ?? this.primary)),
     );
   }
 
@@ -410,6 +407,7 @@ export class CheckContext {
         record: (failure) => this.record(failure),
         stopAt: (n) => this.stopAt(n),
         onStillData: (f) => this.onStillData(f),
+        leaveOut: (e) => leaveOut(this, e),
       },
       items,
       fn,

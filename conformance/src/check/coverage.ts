@@ -61,13 +61,17 @@ export function coverageWords(c: Coverage): string {
     : `${verb} all ${count(c.of)} ${c.subject}`;
 }
 
-/** Entries of the same subject added up, in first-seen order (see {@link Coverage}). */
+/**
+ * Entries of the same subject and verb added up, in first-seen order (see {@link Coverage}):
+ * `as 12 of 30 callers` and `whole lists as 8 of 12 callers` stay apart.
+ */
 export function mergeCoverage(entries: readonly Coverage[]): Coverage[] {
   const bySubject = new Map<string, Coverage>();
   for (const e of entries) {
-    const seen = bySubject.get(e.subject);
+    const key = JSON.stringify([e.verb ?? 'verified', e.subject]);
+    const seen = bySubject.get(key);
     bySubject.set(
-      e.subject,
+      key,
       seen === undefined
         ? e
         : {
@@ -75,6 +79,8 @@ export function mergeCoverage(entries: readonly Coverage[]): Coverage[] {
             verified: seen.verified + e.verified,
             of: seen.of + e.of,
             sampled: seen.sampled || e.sampled,
+            ...(seen.verb === undefined ? {} : { verb: seen.verb }),
+            ...(seen.detail === undefined ? {} : { detail: seen.detail }),
           },
     );
   }

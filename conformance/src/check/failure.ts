@@ -93,7 +93,23 @@ export class Violation extends Error {
 
 /** Thrown by `ctx.skip(reason)`: the check does not apply. */
 export class SkipCheck extends Error {
-  override readonly name = 'SkipCheck';
+  override readonly name: string = 'SkipCheck';
+}
+
+/**
+ * Thrown by a walk, as a caller other than the run's primary credential, of a list longer
+ * than that caller's bound (`CheckContext.boundOf`): the check does not apply as
+ * `caller` (the label of its credential). A check run once per caller passes over that caller,
+ * a loop of `ctx.each` over that item; the check states how many callers it left out.
+ */
+export class CallerListTooLong extends SkipCheck {
+  override readonly name = 'CallerListTooLong';
+  constructor(
+    message: string,
+    readonly caller: string,
+  ) {
+    super(message);
+  }
 }
 
 /**

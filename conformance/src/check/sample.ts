@@ -313,11 +313,30 @@ export function firstDifference(expected: unknown, actual: unknown, path = ''): 
  * `b`), but two values alike (the usual case) are walked once, not twice.
  */
 export function differenceEitherWay(a: unknown, b: unknown): string | undefined {
-  if (alike(a, b)) {
+  return runAtOnce(differenceEitherWaySteps(a, b));
+}
+
+/**
+ * {@link differenceEitherWay} as {@link Steps}: two lists of records are walked record by
+ * record, yielding after each. Same result, same comparisons counted.
+ */
+export function* differenceEitherWaySteps(a: unknown, b: unknown): Steps<string | undefined> {
+  if (yield* alikeSteps(a, b)) {
     countComparison(2);
     return undefined;
   }
   return firstDifference(a, b) ?? firstDifference(b, a);
+}
+
+/** {@link alike} as {@link Steps}: two arrays item by item, yielding after each item. */
+function* alikeSteps(a: unknown, b: unknown): Steps<boolean> {
+  if (!Array.isArray(a) || !Array.isArray(b) || sameLeaf(a, b)) return alike(a, b);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (!alike(a[i], b[i])) return false;
+    yield;
+  }
+  return true;
 }
 
 /**

@@ -1,14 +1,21 @@
+import { createHash } from 'node:crypto';
 import {
+  type Endpoint,
   type EndpointId,
   endpointById,
   envelopeSchema,
   type PageReading,
   type RecordOf,
+  runAtOnce,
+  runInSlices,
+  type Steps,
+  TimeSlice,
   type WalkViolation,
   walkCursor,
 } from '@tagtrack/core';
 import type { Exchange } from '../http/client.ts';
-import { describe, ensure, SkipCheck, snippet, Violation } from './failure.ts';
+import { CallerListTooLong, describe, ensure, SkipCheck, snippet, Violation } from './failure.ts';
+import { freezeParsed, freezeSteps } from './freeze.ts';
 
 /** The `paging` object of a list body (spec §5). */
 export interface PagingBody {
@@ -39,9 +46,9 @@ export interface Walk<R = unknown> {
  * Parsed JSON texts, frozen, by text (see {@link parseJson}), for the runs of the process:
  * the runs against one server read many of the same answers (a fault's six runs share about
  * five in six), and the checks that vary a query read the same list under different paging
- * URLs (see {@link parseBody}). Texts of at least {@link SHARED_MIN_CHARS} characters, at most
+ * URLs (see {@link parseBodySteps}). Texts of at least {@link SHARED_MIN_CHARS} characters, at most
  * {@link SHARED_MAX_CHARS} of them in all (the oldest go first); smaller ones parse faster
- * than they are looked up.
+ * than they are looked up. Keyed by {@link textKey}.
  */
 const SHARED = new Map<string, unknown>();
 const SHARED_MIN_CHARS = 512;
@@ -57,86 +64,59 @@ const PARSED = new WeakMap<Exchange, unknown>();
  */
 const CONFORMS = new WeakMap<object, Set<EndpointId>>();
 
-/** Strings at most this long are interned by {@link freezeParsed} (emails, names, cities, ids). */
-const INTERNED_MAX_CHARS = 48;
-/** Distinct strings the intern table holds at most (then it starts again, empty). */
-const INTERNED_MAX = 100_000;
-/**
- * One copy of each short string value the run's parsed bodies hold: a long list repeats the
- * same emails, names, devices and cities thousands of times, and JSON.parse makes a string of
- * each occurrence (a third of a parsed event list's memory).
- */
-const INTERNED = new Map<string, string>();
-
-/** The one copy of `s` the intern table holds (adding it). */
-function interned(s: string): string {
-  const known = INTERNED.get(s);
-  if (known !== undefined) return known;
-  if (INTERNED.size >= INTERNED_MAX) INTERNED.clear();
-  INTERNED.set(s, s);
-  return s;
-}
-
-/**
- * `value` (fresh from JSON.parse), with every object and array in it frozen and its short
- * string values interned (equal strings are indistinguishable: nothing a check reads changes).
- * A frozen value inside it (a part already parsed) is left as it is.
- */
-function freezeParsed<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    // by index: Object.keys of an array makes a string of every index
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'string') {
-        if (v.length <= INTERNED_MAX_CHARS) value[i] = interned(v);
-      } else freezeParsed(v);
-    }
-  } else {
-    const o = value as Record<string, unknown>;
-    // own keys by for-in: no array of keys made per object
-    for (const k in o) {
-      if (!Object.hasOwn(o, k)) continue;
-      const v = o[k];
-      if (typeof v === 'string') {
-        if (v.length <= INTERNED_MAX_CHARS) o[k] = interned(v);
-      } else freezeParsed(v);
-    }
-  }
-  return Object.freeze(value);
-}
-
 /**
  * Parses of texts that something still holds (a cached exchange's parse), by text, past their
  * eviction from {@link SHARED}: a text read again while its parse is alive gets that same
- * value. An entry goes when its value is collected; until then its key holds the text (the
- * body it was read from, which the exchange holding the value usually holds anyway), at most
- * {@link SHARED_MAX_CHARS} characters per value.
+ * value. An entry goes when its value is collected. Keyed by {@link textKey}, so an entry
+ * never keeps the body it was read from alive (the text of a list's records is a slice of it).
  */
 const ALIVE = new Map<string, WeakRef<object>>();
-const COLLECTED = new FinalizationRegistry<string>((text) => {
-  if (ALIVE.get(text)?.deref() === undefined) ALIVE.delete(text);
+const COLLECTED = new FinalizationRegistry<string>((key) => {
+  if (ALIVE.get(key)?.deref() === undefined) ALIVE.delete(key);
 });
+
+/** The last text keyed and its key (a text is looked up, then kept, under one key). */
+let lastKeyed: { readonly text: string; readonly key: string } | undefined;
+
+/**
+ * The key of `text` in the parse caches: its length and SHA-256, so that equal texts have one
+ * key (two texts sharing one is out of reach) and a key holds no text: a key made of the text
+ * itself would keep the whole body alive as long as the entry lives.
+ */
+function textKey(text: string): string {
+  if (lastKeyed?.text === text) return lastKeyed.key;
+  const key = `${text.length}:${createHash('sha256').update(text).digest('base64')}`;
+  lastKeyed = { text, key };
+  return key;
+}
+
+/** The characters of the text a {@link textKey} is the key of. */
+function keyedChars(key: string): number {
+  return Number(key.slice(0, key.indexOf(':')));
+}
 
 /** The frozen parse of `text` kept in {@link SHARED} or still alive, or `undefined`. */
 function sharedParse(text: string): unknown {
   if (text.length < SHARED_MIN_CHARS) return undefined;
-  return SHARED.get(text) ?? ALIVE.get(text)?.deref();
+  const key = textKey(text);
+  return SHARED.get(key) ?? ALIVE.get(key)?.deref();
 }
 
 /** Keeps `value`, the frozen parse of `text`, in {@link SHARED} when its size fits. */
 function keepParse(text: string, value: unknown): void {
-  if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS || SHARED.has(text)) return;
-  if (typeof value === 'object' && value !== null && ALIVE.get(text)?.deref() !== value) {
-    ALIVE.set(text, new WeakRef(value));
-    COLLECTED.register(value, text);
+  if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS) return;
+  const key = textKey(text);
+  if (SHARED.has(key)) return;
+  if (typeof value === 'object' && value !== null && ALIVE.get(key)?.deref() !== value) {
+    ALIVE.set(key, new WeakRef(value));
+    COLLECTED.register(value, key);
   }
-  SHARED.set(text, value);
+  SHARED.set(key, value);
   sharedChars += text.length;
   for (const [oldest] of SHARED) {
     if (sharedChars <= SHARED_MAX_CHARS) break;
     SHARED.delete(oldest);
-    sharedChars -= oldest.length;
+    sharedChars -= keyedChars(oldest);
   }
 }
 
@@ -153,8 +133,9 @@ const PAGING_MEMBER = ',"paging":';
  * the value is that of `JSON.parse(text)`: the same members in the same order (a second
  * `data` member in the rest wins, as it does there). `split` says whether it was taken; the
  * whole text is then not worth keeping (its data part is kept, and the rest parses fast).
+ * Yields while it freezes the value ({@link freezeSteps}).
  */
-function parseBody(text: string): { value: unknown; split: boolean } {
+function* parseBodySteps(text: string): Steps<{ value: unknown; split: boolean }> {
   if (text.length >= 4 * SHARED_MIN_CHARS && text.startsWith(DATA_OPENING)) {
     const cut = text.lastIndexOf(PAGING_MEMBER);
     if (cut > DATA_OPENING.length) {
@@ -168,18 +149,22 @@ function parseBody(text: string): { value: unknown; split: boolean } {
       if (rest !== undefined) {
         let data = sharedParse(dataText);
         if (data === undefined) {
+          let parsed: unknown;
           try {
-            data = freezeParsed(JSON.parse(dataText));
+            parsed = JSON.parse(dataText);
           } catch {
-            return { value: freezeParsed(JSON.parse(text)), split: false };
+            return { value: yield* freezeSteps(JSON.parse(text)), split: false };
           }
+          data = yield* freezeSteps(parsed);
+          // a parse of the same text kept while this one was in slices is the one to share
+          data = sharedParse(dataText) ?? data;
           keepParse(dataText, data);
         }
         return { value: freezeParsed({ data, ...rest }), split: true };
       }
     }
   }
-  return { value: freezeParsed(JSON.parse(text)), split: false };
+  return { value: yield* freezeSteps(JSON.parse(text)), split: false };
 }
 
 /**
@@ -189,26 +174,53 @@ function parseBody(text: string): { value: unknown; split: boolean } {
  * what they reorder.
  */
 export function parseJson(exchange: Exchange): unknown {
-  if (PARSED.has(exchange)) return PARSED.get(exchange);
+  const parsed = runAtOnce(parsedSteps(exchange));
+  if (parsed === undefined) throw notJson(exchange);
+  return parsed.value;
+}
+
+/**
+ * {@link parseJson} in time slices (the event loop turns while a long body is frozen): the
+ * same value, shared and kept as {@link parseJson} shares and keeps it, or the same
+ * {@link Violation}. `slice`: the time slice to run in (default a new one).
+ */
+export async function parseJsonInSlices(
+  exchange: Exchange,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<unknown> {
+  const parsed = await runInSlices(parsedSteps(exchange), slice);
+  if (parsed === undefined) throw notJson(exchange);
+  return parsed.value;
+}
+
+/** The violation of a body that is not JSON (a violation made counts as a comparison). */
+function notJson(exchange: Exchange): Violation {
+  return new Violation(`${describe(exchange)}: body is not JSON: ${snippet(exchange.body)}`, {
+    kind: 'schema',
+    exchange,
+  });
+}
+
+/** The parse {@link parseJson} gives as {@link Steps}: `{ value }`, or `undefined` when the body is not JSON. */
+function* parsedSteps(exchange: Exchange): Steps<{ value: unknown } | undefined> {
+  if (PARSED.has(exchange)) return { value: PARSED.get(exchange) };
   const text = exchange.body;
   let value = sharedParse(text);
   if (value === undefined) {
     let parsed: { value: unknown; split: boolean };
     try {
-      parsed = parseBody(text);
+      parsed = yield* parseBodySteps(text);
     } catch {
-      throw new Violation(`${describe(exchange)}: body is not JSON: ${snippet(text)}`, {
-        kind: 'schema',
-        exchange,
-      });
+      return undefined;
     }
-    value = parsed.value;
-    // a list body's records are kept by their own text (parseBody): keeping the whole text
-    // too would spend the cache's room on paging URLs that differ per spelling
+    // another read of the same exchange or text may have finished while this one yielded
+    value = PARSED.get(exchange) ?? (parsed.split ? undefined : sharedParse(text)) ?? parsed.value;
+    // a list body's records are kept by their own text (parseBodySteps): keeping the whole
+    // text too would spend the cache's room on paging URLs that differ per spelling
     if (!parsed.split) keepParse(text, value);
   }
   PARSED.set(exchange, value);
-  return value;
+  return { value };
 }
 
 /** `X-Total-Count` of a response as a number, or `undefined` when absent or not a count. */
@@ -254,6 +266,61 @@ export function readEnvelope(
 }
 
 /**
+ * {@link readEnvelope}, with the body parsed and, for a list, its records checked against the
+ * record schema one at a time, in time slices ({@link readInSlices}): the same value, the
+ * same {@link Violation}, the same comparisons counted. `slice`: the time slice to run in
+ * (default a new one).
+ */
+export async function readEnvelopeInSlices(
+  endpoint: EndpointId,
+  exchange: Exchange,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<{ data: unknown; paging?: unknown }> {
+  await readInSlices(endpoint, exchange, slice);
+  return readEnvelope(endpoint, exchange);
+}
+
+/**
+ * Parses a 200 answer's body and checks it against the envelope of `endpoint` in time slices,
+ * keeping what {@link readEnvelope} and {@link parseJson} find again at once: the frozen parse
+ * and, when it conforms, that it does. Judges nothing and counts no comparison: a body that
+ * does not parse or conform is left to {@link readEnvelope}, which finds the first issues as
+ * ever. `slice`: the time slice to run in (default a new one).
+ */
+export async function readInSlices(
+  endpoint: EndpointId,
+  exchange: Exchange,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<void> {
+  if (exchange.status !== 200) return;
+  const body = (await runInSlices(parsedSteps(exchange), slice))?.value;
+  if (typeof body !== 'object' || body === null || CONFORMS.get(body)?.has(endpoint)) return;
+  if (await runInSlices(conformsSteps(endpointById(endpoint), body), slice)) {
+    const known = CONFORMS.get(body);
+    if (known === undefined) CONFORMS.set(body, new Set([endpoint]));
+    else known.add(endpoint);
+  }
+}
+
+/**
+ * Whether `body` conforms to the envelope of `e`, as `envelopeSchema(e).safeParse(body)`
+ * says, yielding after each record of a list: a list envelope (`{ data: Record[], paging }`,
+ * extra members free) accepts an object exactly when it accepts it with `data` empty and
+ * `data` is an array of records each of which the record schema accepts.
+ */
+function* conformsSteps(e: Endpoint, body: object): Steps<boolean> {
+  const data = (body as { data?: unknown }).data;
+  if (e.response !== 'list' || Array.isArray(body) || !Array.isArray(data))
+    return envelopeSchema(e).safeParse(body).success;
+  if (!envelopeSchema(e).safeParse({ ...body, data: [] }).success) return false;
+  for (const record of data) {
+    if (!e.record.safeParse(record).success) return false;
+    yield;
+  }
+  return true;
+}
+
+/**
  * One response of a list endpoint as a page: a 200 parsed with the envelope schema, or a
  * 204 No Content read as a page without records (`paging` undefined, `noContent` true)
  * whatever the declared paging end (spec §5 Revision 2; the PAGE-END checks judge the
@@ -276,13 +343,16 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
  * total/pageSize + 3 (all kind `value`; the guards are core's `walkCursor`); throws a
  * {@link SkipCheck} when the first page's total (or the pages walked) pass
  * {@link WALK_MAX_RECORDS} records, an `Error` when pages give more records than that. When the first
- * page is a 204, `total` is its `X-Total-Count` (0 when absent).
+ * page is a 204, `total` is its `X-Total-Count` (0 when absent). `wholeUpTo` (default and at
+ * most {@link WALK_MAX_RECORDS}) lowers the bound for a caller other than the run's primary
+ * credential: past it the first page throws a {@link CallerListTooLong}.
  */
 export async function walkPages(
   endpoint: EndpointId,
   query: readonly (readonly [string, string])[],
   pageSize: number,
   send: (query: readonly (readonly [string, string])[]) => Promise<Exchange>,
+  wholeUpTo: number = WALK_MAX_RECORDS,
 ): Promise<Walk> {
   const records: unknown[] = [];
   const pages: Exchange[] = [];
@@ -299,12 +369,13 @@ export async function walkPages(
         if (pages.length === 1) total = headerCount(ex) ?? 0;
         return { end: true, page: [] };
       }
-      const env = readEnvelope(endpoint, ex) as {
+      const env = (await readEnvelopeInSlices(endpoint, ex)) as {
         data: unknown[];
         paging: { cursors: { next: number; total: number } };
       };
       total = env.paging.cursors.total;
       if (pages.length === 1 && total > WALK_MAX_RECORDS) throw tooLong(ex, total);
+      if (pages.length === 1 && total > wholeUpTo) throw tooLongForCaller(ex, total, wholeUpTo);
       const { next } = env.paging.cursors;
       if (env.data.length === 0) return { end: true, page: [] };
       return { end: false, page: env.data, count: env.data.length, next, total };
@@ -355,6 +426,19 @@ export const WALK_MAX_RECORDS = 100_000;
 function tooLong(ex: Exchange, total: number): SkipCheck {
   return new SkipCheck(
     `needs the whole list ${ex.method} ${ex.target.replace(/[?&]cursor=\d+/, '')}, which reports ${total.toLocaleString('en-US')} records: the suite reads at most ${WALK_MAX_RECORDS.toLocaleString('en-US')} records of one list whole`,
+  );
+}
+
+/**
+ * A walk, as a caller other than the run's primary credential, of a list longer than that
+ * caller's bound `wholeUpTo` (the run's `--sample-above` when it samples callers): the check
+ * does not apply as that caller ({@link CallerListTooLong}), its reason naming the list.
+ */
+function tooLongForCaller(ex: Exchange, total: number, wholeUpTo: number): CallerListTooLong {
+  const caller = ex.credential ?? '(no credential)';
+  return new CallerListTooLong(
+    `needs the whole list ${ex.method} ${ex.target.replace(/[?&]cursor=\d+/, '')} as ${caller}, which reports ${total.toLocaleString('en-US')} records: with callers sampled (--max-callers), a list longer than --sample-above (${wholeUpTo.toLocaleString('en-US')}) is read whole only as the primary credential`,
+    caller,
   );
 }
 

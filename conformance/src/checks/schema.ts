@@ -7,15 +7,15 @@ import {
   ENDPOINT_IDS,
   type EndpointId,
   endpointById,
-  htmlDocumentProblems,
-  parseHtml,
-  parseText,
+  htmlDocumentProblemsSteps,
   type Rtn,
+  runInSlices,
   toTable,
   uniqueAtMostRecipients,
   uniqueAtMostTotal,
   uniqueZeroIffTotalZero,
 } from '@tagtrack/core';
+import { bodyTableInSlices } from '../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../check/context.ts';
 import { type Check, defineCheck } from '../check/define.ts';
 import { describe, ensure, Violation } from '../check/failure.ts';
@@ -157,7 +157,7 @@ export const checks: readonly Check[] = [
             { kind: 'header', exchange: ex },
           );
           if (rtn === 'html') {
-            const problems = htmlDocumentProblems(ex.body, ct);
+            const problems = await runInSlices(htmlDocumentProblemsSteps(ex.body, ct));
             ensure(problems.length === 0, `${describe(ex)}: ${problems.join('; ')}`, {
               kind: 'format',
               exchange: ex,
@@ -165,7 +165,7 @@ export const checks: readonly Check[] = [
           }
           let columns: string[];
           try {
-            columns = (rtn === 'text' ? parseText(ex.body) : parseHtml(ex.body)).columns;
+            columns = [...(await bodyTableInSlices(rtn, ex.body)).columns];
           } catch (e) {
             throw new Violation(`${describe(ex)}: ${(e as Error).message}`, {
               kind: 'format',

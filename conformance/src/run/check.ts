@@ -1,4 +1,5 @@
 import { runPerCaller } from '../check/callers.ts';
+import { wholeListsCoverage } from '../check/context/caller-lists.ts';
 import { CheckContext, type RunServices } from '../check/context.ts';
 import { type Coverage, mergeCoverage } from '../check/coverage.ts';
 import type { Check, CheckEnv } from '../check/define.ts';
@@ -126,7 +127,9 @@ export async function runCheck(
   }
   const failed = ctx.failures.length > 0;
   const retried = retriedRequests(exchanges);
-  const coverage = mergeCoverage(ctx.coverage);
+  // callers left out for a list too long to read whole as them (caller-lists.ts), stated
+  const whole = wholeListsCoverage(ctx, ctx.coverage);
+  const coverage = mergeCoverage(whole === undefined ? ctx.coverage : [...ctx.coverage, whole]);
   let cause: CheckCause;
   if (error !== undefined && guard.interrupted !== undefined) {
     cause = { kind: 'interrupted', reason: guard.interrupted };

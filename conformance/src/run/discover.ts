@@ -9,7 +9,8 @@ import { ByteCache } from '../http/byte-cache.ts';
 /**
  * Walks the list endpoints for a credential, in a scope of its own (no check counts its
  * comparisons; its exchanges join the log of each check that uses it). A list longer than the
- * suite walks whole ({@link WALK_MAX_RECORDS}) is read at seeded cursors instead, about the
+ * suite walks whole ({@link WALK_MAX_RECORDS}; as a caller other than the primary of a run
+ * sampling callers, `sampleAbove`: caller-lists.ts) is read at seeded cursors instead, about the
  * run's `sampleAbove` records (`sampledList`), and its part is named in `sampled`: the ids
  * checks take from it are real, the part is not the whole list. With `sampleAbove` infinite
  * (never sample) every list is walked. A list that cannot be walked gives an empty part and a
@@ -23,7 +24,11 @@ export async function discover(
   const ctx = new CheckContext('DISCOVERY', services, scope);
   const problems: string[] = [];
   const sampled: DiscoveredPart[] = [];
-  const wholeUpTo = Number.isFinite(ctx.sampleAbove) ? WALK_MAX_RECORDS : Number.POSITIVE_INFINITY;
+  // a caller other than the primary of a run sampling callers: its long lists at seeded
+  // cursors (caller-lists.ts)
+  const wholeUpTo = Number.isFinite(ctx.sampleAbove)
+    ? ctx.boundOf(credential)
+    : Number.POSITIVE_INFINITY;
   const list = async <Id extends EndpointId>(endpoint: Id, part: DiscoveredPart) => {
     try {
       const read = await ctx.sampledList(endpoint, { credential }, part, wholeUpTo);

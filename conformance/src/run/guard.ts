@@ -116,8 +116,24 @@ export class RunGuard {
       this.sent++;
       // the request's signal already aborts on the run's stop (HttpClient's `signal`): no
       // clone of each request with a combined signal (AbortSignal.any)
-      return Promise.race([send(request), this.stopped]);
+      return this.untilStopped(send(request));
     };
+  }
+
+  /**
+   * `answer`, or the run's stop if it comes first. The stop's listener goes once `answer`
+   * settles: a reaction left on the run-long {@link stopped} promise (`Promise.race`) would
+   * hold every answer of the run, and what it references, until the run ends.
+   */
+  private untilStopped<T>(answer: Promise<T>): Promise<T> {
+    const signal = this.controller.signal;
+    return new Promise<T>((resolve, reject) => {
+      const onStop = () =>
+        reject(new RunStopped('run_interrupted', `interrupted: ${this.interrupted}`));
+      if (signal.aborted) onStop();
+      signal.addEventListener('abort', onStop, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
+    });
   }
 }
 

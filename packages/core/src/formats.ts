@@ -17,7 +17,14 @@ import type { Rtn } from './params.ts';
 
 export { type CompareTablesOptions, compareTables } from './formats/compare.ts';
 export { CONTENT_TYPES, charsetOf, contentTypeMatches } from './formats/content-type.ts';
-export { htmlDocumentProblems, parseHtml, renderHtml } from './formats/html.ts';
+export {
+  HTML_CHUNK_CHARS,
+  htmlDocumentProblems,
+  htmlDocumentProblemsSteps,
+  parseHtml,
+  parseHtmlSteps,
+  renderHtml,
+} from './formats/html.ts';
 export {
   FormatParseError,
   type Table,

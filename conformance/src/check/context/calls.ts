@@ -10,7 +10,8 @@ import {
   type QueryOf,
   type TimeSlice,
 } from '@tagtrack/core';
-import type { Credential, RequestSpec } from '../../http/client.ts';
+import type { Credential, Exchange, RequestSpec } from '../../http/client.ts';
+import { readInSlices } from '../walk.ts';
 
 /**
  * Path parameters and query of one request to catalogue endpoint `Id`. The query is sent as
@@ -109,5 +110,24 @@ export function requestOfCall(
     ...(call.headers === undefined ? {} : { headers: call.headers }),
     ...(fresh ? { cache: false } : call.cache === undefined ? {} : { cache: call.cache }),
     ...(call.rebuild === true ? { rebuild: true } : {}),
+  };
+}
+
+/** Characters of an answer's body from which {@link readAhead} reads it in slices. */
+export const READ_AHEAD_MIN_CHARS = 32 * 1024;
+
+/**
+ * What a check's call hands on, given the `exchange` of a call to `endpoint`: once a long 200
+ * JSON answer has been parsed and checked against the envelope of `endpoint` in time slices
+ * (`readInSlices`), so the check's own reads of it at once (`ctx.page`, `ctx.envelope`,
+ * `parseJson`) find it done and the event loop keeps turning while a long page is read.
+ * Nothing is judged or counted here: an answer that does not parse or conform is handed on
+ * as it is, and the check's read of it fails as ever.
+ */
+export function readAhead(endpoint: EndpointId): (exchange: Exchange) => Promise<Exchange> {
+  return async (exchange) => {
+    if (exchange.body.length >= READ_AHEAD_MIN_CHARS && exchange.body.trimStart().startsWith('{'))
+      await readInSlices(endpoint, exchange);
+    return exchange;
   };
 }

@@ -4,7 +4,13 @@
  * sums up the others in one more failure.
  */
 import { TimeSlice } from '@tagtrack/core';
-import { type CheckScope, type Failure, Violation, type ViolationDetails } from '../failure.ts';
+import {
+  CallerListTooLong,
+  type CheckScope,
+  type Failure,
+  Violation,
+  type ViolationDetails,
+} from '../failure.ts';
 import { runInBatches } from './batches.ts';
 import { DEFAULT_EACH_CONCURRENCY, type EachOptions, MAX_LISTED } from './calls.ts';
 
@@ -16,6 +22,8 @@ export interface EachHost {
   record(failure: Failure): void;
   stopAt(n: number): void;
   onStillData<T>(fn: (fresh: boolean) => Promise<T>): Promise<T>;
+  /** Records a caller left out for a list too long to read whole as it (caller-lists.ts). */
+  leaveOut(e: CallerListTooLong): void;
 }
 
 /**
@@ -25,8 +33,10 @@ export interface EachHost {
  * After `options.list` (default {@link MAX_LISTED}) failures of this loop, the others are
  * only counted, and one more failure (kind `summary`) says how many items failed in all.
  * With `options.stopAt`, ends the check once it has that many failures (checked after each
- * item). Any other exception propagates (an error of the check). Resolves the number of
- * items that failed. Not for use inside a property predicate (a Violation there is the
+ * item). An item that needs a list too long to read whole as its caller
+ * ({@link CallerListTooLong}) is passed over, its caller recorded as left out; when every item
+ * is, the last such exception propagates (the check does not apply). Any other exception
+ * propagates (an error of the check). Resolves the number of items that failed. Not for use inside a property predicate (a Violation there is the
  * property's counterexample).
  */
 export async function runEach<T>(
@@ -42,6 +52,15 @@ export async function runEach<T>(
   }
   let failed = 0;
   let n = 0;
+  let leftOut: CallerListTooLong | undefined;
+  let judged = 0;
+  /** Whether `e` left its item out (recorded), else false: the caller handles `e`. */
+  const passedOver = (e: unknown): boolean => {
+    if (!(e instanceof CallerListTooLong)) return false;
+    leftOut = e;
+    host.leaveOut(e);
+    return true;
+  };
   const onViolation = (item: T, e: Violation) => {
     failed++;
     if (failed <= list) host.fail(`${e.message}${options.note?.(item) ?? ''}`, e.details);
@@ -56,7 +75,8 @@ export async function runEach<T>(
         parent.comparisons += scope.comparisons;
         parent.log.push({ log: scope.log });
         for (const f of scope.pending) host.record(f);
-        if (error !== undefined) {
+        if (error === undefined || error instanceof Violation) judged++;
+        if (error !== undefined && !passedOver(error)) {
           if (!(error instanceof Violation)) throw error;
           onViolation(item, error);
         }
@@ -72,14 +92,19 @@ export async function runEach<T>(
       n++;
       try {
         await fn(item);
+        judged++;
       } catch (e) {
-        if (!(e instanceof Violation)) throw e;
-        onViolation(item, e);
+        if (!passedOver(e)) {
+          if (!(e instanceof Violation)) throw e;
+          judged++;
+          onViolation(item, e);
+        }
       }
       if (options.stopAt !== undefined) host.stopAt(options.stopAt);
       if (slice.step()) await slice.pause();
     }
   }
+  if (leftOut !== undefined && judged === 0) throw leftOut;
   if (failed > list)
     host.fail(`${failed} of ${n} cases failed; the first ${list} are listed above`, {
       kind: 'summary',

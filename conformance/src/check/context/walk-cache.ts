@@ -33,6 +33,8 @@ export interface WalkHost {
   readonly baseSeed: number;
   /** Sends one page's request (`CheckContext.call`). */
   call(endpoint: EndpointId, call: EndpointCall): Promise<Exchange>;
+  /** Records of a list walked whole as `credential` (`CheckContext.boundOf`). */
+  wholeUpTo(credential: SuiteCredential | null | undefined): number;
 }
 
 /**
@@ -152,26 +154,32 @@ export function walkThroughCache(
   // a long list's pages that a sample reads (they stay in the response cache)
   let sampled: Set<number> | undefined;
   const p = inScope({ comparisons: 0, log: [] }, () =>
-    walkPages(endpoint, call.query ?? [], host.pageSize, async (query) => {
-      // past the first page of a long list the answers are kept compressed only, not whole
-      // (the walk keeps the records), except for the pages a sample of the list reads, which
-      // checks read one by one
-      const total = pages[0] === undefined ? undefined : pagedTotalOf(pages[0].body);
-      const long = total !== undefined && total > host.longAbove && call.cache !== false;
-      if (long && sampled === undefined)
-        sampled = sampledPages(host, endpoint, call, credential, total);
-      const cursor = Number(query.find(([k]) => k === 'cursor')?.[1] ?? 0);
-      const readOnly = long && sampled !== undefined && !sampled.has(cursor);
-      const ex = await host.call(endpoint, {
-        ...call,
-        credential,
-        query,
-        ...(readOnly ? { cache: 'read' as const } : {}),
-        ...(rebuild ? { rebuild: true } : {}),
-      });
-      pages.push(ex);
-      return ex;
-    }),
+    walkPages(
+      endpoint,
+      call.query ?? [],
+      host.pageSize,
+      async (query) => {
+        // past the first page of a long list the answers are kept compressed only, not whole
+        // (the walk keeps the records), except for the pages a sample of the list reads, which
+        // checks read one by one
+        const total = pages[0] === undefined ? undefined : pagedTotalOf(pages[0].body);
+        const long = total !== undefined && total > host.longAbove && call.cache !== false;
+        if (long && sampled === undefined)
+          sampled = sampledPages(host, endpoint, call, credential, total);
+        const cursor = Number(query.find(([k]) => k === 'cursor')?.[1] ?? 0);
+        const readOnly = long && sampled !== undefined && !sampled.has(cursor);
+        const ex = await host.call(endpoint, {
+          ...call,
+          credential,
+          query,
+          ...(readOnly ? { cache: 'read' as const } : {}),
+          ...(rebuild ? { rebuild: true } : {}),
+        });
+        pages.push(ex);
+        return ex;
+      },
+      host.wholeUpTo(credential),
+    ),
   ).then((w) => slim(host, w));
   WALKED.set(p, pages);
   if (!fresh) host.cache.set(key, p);

@@ -8,7 +8,7 @@ import { type Pair, type Sample, sampleCalls, setParam, showPairs } from '../../
 import type { Exchange } from '../../http/client.ts';
 import { expectError } from '../err.ts';
 import { ALL_ENDPOINTS, sampleCallWith } from './calls.ts';
-import { ensureSameAnswer } from './same-answer.ts';
+import { ensureSameAnswerInSlices } from './same-answer.ts';
 
 /** The sampled endpoints that page (`{ data: [...], paging }`). */
 function lists(samples: readonly Sample[]): Sample[] {
@@ -85,7 +85,7 @@ async function ensureIgnored(
     const cache = fresh ? { cache: false } : {};
     const plain = await ctx.call(sample.endpoint, { ...sampleCallWith(sample, base), ...cache });
     const ex = await ctx.call(sample.endpoint, { ...sampleCallWith(sample, query), ...cache });
-    ensureSameAnswer(sample.endpoint, plain, ex, `with ${showPairs(extra)}`, {
+    await ensureSameAnswerInSlices(sample.endpoint, plain, ex, `with ${showPairs(extra)}`, {
       urls: 'same-query',
       kept: extra,
     });
@@ -131,9 +131,15 @@ export const checks: readonly Check[] = [
               ...sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', cursor)),
               ...cache,
             });
-            ensureSameAnswer(s.endpoint, plain, ex, `with the valid cursor=${cursor}`, {
-              urls: 'ignore',
-            });
+            await ensureSameAnswerInSlices(
+              s.endpoint,
+              plain,
+              ex,
+              `with the valid cursor=${cursor}`,
+              {
+                urls: 'ignore',
+              },
+            );
           }),
         { readsOwn: true, concurrency: LOOP_BATCH },
       );
@@ -148,9 +154,15 @@ export const checks: readonly Check[] = [
               ...sampleCallWith(s, setParam(s.call.query ?? [], 'cursor', '000')),
               ...cache,
             });
-            ensureSameAnswer(s.endpoint, plain, zeros, 'with cursor=000, i.e. cursor 0', {
-              urls: 'ignore',
-            });
+            await ensureSameAnswerInSlices(
+              s.endpoint,
+              plain,
+              zeros,
+              'with cursor=000, i.e. cursor 0',
+              {
+                urls: 'ignore',
+              },
+            );
           });
           // 40 digits: valid, past the end of the list
           const huge = await ctx.call(

@@ -12,7 +12,7 @@ import {
 import { type Pair, type Sample, sampleCalls } from '../../check/sample.ts';
 import { expectError } from '../err.ts';
 import { ALL_ENDPOINTS } from './calls.ts';
-import { ensureSameAnswer } from './same-answer.ts';
+import { ensureSameAnswerInSlices } from './same-answer.ts';
 
 /**
  * Group segments that must answer 404 because no visible group has them as exact id or
@@ -151,8 +151,10 @@ export const checks: readonly Check[] = [
             ...cache,
           });
           if (hidden && answersNoMember(byName) && answersNoMember(statsByName)) return;
-          ensureSameAnswer('teams.group', byId, byName, what, { urls: 'ignore' });
-          ensureSameAnswer('stats.group', statsById, statsByName, what, { urls: 'ignore' });
+          await ensureSameAnswerInSlices('teams.group', byId, byName, what, { urls: 'ignore' });
+          await ensureSameAnswerInSlices('stats.group', statsById, statsByName, what, {
+            urls: 'ignore',
+          });
         });
       });
       const misses = groupNearMisses(d.groups, taken);
@@ -193,7 +195,9 @@ export const checks: readonly Check[] = [
             credential: ctx.primary,
             ...cache,
           });
-          ensureSameAnswer(s.endpoint, plain, ex, `the path percent-encoded`, { urls: 'ignore' });
+          await ensureSameAnswerInSlices(s.endpoint, plain, ex, `the path percent-encoded`, {
+            urls: 'ignore',
+          });
         });
       const first = (i: number) => i === 0;
       // /%74eams, /co%6etacts, /%73tats…: the first character of the path; and for each

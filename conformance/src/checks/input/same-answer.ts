@@ -1,7 +1,18 @@
-import { type EndpointId, IGNORED_PARAMS } from '@tagtrack/core';
-import { comparableData } from '../../check/compare.ts';
+import {
+  type EndpointId,
+  IGNORED_PARAMS,
+  runAtOnce,
+  runInSlices,
+  type Steps,
+} from '@tagtrack/core';
+import { comparableDataSteps } from '../../check/compare.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
-import { differenceEitherWay, type Pair, showPairs } from '../../check/sample.ts';
+import {
+  differenceEitherWay,
+  differenceEitherWaySteps,
+  type Pair,
+  showPairs,
+} from '../../check/sample.ts';
 import { parseJson } from '../../check/walk.ts';
 import type { Exchange } from '../../http/client.ts';
 
@@ -75,6 +86,32 @@ export function ensureSameAnswer(
   what: string,
   options: SameAnswerOptions,
 ): void {
+  runAtOnce(sameAnswerSteps(endpoint, plain, other, what, options));
+}
+
+/**
+ * {@link ensureSameAnswer} in time slices: two lists of records are put in comparable form and
+ * compared record by record, with the event loop turning between slices. Same verdict, same
+ * message, same comparisons counted.
+ */
+export function ensureSameAnswerInSlices(
+  endpoint: EndpointId,
+  plain: Exchange,
+  other: Exchange,
+  what: string,
+  options: SameAnswerOptions,
+): Promise<void> {
+  return runInSlices(sameAnswerSteps(endpoint, plain, other, what, options));
+}
+
+/** {@link ensureSameAnswer} as {@link Steps} (yielding while it compares the records). */
+function* sameAnswerSteps(
+  endpoint: EndpointId,
+  plain: Exchange,
+  other: Exchange,
+  what: string,
+  options: SameAnswerOptions,
+): Steps<void> {
   const before = describe(plain);
   const fail = (kind: FailureKind, detail: string): never => {
     throw new Violation(`${describe(other)} (${what}) ${detail}`, { kind, exchange: other });
@@ -89,7 +126,9 @@ export function ensureSameAnswer(
   const a = parseJson(plain) as { data?: unknown; paging?: Record<string, unknown> };
   const b = parseJson(other) as { data?: unknown; paging?: Record<string, unknown> };
   // the records of a 200 JSON body as one array (a single record as a one-element array)
-  const d = differenceEitherWay(comparableData(endpoint, a.data), comparableData(endpoint, b.data));
+  const formA = yield* comparableDataSteps(endpoint, a.data);
+  const formB = yield* comparableDataSteps(endpoint, b.data);
+  const d = yield* differenceEitherWaySteps(formA, formB);
   if (d !== undefined) fail('value', `changed the data compared with ${before}: ${d}`);
   const pa = a.paging;
   const pb = b.paging;

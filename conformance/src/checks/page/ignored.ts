@@ -1,10 +1,10 @@
-import { compareTables, endpointById, type Table } from '@tagtrack/core';
-import { bodyTable, comparableData, linksOf } from '../../check/compare.ts';
+import { compareTables, endpointById, runInSlices, type Table } from '@tagtrack/core';
+import { bodyTableInSlices, comparableDataSteps, linksOf } from '../../check/compare.ts';
 import type { CheckContext, EndpointCall } from '../../check/context.ts';
 import { type Check, defineCheck } from '../../check/define.ts';
 import { describe, type FailureKind, Violation } from '../../check/failure.ts';
 import {
-  differenceEitherWay,
+  differenceEitherWaySteps,
   firstDifference,
   sampleCalls,
   showPairs,
@@ -51,9 +51,9 @@ function inForm(call: EndpointCall, form: Form): EndpointCall {
 }
 
 /** The table of a 200 text or html body; a {@link Violation} of kind `format` when it does not parse. */
-function tableOf(ex: Exchange, rtn: 'text' | 'html'): Table {
+async function tableOf(ex: Exchange, rtn: 'text' | 'html'): Promise<Table> {
   try {
-    return bodyTable(rtn, ex.body);
+    return await bodyTableInSlices(rtn, ex.body);
   } catch (err) {
     throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
       kind: 'format',
@@ -67,25 +67,24 @@ function tableOf(ex: Exchange, rtn: 'text' | 'html'): Table {
  * json `data` by value (and `paging` only when `paging` is given: the caller compares it);
  * text and html the same table; HEAD no body.
  */
-function ensureSameBody(
+async function ensureSameBody(
   endpoint: SizedList['endpoint'],
   plain: Exchange,
   other: Exchange,
   form: Form,
   fail: (kind: FailureKind, detail: string) => never,
-): { a: Record<string, unknown>; b: Record<string, unknown> } | undefined {
+): Promise<{ a: Record<string, unknown>; b: Record<string, unknown> } | undefined> {
   if (form.head || plain.status !== 200) return undefined;
   if (form.rtn === 'text' || form.rtn === 'html') {
-    const diff = compareTables(tableOf(plain, form.rtn), tableOf(other, form.rtn));
+    const diff = compareTables(await tableOf(plain, form.rtn), await tableOf(other, form.rtn));
     if (diff !== undefined) fail('value', `changed the table: ${diff}`);
     return undefined;
   }
   const a = parseJson(plain) as Record<string, unknown>;
   const b = parseJson(other) as Record<string, unknown>;
-  const diff = differenceEitherWay(
-    comparableData(endpoint, a.data),
-    comparableData(endpoint, b.data),
-  );
+  const formA = await runInSlices(comparableDataSteps(endpoint, a.data));
+  const formB = await runInSlices(comparableDataSteps(endpoint, b.data));
+  const diff = await runInSlices(differenceEitherWaySteps(formA, formB));
   if (diff !== undefined) fail('value', `changed the data: ${diff}`);
   return { a, b };
 }
@@ -183,7 +182,7 @@ export const checks: readonly Check[] = [
             const problem = pagingUrlProblem(lb[rel], ctx.http.baseUrl, other, c);
             if (problem !== undefined) fail('url', `has a Link rel="${rel}" ${problem}`);
           }
-          const bodies = ensureSameBody(l.endpoint, plain, other, form, fail);
+          const bodies = await ensureSameBody(l.endpoint, plain, other, form, fail);
           if (bodies === undefined) return;
           const pa = bodies.a.paging as Record<string, unknown> | undefined;
           const pb = bodies.b.paging as Record<string, unknown> | undefined;
@@ -249,7 +248,7 @@ export const checks: readonly Check[] = [
               'header',
               `carries ${h === 'link' ? 'Link' : 'X-Total-Count'} ${JSON.stringify(other.responseHeaders[h])}`,
             );
-        const bodies = ensureSameBody(s.endpoint, plain, other, form, fail);
+        const bodies = await ensureSameBody(s.endpoint, plain, other, form, fail);
         if (bodies !== undefined && 'paging' in bodies.b)
           fail('extra', `has a paging object ${JSON.stringify(bodies.b.paging)}`);
       });

@@ -15,7 +15,7 @@ import {
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import {
-  bodyTable,
+  bodyTableInSlices,
   comparable,
   linksOf,
   listsEvents,
@@ -36,20 +36,20 @@ import {
   withPicks,
 } from '../../check/sample.ts';
 import type { Exchange } from '../../http/client.ts';
-import { ensureSameAnswer } from '../input/same-answer.ts';
+import { ensureSameAnswerInSlices } from '../input/same-answer.ts';
 import { arbWindow, members, type Pairs, windowDays } from './reads.ts';
 
 /**
- * The table an rtn=text or html response carries, timestamps normalised (`bodyTable`). Throws a Violation: kind `status` unless
+ * The table an rtn=text or html response carries, timestamps normalised (`bodyTableInSlices`). Throws a Violation: kind `status` unless
  * it answered 200, kind `format` when the body does not parse as the format's table.
  */
-function tableOf(rtn: 'text' | 'html', ex: Exchange): Table {
+async function tableOf(rtn: 'text' | 'html', ex: Exchange): Promise<Table> {
   ensure(ex.status === 200, `${describe(ex)} answered ${ex.status}, expected 200`, {
     kind: 'status',
     exchange: ex,
   });
   try {
-    return bodyTable(rtn, ex.body);
+    return await bodyTableInSlices(rtn, ex.body);
   } catch (err) {
     throw new Violation(`${describe(ex)}: ${(err as Error).message}`, {
       kind: 'format',
@@ -196,7 +196,7 @@ async function formatsAgreeNow(
     const table =
       ex.status === 204 && e.response === 'list'
         ? { columns: expected.columns, rows: [] }
-        : tableOf(rtn, ex);
+        : await tableOf(rtn, ex);
     compared = true;
     const diff = compareTables(expected, table, {
       unordered: listsEvents(endpoint),
@@ -231,18 +231,12 @@ async function spellingsAgree(
     });
   for (const [canonical, spellings] of SPELLINGS) {
     const plain = await send(canonical);
+    // the spelling (or none) answers as `plain` does
+    const same = async (what: string, value?: string) =>
+      ensureSameAnswerInSlices(endpoint, plain, await send(value), what, { urls: 'ignore' });
     for (const spelling of spellings)
-      ensureSameAnswer(
-        endpoint,
-        plain,
-        await send(spelling),
-        `${name}=${spelling}, the same as ${name}=${canonical}`,
-        { urls: 'ignore' },
-      );
-    if (canonical === 'false')
-      ensureSameAnswer(endpoint, plain, await send(), `${name} absent, its default ${name}=false`, {
-        urls: 'ignore',
-      });
+      await same(`${name}=${spelling}, the same as ${name}=${canonical}`, spelling);
+    if (canonical === 'false') await same(`${name} absent, its default ${name}=false`);
   }
 }
 
