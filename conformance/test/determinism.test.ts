@@ -51,26 +51,22 @@ function perCheck(r: RunResult) {
 }
 
 describe('determinism where the caches bind', () => {
-  test(
-    'same seed, caches smaller than the run reads: the same requests (as a multiset and per check, in order) and counts at concurrency 1 and 8, and in two runs at 8',
-    async () => {
-      const one = await relations(1);
-      const eight = await relations(8);
-      const again = await relations(8);
-      expect([one.concurrency, eight.concurrency]).toEqual([1, 8]);
-      expect(one.ok).toBe(true);
-      // the caches that only save CPU hold less than the bodies the run read (a walk counts
-      // three times its bodies)
-      const { walks, hotResponses, discoveries } = cacheShares(CACHE_BYTES);
-      const read = one.exchanges.reduce((n, e) => n + e.bodyBytes, 0);
-      expect(read).toBeGreaterThan(walks + hotResponses + discoveries);
-      for (const other of [eight, again]) {
-        expect(sent(other)).toEqual(sent(one));
-        expect(perCheck(other)).toEqual(perCheck(one));
-        expect(other.requests.sent).toBe(one.requests.sent);
-        expect(other.requests.cacheHits).toBe(one.requests.cacheHits);
-      }
-    },
-    600_000,
-  );
+  test('same seed, caches smaller than the run reads: the same requests (as a multiset and per check, in order) and counts at concurrency 1 and 8, and in two runs at 8', async () => {
+    const one = await relations(1);
+    const eight = await relations(8);
+    const again = await relations(8);
+    expect([one.concurrency, eight.concurrency]).toEqual([1, 8]);
+    expect(one.ok).toBe(true);
+    // the caches that only save CPU hold less than the bodies the run read (a walk counts
+    // three times its bodies)
+    const { walks, hotResponses, discoveries } = cacheShares(CACHE_BYTES);
+    const read = one.exchanges.reduce((n, e) => n + e.bodyBytes, 0);
+    expect(read).toBeGreaterThan(walks + hotResponses + discoveries);
+    for (const other of [eight, again]) {
+      expect(sent(other)).toEqual(sent(one));
+      expect(perCheck(other)).toEqual(perCheck(one));
+      expect(other.requests.sent).toBe(one.requests.sent);
+      expect(other.requests.cacheHits).toBe(one.requests.cacheHits);
+    }
+  }, 600_000);
 });

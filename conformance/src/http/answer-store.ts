@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Exchange } from './types.ts';
 
@@ -56,14 +56,14 @@ export interface AnswerStoreOptions {
  * inflating and parsing a body again.
  */
 export class AnswerStore {
-  /** Answers in flight (or being compressed), by key: asks meanwhile share the promise. */
+  /** Answers in flight, by key: asks meanwhile share the promise. */
   readonly #pending = new Map<string, Promise<Exchange>>();
   readonly #kept: LRUCache<string, StoredAnswer>;
   readonly #hot: LRUCache<string, Exchange>;
   readonly #materialized: AnswerStoreOptions['materialized'];
   readonly #hotMaxChars: number;
-  /** Answers in flight or being compressed (see {@link whenKept}). */
-  readonly #compressing = new Set<Promise<unknown>>();
+  /** Answers in flight (see {@link whenKept}). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: AnswerStoreOptions) {
     this.#kept = new LRUCache<string, StoredAnswer>({
@@ -98,7 +98,7 @@ export class AnswerStore {
 
   /**
    * Keeps the answer `promise` resolves under `key`: shared while in flight, then kept
-   * (its body compressed off the main thread). `hot: false` keeps no whole copy of it among
+   * (its body compressed). `hot: false` keeps no whole copy of it among
    * the hot answers (a long list's page its walk keeps the records of; a very large body). A
    * rejected promise keeps nothing: the next ask sends again.
    */
@@ -112,23 +112,20 @@ export class AnswerStore {
     };
     const done = promise.then(
       (ex) => {
+        if (this.#pending.get(key) !== promise) return;
         hot &&= ex.body.length <= this.#hotMaxChars;
-        if (hot && this.#pending.get(key) === promise) this.#hot.set(key, ex);
-        const shell: Exchange = { ...ex, body: '' };
-        return compressed(ex.body).then(
-          (body) => settle({ shell, body, hot }),
-          () => settle({ shell, body: ex.body, hot }),
-        );
+        if (hot) this.#hot.set(key, ex);
+        settle({ shell: { ...ex, body: '' }, body: compressed(ex.body), hot });
       },
       () => settle(undefined),
     );
-    this.#compressing.add(done);
-    void done.finally(() => this.#compressing.delete(done));
+    this.#inFlight.add(done);
+    void done.finally(() => this.#inFlight.delete(done));
   }
 
-  /** Resolves once every answer set so far is kept (answered, its body compressed) or let go. */
+  /** Resolves once every answer set so far is kept (answered) or let go (rejected). */
   async whenKept(): Promise<void> {
-    while (this.#compressing.size > 0) await Promise.all([...this.#compressing]);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
   /** Drops every answer, kept, hot or in flight (a new cache epoch). */
@@ -150,18 +147,14 @@ export class AnswerStore {
 }
 
 /**
- * `text` as the store keeps it: deflated UTF-8 bytes (zlib on the thread pool: no work on the
- * main thread), or the text itself when short or not well-formed UTF-16 (a lone surrogate
- * would not come back from UTF-8 as it was; a body decoded from bytes has none).
+ * `text` as the store keeps it: deflated UTF-8 bytes, or the text itself when short or not
+ * well-formed UTF-16 (a lone surrogate would not come back from UTF-8 as it was; a body decoded
+ * from bytes has none). Deflated at once, on the main thread (about 3 ms for a 600 KB page):
+ * no body waits for a worker, so the bodies held at once stay those the checks hold.
  */
-function compressed(text: string): Promise<string | Buffer> {
-  if (text.length < STORE_PLAIN_BELOW_CHARS || !wellFormed(text)) return Promise.resolve(text);
-  return new Promise((resolve, reject) => {
-    deflateRaw(Buffer.from(text, 'utf8'), { level: 1 }, (error, out) => {
-      if (error === null) resolve(out);
-      else reject(error);
-    });
-  });
+function compressed(text: string): string | Buffer {
+  if (text.length < STORE_PLAIN_BELOW_CHARS || !wellFormed(text)) return text;
+  return deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
 }
 
 /** The text of a kept body. */
