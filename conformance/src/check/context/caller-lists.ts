@@ -64,6 +64,17 @@ export async function unlessTooLong<T>(
   }
 }
 
+/**
+ * `''`, or why a check of `owner` that found no case may have found none: `; N callers left
+ * out: …` (for its skip reason).
+ */
+export function leftOutWords(owner: object): string {
+  const left = LEFT_OUT.get(owner)?.size ?? 0;
+  return left === 0
+    ? ''
+    : `; ${left} caller${left === 1 ? '' : 's'} left out: a list longer than --sample-above is read whole only as the primary credential`;
+}
+
 /** What the check of `owner` verified of whole lists when it left callers out, else undefined. */
 export function wholeListsCoverage(
   owner: object,

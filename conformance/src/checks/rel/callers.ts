@@ -7,7 +7,7 @@ import {
   plainEventsSteps,
 } from '@tagtrack/core';
 import { judgedCallers } from '../../check/callers.ts';
-import { unlessTooLong } from '../../check/context/caller-lists.ts';
+import { leftOutWords, unlessTooLong } from '../../check/context/caller-lists.ts';
 import type { CheckContext } from '../../check/context.ts';
 import { type Check, lawCheck, type SuiteCredential } from '../../check/define.ts';
 import { describe } from '../../check/failure.ts';
@@ -167,7 +167,9 @@ export const checks: readonly Check[] = [
         }
       }
       if (items.length === 0)
-        ctx.skip('no declared manager sees a group, beside a declared admin of its team');
+        ctx.skip(
+          `no declared manager sees a group, beside a declared admin of its team${leftOutWords(ctx)}`,
+        );
       await ctx.each(
         items,
         async ({ manager, admin, group, query, whole }) => {
@@ -239,7 +241,9 @@ export const checks: readonly Check[] = [
         }
       }
       if (items.length === 0)
-        ctx.skip('no contact is seen over different tags by two declared callers of a team');
+        ctx.skip(
+          `no contact is seen over different tags by two declared callers of a team${leftOutWords(ctx)}`,
+        );
       await ctx.each(
         items,
         async ({ caller, contactID }) => {
