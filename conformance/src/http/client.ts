@@ -18,8 +18,6 @@ import { cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
   CACHE_MAX_BODY_CHARS,
   CITED_BODY_CHARS,
-  COMPACT_BODY_CHARS,
-  COMPACT_HEADERS,
   DEFAULT_MAX_BODY_BYTES,
   type HttpClientOptions,
   KEPT_BODIES_BUDGET,
@@ -27,10 +25,10 @@ import {
   LONG_PAGE_FACTOR,
   pagedTotalOf,
 } from './client-options.ts';
-import { detached } from './detached.ts';
 import { ConnectionError } from './errors.ts';
 import { describeFetchError, formatBytes, toError, transportFault } from './fetch-errors.ts';
 import { suiteCommand } from './invocation.ts';
+import { compactOf, keptCopyOf } from './kept-copy.ts';
 import { rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
@@ -361,26 +359,9 @@ export class HttpClient {
     }
   }
 
-  /**
-   * The report's copy of `exchange`: its first `keep` characters of body (a copy, not a
-   * slice: a slice would keep the whole body alive; see detached.ts), and no secret a server
-   * echoed back in it or its headers (a 401 body quoting the header it refused).
-   */
+  /** The report's copy of `exchange` (see {@link keptCopyOf}), with this client's redactor. */
   private keptCopy(exchange: Exchange, keep: number): Exchange {
-    const body = exchange.body;
-    return {
-      ...exchange,
-      body: this.redactor.redactEchoesIn(
-        body.length > keep ? detached(body.slice(0, keep)) : body,
-        exchange.status,
-      ),
-      responseHeaders: Object.fromEntries(
-        Object.entries(exchange.responseHeaders).map(([k, v]) => [
-          k,
-          this.redactor.redactEchoes(v),
-        ]),
-      ),
-    };
+    return keptCopyOf(exchange, keep, this.redactor);
   }
 
   private async pace(unpaced: boolean | undefined): Promise<void> {
@@ -481,31 +462,6 @@ export class HttpClient {
     await turnGate();
     return exchange;
   }
-}
-
-/** No headers: a compact record's request headers. */
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
-/**
- * The compact record of a kept exchange past `KEPT_BODIES_BUDGET`: id, method, URL, target,
- * credential, status, tries, duration, start, body size, the first `COMPACT_BODY_CHARS` of
- * the body and the `COMPACT_HEADERS` of the response.
- */
-function compactOf(kept: Exchange): Exchange {
-  const headers: Record<string, string> = {};
-  for (const name of COMPACT_HEADERS) {
-    const v = kept.responseHeaders[name];
-    if (v !== undefined) headers[name] = v;
-  }
-  return {
-    ...kept,
-    requestHeaders: NO_HEADERS,
-    responseHeaders: Object.keys(headers).length === 0 ? NO_HEADERS : headers,
-    body:
-      kept.body.length > COMPACT_BODY_CHARS
-        ? detached(kept.body.slice(0, COMPACT_BODY_CHARS))
-        : kept.body,
-  };
 }
 
 /** The answer of one try: the response (its body read) within the request's deadline. */
