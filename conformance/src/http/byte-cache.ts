@@ -13,8 +13,8 @@ export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /**
  * How the run's `cacheBytes` is shared: the kept (compressed) answers three eighths (a large
- * run of one admin keeps every answer it reads in about X MB), the whole answers ready to hand
- * out an eighth, walks of lists a quarter, the credentials' discoveries a quarter (one admin's
+ * run of one admin keeps every answer it reads within it), the whole answers ready to hand out
+ * an eighth, walks of lists a quarter, the credentials' discoveries a quarter (one admin's
  * discovery of a million-event team, about 30 MB, stays cached: every check that discovers
  * ids reuses it without reading it again).
  */
