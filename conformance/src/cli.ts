@@ -252,7 +252,7 @@ export function buildProgram(done: (code: number) => void): Command {
     .addOption(
       new Option(
         '--cache-bytes <n>',
-        'bytes the run keeps of walked lists and responses (default 128 MiB; the least recently used are read again)',
+        'bytes the run keeps of answers (compressed), walked lists and discoveries (default 128 MiB; within it every answer is kept, so the same seed sends the same requests)',
       )
         .argParser(positiveInt('cache-bytes'))
         .env('TAGTRACK_CACHE_BYTES'),

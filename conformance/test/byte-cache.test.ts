@@ -1,8 +1,11 @@
+import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
+import { AnswerStore } from '../src/http/answer-store.ts';
 import { ByteCache } from '../src/http/byte-cache.ts';
 import { HttpClient } from '../src/http/client.ts';
-import { LONG_PAGE_FACTOR, pagedTotalOf } from '../src/http/client-options.ts';
+import { pagedTotalOf } from '../src/http/client-options.ts';
+import type { Exchange } from '../src/http/types.ts';
 
 /** The run's caches hold at most their byte cap, least recently used going first. */
 describe('ByteCache (the run caches, capped by bytes)', () => {
@@ -67,7 +70,7 @@ describe('ByteCache (the run caches, capped by bytes)', () => {
   });
 });
 
-describe("the response cache counts a long list's pages at what they hold", () => {
+describe('the response cache (AnswerStore): every answer kept, whole ones only to save CPU', () => {
   test('pagedTotalOf reads paging.cursors.total of any list body, undefined without one', () => {
     fc.assert(
       fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.nat(), (data, total) => {
@@ -82,46 +85,109 @@ describe("the response cache counts a long list's pages at what they hold", () =
     expect(pagedTotalOf('<xml/>')).toBeUndefined();
   });
 
-  test.each([
-    [10, 'long', 1],
-    [1_000, 'short', 0],
-  ])(
-    'with longListAbove %i a page of a list of 100 records (%s) counts %i times more: two such pages no longer both fit',
-    async (longListAbove, _words, evicted) => {
-      const page = (cursor: number) =>
-        JSON.stringify({
-          data: ['x'.repeat(10_000)],
-          paging: {
-            cursors: { previous: 0, next: cursor + 1, total: 100 },
-            previousURL: null,
-            nextURL: null,
-          },
-        });
-      let sent = 0;
-      const http = new HttpClient({
-        baseUrl: 'http://x.invalid',
-        auth: 'bearer',
-        timeoutMs: 1000,
-        fetch: async (r) => {
-          sent++;
-          return new Response(page(Number(new URL(r.url).searchParams.get('cursor'))), {
-            status: 200,
-          });
-        },
-        // room for two pages counted once, not for two counted LONG_PAGE_FACTOR times
-        cacheBytes: (LONG_PAGE_FACTOR + 1) * 10_500,
-        longListAbove,
-      });
-      const credential = { label: 'c', authId: 'a', accessKey: 'k' };
-      for (const cursor of [0, 1, 0]) {
-        await http.request({ path: '/opens', rawQuery: `cursor=${cursor}`, credential });
-        await Promise.resolve();
-      }
-      expect(sent).toBe(2 + evicted);
-    },
-  );
+  /** An answer of `body` (id `id`) to a GET of `/x`. */
+  const answer = (id: number, body: string): Exchange => ({
+    id,
+    method: 'GET',
+    url: 'http://x.invalid/x',
+    target: '/x',
+    credential: 'c',
+    requestHeaders: {},
+    status: 200,
+    responseHeaders: { 'content-type': 'application/json' },
+    body,
+    bodyBytes: Buffer.byteLength(body),
+    durationMs: 1,
+  });
 
-  test("cache: 'read' reuses a kept answer but keeps no new one", async () => {
+  test('past the hot share a kept answer is handed out as a copy of the exchange as it came (same id, headers and body: UTF-8 past Latin-1 included); in flight, the same promise', async () => {
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 5_000 });
+    const body = `{"data":["${'é€𝄞x'.repeat(3_000)}"]}`;
+    const first = Promise.resolve(answer(1, body));
+    store.set('a', first, true);
+    expect(store.get('a')).toBe(first);
+    const ex = await first;
+    await store.whenKept();
+    // larger than the hot share: kept compressed only
+    const copy = await store.get('a')!;
+    expect(copy).not.toBe(ex);
+    expect(copy).toEqual(ex);
+    expect(store.size).toBe(1);
+    expect(store.bytes).toBeLessThan(body.length);
+  });
+
+  test.each([
+    [true, 'kept whole too: the same exchange'],
+    [false, 'kept compressed only: a copy'],
+  ])('hot %s: an answer asked for again is %s', async (hot) => {
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 10_000_000 });
+    const ex = answer(7, JSON.stringify({ data: ['x'.repeat(5_000)] }));
+    store.set('k', Promise.resolve(ex), hot);
+    await store.whenKept();
+    const again = await store.get('k')!;
+    expect(again === ex).toBe(hot);
+    expect(again).toEqual(ex);
+  });
+
+  test('a rejected answer is not kept, and clear drops every answer', async () => {
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 10_000_000 });
+    const failed = Promise.reject(new Error('no answer'));
+    store.set('failed', failed, true);
+    await failed.catch(() => {});
+    await store.whenKept();
+    expect(store.get('failed')).toBeUndefined();
+    store.set('k', Promise.resolve(answer(1, '{}')), true);
+    await store.whenKept();
+    expect(store.get('k')).toBeDefined();
+    store.clear();
+    expect(store.get('k')).toBeUndefined();
+    expect(store.size).toBe(0);
+  });
+
+  test('whatever the hot share and the order answers come in, an answer asked for before is never sent again', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 40_000 }),
+        fc.integer({ min: 10, max: 60 }),
+        async (asks, hotChars, longListAbove) => {
+          let sent = 0;
+          const http = new HttpClient({
+            baseUrl: 'http://x.invalid',
+            auth: 'bearer',
+            timeoutMs: 1000,
+            fetch: async (r) => {
+              sent++;
+              const n = Number(new URL(r.url).searchParams.get('cursor'));
+              const body = JSON.stringify({
+                data: [String(n).repeat(5_000)],
+                paging: {
+                  cursors: { previous: 0, next: n + 1, total: 50 },
+                  previousURL: null,
+                  nextURL: null,
+                },
+              });
+              return new Response(body, { status: 200 });
+            },
+            hotCacheBytes: hotChars,
+            longListAbove,
+          });
+          const credential = { label: 'c', authId: 'a', accessKey: 'k' };
+          // half the asks at once, half one after the other
+          const half = Math.ceil(asks.length / 2);
+          const get = (n: number) =>
+            http.request({ path: '/opens', rawQuery: `cursor=${n}`, credential });
+          await Promise.all(asks.slice(0, half).map(get));
+          for (const n of asks.slice(half)) await get(n);
+          expect(sent).toBe(new Set(asks).size);
+          expect(http.cacheHits).toBe(asks.length - new Set(asks).size);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  test("cache: 'read' keeps the answer too (compressed only): asked again it is not sent again", async () => {
     let sent = 0;
     const http = new HttpClient({
       baseUrl: 'http://x.invalid',
@@ -137,9 +203,27 @@ describe("the response cache counts a long list's pages at what they hold", () =
       http.request({ path, credential, ...(cache === undefined ? {} : { cache }) });
     await get('/opens', 'read');
     await get('/opens', 'read');
-    expect(sent).toBe(2); // nothing kept
-    await get('/clicks');
-    await get('/clicks', 'read');
-    expect(sent).toBe(3); // the kept answer reused
+    await get('/opens');
+    expect(sent).toBe(1);
+  });
+
+  test('a read that rebuilds (rebuild: true) is answered from the cache without counting a cache hit', async () => {
+    let sent = 0;
+    const http = new HttpClient({
+      baseUrl: 'http://x.invalid',
+      auth: 'bearer',
+      timeoutMs: 1000,
+      fetch: async () => {
+        sent++;
+        return new Response('{"data":[]}', { status: 200 });
+      },
+    });
+    const credential = { label: 'c', authId: 'a', accessKey: 'k' };
+    await http.request({ path: '/opens', credential });
+    await http.request({ path: '/opens', credential, rebuild: true });
+    await http.rebuilding().request({ path: '/opens', credential });
+    expect([sent, http.cacheHits]).toEqual([1, 0]);
+    await http.request({ path: '/opens', credential });
+    expect([sent, http.cacheHits]).toEqual([1, 1]);
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import {
   ConnectionError,
+  type Exchange,
   HttpClient,
   type HttpClientOptions,
   KEPT_BODY_CHARS,
@@ -222,7 +223,7 @@ describe('HttpClient: bounded by construction', () => {
     expect(http.exchanges.at(-2)!.body).toHaveLength(60);
   });
 
-  test('a body over 1 MiB is not kept in the request cache: the same request goes out again', async () => {
+  test('a body over 1 MiB is kept (compressed): asked again it is not sent again, the same exchange (id and body) handed out', async () => {
     let calls = 0;
     const http = new HttpClient({
       baseUrl: 'http://x.invalid',
@@ -234,12 +235,15 @@ describe('HttpClient: bounded by construction', () => {
       },
       timeoutMs: 1000,
     });
+    const big: Exchange[] = [];
     for (let i = 0; i < 2; i++) {
       await http.request({ path: '/small', credential });
-      await http.request({ path: '/big', credential });
+      big.push(await http.request({ path: '/big', credential }));
     }
-    expect(calls).toBe(3);
-    expect(http.cacheHits).toBe(1);
+    expect(calls).toBe(2);
+    expect(http.cacheHits).toBe(2);
+    expect(big[1]!.id).toBe(big[0]!.id);
+    expect(big[1]!.body).toBe(big[0]!.body);
   });
 
   test('the kept copy holds no secret a server echoed back (a 401 body quoting the header)', async () => {

@@ -69,7 +69,8 @@ export function* freezeSteps<T>(value: T, arrays = 0): Steps<T> {
       const v: unknown = value[i];
       if (typeof v === 'string') {
         if (v.length <= INTERNED_MAX_CHARS) value[i] = interned(v);
-      } else yield* freezeSteps(v, arrays + 1);
+      } else if (arrays + 1 >= FREEZE_STEP_ARRAYS) freezeParsed(v);
+      else yield* freezeSteps(v, arrays + 1);
       yield;
     }
   } else {
@@ -79,7 +80,7 @@ export function* freezeSteps<T>(value: T, arrays = 0): Steps<T> {
       const v = o[k];
       if (typeof v === 'string') {
         if (v.length <= INTERNED_MAX_CHARS) o[k] = interned(v);
-      } else yield* freezeSteps(v, arrays);
+      } else if (typeof v === 'object' && v !== null) yield* freezeSteps(v, arrays);
     }
   }
   return Object.freeze(value);

@@ -72,8 +72,23 @@ const CONFORMS = new WeakMap<object, Set<EndpointId>>();
  */
 const ALIVE = new Map<string, WeakRef<object>>();
 const COLLECTED = new FinalizationRegistry<string>((key) => {
-  if (ALIVE.get(key)?.deref() === undefined) ALIVE.delete(key);
+  if (ALIVE.get(key)?.deref() !== undefined) return;
+  if (ALIVE.delete(key) && !SHARED.has(key)) countKey(key, -1);
 });
+
+/**
+ * How many keys of each text length {@link SHARED} and {@link ALIVE} hold together: a text of
+ * a length no key has cannot be found there, and is not hashed to find out.
+ */
+const KEYED_LENGTHS = new Map<number, number>();
+
+/** Counts `key` in or out of {@link KEYED_LENGTHS}. */
+function countKey(key: string, by: 1 | -1): void {
+  const chars = keyedChars(key);
+  const n = (KEYED_LENGTHS.get(chars) ?? 0) + by;
+  if (n > 0) KEYED_LENGTHS.set(chars, n);
+  else KEYED_LENGTHS.delete(chars);
+}
 
 /** The last text keyed and its key (a text is looked up, then kept, under one key). */
 let lastKeyed: { readonly text: string; readonly key: string } | undefined;
@@ -97,7 +112,7 @@ function keyedChars(key: string): number {
 
 /** The frozen parse of `text` kept in {@link SHARED} or still alive, or `undefined`. */
 function sharedParse(text: string): unknown {
-  if (text.length < SHARED_MIN_CHARS) return undefined;
+  if (text.length < SHARED_MIN_CHARS || !KEYED_LENGTHS.has(text.length)) return undefined;
   const key = textKey(text);
   return SHARED.get(key) ?? ALIVE.get(key)?.deref();
 }
@@ -107,6 +122,7 @@ function keepParse(text: string, value: unknown): void {
   if (text.length < SHARED_MIN_CHARS || text.length > SHARED_MAX_CHARS) return;
   const key = textKey(text);
   if (SHARED.has(key)) return;
+  if (!ALIVE.has(key)) countKey(key, 1);
   if (typeof value === 'object' && value !== null && ALIVE.get(key)?.deref() !== value) {
     ALIVE.set(key, new WeakRef(value));
     COLLECTED.register(value, key);
@@ -117,6 +133,7 @@ function keepParse(text: string, value: unknown): void {
     if (sharedChars <= SHARED_MAX_CHARS) break;
     SHARED.delete(oldest);
     sharedChars -= keyedChars(oldest);
+    if (!ALIVE.has(oldest)) countKey(oldest, -1);
   }
 }
 

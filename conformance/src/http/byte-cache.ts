@@ -2,30 +2,32 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * Bytes the run's caches may hold together by default (`--cache-bytes`,
- * `TAGTRACK_CACHE_BYTES`): 128 MiB, three eighths for single responses, three eighths for
- * whole walks of lists, a quarter for the credentials' discoveries (see {@link cacheShares}).
- * Past it the least recently used entries go (and are read again when a check asks for
- * them), so the suite's memory stays bounded at any data size. A run of the canonical
- * dataset never reaches it, so its requests are the same at any concurrency; where the cap
- * binds, which entries go depends on the order answers come in, so the requests sent may
- * vary with concurrency (never the verdict).
+ * `TAGTRACK_CACHE_BYTES`): 128 MiB, shared as {@link cacheShares} says. The answers of the
+ * run's requests are kept compressed (`AnswerStore`), and within their share none is let go,
+ * so the requests sent are the same at any concurrency and in any run of a seed: a large run
+ * of one admin keeps every answer in a fraction of it. The walks, discoveries and whole answers
+ * ready to hand out only save CPU: past their shares the least recently used go, and what
+ * asks for them again is rebuilt from the kept answers, with no request.
  */
 export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /**
- * How the run's `cacheBytes` is shared: single responses three eighths (a run of the
- * canonical dataset reads about 40 MB of distinct answers), walks of lists three eighths, the
- * credentials' discoveries a quarter (one admin's discovery of a million-event team, about
- * 30 MB, stays cached: every check that discovers ids reuses it).
+ * How the run's `cacheBytes` is shared: the kept (compressed) answers three eighths (a large
+ * run of one admin keeps every answer it reads within it), the whole answers ready to hand out
+ * an eighth, walks of lists a quarter, the credentials' discoveries a quarter (one admin's
+ * discovery of a million-event team, about 30 MB, stays cached: every check that discovers
+ * ids reuses it without reading it again).
  */
 export function cacheShares(cacheBytes: number): {
   readonly responses: number;
+  readonly hotResponses: number;
   readonly walks: number;
   readonly discoveries: number;
 } {
   return {
     responses: (cacheBytes * 3) / 8,
-    walks: (cacheBytes * 3) / 8,
+    hotResponses: cacheBytes / 8,
+    walks: cacheBytes / 4,
     discoveries: cacheBytes / 4,
   };
 }
@@ -45,7 +47,10 @@ export interface ByteCacheOptions {
 
 /**
  * A least-recently-used cache of promised values by key, capped by bytes (lru-cache with
- * `maxSize`): an entry counts {@link PENDING_BYTES} while pending, then `sizeOf(value)` bytes
+ * `maxSize`), for values the run can rebuild without a request (walks and discoveries, read
+ * again from the kept answers): which entries it still holds depends on timing and on the
+ * garbage collector, so it decides CPU only, never a request. An entry counts
+ * {@link PENDING_BYTES} while pending, then `sizeOf(value)` bytes
  * once it resolves; an entry larger than the whole cap is dropped then, and a rejected one at
  * once. Identical asks while a promise is pending share it; with `shareWhileAlive`, so do
  * asks for a value that left the cache while it is still held elsewhere.
@@ -56,6 +61,8 @@ export class ByteCache<V> {
   readonly #alive: Map<string, WeakRef<V & object>> | undefined;
   /** Forgets the weak reference of a key once its value was collected. */
   readonly #collected: FinalizationRegistry<string> | undefined;
+  /** Every key set since the cache was made or last cleared (see {@link wasSet}). */
+  readonly #everSet = new Set<string>();
 
   /**
    * `maxBytes`: the cap (at least 1); `sizeOf`: the estimated bytes a resolved value holds;
@@ -86,6 +93,7 @@ export class ByteCache<V> {
 
   /** Keeps `promise` under `key`; its size is counted when it resolves (see the class). */
   set(key: string, promise: Promise<V>): void {
+    this.#everSet.add(key);
     this.#lru.set(key, promise, { size: PENDING_BYTES });
     promise.then(
       (value) => {
@@ -113,8 +121,17 @@ export class ByteCache<V> {
     }
   }
 
-  /** Drops every entry. */
+  /**
+   * Whether `key` was set since the cache was made or last {@link clear}ed, whether or not it
+   * still holds it: asking for its value again is then a rebuild (see `walkThroughCache`).
+   */
+  wasSet(key: string): boolean {
+    return this.#everSet.has(key);
+  }
+
+  /** Drops every entry, and forgets which keys were set. */
   clear(): void {
+    this.#everSet.clear();
     this.#lru.clear();
     this.#alive?.clear();
   }

@@ -53,10 +53,18 @@ export interface HttpClientOptions {
   /** The TLS options `fetch` applies, for a probe that opens its own socket (see transport.ts). */
   readonly tlsConnect?: TlsConnect | undefined;
   /**
-   * Bytes of response bodies the cache of identical GET/HEAD requests may hold (least
-   * recently used go first); default the responses' share of {@link DEFAULT_CACHE_BYTES}.
+   * Bytes the answers of identical GET/HEAD requests may hold, compressed (`AnswerStore`:
+   * within it every answer of the cache epoch is kept; past it the least recently used go
+   * and are sent again when asked for); default the responses' share of
+   * {@link DEFAULT_CACHE_BYTES}.
    */
   readonly cacheBytes?: number | undefined;
+  /**
+   * Characters of the whole answers kept ready to hand out again (least recently used go
+   * first; a saving of CPU only, never of a request); default `cacheBytes` when given, else
+   * the hot answers' share of {@link DEFAULT_CACHE_BYTES}.
+   */
+  readonly hotCacheBytes?: number | undefined;
   /**
    * A JSON page of a list of more records than this (its `paging.cursors.total`) counts
    * {@link LONG_PAGE_FACTOR} times its body's characters in the response cache: what it

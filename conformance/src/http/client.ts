@@ -13,12 +13,11 @@ import {
   signRequest,
   turnGate,
 } from '@tagtrack/core';
-import { ByteCache, cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
+import { AnswerStore } from './answer-store.ts';
+import { cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
   CACHE_MAX_BODY_CHARS,
   CITED_BODY_CHARS,
-  COMPACT_BODY_CHARS,
-  COMPACT_HEADERS,
   DEFAULT_MAX_BODY_BYTES,
   type HttpClientOptions,
   KEPT_BODIES_BUDGET,
@@ -26,10 +25,10 @@ import {
   LONG_PAGE_FACTOR,
   pagedTotalOf,
 } from './client-options.ts';
-import { detached } from './detached.ts';
 import { ConnectionError } from './errors.ts';
 import { describeFetchError, formatBytes, toError, transportFault } from './fetch-errors.ts';
 import { suiteCommand } from './invocation.ts';
+import { compactOf, keptCopyOf } from './kept-copy.ts';
 import { rerunWords, shellQuote } from './rerun.ts';
 import {
   DEFAULT_RETRIES,
@@ -123,8 +122,14 @@ export class HttpClient {
     if (kept !== undefined && this.exchanges[kept.id - 1]?.id === kept.id)
       this.exchanges[kept.id - 1] = kept;
   }
-  /** Identical GET/HEAD requests of the current epoch, by key (a fork has its own), capped by bytes. */
-  private cache: ByteCache<Exchange>;
+  /**
+   * The answers of identical GET/HEAD requests of the current epoch, by key (a fork has its
+   * own): kept compressed, so that whether a request is sent depends only on whether it was
+   * asked before in the epoch (see {@link AnswerStore}), capped by bytes.
+   */
+  private cache: AnswerStore;
+  /** Whether answers served from {@link cache} count as cache hits (see {@link rebuilding}). */
+  private countsHits = true;
   private readonly fetchFn: FetchLike;
   /** The extra headers every request carries (`-H`; values are secrets), by lower-case name. */
   get extraHeaders(): Readonly<Record<string, string>> {
@@ -224,7 +229,7 @@ export class HttpClient {
     if (cacheable) {
       const hit = this.cache.get(key);
       if (hit !== undefined) {
-        this.counters.cacheHits++;
+        if (this.countsHits && spec.rebuild !== true) this.counters.cacheHits++;
         return hit;
       }
     }
@@ -236,32 +241,53 @@ export class HttpClient {
       probe ? null : (credential?.label ?? null),
       spec.unpaced,
     );
-    if (cacheable && spec.cache !== 'read') {
-      const cache = this.cache;
-      cache.set(key, promise);
-      // a large body is not kept in the cache: memory stays flat against huge answers (only
-      // this entry: after a new epoch the key may hold a later request's answer)
-      promise.then(
-        (ex) => {
-          if (ex.body.length > CACHE_MAX_BODY_CHARS) cache.delete(key, promise);
-        },
-        () => {},
-      );
-    }
+    // a long list's page its walk keeps the records of ('read') is kept compressed only
+    if (cacheable) this.cache.set(key, promise, spec.cache !== 'read');
     return promise;
   }
 
-  /** An empty response cache of this client's byte cap. */
-  private newCache(): ByteCache<Exchange> {
+  /** An empty response cache of this client's byte caps. */
+  private newCache(): AnswerStore {
     const longAbove = this.options.longListAbove;
-    return new ByteCache<Exchange>(
-      this.options.cacheBytes ?? cacheShares(DEFAULT_CACHE_BYTES).responses,
-      (ex) => {
+    const shares = cacheShares(DEFAULT_CACHE_BYTES);
+    return new AnswerStore({
+      maxBytes: this.options.cacheBytes ?? shares.responses,
+      hotChars: this.options.hotCacheBytes ?? this.options.cacheBytes ?? shares.hotResponses,
+      hotMaxChars: CACHE_MAX_BODY_CHARS,
+      hotSize: (ex) => {
         const total = longAbove === undefined ? undefined : pagedTotalOf(ex.body);
         const long = total !== undefined && longAbove !== undefined && total > longAbove;
         return ex.body.length * (long ? LONG_PAGE_FACTOR : 1) + 1024;
       },
-    );
+      materialized: (copy) => this.materialized(copy),
+    });
+  }
+
+  /**
+   * Links a copy of a kept answer, made again from the response cache, to the report's copy
+   * of its exchange (same id), so that {@link forLog} and {@link keepForReport} treat it as
+   * the exchange it copies.
+   */
+  private materialized(copy: Exchange): void {
+    const listed = this.exchanges[copy.id - 1];
+    if (listed !== undefined && listed.id === copy.id && this.keptCopies.has(listed)) {
+      this.keptOf.set(copy, listed);
+      return;
+    }
+    const kept = this.keptCopy(copy, CITED_BODY_CHARS);
+    this.keptOf.set(copy, kept);
+    this.keptCopies.add(kept);
+  }
+
+  /**
+   * A view of this client whose answers from the response cache are not counted as cache
+   * hits: for the reads that rebuild a walk or a discovery the run let go (CPU caches; their
+   * answers are all kept), so that the run's counts do not depend on when those went.
+   */
+  rebuilding(): HttpClient {
+    const view = Object.create(this) as HttpClient;
+    view.countsHits = false;
+    return view;
   }
 
   /**
@@ -331,6 +357,11 @@ export class HttpClient {
     } finally {
       abort.dispose();
     }
+  }
+
+  /** The report's copy of `exchange` (see {@link keptCopyOf}), with this client's redactor. */
+  private keptCopy(exchange: Exchange, keep: number): Exchange {
+    return keptCopyOf(exchange, keep, this.redactor);
   }
 
   private async pace(unpaced: boolean | undefined): Promise<void> {
@@ -417,19 +448,7 @@ export class HttpClient {
     };
     // the report's copy holds a truncated body: memory stays flat over long runs
     const whole = this.counters.keptChars < KEPT_BODIES_BUDGET;
-    const keep = whole ? KEPT_BODY_CHARS : CITED_BODY_CHARS;
-    // …and no secret a server echoed back (a 401 body quoting the header it refused)
-    const kept: Exchange = {
-      ...exchange,
-      body: this.redactor.redactEchoesIn(
-        // a copy, not a slice: a slice would keep the whole body alive (see detached.ts)
-        body.length > keep ? detached(body.slice(0, keep)) : body,
-        response.status,
-      ),
-      responseHeaders: Object.fromEntries(
-        Object.entries(responseHeaders).map(([k, v]) => [k, this.redactor.redactEchoes(v)]),
-      ),
-    };
+    const kept = this.keptCopy(exchange, whole ? KEPT_BODY_CHARS : CITED_BODY_CHARS);
     this.counters.keptChars += kept.body.length;
     // past the budget the run keeps a compact record (what a report prints of an exchange no
     // failure cites); the check's log holds the fuller copy while the check runs
@@ -443,31 +462,6 @@ export class HttpClient {
     await turnGate();
     return exchange;
   }
-}
-
-/** No headers: a compact record's request headers. */
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
-/**
- * The compact record of a kept exchange past `KEPT_BODIES_BUDGET`: id, method, URL, target,
- * credential, status, tries, duration, start, body size, the first `COMPACT_BODY_CHARS` of
- * the body and the `COMPACT_HEADERS` of the response.
- */
-function compactOf(kept: Exchange): Exchange {
-  const headers: Record<string, string> = {};
-  for (const name of COMPACT_HEADERS) {
-    const v = kept.responseHeaders[name];
-    if (v !== undefined) headers[name] = v;
-  }
-  return {
-    ...kept,
-    requestHeaders: NO_HEADERS,
-    responseHeaders: Object.keys(headers).length === 0 ? NO_HEADERS : headers,
-    body:
-      kept.body.length > COMPACT_BODY_CHARS
-        ? detached(kept.body.slice(0, COMPACT_BODY_CHARS))
-        : kept.body,
-  };
 }
 
 /** The answer of one try: the response (its body read) within the request's deadline. */

@@ -72,10 +72,16 @@ export interface RequestSpec {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * Reuse an identical earlier request's exchange (default true for GET/HEAD); `'read'`:
-   * reuse one, but keep no new answer in the cache (what is kept elsewhere, as a long list's
-   * pages by its walk).
+   * the same, but the answer is kept compressed only, not also whole among the hot answers
+   * (what is kept elsewhere, as a long list's pages by its walk).
    */
   readonly cache?: boolean | 'read';
+  /**
+   * A read made again to rebuild what a check asked for before in the cache epoch (a walk
+   * the walk cache let go): an answer served from the cache is not counted as a cache hit,
+   * so that the counts do not depend on when the walk went.
+   */
+  readonly rebuild?: boolean;
   /** Bypass the pacing of the configured rate (rate-limit probe only). */
   readonly unpaced?: boolean;
 }

@@ -72,9 +72,10 @@ export async function discover(
 
 /**
  * An empty cache of discoveries by credential, capped at `maxBytes` (least recently used go
- * first; a discovery asked for again after it went is made again, its walks then from the
- * walk cache or the wire, unless a check still holds it: then it is shared). A discovery counts an estimate of its parsed records: 400 bytes a
- * member, 1,200 a tag (its recipients), 500 a contact.
+ * first; a discovery asked for again after it went is made again from the walk cache and the
+ * run's kept answers, with no request, unless a check still holds it: then it is shared). A
+ * discovery counts an estimate of its parsed records: 400 bytes a member, 1,200 a tag (its
+ * recipients), 500 a contact.
  */
 export function newDiscoveryCache(maxBytes: number): ByteCache<Discovery> {
   return new ByteCache<Discovery>(

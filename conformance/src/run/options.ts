@@ -51,10 +51,11 @@ export interface RunOptions {
   /** Wait before the first retry in ms, doubled each time (default 250). */
   readonly retryBackoffMs?: number | undefined;
   /**
-   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB): three
-   * eighths for single responses, three eighths for walks of lists, a quarter for the
-   * credentials' discovered lists (`cacheShares`); the least recently used go first and are read again
-   * when asked for.
+   * Bytes the run's caches may hold together (default `DEFAULT_CACHE_BYTES`, 128 MiB), shared
+   * as `cacheShares` says: the kept (compressed) answers, which alone decide whether a request
+   * is sent (each once per cache epoch while they fit their share), and the whole answers,
+   * walks and discoveries, which only save CPU (past their shares the least recently used go
+   * and are rebuilt from the kept answers, with no request).
    */
   readonly cacheBytes?: number | undefined;
   /**

@@ -33,6 +33,8 @@ export interface EndpointCall<Id extends EndpointId = EndpointId> {
   readonly method?: 'GET' | 'HEAD' | 'POST';
   readonly headers?: Readonly<Record<string, string>>;
   readonly cache?: boolean | 'read';
+  /** A read made again to rebuild a walk the run let go (see `RequestSpec.rebuild`). */
+  readonly rebuild?: boolean;
 }
 
 /** The query pairs `call` sends: its named `params` (in their order) then its raw `query`. */
@@ -107,6 +109,7 @@ export function requestOfCall(
     credential: call.credential === undefined ? primary : call.credential,
     ...(call.headers === undefined ? {} : { headers: call.headers }),
     ...(fresh ? { cache: false } : call.cache === undefined ? {} : { cache: call.cache }),
+    ...(call.rebuild === true ? { rebuild: true } : {}),
   };
 }
 

@@ -25,7 +25,7 @@ export interface WalkHost {
   countRequests(n: number): void;
   /**
    * A list of more records than this is long (the run's `sampleAbove`): the pages of its walk
-   * after the first are read through the response cache without being kept there (`cache:
+   * after the first are kept in the response cache compressed only, not whole (`cache:
    * 'read'`), the walk keeping their records.
    */
   readonly longAbove: number;
@@ -39,9 +39,10 @@ export interface WalkHost {
 
 /**
  * An empty cache of walks capped at `maxBytes` (least recently used go first; a walk asked
- * for again after it went is walked again, unless a check still holds it: then it is shared,
- * so that checks running at once never hold two copies of one long list). A walk counts three
- * times its pages' body characters: the bodies its pages keep and the records parsed from them.
+ * for again after it went is walked again from the run's kept answers, with no request,
+ * unless a check still holds it: then it is shared, so that checks running at once never hold
+ * two copies of one long list). A walk counts three times its pages' body characters: the
+ * bodies its pages keep and the records parsed from them.
  */
 export function newWalkCache(maxBytes: number): ByteCache<Walk> {
   return new ByteCache<Walk>(
@@ -145,6 +146,9 @@ export function walkThroughCache(
       },
     );
   }
+  // a walk made before in the cache epoch and let go is read again from the kept answers:
+  // those reads are no cache hits (the counts do not depend on when the walk went)
+  const rebuild = !fresh && host.cache.wasSet(key);
   // shared by every check that asks: its comparisons and calls count for none of them
   const pages: Exchange[] = [];
   // a long list's pages that a sample reads (they stay in the response cache)
@@ -155,10 +159,9 @@ export function walkThroughCache(
       call.query ?? [],
       host.pageSize,
       async (query) => {
-        // past the first page of a long list the response cache is read, not filled (the walk
-        // keeps the records), except for the pages a sample of the list reads, which checks
-        // read one by one (no list of the canonical dataset is long: its requests stay the same
-        // at any concurrency)
+        // past the first page of a long list the answers are kept compressed only, not whole
+        // (the walk keeps the records), except for the pages a sample of the list reads, which
+        // checks read one by one
         const total = pages[0] === undefined ? undefined : pagedTotalOf(pages[0].body);
         const long = total !== undefined && total > host.longAbove && call.cache !== false;
         if (long && sampled === undefined)
@@ -170,6 +173,7 @@ export function walkThroughCache(
           credential,
           query,
           ...(readOnly ? { cache: 'read' as const } : {}),
+          ...(rebuild ? { rebuild: true } : {}),
         });
         pages.push(ex);
         return ex;

@@ -1,0 +1,170 @@
+import { Buffer } from 'node:buffer';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import type { Exchange } from './types.ts';
+
+/**
+ * What an answer the store keeps counts besides its compressed body: the exchange's target,
+ * headers and fields (an estimate).
+ */
+const ANSWER_OVERHEAD_BYTES = 1024;
+
+/** Characters of a body below which compressing it saves nothing worth its time. */
+const STORE_PLAIN_BELOW_CHARS = 2048;
+
+/** One answer kept by an {@link AnswerStore}: the exchange without its body, and its body. */
+interface StoredAnswer {
+  /** The exchange as the request resolved it, its body dropped (`''`). */
+  readonly shell: Exchange;
+  /** The body: as text when short, else deflated UTF-8 bytes. */
+  readonly body: string | Buffer;
+  /** Whether a materialized copy may join the hot answers (see {@link AnswerStore.set}). */
+  readonly hot: boolean;
+}
+
+/** Options of an {@link AnswerStore}. */
+export interface AnswerStoreOptions {
+  /**
+   * Bytes the kept answers may hold (compressed bodies, plus {@link ANSWER_OVERHEAD_BYTES}
+   * each). Within it no answer of the run is let go, so whether a request is sent depends only
+   * on whether it was asked before; past it the least recently used answers go (and are sent
+   * again when asked for).
+   */
+  readonly maxBytes: number;
+  /**
+   * Characters of bodies the hot answers (whole exchanges, ready to hand out) may hold: a
+   * saving of CPU only (a kept answer not hot is inflated again), never of a request.
+   */
+  readonly hotChars: number;
+  /** Longest body a hot answer may have (default no bound): a longer one is only kept compressed. */
+  readonly hotMaxChars?: number | undefined;
+  /** What a hot answer counts (default its body's characters plus 1,024). */
+  readonly hotSize?: ((exchange: Exchange) => number) | undefined;
+  /** Called with each copy of a kept answer made again from the store (see {@link AnswerStore.get}). */
+  readonly materialized?: ((copy: Exchange, shell: Exchange) => void) | undefined;
+}
+
+/**
+ * The answers of identical GET/HEAD requests within one cache epoch, by key, such that
+ * whether a request is sent never depends on timing, concurrency or the garbage collector: an
+ * answer asked for before (answered, or still in flight) is handed out again, as long as the
+ * store holds at most `maxBytes` (it keeps bodies deflated: a run's distinct answers fit many
+ * times over). A copy handed out again has the id, headers and body of the answer as it came.
+ *
+ * Two tiers: the kept answers (compressed, let go only past `maxBytes`) decide requests; the
+ * hot answers (whole exchanges, least recently used going first past `hotChars`) only save
+ * inflating and parsing a body again.
+ */
+export class AnswerStore {
+  /** Answers in flight, by key: asks meanwhile share the promise. */
+  readonly #pending = new Map<string, Promise<Exchange>>();
+  readonly #kept: LRUCache<string, StoredAnswer>;
+  readonly #hot: LRUCache<string, Exchange>;
+  readonly #materialized: AnswerStoreOptions['materialized'];
+  readonly #hotMaxChars: number;
+  /** Answers in flight (see {@link whenKept}). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: AnswerStoreOptions) {
+    this.#kept = new LRUCache<string, StoredAnswer>({
+      maxSize: Math.max(1, Math.floor(options.maxBytes)),
+      sizeCalculation: (a) => ANSWER_OVERHEAD_BYTES + a.body.length,
+    });
+    const hotSize = options.hotSize ?? ((ex: Exchange) => ex.body.length + 1024);
+    this.#hot = new LRUCache<string, Exchange>({
+      maxSize: Math.max(1, Math.floor(options.hotChars)),
+      sizeCalculation: (ex) => Math.max(1, Math.ceil(hotSize(ex))),
+    });
+    this.#materialized = options.materialized;
+    this.#hotMaxChars = options.hotMaxChars ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The answer kept under `key` (or the promise of the request in flight), or `undefined`
+   * when none is: then the caller sends the request and hands its promise to {@link set}.
+   */
+  get(key: string): Promise<Exchange> | undefined {
+    const pending = this.#pending.get(key);
+    if (pending !== undefined) return pending;
+    const kept = this.#kept.get(key);
+    if (kept === undefined) return undefined;
+    const hot = this.#hot.get(key);
+    if (hot !== undefined) return Promise.resolve(hot);
+    const copy: Exchange = { ...kept.shell, body: bodyText(kept.body) };
+    this.#materialized?.(copy, kept.shell);
+    if (kept.hot) this.#hot.set(key, copy);
+    return Promise.resolve(copy);
+  }
+
+  /**
+   * Keeps the answer `promise` resolves under `key`: shared while in flight, then kept
+   * (its body compressed). `hot: false` keeps no whole copy of it among
+   * the hot answers (a long list's page its walk keeps the records of; a very large body). A
+   * rejected promise keeps nothing: the next ask sends again.
+   */
+  set(key: string, promise: Promise<Exchange>, hot: boolean): void {
+    this.#pending.set(key, promise);
+    const settle = (stored: StoredAnswer | undefined) => {
+      // only this entry: after {@link clear} or another set the key holds something else
+      if (this.#pending.get(key) !== promise) return;
+      this.#pending.delete(key);
+      if (stored !== undefined) this.#kept.set(key, stored);
+    };
+    const done = promise.then(
+      (ex) => {
+        if (this.#pending.get(key) !== promise) return;
+        hot &&= ex.body.length <= this.#hotMaxChars;
+        if (hot) this.#hot.set(key, ex);
+        settle({ shell: { ...ex, body: '' }, body: compressed(ex.body), hot });
+      },
+      () => settle(undefined),
+    );
+    this.#inFlight.add(done);
+    void done.finally(() => this.#inFlight.delete(done));
+  }
+
+  /** Resolves once every answer set so far is kept (answered) or let go (rejected). */
+  async whenKept(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** Drops every answer, kept, hot or in flight (a new cache epoch). */
+  clear(): void {
+    this.#pending.clear();
+    this.#kept.clear();
+    this.#hot.clear();
+  }
+
+  /** Answers kept (in flight ones not counted). */
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  /** Bytes the kept answers count now. */
+  get bytes(): number {
+    return this.#kept.calculatedSize;
+  }
+}
+
+/**
+ * `text` as the store keeps it: deflated UTF-8 bytes, or the text itself when short or not
+ * well-formed UTF-16 (a lone surrogate would not come back from UTF-8 as it was; a body decoded
+ * from bytes has none). Deflated at once, on the main thread (about 3 ms for a 600 KB page):
+ * no body waits for a worker, so the bodies held at once stay those the checks hold.
+ */
+function compressed(text: string): string | Buffer {
+  if (text.length < STORE_PLAIN_BELOW_CHARS || !wellFormed(text)) return text;
+  return deflateRawSync(Buffer.from(text, 'utf8'), { level: 1 });
+}
+
+/** The text of a kept body. */
+function bodyText(body: string | Buffer): string {
+  return typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
+}
+
+/** Whether `text` has no lone surrogate (`String.prototype.isWellFormed` where the runtime has it). */
+function wellFormed(text: string): boolean {
+  const native = (text as { isWellFormed?: () => boolean }).isWellFormed;
+  if (typeof native === 'function') return native.call(text);
+  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+}
