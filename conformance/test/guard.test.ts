@@ -41,3 +41,31 @@ test('the guarded transport holds no answer once it is handed on: 200 answers of
   const { mb } = JSON.parse(stdout) as { mb: number };
   expect(mb).toBeLessThan(20);
 }, 60_000);
+
+test('any number of requests in flight add no listener to an AbortSignal: no MaxListenersExceededWarning, and a stop still ends each of them', async () => {
+  const warnings: Error[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+  process.on('warning', onWarning);
+  try {
+    const guard = new RunGuard({});
+    const answers: ((r: Response) => void)[] = [];
+    const fetch = guard.fetch(() => new Promise<Response>((resolve) => answers.push(resolve)));
+    // 40 answered, then 40 left in flight when the run stops
+    const answered = Array.from({ length: 40 }, () => fetch(new Request('http://x.test/teams')));
+    await new Promise((r) => setTimeout(r, 0));
+    for (const answer of answers.splice(0)) answer(new Response('{}'));
+    await Promise.all(answered);
+    const pending = Array.from({ length: 40 }, () => fetch(new Request('http://x.test/teams')));
+    await new Promise((r) => setTimeout(r, 0));
+    guard.stop('SIGINT');
+    const settled = await Promise.allSettled(pending);
+    expect(settled.every((s) => s.status === 'rejected' && s.reason instanceof RunStopped)).toBe(
+      true,
+    );
+    // a warning is emitted on the next turn
+    await new Promise((r) => setTimeout(r, 10));
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  } finally {
+    process.off('warning', onWarning);
+  }
+});

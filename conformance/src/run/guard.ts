@@ -52,6 +52,11 @@ export class RunGuard {
   }
   private readonly controller = new AbortController();
   private readonly stopped: Promise<never>;
+  /**
+   * What ends each request in flight on a stop, removed once it is answered: a plain set, not
+   * a listener per request on {@link signal} (Node warns past ten listeners on one signal).
+   */
+  private readonly inFlight = new Set<(stop: RunStopped) => void>();
   private readonly timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onOutside: (() => void) | undefined;
 
@@ -59,7 +64,12 @@ export class RunGuard {
     this.stopped = new Promise<never>((_, reject) => {
       this.controller.signal.addEventListener(
         'abort',
-        () => reject(new RunStopped('run_interrupted', `interrupted: ${this.interrupted}`)),
+        () => {
+          reject(new RunStopped('run_interrupted', `interrupted: ${this.interrupted}`));
+          for (const end of this.inFlight)
+            end(new RunStopped('run_interrupted', `interrupted: ${this.interrupted}`));
+          this.inFlight.clear();
+        },
         { once: true },
       );
     });
@@ -121,18 +131,16 @@ export class RunGuard {
   }
 
   /**
-   * `answer`, or the run's stop if it comes first. The stop's listener goes once `answer`
-   * settles: a reaction left on the run-long {@link stopped} promise (`Promise.race`) would
-   * hold every answer of the run, and what it references, until the run ends.
+   * `answer`, or the run's stop if it comes first. Its entry in {@link inFlight} goes once
+   * `answer` settles: a reaction left on the run-long {@link stopped} promise (`Promise.race`)
+   * would hold every answer of the run, and what it references, until the run ends.
    */
   private untilStopped<T>(answer: Promise<T>): Promise<T> {
-    const signal = this.controller.signal;
     return new Promise<T>((resolve, reject) => {
-      const onStop = () =>
+      if (this.interrupted !== undefined)
         reject(new RunStopped('run_interrupted', `interrupted: ${this.interrupted}`));
-      if (signal.aborted) onStop();
-      signal.addEventListener('abort', onStop, { once: true });
-      answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onStop));
+      else this.inFlight.add(reject);
+      answer.then(resolve, reject).finally(() => this.inFlight.delete(reject));
     });
   }
 }

@@ -22,7 +22,7 @@ import {
   walkedEventDays,
   windowQuery,
 } from '../../check/sample.ts';
-import { applyLaw } from '../../check/slices.ts';
+import { applyLaw, collect } from '../../check/slices.ts';
 import { WALK_MAX_RECORDS, type Walk } from '../../check/walk.ts';
 
 /**
@@ -43,13 +43,17 @@ export const checks: readonly Check[] = [
       // /clicks, with and without a window
       const lists = await walksOf(ctx, ['opens.tag', 'clicks.tag']);
       const groups = await eventGroupWalks(ctx);
-      const inGroups = groups.flatMap((w) =>
-        w.records.map((g) => ({
+      // every group's events, in time slices (a long walk holds thousands of groups)
+      const inGroups = [];
+      for (const w of groups) {
+        const where = describe(w.pages[0]!);
+        const lists = await collect(w.records, (g) => ({
           list: 'opens' in g ? g.opens.map((e) => e.details) : g.clicks.map((e) => e.details),
-          where: `${describe(w.pages[0]!)}, the events of tag ${g.tagID}`,
+          where: `${where}, the events of tag ${g.tagID}`,
           exchange: w.pages[0],
-        })),
-      );
+        }));
+        for (const l of lists) inGroups.push(l);
+      }
       const all = [
         ...lists.map(({ w }) => ({
           list: w.records,

@@ -20,7 +20,7 @@ import {
   flattenEventsInSlices,
   type TagRecord,
 } from '../../check/sample.ts';
-import { applyLaw, sliced } from '../../check/slices.ts';
+import { applyLaw, collect, sliced } from '../../check/slices.ts';
 import type { Exchange } from '../../http/client.ts';
 
 /** Lists at most this many id inconsistencies (one is enough to fail; more is noise). */
@@ -87,9 +87,14 @@ async function sampledContactsLaw(
   const only = (e: { readonly email: string }) => sampled.has(normaliseEmail(e.email));
   const problem = await applyLaw(contactCountersOverTheirTags, {
     contacts: list.records,
-    tags: read.tags.map((t) => ({ ...t, recipients: t.recipients.filter(only) })),
-    opens: (await sliced(plainEventsSteps(read.openGroups))).filter(only),
-    clicks: (await sliced(plainEventsSteps(read.clickGroups))).filter(only),
+    // the whole lists narrowed to the sample in time slices (a step per tag, per event)
+    tags: await collect(read.tags, (t) => ({ ...t, recipients: t.recipients.filter(only) })),
+    opens: await collect(await sliced(plainEventsSteps(read.openGroups)), (e) =>
+      only(e) ? e : undefined,
+    ),
+    clicks: await collect(await sliced(plainEventsSteps(read.clickGroups)), (e) =>
+      only(e) ? e : undefined,
+    ),
   });
   ensure(problem === undefined, () => `${problem} as ${label}`, {
     kind: problem?.includes('dateLastSent')
