@@ -24,22 +24,22 @@ interface StoredAnswer {
   readonly shell: Exchange;
   /** The body: as text when short, else deflated UTF-8 bytes. */
   readonly body: string | Buffer;
-  /** Whether a materialized copy may join the hot answers (see {@link AnswerStore.set}). */
+  /** Whether a copy made again may be kept whole (see {@link AnswerStore.set}). */
   readonly hot: boolean;
 }
 
 /** Options of an {@link AnswerStore}. */
 export interface AnswerStoreOptions {
   /**
-   * Bytes the kept answers may hold (compressed bodies, plus {@link ANSWER_OVERHEAD_BYTES}
+   * Bytes the compressed answers may hold (bodies deflated, plus {@link ANSWER_OVERHEAD_BYTES}
    * each). Within it no answer of the run is let go, so whether a request is sent depends only
    * on whether it was asked before; past it the least recently used answers go (and are sent
    * again when asked for).
    */
   readonly maxBytes: number;
   /**
-   * Characters of bodies the hot answers (whole exchanges, ready to hand out) may hold: a
-   * saving of CPU only (a kept answer not hot is inflated again), never of a request.
+   * What the whole answers (exchanges ready to hand out) may count (see `hotSize`): past it
+   * the least recently used are compressed; a saving of CPU only, never of a request.
    */
   readonly hotChars: number;
   /** Longest body a hot answer may have (default no bound): a longer one is only kept compressed. */
@@ -54,12 +54,14 @@ export interface AnswerStoreOptions {
  * The answers of identical GET/HEAD requests within one cache epoch, by key, such that
  * whether a request is sent never depends on timing, concurrency or the garbage collector: an
  * answer asked for before (answered, or still in flight) is handed out again, as long as the
- * store holds at most `maxBytes` (it keeps bodies deflated: a run's distinct answers fit many
- * times over). A copy handed out again has the id, headers and body of the answer as it came.
+ * compressed answers fit `maxBytes`. A copy handed out again has the id, headers and body of
+ * the answer as it came.
  *
- * Two tiers: the kept answers (compressed, let go only past `maxBytes`) decide requests; the
- * hot answers (whole exchanges, least recently used going first past `hotChars`) only save
- * inflating and parsing a body again.
+ * An answer is kept whole first (least recently used going first past `hotChars`); one the
+ * whole answers let go, or one not to keep whole (`hot: false`), is kept compressed (deflate).
+ * Moving an answer from one form to the other loses nothing: only the compressed answers past
+ * `maxBytes` are let go, and are sent again when asked for. A run whose answers fit in the
+ * whole ones (the canonical dataset's) compresses nothing.
  */
 export class AnswerStore {
   /** Answers in flight, by key: asks meanwhile share the promise. */
@@ -68,6 +70,8 @@ export class AnswerStore {
   readonly #hot: LRUCache<string, Exchange>;
   readonly #materialized: AnswerStoreOptions['materialized'];
   readonly #hotMaxChars: number;
+  readonly #hotSize: (exchange: Exchange) => number;
+  readonly #hotChars: number;
   /** Answers in flight (see {@link whenKept}). */
   readonly #inFlight = new Set<Promise<unknown>>();
 
@@ -80,9 +84,25 @@ export class AnswerStore {
     this.#hot = new LRUCache<string, Exchange>({
       maxSize: Math.max(1, Math.floor(options.hotChars)),
       sizeCalculation: (ex) => Math.max(1, Math.ceil(hotSize(ex))),
+      // a whole answer let go (or too large to be one) is kept compressed, unless it is already
+      disposeAfter: (ex, key, reason) => {
+        if (reason === 'evict' && !this.#kept.has(key)) this.#keep(key, ex, true);
+      },
     });
     this.#materialized = options.materialized;
     this.#hotMaxChars = options.hotMaxChars ?? Number.POSITIVE_INFINITY;
+    this.#hotSize = hotSize;
+    this.#hotChars = Math.max(1, Math.floor(options.hotChars));
+  }
+
+  /** Whether `ex` may be kept whole: not a body over `hotMaxChars`, nor larger than them all. */
+  #whole(ex: Exchange): boolean {
+    return ex.body.length <= this.#hotMaxChars && this.#hotSize(ex) <= this.#hotChars;
+  }
+
+  /** Keeps `ex` compressed under `key`; `hot`: a copy made again may be kept whole. */
+  #keep(key: string, ex: Exchange, hot: boolean): void {
+    this.#kept.set(key, { shell: { ...ex, body: '' }, body: compressed(ex.body), hot });
   }
 
   /**
@@ -92,38 +112,36 @@ export class AnswerStore {
   get(key: string): Promise<Exchange> | undefined {
     const pending = this.#pending.get(key);
     if (pending !== undefined) return pending;
-    const kept = this.#kept.get(key);
-    if (kept === undefined) return undefined;
     const hot = this.#hot.get(key);
     if (hot !== undefined) return Promise.resolve(hot);
+    const kept = this.#kept.get(key);
+    if (kept === undefined) return undefined;
     const copy: Exchange = { ...kept.shell, body: bodyText(kept.body) };
     this.#materialized?.(copy, kept.shell);
-    if (kept.hot) this.#hot.set(key, copy);
+    // kept compressed too: when the whole answers let it go again, nothing is compressed again
+    if (kept.hot && this.#whole(copy)) this.#hot.set(key, copy);
     return Promise.resolve(copy);
   }
 
   /**
-   * Keeps the answer `promise` resolves under `key`: shared while in flight, then kept
-   * (its body compressed). `hot: false` keeps no whole copy of it among
-   * the hot answers (a long list's page its walk keeps the records of; a very large body). A
-   * rejected promise keeps nothing: the next ask sends again.
+   * Keeps the answer `promise` resolves under `key`: shared while in flight, then kept whole
+   * (`hot: false`, a body over `hotMaxChars` or larger than `hotChars`: compressed at once; a
+   * long list's page its walk keeps the records of, a very large body). A rejected promise keeps nothing: the next
+   * ask sends again.
    */
   set(key: string, promise: Promise<Exchange>, hot: boolean): void {
     this.#pending.set(key, promise);
-    const settle = (stored: StoredAnswer | undefined) => {
-      // only this entry: after {@link clear} or another set the key holds something else
-      if (this.#pending.get(key) !== promise) return;
-      this.#pending.delete(key);
-      if (stored !== undefined) this.#kept.set(key, stored);
-    };
     const done = promise.then(
       (ex) => {
+        // only this entry: after {@link clear} or another set the key holds something else
         if (this.#pending.get(key) !== promise) return;
-        hot &&= ex.body.length <= this.#hotMaxChars;
-        if (hot) this.#hot.set(key, ex);
-        settle({ shell: { ...ex, body: '' }, body: compressed(ex.body), hot });
+        this.#pending.delete(key);
+        if (hot && this.#whole(ex)) this.#hot.set(key, ex);
+        else this.#keep(key, ex, false);
       },
-      () => settle(undefined),
+      () => {
+        if (this.#pending.get(key) === promise) this.#pending.delete(key);
+      },
     );
     this.#inFlight.add(done);
     void done.finally(() => this.#inFlight.delete(done));
@@ -141,12 +159,14 @@ export class AnswerStore {
     this.#hot.clear();
   }
 
-  /** Answers kept (in flight ones not counted). */
+  /** Answers kept, whole or compressed (in flight ones not counted). */
   get size(): number {
-    return this.#kept.size;
+    let whole = 0;
+    for (const key of this.#hot.keys()) if (!this.#kept.has(key)) whole++;
+    return whole + this.#kept.size;
   }
 
-  /** Bytes the kept answers count now. */
+  /** Bytes the compressed answers count now. */
   get bytes(): number {
     return this.#kept.calculatedSize;
   }

@@ -3,20 +3,20 @@ import { LRUCache } from 'lru-cache';
 /**
  * Bytes the run's caches may hold together by default (`--cache-bytes`,
  * `TAGTRACK_CACHE_BYTES`): 128 MiB, shared as {@link cacheShares} says. The answers of the
- * run's requests are kept compressed (`AnswerStore`), and within their share none is let go,
- * so the requests sent are the same at any concurrency and in any run of a seed: a large run
- * of one admin keeps every answer in a fraction of it. The walks, discoveries and whole answers
- * ready to hand out only save CPU: past their shares the least recently used go, and what
- * asks for them again is rebuilt from the kept answers, with no request.
+ * run's requests are kept, whole and then compressed (`AnswerStore`), and within their shares
+ * none is let go, so the requests sent are the same at any concurrency and in any run of a
+ * seed. The walks and discoveries only save CPU: past their shares the least recently used
+ * go, and what asks for them again is rebuilt from the kept answers, with no request.
  */
 export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 
 /**
- * How the run's `cacheBytes` is shared: the kept (compressed) answers half (a large run of one
- * admin keeps every answer it reads, about 3,500 of them, in about 40 MB), the whole answers
- * ready to hand out an eighth, walks of lists an eighth, the credentials' discoveries a quarter
- * (one admin's discovery of a million-event team, about 30 MB, stays cached: every check that
- * discovers ids reuses it without reading it again).
+ * How the run's `cacheBytes` is shared: the whole answers a quarter (the canonical dataset's
+ * answers nearly fit: little is compressed), the compressed answers three eighths (a large run
+ * of one admin keeps every answer it reads, about 3,500, within them), walks of lists an
+ * eighth, the credentials' discoveries a quarter (one admin's discovery of a million-event
+ * team, about 30 MB, stays cached: every check that discovers ids reuses it without reading
+ * it again).
  */
 export function cacheShares(cacheBytes: number): {
   readonly responses: number;
@@ -25,8 +25,8 @@ export function cacheShares(cacheBytes: number): {
   readonly discoveries: number;
 } {
   return {
-    responses: cacheBytes / 2,
-    hotResponses: cacheBytes / 8,
+    responses: (cacheBytes * 3) / 8,
+    hotResponses: cacheBytes / 4,
     walks: cacheBytes / 8,
     discoveries: cacheBytes / 4,
   };

@@ -60,9 +60,9 @@ export interface HttpClientOptions {
    */
   readonly cacheBytes?: number | undefined;
   /**
-   * Characters of the whole answers kept ready to hand out again (least recently used go
-   * first; a saving of CPU only, never of a request); default `cacheBytes` when given, else
-   * the hot answers' share of {@link DEFAULT_CACHE_BYTES}.
+   * Characters of the answers kept whole, ready to hand out again (past it the least recently
+   * used are kept compressed: CPU only, never a request); default `cacheBytes` when given,
+   * else the whole answers' share of {@link DEFAULT_CACHE_BYTES}.
    */
   readonly hotCacheBytes?: number | undefined;
   /**

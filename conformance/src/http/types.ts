@@ -72,8 +72,8 @@ export interface RequestSpec {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * Reuse an identical earlier request's exchange (default true for GET/HEAD); `'read'`:
-   * the same, but the answer is kept compressed only, not also whole among the hot answers
-   * (what is kept elsewhere, as a long list's pages by its walk).
+   * the same, but the answer is kept compressed at once, not whole (what is kept elsewhere,
+   * as a long list's pages by its walk).
    */
   readonly cache?: boolean | 'read';
   /**
