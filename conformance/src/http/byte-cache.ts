@@ -13,7 +13,7 @@ export const DEFAULT_CACHE_BYTES = 128 * 1024 * 1024;
 /**
  * How the run's `cacheBytes` is shared: the whole answers a quarter (the canonical dataset's
  * answers nearly fit: little is compressed), the compressed answers three eighths (a large run
- * of one admin keeps every answer it reads, about 3,500, within them), walks of lists an
+ * of one admin keeps every answer it reads, about 4,400, within them), walks of lists an
  * eighth, the credentials' discoveries a quarter (one admin's discovery of a million-event
  * team, about 30 MB, stays cached: every check that discovers ids reuses it without reading
  * it again).
