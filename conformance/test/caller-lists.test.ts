@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { coverageWords } from '../src/check/coverage.ts';
 import type { RunResult } from '../src/run/runner.ts';
-import { DECLARED, profileFor, runInMemory } from './helpers.ts';
+import { checkRequestLists, DECLARED, profileFor, runInMemory } from './helpers.ts';
 
 /**
  * Whole lists of the callers other than the primary when a run samples callers
@@ -39,21 +39,6 @@ function run(maxCallers: number, sampleAbove = BOUND): Promise<RunResult> {
       sampleAbove,
     },
   );
-}
-
-/** Each check's status, coverage and request list (method, target, credential, status). */
-function requestLists(r: RunResult) {
-  const byId = new Map(r.exchanges.map((e) => [e.id, e]));
-  return r.checks.map((c) => ({
-    id: c.id,
-    status: c.status,
-    comparisons: c.comparisons,
-    coverage: c.coverage,
-    requests: c.exchangeIds!.map((x) => {
-      const e = byId.get(x)!;
-      return `${e.method} ${e.target} ${e.credential ?? '-'} ${e.status}`;
-    }),
-  }));
 }
 
 /** The cursors each credential read of each list (path and query without `cursor`). */
@@ -115,12 +100,12 @@ describe('with callers sampled, long lists are read whole only as the primary cr
       expect(c.status, `${c.id} ${c.reason ?? ''}`).not.toBe('error');
     }
     // the same seed, the same requests
-    expect(requestLists(await run(6))).toEqual(requestLists(r));
+    expect(checkRequestLists(await run(6))).toEqual(checkRequestLists(r));
   }, 300_000);
 
   test('within the bound on callers, every caller reads its lists whole, as without a bound', async () => {
     const [within, unbounded] = await Promise.all([run(12), run(Number.POSITIVE_INFINITY)]);
-    expect(requestLists(within)).toEqual(requestLists(unbounded));
+    expect(checkRequestLists(within)).toEqual(checkRequestLists(unbounded));
     for (const c of within.checks)
       expect(
         (c.coverage ?? []).filter((x) => x.verb === 'whole lists as'),

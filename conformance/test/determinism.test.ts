@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { cacheShares } from '../src/http/byte-cache.ts';
 import type { RunResult } from '../src/run/runner.ts';
-import { profileFor, runInMemory, team1Admin } from './helpers.ts';
+import { checkRequestLists, profileFor, runInMemory, team1Admin } from './helpers.ts';
 
 /**
  * Same seed, same requests, whatever the concurrency, where the run's caches are smaller than
@@ -36,20 +36,6 @@ function sent(r: RunResult): string[] {
   return r.exchanges.map((e) => `${e.method} ${e.target} ${e.credential ?? '-'}`).sort();
 }
 
-/** Each check's status, comparisons and requests it relied on, in its order. */
-function perCheck(r: RunResult) {
-  const byId = new Map(r.exchanges.map((e) => [e.id, e]));
-  return r.checks.map((c) => ({
-    id: c.id,
-    status: c.status,
-    comparisons: c.comparisons,
-    requests: c.exchangeIds!.map((x) => {
-      const e = byId.get(x)!;
-      return `${e.method} ${e.target} ${e.credential ?? '-'} ${e.status}`;
-    }),
-  }));
-}
-
 describe('determinism where the caches bind', () => {
   test('same seed, caches smaller than the run reads: the same requests (as a multiset and per check, in order) and counts at concurrency 1 and 8, and in two runs at 8', async () => {
     const one = await relations(1);
@@ -64,7 +50,7 @@ describe('determinism where the caches bind', () => {
     expect(read).toBeGreaterThan(walks + hotResponses + discoveries);
     for (const other of [eight, again]) {
       expect(sent(other)).toEqual(sent(one));
-      expect(perCheck(other)).toEqual(perCheck(one));
+      expect(checkRequestLists(other)).toEqual(checkRequestLists(one));
       expect(other.requests.sent).toBe(one.requests.sent);
       expect(other.requests.cacheHits).toBe(one.requests.cacheHits);
     }

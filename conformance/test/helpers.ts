@@ -71,6 +71,25 @@ export function behindProxy(
   };
 }
 
+/**
+ * Each check of `r` as id, status, comparisons, coverage and the requests it relied on, in its
+ * order (`METHOD target credential status`): what two runs that must send the same requests
+ * compare.
+ */
+export function checkRequestLists(r: RunResult) {
+  const byId = new Map(r.exchanges.map((e) => [e.id, e]));
+  return r.checks.map((c) => ({
+    id: c.id,
+    status: c.status,
+    comparisons: c.comparisons,
+    coverage: c.coverage,
+    requests: c.exchangeIds!.map((x) => {
+      const e = byId.get(x)!;
+      return `${e.method} ${e.target} ${e.credential ?? '-'} ${e.status}`;
+    }),
+  }));
+}
+
 /** Ids of the checks that failed or errored. */
 export function failing(result: RunResult): string[] {
   return result.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.id);

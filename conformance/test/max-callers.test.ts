@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { type CallerClass, type ClassifiedCaller, pickCallers } from '../src/check/callers.ts';
 import { coverageWords } from '../src/check/coverage.ts';
 import type { RunResult } from '../src/run/runner.ts';
-import { DECLARED, profileFor, runInMemory } from './helpers.ts';
+import { checkRequestLists, DECLARED, profileFor, runInMemory } from './helpers.ts';
 
 /**
  * The bound on callers (`--max-callers`, callers.ts `sampledCallers`): with more distinct
@@ -46,26 +46,11 @@ function callersOf(r: RunResult, id: string): Set<string> {
   );
 }
 
-/** {@link requestLists} without the member lists (`GET /teams`) the callers' classes are read from. */
-function withoutClassReads(lists: ReturnType<typeof requestLists>) {
+/** {@link checkRequestLists} without the member lists (`GET /teams`) the callers' classes are read from. */
+function withoutClassReads(lists: ReturnType<typeof checkRequestLists>) {
   return lists.map((c) => ({
     ...c,
     requests: c.requests.filter((x) => !x.startsWith('GET /teams ')),
-  }));
-}
-
-/** Each check's status, comparisons and request list (method, target, credential, status). */
-function requestLists(r: RunResult) {
-  const byId = new Map(r.exchanges.map((e) => [e.id, e]));
-  return r.checks.map((c) => ({
-    id: c.id,
-    status: c.status,
-    comparisons: c.comparisons,
-    coverage: c.coverage,
-    requests: c.exchangeIds!.map((x) => {
-      const e = byId.get(x)!;
-      return `${e.method} ${e.target} ${e.credential ?? '-'} ${e.status}`;
-    }),
   }));
 }
 
@@ -156,12 +141,12 @@ describe('--max-callers in blind runs with the canonical credentials (ten distin
       run(only, Number.POSITIVE_INFINITY),
     ]);
     // twelve credentials, the default bound: nothing is even classified
-    expect(requestLists(byDefault)).toEqual(requestLists(unbounded));
+    expect(checkRequestLists(byDefault)).toEqual(checkRequestLists(unbounded));
     expect(byDefault.requests.sent).toBe(unbounded.requests.sent);
     // ten classes, bound 10: the classes are read (member lists, walked for the run), then
     // every credential is judged as without a bound
-    expect(withoutClassReads(requestLists(ten))).toEqual(
-      withoutClassReads(requestLists(unbounded)),
+    expect(withoutClassReads(checkRequestLists(ten))).toEqual(
+      withoutClassReads(checkRequestLists(unbounded)),
     );
     expect(ten.requests.sent).toBe(unbounded.requests.sent);
     for (const c of unbounded.checks) {
@@ -196,7 +181,7 @@ describe('--max-callers in blind runs with the canonical credentials (ten distin
     expect(callersOf(six, 'SCOPE-404-OUT-OF-SCOPE').size).toBeGreaterThan(2);
     expect(callersOf(six, 'SCOPE-CACHE-PER-CALLER').size).toBeGreaterThan(2);
     // the same seed, the same callers and requests
-    expect(requestLists(again)).toEqual(requestLists(six));
+    expect(checkRequestLists(again)).toEqual(checkRequestLists(six));
   }, 300_000);
 
   test('a request naming an out-of-scope id is sent once per caller, however many other callers see the id', async () => {
