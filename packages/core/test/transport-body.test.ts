@@ -124,4 +124,26 @@ describe('Deadline', () => {
     await new Promise<void>((r) => deadline.signal.addEventListener('abort', () => r()));
     expect(deadline.timedOut).toBe(true);
   });
+
+  test('it times out on a loop that stays busy: every timer late, the late time is added once, not again and again', async () => {
+    const deadline = new Deadline(10);
+    // the loop is busy in stretches back to back, each 40 ms longer than the one before (a
+    // machine under growing load), so every timer fires more than the slack late; at most 14
+    // stretches (4.2 s) are run
+    let stretches = 0;
+    await new Promise<void>((resolve) => {
+      const busy = () => {
+        if (deadline.signal.aborted || stretches >= 14) return resolve();
+        stretches++;
+        const until = performance.now() + 40 * stretches;
+        while (performance.now() < until) {}
+        setTimeout(busy, 0);
+      };
+      setTimeout(busy, 0);
+    });
+    expect(deadline.timedOut).toBe(true);
+    // the first late firing extends the deadline once, the next times it out
+    expect(stretches).toBeLessThan(5);
+    deadline.dispose();
+  }, 30_000);
 });
