@@ -23,8 +23,11 @@ cd "$(dirname "$0")/.."
 log() { echo "ci-topologies: $*" >&2; }
 work="$(mktemp -d)"
 pids=()
+# the cluster scripts whose clusters this run started (stopped on exit; one running before is left running)
+started=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for s in "${started[@]}"; do "$s" stop >/dev/null 2>&1 || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -79,6 +82,7 @@ citus)
   status=0
   scripts/citus-build.sh || status=$?
   [ "$status" = 0 ] || exit "$status"
+  scripts/citus-cluster.sh status >/dev/null 2>&1 || started+=(scripts/citus-cluster.sh)
   url="$(scripts/citus-cluster.sh)"
   export TAGTRACK_TEST_CITUS_URL="$url"
   log "routing test, SQL differential test and live upkeep test on the coordinator"
@@ -91,6 +95,7 @@ citus)
   suite blind
   ;;
 standby)
+  scripts/standby-cluster.sh status >/dev/null 2>&1 || started+=(scripts/standby-cluster.sh)
   mapfile -t urls < <(scripts/standby-cluster.sh)
   primary="${urls[0]}"
   standby="${urls[1]}"
