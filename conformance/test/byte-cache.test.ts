@@ -4,7 +4,7 @@ import { describe, expect, it, test } from 'vitest';
 import { AnswerStore } from '../src/http/answer-store.ts';
 import { ByteCache } from '../src/http/byte-cache.ts';
 import { HttpClient } from '../src/http/client.ts';
-import { pagedTotalOf } from '../src/http/client-options.ts';
+import { bodyHeapBytes, pagedTotalOf } from '../src/http/client-options.ts';
 import type { Exchange } from '../src/http/types.ts';
 
 /** The run's caches hold at most their byte cap, least recently used going first. */
@@ -86,6 +86,17 @@ describe('ByteCache (the run caches, capped by bytes)', () => {
 });
 
 describe('the response cache (AnswerStore): every answer kept, whole ones only to save CPU', () => {
+  test('bodyHeapBytes: a character a byte while every character is Latin-1, two once one is not (whatever the byte count given)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), (text) => {
+        const wide = [...text].some((c) => c.codePointAt(0)! > 0xff);
+        const want = text.length * (wide ? 2 : 1);
+        expect(bodyHeapBytes(text)).toBe(want);
+        expect(bodyHeapBytes(text, Buffer.byteLength(text))).toBe(want);
+      }),
+    );
+  });
+
   test('pagedTotalOf reads paging.cursors.total of any list body, undefined without one', () => {
     fc.assert(
       fc.property(fc.array(fc.jsonValue(), { maxLength: 5 }), fc.nat(), (data, total) => {
@@ -143,6 +154,24 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
     expect(again === ex).toBe(hot);
     expect(again).toEqual(ex);
   });
+
+  test.each([
+    ['ASCII', true, 'x'],
+    ['Latin-1 (é: one byte a character in the heap)', true, 'é'],
+    ['past Latin-1 (東: two bytes a character)', false, '東'],
+  ])(
+    'the whole answers count bytes as the heap holds them: a body %s of 8,000 characters in a 12,000-byte hot share is kept whole: %s',
+    async (_what, whole, char) => {
+      const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 12_000 });
+      const ex = answer(3, `"${char.repeat(7_998)}"`);
+      expect(ex.body.length).toBe(8_000);
+      store.set('k', Promise.resolve(ex), true);
+      await store.whenKept();
+      const again = await store.get('k')!;
+      expect(again === ex).toBe(whole);
+      expect(again).toEqual(ex);
+    },
+  );
 
   test('a rejected answer is not kept, and clear drops every answer', async () => {
     const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 10_000_000 });

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { bodyHeapBytes } from './client-options.ts';
 import type { Exchange } from './types.ts';
 
 /**
@@ -44,7 +45,7 @@ export interface AnswerStoreOptions {
   readonly hotChars: number;
   /** Longest body a hot answer may have (default no bound): a longer one is only kept compressed. */
   readonly hotMaxChars?: number | undefined;
-  /** What a hot answer counts (default its body's characters plus 1,024). */
+  /** What a hot answer counts (default its body's bytes in the heap, `bodyHeapBytes`, plus 1,024). */
   readonly hotSize?: ((exchange: Exchange) => number) | undefined;
   /** Called with each copy of a kept answer made again from the store (see {@link AnswerStore.get}). */
   readonly materialized?: ((copy: Exchange, shell: Exchange) => void) | undefined;
@@ -80,7 +81,8 @@ export class AnswerStore {
       maxSize: Math.max(1, Math.floor(options.maxBytes)),
       sizeCalculation: (a) => ANSWER_OVERHEAD_BYTES + a.body.length,
     });
-    const hotSize = options.hotSize ?? ((ex: Exchange) => ex.body.length + 1024);
+    const hotSize =
+      options.hotSize ?? ((ex: Exchange) => bodyHeapBytes(ex.body, ex.bodyBytes) + 1024);
     this.#hot = new LRUCache<string, Exchange>({
       maxSize: Math.max(1, Math.floor(options.hotChars)),
       sizeCalculation: (ex) => Math.max(1, Math.ceil(hotSize(ex))),

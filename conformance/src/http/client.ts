@@ -16,6 +16,7 @@ import {
 import { AnswerStore } from './answer-store.ts';
 import { cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
+  bodyHeapBytes,
   CACHE_MAX_BODY_CHARS,
   CITED_BODY_CHARS,
   DEFAULT_MAX_BODY_BYTES,
@@ -257,7 +258,9 @@ export class HttpClient {
       hotSize: (ex) => {
         const total = longAbove === undefined ? undefined : pagedTotalOf(ex.body);
         const long = total !== undefined && longAbove !== undefined && total > longAbove;
-        return ex.body.length * (long ? LONG_PAGE_FACTOR : 1) + 1024;
+        return (
+          (long ? ex.body.length * LONG_PAGE_FACTOR : bodyHeapBytes(ex.body, ex.bodyBytes)) + 1024
+        );
       },
       materialized: (copy) => this.materialized(copy),
     });
