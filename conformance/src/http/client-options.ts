@@ -91,7 +91,7 @@ export const LONG_PAGE_FACTOR = 3;
  */
 export function bodyHeapBytes(body: string, utf8Bytes?: number): number {
   if (utf8Bytes === body.length) return body.length;
-  return /[^\u0000-\u00ff]/.test(body) ? body.length * 2 : body.length;
+  return /[\u0100-\uffff]/.test(body) ? body.length * 2 : body.length;
 }
 
 /**
