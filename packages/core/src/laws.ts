@@ -91,9 +91,10 @@ export function plainEvents(groups: readonly (OpenGroup | ClickGroup)[]): LawEve
 export function* plainEventsSteps(groups: readonly (OpenGroup | ClickGroup)[]): Steps<LawEvent[]> {
   const out: LawEvent[] = [];
   for (const g of groups) {
-    if ('opens' in g)
-      for (const e of g.opens) out.push({ ...eventOf(g.tagID, e), date: e.details.openDate });
-    else for (const e of g.clicks) out.push({ ...eventOf(g.tagID, e), date: e.details.clickDate });
+    // one literal of the four fields: a spread followed by a new field gives every object a
+    // hidden class of its own in V8 (a map and descriptors each: 2.5 times the memory)
+    if ('opens' in g) for (const e of g.opens) out.push(lawEventOf(g.tagID, e, e.details.openDate));
+    else for (const e of g.clicks) out.push(lawEventOf(g.tagID, e, e.details.clickDate));
     yield;
   }
   return out;
@@ -126,8 +127,12 @@ export function* plainEventsByTagSteps(
   return out;
 }
 
-function eventOf(tagID: string, e: { recipient: { email: string }; details: { device: string } }) {
-  return { tagID, email: e.recipient.email, device: e.details.device };
+function lawEventOf(
+  tagID: string,
+  e: { recipient: { email: string }; details: { device: string } },
+  date: string,
+): LawEvent {
+  return { tagID, email: e.recipient.email, device: e.details.device, date };
 }
 
 // ---- the laws, grouped by the records they take ----------------------------------------------

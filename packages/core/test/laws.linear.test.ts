@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { contactsOf } from '../src/aggregate/contacts.ts';
@@ -240,6 +241,41 @@ describe('laws in linear time equal their definitional forms', () => {
           expect(got === undefined).toBe(same);
         }
       }
+    },
+  );
+});
+
+describe('the events the laws take cost a small constant each', () => {
+  /** V8's `%HaveSameMap`: whether two objects share a hidden class (Node only). */
+  function sameHiddenClass(): (a: object, b: object) => boolean {
+    setFlagsFromString('--allow-natives-syntax');
+    return new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+  }
+
+  fcTest.prop([fc.integer({ min: 2, max: 300 })], { numRuns: 5 })(
+    'law: plainEvents builds every event with one hidden class (no map and descriptors per event)',
+    (n) => {
+      const same = sameHiddenClass();
+      // groups as they come from JSON.parse (a page read over HTTP), opens and clicks
+      const groups = JSON.parse(
+        JSON.stringify(
+          Array.from({ length: n }, (_, i) => ({
+            tagID: `t${i}`,
+            [i % 2 ? 'opens' : 'clicks']: [
+              {
+                recipient: { email: `r${i}@example.com`, name: 'R' },
+                details: {
+                  [i % 2 ? 'openDate' : 'clickDate']: '2024-01-01T00:00:00Z',
+                  device: 'desktop',
+                },
+              },
+            ],
+          })),
+        ),
+      );
+      const events = plainEvents(groups);
+      expect(events).toHaveLength(n);
+      expect(events.filter((e) => same(e, events[0]!))).toHaveLength(n);
     },
   );
 });

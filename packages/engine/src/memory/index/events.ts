@@ -111,7 +111,8 @@ export class Events {
     const events = idx.eventsOfTag(t);
     const out: unknown[] = [];
     for (let k = 0; k < events.length; k++) {
-      out.push({ ...this.records.eventDetails(idx, events[k]!), tagID });
+      // Object.assign, not a spread then `tagID`: V8 would give each record a hidden class of its own
+      out.push(Object.assign({}, this.records.eventDetails(idx, events[k]!), { tagID }));
     }
     return out;
   }
