@@ -44,6 +44,14 @@ export function flattenEvents(groups: readonly (OpenGroup | ClickGroup)[]): Grou
 }
 
 /**
+ * The events of endpoint 9 or 11 groups one at a time, in {@link flattenEvents}' order: for a
+ * loop that judges each once (`CheckContext.each` slices its time), with no array of them all.
+ */
+export function* eventsOf(groups: readonly (OpenGroup | ClickGroup)[]): Generator<GroupedEvent> {
+  for (const g of groups) yield* flattenEvents([g]);
+}
+
+/**
  * {@link flattenEvents} in time slices (a step per group; the event loop turns between
  * slices): the same events in the same order, for lists of any length.
  */

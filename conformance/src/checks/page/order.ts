@@ -119,39 +119,56 @@ function listOrderCheck<E extends OrderedList, In>(
 ): Check {
   return lawCheck(law, {
     async run(ctx) {
-      const walks = await walksOf(ctx, endpoints);
-      if (walks.every(({ w }) => w.records.length === 0))
-        ctx.skip(`every sampled list of ${what} is empty: no order to check`);
-      await ctx.each(walks, async ({ w }) => {
+      let records = 0;
+      // one list at a time, let go once judged: a check's lists together can be far larger
+      // than one (the same lists, in the same order, as reading them all first)
+      await ctx.each(await listCallsOf(ctx, endpoints), async (call) => {
+        const w = await listOf(ctx, call);
+        records += w.records.length;
         const problem = await applyLaw(law, input(w.records));
         ensure(problem === undefined, () => `${describe(w.pages[0]!)}: ${problem}`, {
           kind: problem?.includes('no date') ? 'missing' : 'order',
           exchange: w.pages[0],
         });
       });
+      if (records === 0) ctx.skip(`every sampled list of ${what} is empty: no order to check`);
     },
   });
 }
 
-/** The sampled and narrowed lists of `endpoints`, each walked (cached per run). */
-async function walksOf<E extends OrderedList>(ctx: CheckContext, endpoints: readonly E[]) {
-  const calls = [...(await sampleCalls(ctx)), ...(await narrowedCalls(ctx))].filter(
+/** The sampled and narrowed calls of the lists of `endpoints` (see {@link narrowedCalls}). */
+async function listCallsOf<E extends OrderedList>(
+  ctx: CheckContext,
+  endpoints: readonly E[],
+): Promise<(Sample & { endpoint: E })[]> {
+  return [...(await sampleCalls(ctx)), ...(await narrowedCalls(ctx))].filter(
     (s): s is Sample & { endpoint: E } =>
       (endpoints as readonly EndpointId[]).includes(s.endpoint) &&
       endpointById(s.endpoint).response === 'list',
   );
+}
+
+/** The list of one call of {@link listCallsOf}, walked (cached per run). */
+async function listOf<E extends OrderedList>(
+  ctx: CheckContext,
+  { endpoint, call }: Sample & { endpoint: E },
+): Promise<Pick<Walk<RecordOf<E>>, 'records' | 'pages'>> {
+  // a list too long to walk whole is read at seeded cursors: its pages in cursor order
+  // are a subsequence of the list, which an order holds on as on the whole list
+  const w = await ctx.sampledList<EndpointId>(
+    endpoint,
+    call,
+    `${endpoint} records`,
+    WALK_MAX_RECORDS,
+  );
+  return w as unknown as Pick<Walk<RecordOf<E>>, 'records' | 'pages'>;
+}
+
+/** The sampled and narrowed lists of `endpoints`, each walked (cached per run). */
+async function walksOf<E extends OrderedList>(ctx: CheckContext, endpoints: readonly E[]) {
   const walks: { endpoint: E; w: Pick<Walk<RecordOf<E>>, 'records' | 'pages'> }[] = [];
-  for (const { endpoint, call } of calls) {
-    // a list too long to walk whole is read at seeded cursors: its pages in cursor order
-    // are a subsequence of the list, which an order holds on as on the whole list
-    const w = await ctx.sampledList<EndpointId>(
-      endpoint,
-      call,
-      `${endpoint} records`,
-      WALK_MAX_RECORDS,
-    );
-    walks.push({ endpoint, w: w as unknown as Pick<Walk<RecordOf<E>>, 'records' | 'pages'> });
-  }
+  for (const call of await listCallsOf(ctx, endpoints))
+    walks.push({ endpoint: call.endpoint, w: await listOf(ctx, call) });
   return walks;
 }
 
