@@ -343,3 +343,4 @@ export {
   Timestamp,
   utcDay,
 } from './values.ts';
+export { withFields } from './with-fields.ts';

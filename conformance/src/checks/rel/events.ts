@@ -5,6 +5,7 @@ import {
   plainEventsByTagSteps,
   uniqueOpensAreDistinctRecipients,
   windowBounds,
+  withFields,
 } from '@tagtrack/core';
 import fc from 'fast-check';
 import { comparable, instantOf } from '../../check/compare.ts';
@@ -94,7 +95,7 @@ export const checks: readonly Check[] = [
           const grouped = flattenEvents(
             (kind === 'opens' ? openGroups : clickGroups).filter((g) => g.tagID === tag.tagID),
           );
-          const want = grouped.map((e) => Object.assign({}, e.details, { tagID: tag.tagID }));
+          const want = grouped.map((e) => withFields(e.details, { tagID: tag.tagID }));
           // events of the same instant may come in any order (spec §5 Revision 2)
           const diff = firstDifference(comparable(endpoint, want), comparable(endpoint, events));
           ensure(

@@ -6,6 +6,7 @@ import type { TeamMember } from '../member.ts';
 import { emptyStats, type StatsSummary } from '../stats.ts';
 import type { Tag, TagCounters } from '../tag.ts';
 import { DAY_MS, formatTimestamp, type Timestamp } from '../values.ts';
+import { withFields } from '../with-fields.ts';
 import { contactIdOf } from './contact-id.ts';
 import { dayNumber, dayOf, dayString, parseTimestampMs } from './time.ts';
 import type { DayWindow, TagFilters } from './types.ts';
@@ -153,12 +154,9 @@ export function dailyStatsOfTags(tags: readonly Pick<Tag, 'dateSent' | 'stats'>[
     if (list) list.push(t);
     else byDay.set(day, [t]);
   }
-  return (
-    [...byDay.keys()]
-      .sort((a, b) => a - b)
-      // Object.assign, not a spread then `date`: V8 would give each record a hidden class of its own
-      .map((day) => Object.assign({}, statsOfTags(byDay.get(day)!), { date: dayString(day) }))
-  );
+  return [...byDay.keys()]
+    .sort((a, b) => a - b)
+    .map((day) => withFields(statsOfTags(byDay.get(day)!), { date: dayString(day) }));
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
   Open,
   OpenGroup,
 } from '@tagtrack/core';
-import { DAY_MS, dayNumber, windowBounds } from '@tagtrack/core';
+import { DAY_MS, dayNumber, windowBounds, withFields } from '@tagtrack/core';
 import { partitionPoint } from '../sort.ts';
 import type { EventIndex, EventKind } from './event-index.ts';
 import type { Records } from './records.ts';
@@ -111,8 +111,7 @@ export class Events {
     const events = idx.eventsOfTag(t);
     const out: unknown[] = [];
     for (let k = 0; k < events.length; k++) {
-      // Object.assign, not a spread then `tagID`: V8 would give each record a hidden class of its own
-      out.push(Object.assign({}, this.records.eventDetails(idx, events[k]!), { tagID }));
+      out.push(withFields(this.records.eventDetails(idx, events[k]!), { tagID }));
     }
     return out;
   }

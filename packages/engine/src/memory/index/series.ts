@@ -1,5 +1,5 @@
 import type { Caller, StatsQuery } from '@tagtrack/core';
-import { dayNumber, dayString, emptyStats, type StatsSummary } from '@tagtrack/core';
+import { dayNumber, dayString, emptyStats, type StatsSummary, withFields } from '@tagtrack/core';
 import { dayOf } from '@tagtrack/core/internal';
 import { partitionPoint } from '../sort.ts';
 import type { Records } from './records.ts';
@@ -171,9 +171,8 @@ export class Stats {
     });
     if (query.aggregateData) return [lo < hi ? record(lo, hi) : emptyStats()];
     const out: StatsSummary[] = [];
-    // Object.assign, not a spread then `date`: V8 would give each record a hidden class of its own
     for (let i = lo; i < hi; i++)
-      out.push(Object.assign({}, record(i, i + 1), { date: dayString(s.day[i]!) }));
+      out.push(withFields(record(i, i + 1), { date: dayString(s.day[i]!) }));
     return out;
   }
 }

@@ -10,6 +10,7 @@ import type {
   Rules,
   TeamMember,
 } from '@tagtrack/core';
+import { withFields } from '@tagtrack/core';
 import type { Queryable } from '../database.ts';
 import {
   contactRecord,
@@ -168,8 +169,7 @@ export const SQL_RULES: Rules<SqlContext, Promise<EngineAnswer | undefined>> = {
       [caller.teamID, kind, id],
     );
     return cut(
-      // Object.assign, not a spread then `tagID`: V8 would give each record a hidden class of its own
-      rows.map(({ event }) => Object.assign({}, eventDetails(event, kind), { tagID: id })),
+      rows.map(({ event }) => withFields(eventDetails(event, kind), { tagID: id })),
       window,
     );
   },
