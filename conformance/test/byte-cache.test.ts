@@ -1,10 +1,10 @@
 import { Buffer } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
-import { AnswerStore } from '../src/http/answer-store.ts';
+import { AnswerStore, bodyHeapBytes } from '../src/http/answer-store.ts';
 import { ByteCache } from '../src/http/byte-cache.ts';
 import { HttpClient } from '../src/http/client.ts';
-import { bodyHeapBytes, pagedTotalOf } from '../src/http/client-options.ts';
+import { pagedTotalOf } from '../src/http/client-options.ts';
 import type { Exchange } from '../src/http/types.ts';
 
 /** The run's caches hold at most their byte cap, least recently used going first. */
@@ -127,7 +127,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
   });
 
   test('past the hot share a kept answer is handed out as a copy of the exchange as it came (same id, headers and body: UTF-8 past Latin-1 included); in flight, the same promise', async () => {
-    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 5_000 });
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotBytes: 5_000 });
     const body = `{"data":["${'é€𝄞x'.repeat(3_000)}"]}`;
     const first = Promise.resolve(answer(1, body));
     store.set('a', first, true);
@@ -146,7 +146,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
     [true, 'kept whole too: the same exchange'],
     [false, 'kept compressed only: a copy'],
   ])('hot %s: an answer asked for again is %s', async (hot) => {
-    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 10_000_000 });
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotBytes: 10_000_000 });
     const ex = answer(7, JSON.stringify({ data: ['x'.repeat(5_000)] }));
     store.set('k', Promise.resolve(ex), hot);
     await store.whenKept();
@@ -162,7 +162,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
   ])(
     'the whole answers count bytes as the heap holds them: a body %s of 8,000 characters in a 12,000-byte hot share is kept whole: %s',
     async (_what, whole, char) => {
-      const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 12_000 });
+      const store = new AnswerStore({ maxBytes: 10_000_000, hotBytes: 12_000 });
       const ex = answer(3, `"${char.repeat(7_998)}"`);
       expect(ex.body.length).toBe(8_000);
       store.set('k', Promise.resolve(ex), true);
@@ -174,7 +174,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
   );
 
   test('a rejected answer is not kept, and clear drops every answer', async () => {
-    const store = new AnswerStore({ maxBytes: 10_000_000, hotChars: 10_000_000 });
+    const store = new AnswerStore({ maxBytes: 10_000_000, hotBytes: 10_000_000 });
     const failed = Promise.reject(new Error('no answer'));
     store.set('failed', failed, true);
     await failed.catch(() => {});
@@ -194,7 +194,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
         fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 30 }),
         fc.integer({ min: 1, max: 40_000 }),
         fc.integer({ min: 10, max: 60 }),
-        async (asks, hotChars, longListAbove) => {
+        async (asks, hotBytes, longListAbove) => {
           let sent = 0;
           const http = new HttpClient({
             baseUrl: 'http://x.invalid',
@@ -213,7 +213,7 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
               });
               return new Response(body, { status: 200 });
             },
-            hotCacheBytes: hotChars,
+            hotCacheBytes: hotBytes,
             longListAbove,
           });
           const credential = { label: 'c', authId: 'a', accessKey: 'k' };

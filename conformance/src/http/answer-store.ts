@@ -1,14 +1,13 @@
 import { Buffer } from 'node:buffer';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { bodyHeapBytes } from './client-options.ts';
 import type { Exchange } from './types.ts';
 
 /**
  * What an answer the store keeps counts besides its compressed body: the exchange's target,
  * headers and fields (an estimate).
  */
-const ANSWER_OVERHEAD_BYTES = 1024;
+export const ANSWER_OVERHEAD_BYTES = 1024;
 
 /**
  * zlib's level for kept bodies: list pages come out 7 to 10 times smaller (level 1: 5 to 9),
@@ -18,6 +17,22 @@ const DEFLATE_LEVEL = 5;
 
 /** Characters of a body below which compressing it saves nothing worth its time. */
 const STORE_PLAIN_BELOW_CHARS = 2048;
+
+/**
+ * Bytes the JavaScript heap holds `body` in: one a character while every character is
+ * Latin-1, two once one is not (V8's one-byte and two-byte strings; a name such as 東京
+ * doubles a whole page). `utf8Bytes` is the body's size on the wire: equal to its length, the
+ * body is ASCII and is not scanned.
+ */
+export function bodyHeapBytes(body: string, utf8Bytes?: number): number {
+  if (utf8Bytes === body.length) return body.length;
+  return /[\u0100-\uffff]/.test(body) ? body.length * 2 : body.length;
+}
+
+/** What a whole answer counts by default: its body's {@link bodyHeapBytes} and {@link ANSWER_OVERHEAD_BYTES}. */
+export function wholeAnswerBytes(ex: Exchange): number {
+  return bodyHeapBytes(ex.body, ex.bodyBytes) + ANSWER_OVERHEAD_BYTES;
+}
 
 /** One answer kept by an {@link AnswerStore}: the exchange without its body, and its body. */
 interface StoredAnswer {
@@ -42,10 +57,10 @@ export interface AnswerStoreOptions {
    * What the whole answers (exchanges ready to hand out) may count (see `hotSize`): past it
    * the least recently used are compressed; a saving of CPU only, never of a request.
    */
-  readonly hotChars: number;
+  readonly hotBytes: number;
   /** Longest body a hot answer may have (default no bound): a longer one is only kept compressed. */
   readonly hotMaxChars?: number | undefined;
-  /** What a hot answer counts (default its body's bytes in the heap, `bodyHeapBytes`, plus 1,024). */
+  /** What a hot answer counts (default {@link wholeAnswerBytes}). */
   readonly hotSize?: ((exchange: Exchange) => number) | undefined;
   /** Called with each copy of a kept answer made again from the store (see {@link AnswerStore.get}). */
   readonly materialized?: ((copy: Exchange, shell: Exchange) => void) | undefined;
@@ -58,7 +73,7 @@ export interface AnswerStoreOptions {
  * compressed answers fit `maxBytes`. A copy handed out again has the id, headers and body of
  * the answer as it came.
  *
- * An answer is kept whole first (least recently used going first past `hotChars`); one the
+ * An answer is kept whole first (least recently used going first past `hotBytes`); one the
  * whole answers let go, or one not to keep whole (`hot: false`), is kept compressed (deflate).
  * Moving an answer from one form to the other loses nothing: only the compressed answers past
  * `maxBytes` are let go, and are sent again when asked for. A run whose answers fit in the
@@ -72,7 +87,7 @@ export class AnswerStore {
   readonly #materialized: AnswerStoreOptions['materialized'];
   readonly #hotMaxChars: number;
   readonly #hotSize: (exchange: Exchange) => number;
-  readonly #hotChars: number;
+  readonly #hotBytes: number;
   /** Answers in flight (see {@link whenKept}). */
   readonly #inFlight = new Set<Promise<unknown>>();
 
@@ -84,7 +99,7 @@ export class AnswerStore {
     const hotSize =
       options.hotSize ?? ((ex: Exchange) => bodyHeapBytes(ex.body, ex.bodyBytes) + 1024);
     this.#hot = new LRUCache<string, Exchange>({
-      maxSize: Math.max(1, Math.floor(options.hotChars)),
+      maxSize: Math.max(1, Math.floor(options.hotBytes)),
       sizeCalculation: (ex) => Math.max(1, Math.ceil(hotSize(ex))),
       // a whole answer let go (or too large to be one) is kept compressed, unless it is already
       disposeAfter: (ex, key, reason) => {
@@ -94,12 +109,12 @@ export class AnswerStore {
     this.#materialized = options.materialized;
     this.#hotMaxChars = options.hotMaxChars ?? Number.POSITIVE_INFINITY;
     this.#hotSize = hotSize;
-    this.#hotChars = Math.max(1, Math.floor(options.hotChars));
+    this.#hotBytes = Math.max(1, Math.floor(options.hotBytes));
   }
 
   /** Whether `ex` may be kept whole: not a body over `hotMaxChars`, nor larger than them all. */
   #whole(ex: Exchange): boolean {
-    return ex.body.length <= this.#hotMaxChars && this.#hotSize(ex) <= this.#hotChars;
+    return ex.body.length <= this.#hotMaxChars && this.#hotSize(ex) <= this.#hotBytes;
   }
 
   /** Keeps `ex` compressed under `key`; `hot`: a copy made again may be kept whole. */
@@ -127,7 +142,7 @@ export class AnswerStore {
 
   /**
    * Keeps the answer `promise` resolves under `key`: shared while in flight, then kept whole
-   * (`hot: false`, a body over `hotMaxChars` or larger than `hotChars`: compressed at once; a
+   * (`hot: false`, a body over `hotMaxChars` or larger than `hotBytes`: compressed at once; a
    * long list's page its walk keeps the records of, a very large body). A rejected promise keeps nothing: the next
    * ask sends again.
    */

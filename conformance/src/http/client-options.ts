@@ -61,7 +61,7 @@ export interface HttpClientOptions {
   readonly cacheBytes?: number | undefined;
   /**
    * Bytes of the answers kept whole, ready to hand out again, as the heap holds their bodies
-   * ({@link bodyHeapBytes}; past it the least recently used are kept compressed: CPU only,
+   * (`bodyHeapBytes` of answer-store.ts; past it the least recently used are kept compressed: CPU only,
    * never a request); default `cacheBytes` when given, else the whole answers' share of
    * {@link DEFAULT_CACHE_BYTES}.
    */
@@ -70,7 +70,7 @@ export interface HttpClientOptions {
    * A JSON page of a list of more records than this (its `paging.cursors.total`) counts
    * {@link LONG_PAGE_FACTOR} times its body's characters in the response cache: what it
    * holds, with the records parsed from it. Default: undefined (every answer counts the bytes
-   * of its body, {@link bodyHeapBytes}). The runner gives the run's `sampleAbove`, so the
+   * of its body, `wholeAnswerBytes` of answer-store.ts). The runner gives the run's `sampleAbove`, so the
    * canonical dataset's answers (no list that long) count as before.
    */
   readonly longListAbove?: number | undefined;
@@ -82,17 +82,6 @@ export interface HttpClientOptions {
  * (about one and a half times the characters).
  */
 export const LONG_PAGE_FACTOR = 3;
-
-/**
- * Bytes the JavaScript heap holds `body` in: one a character while every character is
- * Latin-1, two once one is not (V8's one-byte and two-byte strings; a name such as 東京
- * doubles a whole page). `utf8Bytes` is the body's size on the wire: equal to its length, the
- * body is ASCII and is not scanned.
- */
-export function bodyHeapBytes(body: string, utf8Bytes?: number): number {
-  if (utf8Bytes === body.length) return body.length;
-  return /[\u0100-\uffff]/.test(body) ? body.length * 2 : body.length;
-}
 
 /**
  * `paging.cursors.total` of a JSON list body, read from the end of the body without parsing

@@ -13,10 +13,9 @@ import {
   signRequest,
   turnGate,
 } from '@tagtrack/core';
-import { AnswerStore } from './answer-store.ts';
+import { ANSWER_OVERHEAD_BYTES, AnswerStore, wholeAnswerBytes } from './answer-store.ts';
 import { cacheShares, DEFAULT_CACHE_BYTES } from './byte-cache.ts';
 import {
-  bodyHeapBytes,
   CACHE_MAX_BODY_CHARS,
   CITED_BODY_CHARS,
   DEFAULT_MAX_BODY_BYTES,
@@ -253,14 +252,14 @@ export class HttpClient {
     const shares = cacheShares(DEFAULT_CACHE_BYTES);
     return new AnswerStore({
       maxBytes: this.options.cacheBytes ?? shares.responses,
-      hotChars: this.options.hotCacheBytes ?? this.options.cacheBytes ?? shares.hotResponses,
+      hotBytes: this.options.hotCacheBytes ?? this.options.cacheBytes ?? shares.hotResponses,
       hotMaxChars: CACHE_MAX_BODY_CHARS,
       hotSize: (ex) => {
         const total = longAbove === undefined ? undefined : pagedTotalOf(ex.body);
         const long = total !== undefined && longAbove !== undefined && total > longAbove;
-        return (
-          (long ? ex.body.length * LONG_PAGE_FACTOR : bodyHeapBytes(ex.body, ex.bodyBytes)) + 1024
-        );
+        return long
+          ? ex.body.length * LONG_PAGE_FACTOR + ANSWER_OVERHEAD_BYTES
+          : wholeAnswerBytes(ex);
       },
       materialized: (copy) => this.materialized(copy),
     });
