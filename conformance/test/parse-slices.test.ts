@@ -2,7 +2,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { TimeSlice } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
 import { readAhead } from '../src/check/context/calls.ts';
-import { type CheckScope, inScope, Violation } from '../src/check/failure.ts';
+import { type CheckScope, inScope, SNIPPET_CHARS, Violation } from '../src/check/failure.ts';
 import {
   parseJson,
   parseJsonInSlices,
@@ -125,11 +125,13 @@ describe('bodies read in time slices', () => {
       const text = pageText(groups, events, kind, at);
       // a space after the text: the same JSON read as another body (no shared parse or
       // verdict between the two reads, except the records a list body shares); a message
-      // quoting a short body quotes that space too
+      // quoting a short body quotes that space too, and a body of exactly the quoted length
+      // is one character too long with it, so quoted cut (`…`)
       const atOnce = (await outcome(() =>
         readEnvelope('opens.list', answer(`${text} `, status)),
       )) as { message?: string };
-      if (atOnce.message !== undefined) atOnce.message = atOnce.message.replace(/ $/, '');
+      if (atOnce.message !== undefined)
+        atOnce.message = atOnce.message.replace(text.length === SNIPPET_CHARS ? /…$/ : / $/, '');
       const sliced = await outcome(() =>
         readEnvelopeInSlices('opens.list', answer(text, status), everyStep()),
       );

@@ -135,12 +135,15 @@ export function describe(ex: Exchange): string {
   return `${ex.method} ${ex.target}${ex.credential === null ? ' (no credential)' : ` (as ${ex.credential})`}`;
 }
 
-/** The first 200 characters of a body, whitespace collapsed, for messages. */
+/** Characters of a body a message quotes ({@link snippet}); a longer body ends in `…`. */
+export const SNIPPET_CHARS = 200;
+
+/** The first {@link SNIPPET_CHARS} characters of a body, whitespace collapsed, for messages. */
 export function snippet(body: string): string {
   // cut before the whitespace is folded (no copy of a whole body), then copied: a message
   // kept in a failure must not keep the whole body alive (see detached.ts)
   const s = body.slice(0, 2000).replace(/\s+/g, ' ');
-  return detached(s.length > 200 ? `${s.slice(0, 200)}…` : s);
+  return detached(s.length > SNIPPET_CHARS ? `${s.slice(0, SNIPPET_CHARS)}…` : s);
 }
 
 /**
