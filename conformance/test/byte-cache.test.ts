@@ -1,7 +1,9 @@
 import { Buffer } from 'node:buffer';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it, test } from 'vitest';
-import { AnswerStore, bodyHeapBytes } from '../src/http/answer-store.ts';
+import { ANSWER_OVERHEAD_BYTES, AnswerStore, bodyHeapBytes } from '../src/http/answer-store.ts';
 import { ByteCache } from '../src/http/byte-cache.ts';
 import { HttpClient } from '../src/http/client.ts';
 import { pagedTotalOf } from '../src/http/client-options.ts';
@@ -172,6 +174,35 @@ describe('the response cache (AnswerStore): every answer kept, whole ones only t
       expect(again).toEqual(ex);
     },
   );
+
+  test('the compressed answers hold in memory what they count: 1,000 bodies deflating to about 2 KB hold under 4 MB, not 16 KB each', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const store = new AnswerStore({ maxBytes: 100_000_000, hotBytes: 1 });
+    // a page of records: about 30 KB of JSON that deflates to about 2 KB
+    const page = (n: number) =>
+      JSON.stringify({
+        data: Array.from({ length: 300 }, (_, i) => ({
+          id: n * 1000 + i,
+          email: `r${(n * 7919 + i * 104_729) % 1_000_003}@example.com`,
+        })),
+      });
+    collectGarbage();
+    const before = process.memoryUsage().arrayBuffers;
+    for (let n = 0; n < 1_000; n++) store.set(`k${n}`, Promise.resolve(answer(n, page(n))), false);
+    await store.whenKept();
+    collectGarbage();
+    const held = process.memoryUsage().arrayBuffers - before;
+    const bodies = store.bytes - 1_000 * ANSWER_OVERHEAD_BYTES;
+    expect(store.size).toBe(1_000);
+    expect(bodies).toBeGreaterThan(1_000_000);
+    expect(bodies).toBeLessThan(4_000_000);
+    // what the store counts for the bodies, within a fifth (a 16 KB chunk each would be 16 MB)
+    expect(held).toBeLessThan(bodies * 1.2);
+    expect(held).toBeGreaterThan(bodies * 0.8);
+    const again = await store.get('k999')!;
+    expect(again.body).toBe(page(999));
+  });
 
   test('a rejected answer is not kept, and clear drops every answer', async () => {
     const store = new AnswerStore({ maxBytes: 10_000_000, hotBytes: 10_000_000 });

@@ -197,7 +197,17 @@ export class AnswerStore {
  */
 function compressed(text: string): string | Buffer {
   if (text.length < STORE_PLAIN_BELOW_CHARS || !wellFormed(text)) return text;
-  return deflateRawSync(Buffer.from(text, 'utf8'), { level: DEFLATE_LEVEL });
+  return exact(deflateRawSync(Buffer.from(text, 'utf8'), { level: DEFLATE_LEVEL }));
+}
+
+/**
+ * `bytes` in memory of its own size. zlib's synchronous output shorter than its 16 KB chunk is
+ * a view of that chunk: a 2 KB body kept as it comes holds 16 KB, eight times what the store
+ * counts.
+ */
+function exact(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  return Buffer.from(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
 }
 
 /** The text of a kept body. */
