@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { FormatParseError, parseHtml, parseText, renderHtml, renderText } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
@@ -11,6 +13,7 @@ import {
   linksOf,
   mediaType,
   normaliseTable,
+  tableHeapBytes,
 } from '../src/check/compare.ts';
 import { type CheckScope, inScope } from '../src/check/failure.ts';
 import {
@@ -265,6 +268,41 @@ describe('comparing by meaning', () => {
       expect(Object.isFrozen(once.rows) && Object.isFrozen(once.rows[0])).toBe(true);
     }
     expect(() => bodyTable('html', '<p>no table</p>')).toThrow(FormatParseError);
+  });
+
+  test('tableHeapBytes counts what a kept table holds: at least 0.8 and at most 2.5 times the heap 20 page tables of each format take, body included', () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    for (const rtn of ['text', 'html'] as const) {
+      // pages as the reference server renders them: 250 events of ids, emails and timestamps
+      const page = (p: number) => {
+        const table = {
+          columns: ['tagID', 'email', 'name', 'openDate'],
+          rows: Array.from({ length: 250 }, (_, i) => [
+            `t${p}-${i}`,
+            `recipient${p * 1000 + i}@example.com`,
+            `Name ${i}`,
+            `2024-03-${String(1 + (i % 28)).padStart(2, '0')}T14:22:${String(i % 60).padStart(2, '0')}Z`,
+          ]),
+        };
+        return rtn === 'text' ? renderText(table) : renderHtml(table, `page ${p}`);
+      };
+      const bodies = Array.from({ length: 20 }, (_, p) => page(p));
+      collectGarbage();
+      const before = process.memoryUsage().heapUsed;
+      const kept = bodies.map((body) => {
+        const table = normaliseTable(rtn === 'text' ? parseText(body) : parseHtml(body));
+        return { body, table };
+      });
+      collectGarbage();
+      // the bodies were live before: what the tables add, and the bodies themselves
+      const held =
+        process.memoryUsage().heapUsed - before + bodies.reduce((n, b) => n + b.length, 0);
+      const counted = kept.reduce((n, k) => n + tableHeapBytes(k.table, k.body), 0);
+      expect(kept).toHaveLength(20);
+      expect(counted, rtn).toBeGreaterThan(held * 0.8);
+      expect(counted, rtn).toBeLessThan(held * 2.5);
+    }
   });
 
   test('bodyTableInSlices is bodyTable: the same table, from the same cache, and the same parser error', async () => {
