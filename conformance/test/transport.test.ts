@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { verifySignature } from '@tagtrack/core';
 import { arbStatsSummary } from '@tagtrack/core/testing';
 import fc from 'fast-check';
@@ -137,5 +139,50 @@ describe('ctx.walk on core walkCursor', () => {
     expect(violation.kind).toBe('value');
     expect(violation.message).toMatch(/does not end after 7 pages/);
     expect(cursors).toHaveLength(7);
+  });
+});
+
+describe('ctx.walk holds the pages it has read as keepPage keeps them', () => {
+  test('with keepPage, a page after the first is let go once its records are read: collectable before the walk ends; the walk keeps page 0, the kept forms and every record', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const sent: WeakRef<Exchange>[] = [];
+    const alive: boolean[][] = [];
+    const send = async (q: readonly (readonly [string, string])[]) => {
+      const c = Number(q.find(([k]) => k === 'cursor')?.[1] ?? 0);
+      // before answering page k: which of the exchanges sent so far are still reachable
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      alive.push(sent.map((r) => r.deref() !== undefined));
+      const ex = page(c, 10, c + 10, 50);
+      sent.push(new WeakRef(ex));
+      return ex;
+    };
+    const slim = (ex: Exchange): Exchange => ({ ...ex, body: '' });
+    const w = await walkPages('stats.team', [], 10, send, undefined, slim);
+    expect(w.records).toHaveLength(50);
+    expect(w.pages).toHaveLength(5);
+    expect(w.pages[0]!.body.length).toBeGreaterThan(0);
+    expect(w.pages.slice(1).map((p) => p.body)).toEqual(['', '', '', '']);
+    // when page 4 is asked for, page 0 is held, pages 1 to 3 are not
+    expect(alive[4]).toEqual([true, false, false, false]);
+  });
+
+  test('without keepPage the walk holds every page it has read (what keepPage changes)', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const sent: WeakRef<Exchange>[] = [];
+    let aliveAtLast: boolean[] = [];
+    const send = async (q: readonly (readonly [string, string])[]) => {
+      const c = Number(q.find(([k]) => k === 'cursor')?.[1] ?? 0);
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      aliveAtLast = sent.map((r) => r.deref() !== undefined);
+      const ex = page(c, 10, c + 10, 50);
+      sent.push(new WeakRef(ex));
+      return ex;
+    };
+    await walkPages('stats.team', [], 10, send);
+    expect(aliveAtLast).toEqual([true, true, true, true]);
   });
 });

@@ -362,7 +362,9 @@ export function readPage(endpoint: EndpointId, exchange: Exchange): ListPage {
  * {@link WALK_MAX_RECORDS} records, an `Error` when pages give more records than that. When the first
  * page is a 204, `total` is its `X-Total-Count` (0 when absent). `wholeUpTo` (default and at
  * most {@link WALK_MAX_RECORDS}) lowers the bound for a caller other than the run's primary
- * credential: past it the first page throws a {@link CallerListTooLong}.
+ * credential: past it the first page throws a {@link CallerListTooLong}. `keepPage` (default
+ * the page itself): what the walk keeps of each page after the first once its records are
+ * read, so a walk of many pages does not hold every body until it ends.
  */
 export async function walkPages(
   endpoint: EndpointId,
@@ -370,6 +372,7 @@ export async function walkPages(
   pageSize: number,
   send: (query: readonly (readonly [string, string])[]) => Promise<Exchange>,
   wholeUpTo: number = WALK_MAX_RECORDS,
+  keepPage: (page: Exchange) => Exchange = (page) => page,
 ): Promise<Walk> {
   const records: unknown[] = [];
   const pages: Exchange[] = [];
@@ -391,6 +394,7 @@ export async function walkPages(
         paging: { cursors: { next: number; total: number } };
       };
       total = env.paging.cursors.total;
+      if (pages.length > 1) pages[pages.length - 1] = keepPage(ex);
       if (pages.length === 1 && total > WALK_MAX_RECORDS) throw tooLong(ex, total);
       if (pages.length === 1 && total > wholeUpTo) throw tooLongForCaller(ex, total, wholeUpTo);
       const { next } = env.paging.cursors;

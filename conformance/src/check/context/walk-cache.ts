@@ -70,14 +70,14 @@ const WALKED_CHARS = new WeakMap<Walk, number>();
  * only the records are read again, and a page's exchange serves failures and logs. A long
  * list's walk then holds its records, not every page's body besides.
  */
-function slim(host: WalkHost, w: Walk): Walk {
+function slim(host: WalkHost, w: Walk, walkedChars: number): Walk {
   if (w.pages.length <= 1) return w;
   const kept: Walk = {
     records: w.records,
     total: w.total,
     pages: w.pages.map((p, i) => (i === 0 ? p : host.forLog(p))),
   };
-  WALKED_CHARS.set(kept, bodyChars(w.pages));
+  WALKED_CHARS.set(kept, walkedChars);
   return kept;
 }
 
@@ -150,7 +150,10 @@ export function walkThroughCache(
   // those reads are no cache hits (the counts do not depend on when the walk went)
   const rebuild = !fresh && host.cache.wasSet(key);
   // shared by every check that asks: its comparisons and calls count for none of them
+  // the pages as the walk keeps them: the first whole, the others as the report keeps them
   const pages: Exchange[] = [];
+  // the characters of the pages' bodies as read (what the walk counts in the cache)
+  let walkedChars = 0;
   // a long list's pages that a sample reads (they stay in the response cache)
   let sampled: Set<number> | undefined;
   const p = inScope({ comparisons: 0, log: [] }, () =>
@@ -175,12 +178,15 @@ export function walkThroughCache(
           ...(readOnly ? { cache: 'read' as const } : {}),
           ...(rebuild ? { rebuild: true } : {}),
         });
-        pages.push(ex);
+        pages.push(pages.length === 0 ? ex : host.forLog(ex));
+        walkedChars += ex.body.length;
         return ex;
       },
       host.wholeUpTo(credential),
+      // a page's records are all the walk reads of it again: its body goes once they are read
+      host.forLog,
     ),
-  ).then((w) => slim(host, w));
+  ).then((w) => slim(host, w, walkedChars));
   WALKED.set(p, pages);
   if (!fresh) host.cache.set(key, p);
   return p.then(
