@@ -193,9 +193,10 @@ export class AnswerStore {
  * `text` as the store keeps it: deflated UTF-8 bytes, or the text itself when short or not
  * well-formed UTF-16 (a lone surrogate would not come back from UTF-8 as it was; a body decoded
  * from bytes has none). Deflated at once, on the main thread (a few ms for a 600 KB page):
- * no body waits for a worker, so the bodies held at once stay those the checks hold.
+ * no body waits for a worker, so the bodies held at once stay those the checks hold. The bytes
+ * are held in memory of their own size (a `Buffer` whose `buffer` is exactly as long).
  */
-function compressed(text: string): string | Buffer {
+export function compressed(text: string): string | Buffer {
   if (text.length < STORE_PLAIN_BELOW_CHARS || !wellFormed(text)) return text;
   return exact(deflateRawSync(Buffer.from(text, 'utf8'), { level: DEFLATE_LEVEL }));
 }
@@ -210,8 +211,8 @@ function exact(bytes: Buffer): Buffer {
   return Buffer.from(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
 }
 
-/** The text of a kept body. */
-function bodyText(body: string | Buffer): string {
+/** The text of a kept body ({@link compressed}'s result). */
+export function bodyText(body: string | Buffer): string {
   return typeof body === 'string' ? body : inflateRawSync(body).toString('utf8');
 }
 
