@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { verifySignature } from '@tagtrack/core';
@@ -7,6 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { Violation } from '../src/check/failure.ts';
 import { walkPages } from '../src/check/walk.ts';
 import { type Exchange, HttpClient } from '../src/http/client.ts';
+import { waitForAnswer } from '../src/http/transport.ts';
 import { fakeClock } from './helpers.ts';
 
 /** The suite on core's transport steps: pacing on an injected clock, signing, ctx.walk's guards. */
@@ -185,4 +188,80 @@ describe('ctx.walk holds the pages it has read as keepPage keeps them', () => {
     await walkPages('stats.team', [], 10, send);
     expect(aliveAtLast).toEqual([true, true, true, true]);
   });
+});
+
+describe('a request to a server that never answers times out, whatever the garbage collector does', () => {
+  /** A server on 127.0.0.1 that takes requests and never answers; `close` ends it. */
+  async function silentServer() {
+    const server = createServer(() => {});
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  /**
+   * `work()`, with a full collection every 20 ms while it runs: how it settled ('timed out',
+   * another rejection's message, 'answered'), or 'still waiting after 20 s'.
+   */
+  async function underCollections(work: () => Promise<unknown>): Promise<string> {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const gc = setInterval(collectGarbage, 20);
+    let wait: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        work().then(
+          () => 'answered',
+          (e: unknown) => (/timed out/.test(String(e)) ? 'timed out' : String(e)),
+        ),
+        new Promise<string>((resolve) => {
+          wait = setTimeout(() => resolve('still waiting after 20 s'), 20_000);
+        }),
+      ]);
+    } finally {
+      clearInterval(gc);
+      clearTimeout(wait);
+    }
+  }
+
+  test("HttpClient: each try ends at its deadline though Node's fetch copies the Request (the copy follows it weakly)", async () => {
+    const server = await silentServer();
+    try {
+      const http = new HttpClient({
+        baseUrl: server.url,
+        auth: 'hmac-sha1',
+        timeoutMs: 300,
+        retries: 1,
+        retryBackoffMs: 10,
+      });
+      expect(await underCollections(() => http.request({ path: '/teams', credential }))).toBe(
+        'timed out',
+      );
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  test('waitForAnswer: each try ends at its deadline, and the wait at its own', async () => {
+    const server = await silentServer();
+    try {
+      const outcome = await underCollections(async () => {
+        const problem = await waitForAnswer({
+          url: `${server.url}/teams`,
+          waitMs: 1_500,
+          timeoutMs: 300,
+        });
+        throw new Error(problem);
+      });
+      expect(outcome).toBe('timed out');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

@@ -15,7 +15,7 @@ import type { Failure } from '../check/failure.ts';
 import type { FetchLike } from '../http/client.ts';
 import { suiteCommand } from '../http/invocation.ts';
 import { type Rerun, rerunWords, shellQuote } from '../http/rerun.ts';
-import { tlsFetch } from '../http/transport.ts';
+import { sendHolding, tlsFetch } from '../http/transport.ts';
 import { type Profile, parseProfile } from '../profile/profile.ts';
 import type { CheckResult, RunOptions, RunResult } from '../run/runner.ts';
 import { runConformance } from '../run/runner.ts';
@@ -244,14 +244,16 @@ export async function runDiff(options: DiffOptions): Promise<DiffResult> {
   const pairs = new Map<string, Pair>();
   const mirror: FetchLike = async (request) => {
     const urlB = urlOnB(request.url);
+    // B's request ends with A's (the deadline of the client sending both)
     const requestB = new Request(urlB, {
       method: request.method,
       headers: request.headers,
       redirect: 'manual',
+      signal: request.signal,
     });
     const [responseA, responseB] = await Promise.all([
       fetchA(request),
-      fetchB(requestB).then(
+      sendHolding(fetchB, requestB).then(
         (r) => received(r, max),
         (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
       ),

@@ -39,7 +39,7 @@ import {
   withRetries,
 } from './retry.ts';
 import { SecretRedactor } from './secrets.ts';
-import type { TlsConnect } from './transport.ts';
+import { sendHolding, type TlsConnect } from './transport.ts';
 import type { Credential, Exchange, FetchLike, RequestSpec } from './types.ts';
 
 export {
@@ -351,7 +351,8 @@ export class HttpClient {
   ): Promise<Answered> {
     const abort = this.abortable();
     try {
-      const response = await this.fetchFn(
+      const response = await sendHolding(
+        this.fetchFn,
         new Request(url, { method, headers, redirect: 'manual', signal: abort.signal }),
       );
       const { text, bytes } = await readCappedBody(response, this.maxBodyBytes, abort.signal);

@@ -1,4 +1,25 @@
+import { Deadline } from '@tagtrack/core';
 import type { FetchLike } from './types.ts';
+
+/** Requests in flight through {@link sendHolding}: held, so their abort reaches the copy fetch sends. */
+const HELD = new Set<Request>();
+
+/**
+ * `send(request)`, with `request` held until `send` settles. Node's fetch (undici) sends a
+ * copy of a Request passed to it, and the copy follows the original's abort signal through
+ * the original's controller, which only the original Request holds (nodejs/undici#4068): once
+ * nothing else holds the original, a garbage collection cuts the link, the deadline's abort
+ * no longer reaches the request in flight, and a request to a server that never answers waits
+ * for ever. Every request the suite sends with a signal goes through here.
+ */
+export async function sendHolding(send: FetchLike, request: Request): Promise<Response> {
+  HELD.add(request);
+  try {
+    return await send(request);
+  } finally {
+    HELD.delete(request);
+  }
+}
 
 /**
  * TLS settings of the suite's requests: `caFile`, a PEM file of CA certificates trusted on
@@ -119,13 +140,17 @@ export async function waitForAnswer(options: {
       1,
       Math.ceil(Math.min(options.timeoutMs, deadline - performance.now())),
     );
+    // a deadline of core's (a timer held until disposed): AbortSignal.timeout's timer holds its
+    // signal weakly, so a collected signal never fires
+    const timeout = new Deadline(budget);
     try {
-      const response = await send(
+      const response = await sendHolding(
+        send,
         new Request(options.url, {
           method: 'GET',
           headers: options.headers ?? {},
           redirect: 'manual',
-          signal: AbortSignal.timeout(budget),
+          signal: timeout.signal,
         }),
       );
       await response.body?.cancel().catch(() => {});
@@ -134,6 +159,8 @@ export async function waitForAnswer(options: {
     } catch (e) {
       const cut = (e as Error)?.name === 'TimeoutError' && budget < options.timeoutMs;
       if (!cut || last === 'no answer') last = describeError(e);
+    } finally {
+      timeout.dispose();
     }
     const left = deadline - performance.now();
     if (left <= 0) return last;
