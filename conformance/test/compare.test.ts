@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { FormatParseError, parseHtml, parseText, renderHtml, renderText } from '@tagtrack/core';
 import { describe, expect, test } from 'vitest';
@@ -22,10 +20,9 @@ import {
   firstDifferenceInSlices,
 } from '../src/check/sample.ts';
 import { comparableInSlices } from '../src/check/slices.ts';
+import { inOwnProcess } from './helpers.ts';
 
 /** The suite compares meaning, never incidental form (spec introduction, §5, §8, §9 Revision 2). */
-
-const run = promisify(execFile);
 
 describe('comparing by meaning', () => {
   test('timestamps are instants: fractional seconds equal whole ones at the same instant', () => {
@@ -306,23 +303,8 @@ describe('comparing by meaning', () => {
       }
       console.log(JSON.stringify(out));
     `;
-    const { stdout } = await run(
-      process.execPath,
-      [
-        '--expose-gc',
-        '--conditions=@tagtrack/source',
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        script,
-      ],
-      { cwd: fileURLToPath(new URL('..', import.meta.url)) },
-    );
-    const measured = JSON.parse(stdout) as Record<
-      string,
-      { held: number; counted: number; n: number }
-    >;
+    const measured =
+      await inOwnProcess<Record<string, { held: number; counted: number; n: number }>>(script);
     for (const rtn of ['text', 'html']) {
       const { held, counted, n } = measured[rtn]!;
       expect(n).toBe(20);

@@ -1,3 +1,12 @@
+import { execFile } from 'node:child_process';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Clock } from '@tagtrack/core';
 import { CANONICAL_CREDENTIALS } from '@tagtrack/dataset/canonical';
 import { createServer, type FaultName, type ServerOptions } from '@tagtrack/server';
@@ -209,6 +218,47 @@ export function fakeClock(): Clock & { slept: number[] } {
     sleep: async (ms) => {
       slept.push(ms);
       now += ms;
+    },
+  };
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Runs `script`, an ES module that prints one JSON value, in a Node process of its own with
+ * `--expose-gc` (`globalThis.gc`) and the workspace's sources (tsx, `@tagtrack/source`), from
+ * the conformance folder, and resolves that value: memory measured there after full
+ * collections is not disturbed by what other test files left in a shared worker.
+ */
+export async function inOwnProcess<T>(script: string): Promise<T> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--conditions=@tagtrack/source',
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+    ],
+    { cwd: fileURLToPath(new URL('..', import.meta.url)) },
+  );
+  return JSON.parse(stdout) as T;
+}
+
+/** An HTTP server of `handler` on 127.0.0.1, port 0: its base URL, and `close` (connections too). */
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, test } from 'vitest';
 import {
   ConnectionError,
@@ -8,6 +6,7 @@ import {
   type HttpClientOptions,
   KEPT_BODY_CHARS,
 } from '../src/http/client.ts';
+import { listen } from './helpers.ts';
 
 function reset(code: string): Error {
   return Object.assign(new TypeError('fetch failed'), { cause: { code, message: 'socket' } });
@@ -75,22 +74,6 @@ describe('HttpClient: rawQuery (probes of the signed forms, spec §3)', () => {
     expect(seen[0]!.headers.get('authorization')).toBe(authorizationHeader('a', 'k', raw));
   });
 });
-
-/** Starts a node:http server on 127.0.0.1 port 0; resolves its URL and a close function. */
-async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe('HttpClient: bounded by construction', () => {
   const over = (url: string, options: Partial<HttpClientOptions> = {}) =>

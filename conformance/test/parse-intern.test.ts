@@ -1,33 +1,17 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { expect, test } from 'vitest';
 import { Violation } from '../src/check/failure.ts';
 import { parseJson } from '../src/check/walk.ts';
 import type { Exchange } from '../src/http/types.ts';
-
-const run = promisify(execFile);
+import { inOwnProcess } from './helpers.ts';
 
 /**
  * Runs `script` (an ES module printing `{ plain, parsed }`, the MB each parse keeps) in a
  * process of its own with --expose-gc, so the heap is measured after full collections.
  */
-async function heldInProcess(script: string): Promise<{ plain: number; parsed: number }> {
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--conditions=@tagtrack/source',
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '-e',
-      script,
-    ],
-    { cwd: fileURLToPath(new URL('..', import.meta.url)) },
-  );
-  return JSON.parse(stdout) as { plain: number; parsed: number };
+function heldInProcess(script: string): Promise<{ plain: number; parsed: number }> {
+  return inOwnProcess(script);
 }
 
 /** An exchange of `body` (what parseJson reads of it). */

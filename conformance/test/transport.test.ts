@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { verifySignature } from '@tagtrack/core';
@@ -10,7 +8,7 @@ import { Violation } from '../src/check/failure.ts';
 import { walkPages } from '../src/check/walk.ts';
 import { type Exchange, HttpClient } from '../src/http/client.ts';
 import { waitForAnswer } from '../src/http/transport.ts';
-import { fakeClock } from './helpers.ts';
+import { fakeClock, listen } from './helpers.ts';
 
 /** The suite on core's transport steps: pacing on an injected clock, signing, ctx.walk's guards. */
 
@@ -191,20 +189,6 @@ describe('ctx.walk holds the pages it has read as keepPage keeps them', () => {
 });
 
 describe('a request to a server that never answers times out, whatever the garbage collector does', () => {
-  /** A server on 127.0.0.1 that takes requests and never answers; `close` ends it. */
-  async function silentServer() {
-    const server = createServer(() => {});
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    return {
-      url: `http://127.0.0.1:${port}`,
-      close: () => {
-        server.closeAllConnections();
-        return new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
-  }
-
   /**
    * `work()`, with a full collection every 20 ms while it runs: how it settled ('timed out',
    * another rejection's message, 'answered'), or 'still waiting after 20 s'.
@@ -231,7 +215,8 @@ describe('a request to a server that never answers times out, whatever the garba
   }
 
   test("HttpClient: each try ends at its deadline though Node's fetch copies the Request (the copy follows it weakly)", async () => {
-    const server = await silentServer();
+    // a server that takes requests and never answers
+    const server = await listen(() => {});
     try {
       const http = new HttpClient({
         baseUrl: server.url,
@@ -249,7 +234,8 @@ describe('a request to a server that never answers times out, whatever the garba
   }, 60_000);
 
   test('waitForAnswer: each try ends at its deadline, and the wait at its own', async () => {
-    const server = await silentServer();
+    // a server that takes requests and never answers
+    const server = await listen(() => {});
     try {
       const outcome = await underCollections(async () => {
         const problem = await waitForAnswer({
