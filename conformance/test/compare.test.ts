@@ -270,7 +270,7 @@ describe('comparing by meaning', () => {
     expect(() => bodyTable('html', '<p>no table</p>')).toThrow(FormatParseError);
   });
 
-  test('tableHeapBytes counts what a kept table holds: at least 0.8 and at most 3.5 times the heap 20 page tables of each format take, body included', async () => {
+  test('tableHeapBytes counts what a kept table holds: at least 0.8 and at most 4.5 times the heap 20 page tables of each format take, body included', async () => {
     // in a process of its own with --expose-gc: the heap is measured after full collections
     const module = fileURLToPath(new URL('../src/check/compare.ts', import.meta.url));
     const script = `
@@ -309,8 +309,8 @@ describe('comparing by meaning', () => {
       const { held, counted, n } = measured[rtn]!;
       expect(n).toBe(20);
       expect(counted, rtn).toBeGreaterThan(held * 0.8);
-      // an over-count only keeps fewer tables: html's cells cost less than the estimate (measured 1.4 to 2.6 times)
-      expect(counted, rtn).toBeLessThan(held * 3.5);
+      // an over-count only keeps fewer tables: html's cells cost less than the estimate (measured 1.4 to 2.9 times; text 1.0)
+      expect(counted, rtn).toBeLessThan(held * 4.5);
     }
   }, 60_000);
 
