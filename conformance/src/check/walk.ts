@@ -387,6 +387,7 @@ export async function walkPages(
       pages.push(ex);
       if (ex.status === 204) {
         if (pages.length === 1) total = headerCount(ex) ?? 0;
+        else pages[pages.length - 1] = keepPage(ex);
         return { end: true, page: [] };
       }
       const env = (await readEnvelopeInSlices(endpoint, ex)) as {

@@ -65,20 +65,16 @@ function bodyChars(pages: readonly Exchange[]): number {
 const WALKED_CHARS = new WeakMap<Walk, number>();
 
 /**
- * `w` as the cache keeps it: its records, and its first page as read; the pages after it
- * become the report's copies of their exchanges (`forLog`: a bounded part of the body), since
- * only the records are read again, and a page's exchange serves failures and logs. A long
- * list's walk then holds its records, not every page's body besides.
+ * `w`, counted in the cache by the characters its pages had when read (`walkedChars`). The
+ * walk keeps its records and its first page as read; the pages after it are already the
+ * report's copies of their exchanges (`forLog`, applied by `walkPages` as each page is read:
+ * a bounded part of the body), since only the records are read again, and a page's exchange
+ * serves failures and logs. A long list's walk then holds its records, not every page's body
+ * besides.
  */
-function slim(host: WalkHost, w: Walk, walkedChars: number): Walk {
-  if (w.pages.length <= 1) return w;
-  const kept: Walk = {
-    records: w.records,
-    total: w.total,
-    pages: w.pages.map((p, i) => (i === 0 ? p : host.forLog(p))),
-  };
-  WALKED_CHARS.set(kept, walkedChars);
-  return kept;
+function counted(w: Walk, walkedChars: number): Walk {
+  WALKED_CHARS.set(w, walkedChars);
+  return w;
 }
 
 /**
@@ -149,13 +145,14 @@ export function walkThroughCache(
   // a walk made before in the cache epoch and let go is read again from the kept answers:
   // those reads are no cache hits (the counts do not depend on when the walk went)
   const rebuild = !fresh && host.cache.wasSet(key);
-  // shared by every check that asks: its comparisons and calls count for none of them
-  // the pages as the walk keeps them: the first whole, the others as the report keeps them
+  // the pages as the walk keeps them (the first whole, the others as the report keeps them),
+  // for the log of a walk that fails
   const pages: Exchange[] = [];
   // the characters of the pages' bodies as read (what the walk counts in the cache)
   let walkedChars = 0;
   // a long list's pages that a sample reads (they stay in the response cache)
   let sampled: Set<number> | undefined;
+  // shared by every check that asks: its comparisons and calls count for none of them
   const p = inScope({ comparisons: 0, log: [] }, () =>
     walkPages(
       endpoint,
@@ -186,7 +183,7 @@ export function walkThroughCache(
       // a page's records are all the walk reads of it again: its body goes once they are read
       host.forLog,
     ),
-  ).then((w) => slim(host, w, walkedChars));
+  ).then((w) => counted(w, walkedChars));
   WALKED.set(p, pages);
   if (!fresh) host.cache.set(key, p);
   return p.then(
